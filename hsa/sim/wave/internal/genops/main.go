@@ -40,14 +40,18 @@ func pick(xs []uint32, v int) uint32 {
 var probes = []probe{
 	{"SOP2", 0x60, 1, func(op, v int) []uint32 { return []uint32{0x80000000 | uint32(op)<<23 | 4<<16 | 2<<8 | 6} }},
 	{"SOPK", 0x1d, 1, func(op, v int) []uint32 { return []uint32{0xb0000000 | uint32(op)<<23 | 4<<16 | 4} }},
-	{"SOP1", 0x100, 2, func(op, v int) []uint32 { return []uint32{0xbe800000 | pick([]uint32{4, 0}, v)<<16 | uint32(op)<<8 | pick([]uint32{2, 0}, v)} }},
+	{"SOP1", 0x100, 2, func(op, v int) []uint32 {
+		return []uint32{0xbe800000 | pick([]uint32{4, 0}, v)<<16 | uint32(op)<<8 | pick([]uint32{2, 0}, v)}
+	}},
 	{"SOPC", 0x80, 1, func(op, v int) []uint32 { return []uint32{0xbf000000 | uint32(op)<<16 | 2<<8 | 4} }},
 	{"SOPP", 0x80, 1, func(op, v int) []uint32 { return []uint32{0xbf800000 | uint32(op)<<16} }},
 	{"SMEM", 0x100, 2, func(op, v int) []uint32 {
 		return []uint32{0xc0020000 | uint32(op)<<18 | pick([]uint32{4, 0}, v)<<6 | 2, 0x10}
 	}},
 	{"VOP2", 0x3e, 1, func(op, v int) []uint32 { return []uint32{uint32(op)<<25 | 8<<17 | 4<<9 | 0x102} }},
-	{"VOP1", 0x100, 2, func(op, v int) []uint32 { return []uint32{0x7e000000 | uint32(op)<<9 | pick([]uint32{8, 0}, v)<<17 | pick([]uint32{0x102, 0}, v)} }},
+	{"VOP1", 0x100, 2, func(op, v int) []uint32 {
+		return []uint32{0x7e000000 | uint32(op)<<9 | pick([]uint32{8, 0}, v)<<17 | pick([]uint32{0x102, 0}, v)}
+	}},
 	{"VOPC", 0x100, 1, func(op, v int) []uint32 { return []uint32{0x7c000000 | uint32(op)<<17 | 4<<9 | 0x102} }},
 	{"VOP3", 0x400, 4, func(op, v int) []uint32 {
 		return []uint32{0xd0000000 | uint32(op)<<16 | pick([]uint32{8, 8, 8, 0}, v),
