@@ -169,7 +169,10 @@ func TestBundleReaderErrors(t *testing.T) {
 		{"code misaligned", func(b []byte) []byte { le.PutUint64(b[rec(1, entryCodeOffset):], entry1Code+1); return b }, rec(1, entryCodeOffset), "entry[1].code_offset", "not 8-byte aligned"},
 		{"code oversized", func(b []byte) []byte { le.PutUint64(b[rec(2, entryCodeSize):], 1<<62); return b }, rec(2, entryCodeOffset), "entry[2].code_offset", "outside the data area"},
 		{"code offset wraps", func(b []byte) []byte { le.PutUint64(b[rec(2, entryCodeOffset):], ^uint64(7)); return b }, rec(2, entryCodeOffset), "entry[2].code_offset", "outside the data area"},
-		{"code overlaps code", func(b []byte) []byte { le.PutUint64(b[rec(1, entryCodeOffset):], le.Uint64(b[rec(0, entryCodeOffset):])); return b }, -1, "code_object", "overlaps entry"},
+		{"code overlaps code", func(b []byte) []byte {
+			le.PutUint64(b[rec(1, entryCodeOffset):], le.Uint64(b[rec(0, entryCodeOffset):]))
+			return b
+		}, -1, "code_object", "overlaps entry"},
 		{"code overlaps name", func(b []byte) []byte { le.PutUint64(b[rec(0, entryCodeOffset):], uint64(entry0Name)&^7); return b }, -1, "", "overlaps"},
 		{"code overlaps table", func(b []byte) []byte { le.PutUint64(b[rec(0, entryCodeOffset):], 32); return b }, rec(0, entryCodeOffset), "entry[0].code_offset", "outside the data area"},
 		{"names overlap", func(b []byte) []byte {
