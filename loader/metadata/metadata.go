@@ -1,0 +1,339 @@
+// Package metadata decodes and encodes the AMDHSA code-object metadata:
+// the MessagePack map carried by the NT_AMDGPU_METADATA note (code object
+// v3 and later). Known keys land in typed fields; every other key is kept
+// in Extra so that a decode/encode cycle loses nothing.
+//
+//	md, err := metadata.Decode(desc)
+//	for _, k := range md.Kernels {
+//		fmt.Println(k.Name, k.VGPRCount, k.KernargSegmentSize)
+//	}
+//	b, err := md.Encode()
+package metadata
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Metadata is the root map of the note.
+type Metadata struct {
+	// Version is amdhsa.version: major, minor (1.2 for code object v5).
+	Version []uint64 `msgpack:"amdhsa.version"`
+	// Target is amdhsa.target, the target id
+	// ("amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-").
+	Target string `msgpack:"amdhsa.target"`
+	// Printf is amdhsa.printf: printf format descriptors.
+	Printf []string `msgpack:"amdhsa.printf"`
+	// Kernels is amdhsa.kernels.
+	Kernels []Kernel `msgpack:"-"`
+	// Extra holds root keys this package does not model, by key.
+	Extra map[string]any `msgpack:"-"`
+
+	present map[string]bool
+}
+
+// Kernel is one entry of amdhsa.kernels.
+type Kernel struct {
+	Name                    string   `msgpack:".name"`
+	Symbol                  string   `msgpack:".symbol"`
+	Language                string   `msgpack:".language"`
+	LanguageVersion         []uint64 `msgpack:".language_version"`
+	Args                    []Arg    `msgpack:"-"`
+	ReqdWorkgroupSize       []uint64 `msgpack:".reqd_workgroup_size"`
+	WorkgroupSizeHint       []uint64 `msgpack:".workgroup_size_hint"`
+	VecTypeHint             string   `msgpack:".vec_type_hint"`
+	DeviceEnqueueSymbol     string   `msgpack:".device_enqueue_symbol"`
+	KernargSegmentSize      uint64   `msgpack:".kernarg_segment_size"`
+	KernargSegmentAlign     uint64   `msgpack:".kernarg_segment_align"`
+	GroupSegmentFixedSize   uint64   `msgpack:".group_segment_fixed_size"`
+	PrivateSegmentFixedSize uint64   `msgpack:".private_segment_fixed_size"`
+	WavefrontSize           uint64   `msgpack:".wavefront_size"`
+	SGPRCount               uint64   `msgpack:".sgpr_count"`
+	VGPRCount               uint64   `msgpack:".vgpr_count"`
+	AGPRCount               uint64   `msgpack:".agpr_count"`
+	SGPRSpillCount          uint64   `msgpack:".sgpr_spill_count"`
+	VGPRSpillCount          uint64   `msgpack:".vgpr_spill_count"`
+	MaxFlatWorkgroupSize    uint64   `msgpack:".max_flat_workgroup_size"`
+	UsesDynamicStack        bool     `msgpack:".uses_dynamic_stack"`
+	UniformWorkGroupSize    uint64   `msgpack:".uniform_work_group_size"`
+	WorkgroupProcessorMode  uint64   `msgpack:".workgroup_processor_mode"`
+	Kind                    string   `msgpack:".kind"`
+	// Extra holds the kernel's keys this package does not model.
+	Extra map[string]any `msgpack:"-"`
+
+	present map[string]bool
+}
+
+// Arg is one entry of a kernel's .args list.
+type Arg struct {
+	Name         string `msgpack:".name"`
+	TypeName     string `msgpack:".type_name"`
+	Size         uint64 `msgpack:".size"`
+	Offset       uint64 `msgpack:".offset"`
+	ValueKind    string `msgpack:".value_kind"`
+	ValueType    string `msgpack:".value_type"`
+	PointeeAlign uint64 `msgpack:".pointee_align"`
+	AddressSpace string `msgpack:".address_space"`
+	Access       string `msgpack:".access"`
+	ActualAccess string `msgpack:".actual_access"`
+	IsConst      bool   `msgpack:".is_const"`
+	IsRestrict   bool   `msgpack:".is_restrict"`
+	IsVolatile   bool   `msgpack:".is_volatile"`
+	IsPipe       bool   `msgpack:".is_pipe"`
+	// Extra holds the argument's keys this package does not model.
+	Extra map[string]any `msgpack:"-"`
+
+	present map[string]bool
+}
+
+// Value kinds of hidden arguments and buffers, as .value_kind spells them.
+const (
+	ValueKindByValue      = "by_value"
+	ValueKindGlobalBuffer = "global_buffer"
+	ValueKindHiddenPrefix = "hidden_"
+)
+
+// Hidden reports whether the argument is one the runtime fills in
+// (.value_kind hidden_*).
+func (a *Arg) Hidden() bool {
+	return len(a.ValueKind) >= len(ValueKindHiddenPrefix) && a.ValueKind[:len(ValueKindHiddenPrefix)] == ValueKindHiddenPrefix
+}
+
+// Decode parses the MessagePack payload of an NT_AMDGPU_METADATA note.
+func Decode(b []byte) (*Metadata, error) {
+	dec := msgpack.NewDecoder(bytes.NewReader(b))
+	dec.UseLooseInterfaceDecoding(true)
+	raw, err := dec.DecodeInterface()
+	if err != nil {
+		return nil, fmt.Errorf("metadata: msgpack: %w", err)
+	}
+	root, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("metadata: root is %T, want a map", raw)
+	}
+	md := &Metadata{}
+	if err := fromMap(root, md, &md.Extra, &md.present, "root"); err != nil {
+		return nil, err
+	}
+	if ks, ok := root["amdhsa.kernels"]; ok {
+		delete(md.Extra, "amdhsa.kernels")
+		md.present["amdhsa.kernels"] = true
+		list, ok := ks.([]any)
+		if !ok {
+			return nil, fmt.Errorf("metadata: amdhsa.kernels is %T, want a list", ks)
+		}
+		for i, kv := range list {
+			km, ok := kv.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("metadata: amdhsa.kernels[%d] is %T, want a map", i, kv)
+			}
+			var k Kernel
+			where := fmt.Sprintf("amdhsa.kernels[%d]", i)
+			if err := fromMap(km, &k, &k.Extra, &k.present, where); err != nil {
+				return nil, err
+			}
+			if as, ok := km[".args"]; ok {
+				delete(k.Extra, ".args")
+				k.present[".args"] = true
+				al, ok := as.([]any)
+				if !ok {
+					return nil, fmt.Errorf("metadata: %s.args is %T, want a list", where, as)
+				}
+				for j, av := range al {
+					am, ok := av.(map[string]any)
+					if !ok {
+						return nil, fmt.Errorf("metadata: %s.args[%d] is %T, want a map", where, j, av)
+					}
+					var a Arg
+					if err := fromMap(am, &a, &a.Extra, &a.present, fmt.Sprintf("%s.args[%d]", where, j)); err != nil {
+						return nil, err
+					}
+					k.Args = append(k.Args, a)
+				}
+			}
+			md.Kernels = append(md.Kernels, k)
+		}
+	}
+	return md, nil
+}
+
+// fromMap fills the tagged fields of the struct pointed to by dst from m
+// and stores the remaining keys in its Extra field and the presence set.
+func fromMap(m map[string]any, dst any, extraOut *map[string]any, presentOut *map[string]bool, where string) error {
+	v := reflect.ValueOf(dst).Elem()
+	t := v.Type()
+	known := map[string]bool{}
+	present := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		key := f.Tag.Get("msgpack")
+		if key == "" || key == "-" {
+			continue
+		}
+		known[key] = true
+		val, ok := m[key]
+		if !ok {
+			continue
+		}
+		present[key] = true
+		if err := assign(v.Field(i), val); err != nil {
+			return fmt.Errorf("metadata: %s key %q: %w", where, key, err)
+		}
+	}
+	extra := map[string]any{}
+	for k, val := range m {
+		if !known[k] {
+			extra[k] = val
+		}
+	}
+	*extraOut, *presentOut = extra, present
+	return nil
+}
+
+func assign(dst reflect.Value, val any) error {
+	switch dst.Kind() {
+	case reflect.String:
+		s, ok := val.(string)
+		if !ok {
+			return fmt.Errorf("value %v is %T, want a string", val, val)
+		}
+		dst.SetString(s)
+	case reflect.Bool:
+		switch b := val.(type) {
+		case bool:
+			dst.SetBool(b)
+		case int64:
+			dst.SetBool(b != 0)
+		case uint64:
+			dst.SetBool(b != 0)
+		default:
+			return fmt.Errorf("value %v is %T, want a bool", val, val)
+		}
+	case reflect.Uint64:
+		n, err := toUint(val)
+		if err != nil {
+			return err
+		}
+		dst.SetUint(n)
+	case reflect.Slice:
+		l, ok := val.([]any)
+		if !ok {
+			return fmt.Errorf("value %v is %T, want a list", val, val)
+		}
+		s := reflect.MakeSlice(dst.Type(), len(l), len(l))
+		for i, e := range l {
+			if err := assign(s.Index(i), e); err != nil {
+				return fmt.Errorf("element %d: %w", i, err)
+			}
+		}
+		dst.Set(s)
+	default:
+		return fmt.Errorf("unsupported field kind %s", dst.Kind())
+	}
+	return nil
+}
+
+func toUint(val any) (uint64, error) {
+	switch n := val.(type) {
+	case uint64:
+		return n, nil
+	case int64:
+		if n < 0 {
+			return 0, fmt.Errorf("value %d is negative", n)
+		}
+		return uint64(n), nil
+	case bool:
+		if n {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	return 0, fmt.Errorf("value %v is %T, want an integer", val, val)
+}
+
+// toMap renders the struct's known fields (present or non-zero) and its
+// Extra keys as a map.
+func toMap(src any, extra map[string]any, present map[string]bool) map[string]any {
+	v := reflect.ValueOf(src).Elem()
+	t := v.Type()
+	out := map[string]any{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		key := f.Tag.Get("msgpack")
+		if key == "" || key == "-" {
+			continue
+		}
+		fv := v.Field(i)
+		if !present[key] && fv.IsZero() {
+			continue
+		}
+		if fv.Kind() == reflect.Slice && fv.IsNil() {
+			out[key] = []any{}
+			continue
+		}
+		out[key] = fv.Interface()
+	}
+	for k, val := range extra {
+		out[k] = val
+	}
+	return out
+}
+
+// Map returns the argument as a map keyed by metadata key (".name").
+func (a *Arg) Map() map[string]any { return toMap(a, a.Extra, a.present) }
+
+// Map returns the kernel as a map keyed by metadata key, args included.
+func (k *Kernel) Map() map[string]any {
+	m := toMap(k, k.Extra, k.present)
+	if len(k.Args) > 0 || k.present[".args"] {
+		args := make([]any, len(k.Args))
+		for i := range k.Args {
+			args[i] = k.Args[i].Map()
+		}
+		m[".args"] = args
+	}
+	return m
+}
+
+// Map returns the whole metadata as a map keyed by metadata key.
+func (md *Metadata) Map() map[string]any {
+	m := toMap(md, md.Extra, md.present)
+	if len(md.Kernels) > 0 || md.present["amdhsa.kernels"] {
+		ks := make([]any, len(md.Kernels))
+		for i := range md.Kernels {
+			ks[i] = md.Kernels[i].Map()
+		}
+		m["amdhsa.kernels"] = ks
+	}
+	return m
+}
+
+// Has reports whether the kernel's map held key when it was decoded.
+func (k *Kernel) Has(key string) bool { return k.present[key] }
+
+// Encode renders the metadata as MessagePack with map keys sorted, so the
+// same metadata always gives the same bytes.
+func (md *Metadata) Encode() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true)
+	enc.UseCompactInts(true)
+	if err := enc.Encode(md.Map()); err != nil {
+		return nil, fmt.Errorf("metadata: encode: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Keys returns the sorted keys of m; a helper for stable printing.
+func Keys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
