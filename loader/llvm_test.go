@@ -1,0 +1,410 @@
+package loader
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+	"github.com/rocjitsu/rocjitsu/loader/kd"
+	"github.com/rocjitsu/rocjitsu/loader/metadata"
+)
+
+// yamlNode is a parsed node of the YAML subset llvm-readelf prints for
+// AMDGPU metadata: maps, sequences and plain or quoted scalars.
+type yamlLine struct {
+	indent int
+	text   string
+}
+
+func parseYAMLBlock(lines []yamlLine, i, indent int) (any, int, error) {
+	if i >= len(lines) {
+		return nil, i, fmt.Errorf("unexpected end")
+	}
+	if strings.HasPrefix(lines[i].text, "- ") || lines[i].text == "-" {
+		var seq []any
+		for i < len(lines) && lines[i].indent == indent && strings.HasPrefix(lines[i].text, "-") {
+			rest := strings.TrimPrefix(strings.TrimPrefix(lines[i].text, "-"), " ")
+			if k, _, ok := splitKey(rest); ok && k != "" {
+				// A map whose first key sits on the dash line.
+				sub := append([]yamlLine{{indent + 2, rest}}, lines[i+1:]...)
+				v, n, err := parseYAMLBlock(sub, 0, indent+2)
+				if err != nil {
+					return nil, i, err
+				}
+				seq = append(seq, v)
+				i = i + n
+			} else {
+				seq = append(seq, unquote(rest))
+				i++
+			}
+		}
+		return seq, i, nil
+	}
+	m := map[string]any{}
+	for i < len(lines) && lines[i].indent == indent && !strings.HasPrefix(lines[i].text, "-") {
+		k, v, ok := splitKey(lines[i].text)
+		if !ok {
+			return nil, i, fmt.Errorf("line %q is not key: value", lines[i].text)
+		}
+		i++
+		if v != "" {
+			m[k] = unquote(v)
+			continue
+		}
+		if i < len(lines) && (lines[i].indent > indent || (lines[i].indent == indent && strings.HasPrefix(lines[i].text, "-"))) {
+			var err error
+			var val any
+			val, i, err = parseYAMLBlock(lines, i, lines[i].indent)
+			if err != nil {
+				return nil, i, err
+			}
+			m[k] = val
+		} else {
+			m[k] = ""
+		}
+	}
+	return m, i, nil
+}
+
+func splitKey(s string) (string, string, bool) {
+	if strings.HasPrefix(s, "'") || strings.HasPrefix(s, "\"") {
+		return "", "", false
+	}
+	j := strings.Index(s, ":")
+	if j < 0 || (j+1 < len(s) && s[j+1] != ' ') {
+		return "", "", false
+	}
+	return s[:j], strings.TrimSpace(s[j+1:]), true
+}
+
+func unquote(s string) string {
+	s = strings.TrimPrefix(s, "!str ")
+	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
+		return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
+	}
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
+}
+
+// readelfMetadata extracts the metadata YAML from llvm-readelf --notes.
+func readelfMetadata(out string) (any, error) {
+	start := strings.Index(out, "\n---\n")
+	if start < 0 {
+		start = strings.Index(out, "---\n")
+		if start < 0 {
+			return nil, fmt.Errorf("no YAML document in readelf output")
+		}
+	}
+	body := out[start:]
+	body = body[strings.Index(body, "---")+4:]
+	end := strings.Index(body, "\n...")
+	if end >= 0 {
+		body = body[:end]
+	}
+	var lines []yamlLine
+	for _, l := range strings.Split(body, "\n") {
+		t := strings.TrimLeft(l, " ")
+		if t == "" {
+			continue
+		}
+		lines = append(lines, yamlLine{len(l) - len(t), strings.TrimRight(t, " ")})
+	}
+	v, n, err := parseYAMLBlock(lines, 0, 0)
+	if err == nil && n != len(lines) {
+		err = fmt.Errorf("stopped at line %d of %d: %q", n, len(lines), lines[n].text)
+	}
+	return v, err
+}
+
+// flatten turns a decoded value into path -> scalar text.
+func flatten(prefix string, v any, out map[string]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flatten(prefix+"/"+k, e, out)
+		}
+	case []any:
+		for i, e := range x {
+			flatten(fmt.Sprintf("%s[%d]", prefix, i), e, out)
+		}
+	case []uint64:
+		for i, e := range x {
+			out[fmt.Sprintf("%s[%d]", prefix, i)] = strconv.FormatUint(e, 10)
+		}
+	case []string:
+		for i, e := range x {
+			out[fmt.Sprintf("%s[%d]", prefix, i)] = e
+		}
+	case nil:
+		out[prefix] = "~"
+	default:
+		out[prefix] = fmt.Sprint(x)
+	}
+}
+
+// objdumpDescriptors parses the .amdhsa_kernel blocks (or the byte dump
+// printed for descriptors LLVM refuses) of llvm-objdump -D output.
+type objdumpKD struct {
+	directives map[string]int64
+	order      []string
+	err        string
+	bytes      []byte
+}
+
+func parseObjdumpKDs(out string) map[string]*objdumpKD {
+	res := map[string]*objdumpKD{}
+	var cur *objdumpKD
+	for _, l := range strings.Split(out, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasSuffix(t, ".kd>:"):
+			name := t[strings.Index(t, "<")+1 : len(t)-2]
+			cur = &objdumpKD{directives: map[string]int64{}}
+			res[name] = cur
+		case cur == nil:
+		case strings.HasPrefix(t, "; error decoding"):
+			cur.err = t
+		case strings.HasPrefix(t, ".byte"):
+			v, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(t, ".byte")), 0, 8)
+			if err == nil {
+				cur.bytes = append(cur.bytes, byte(v))
+			}
+		case strings.HasPrefix(t, ".amdhsa_") && !strings.HasPrefix(t, ".amdhsa_kernel"):
+			f := strings.Fields(t)
+			if len(f) == 2 {
+				v, err := strconv.ParseInt(f[1], 10, 64)
+				if err == nil {
+					cur.directives[f[0]] = v
+					cur.order = append(cur.order, f[0])
+				}
+			}
+		}
+	}
+	return res
+}
+
+// TestLLVMFieldByField compares, for every corpus object, the decoded
+// metadata with llvm-readelf-19 --notes and every kernel descriptor field
+// with llvm-objdump-19's .amdhsa_* directives.
+func TestLLVMFieldByField(t *testing.T) {
+	readelf := llvmtool.Require(t, llvmtool.Readelf)
+	objdump := llvmtool.Require(t, llvmtool.Objdump)
+	files := corpusFiles(t)
+
+	type result struct {
+		mdFields, kdFields, kdRefused, kdCleared int
+		errs                          []string
+	}
+	results := make([]result, len(files))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for fi, path := range files {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(fi int, path string) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r := &results[fi]
+			fail := func(format string, args ...any) {
+				r.errs = append(r.errs, filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path)+": "+fmt.Sprintf(format, args...))
+			}
+			f, err := Parse(readFile(t, path))
+			if err != nil {
+				fail("parse: %v", err)
+				return
+			}
+			// Metadata, through the typed form and back.
+			out, err := exec.Command(readelf, "--notes", path).CombinedOutput()
+			if err != nil {
+				fail("readelf: %v\n%s", err, out)
+				return
+			}
+			want, err := readelfMetadata(string(out))
+			if err != nil {
+				fail("readelf YAML: %v", err)
+				return
+			}
+			enc, err := f.Metadata.Encode()
+			if err != nil {
+				fail("encode metadata: %v", err)
+				return
+			}
+			md2, err := metadata.Decode(enc)
+			if err != nil {
+				fail("decode re-encoded metadata: %v", err)
+				return
+			}
+			wantFlat, gotFlat := map[string]string{}, map[string]string{}
+			flatten("", want, wantFlat)
+			flatten("", md2.Map(), gotFlat)
+			for k, w := range wantFlat {
+				g, ok := gotFlat[k]
+				if !ok {
+					fail("metadata %s: readelf has %q, loader has nothing", k, w)
+				} else if g != w {
+					fail("metadata %s: readelf %q, loader %q", k, w, g)
+				}
+				r.mdFields++
+			}
+			for k, g := range gotFlat {
+				if _, ok := wantFlat[k]; !ok {
+					fail("metadata %s: loader has %q, readelf has nothing", k, g)
+				}
+			}
+			// Typed fields agree with the map.
+			for _, k := range f.Kernels() {
+				m := k.Metadata
+				if m == nil {
+					fail("kernel %s: no metadata", k.Name)
+					continue
+				}
+				if m.Symbol != k.Symbol {
+					fail("kernel %s: metadata symbol %s, descriptor symbol %s", k.Name, m.Symbol, k.Symbol)
+				}
+				if uint64(k.Descriptor.GroupSegmentFixedSize) != m.GroupSegmentFixedSize && m.GroupSegmentFixedSize <= 65536 {
+					// Dynamic LDS can make the descriptor larger, never smaller.
+					if uint64(k.Descriptor.GroupSegmentFixedSize) < m.GroupSegmentFixedSize {
+						fail("kernel %s: descriptor LDS %d < metadata %d", k.Name, k.Descriptor.GroupSegmentFixedSize, m.GroupSegmentFixedSize)
+					}
+				}
+			}
+
+			// Descriptors.
+			var names []string
+			secs := map[string]bool{}
+			for _, k := range f.Kernels() {
+				names = append(names, k.Symbol)
+				secs[f.Sections[k.DescriptorSection].Name] = true
+			}
+			args := []string{"-D"}
+			for s := range secs {
+				args = append(args, "-j", s)
+			}
+			args = append(args, "--disassemble-symbols="+strings.Join(names, ","))
+			llvmProc := f.Processor
+			if f.Processor.Name == "gfx950" {
+				args = append(args, "--mcpu=gfx942")
+			}
+			args = append(args, path)
+			out, err = exec.Command(objdump, args...).CombinedOutput()
+			if err != nil {
+				fail("objdump: %v\n%s", err, out)
+				return
+			}
+			kds := parseObjdumpKDs(string(out))
+			// LLVM 19 refuses gfx10+ descriptors whose
+			// GRANULATED_WAVEFRONT_SGPR_COUNT is not zero (clang-19 writes
+			// such descriptors for gfx12). Decode those once more from a
+			// copy with that field cleared, so every other field still
+			// meets the oracle; the cleared field is compared with the raw
+			// bytes below.
+			var retry []string
+			patched := append([]byte(nil), f.Raw()...)
+			for _, k := range f.Kernels() {
+				if o := kds[k.Symbol]; o != nil && o.err != "" && strings.Contains(o.err, "GRANULATED_WAVEFRONT_SGPR_COUNT") {
+					d := k.Descriptor
+					_ = d.Set(kd.RSRC1_GRANULATED_WAVEFRONT_SGPR_COUNT, 0)
+					d.EncodeTo(patched[k.DescriptorOffset:])
+					retry = append(retry, k.Symbol)
+				}
+			}
+			if len(retry) > 0 {
+				tmp := filepath.Join(t.TempDir(), filepath.Base(path))
+				if err := os.WriteFile(tmp, patched, 0o644); err != nil {
+					fail("%v", err)
+					return
+				}
+				args[len(args)-1] = tmp
+				out, err = exec.Command(objdump, args...).CombinedOutput()
+				if err != nil {
+					fail("objdump: %v\n%s", err, out)
+					return
+				}
+				again := parseObjdumpKDs(string(out))
+				for _, sym := range retry {
+					k, _ := f.Kernel(sym)
+					if a := again[sym]; a != nil && a.err == "" {
+						a.directives[".amdhsa_next_free_sgpr"] = int64(k.Descriptor.NextFreeSGPR())
+						r.kdCleared++
+						kds[sym] = a
+					}
+				}
+			}
+			for _, k := range f.Kernels() {
+				o := kds[k.Symbol]
+				if o == nil {
+					fail("objdump printed nothing for %s", k.Symbol)
+					continue
+				}
+				raw := f.Raw()[k.DescriptorOffset : k.DescriptorOffset+kd.Size]
+				if enc := k.Descriptor.Encode(); string(enc) != string(raw) {
+					fail("%s: Encode(Decode(kd)) differs from the file", k.Symbol)
+				}
+				if o.err != "" {
+					// LLVM 19 refuses the descriptor; it then dumps it as
+					// bytes. The bytes must be ours and our Check must
+					// refuse it too.
+					r.kdRefused++
+					if string(o.bytes) != string(raw) {
+						fail("%s: objdump byte dump differs from the descriptor bytes", k.Symbol)
+					}
+					if k.Descriptor.Check(f.Processor) == nil {
+						fail("%s: LLVM says %q but kd.Check accepts it", k.Symbol, o.err)
+					}
+					continue
+				}
+				got := k.Descriptor.Directives(llvmProc, f.CodeObjectVersion())
+				gotMap := map[string]int64{}
+				var gotOrder []string
+				for _, d := range got {
+					gotMap[d.Name] = d.Value
+					gotOrder = append(gotOrder, d.Name)
+				}
+				for name, w := range o.directives {
+					g, ok := gotMap[name]
+					if !ok {
+						fail("%s %s: objdump %d, loader has no such directive", k.Symbol, name, w)
+					} else if g != w {
+						fail("%s %s: objdump %d, loader %d", k.Symbol, name, w, g)
+					}
+					r.kdFields++
+				}
+				if strings.Join(gotOrder, " ") != strings.Join(o.order, " ") {
+					fail("%s: directive list differs:\n  objdump %v\n  loader  %v", k.Symbol, o.order, gotOrder)
+				}
+			}
+		}(fi, path)
+	}
+	wg.Wait()
+	var md, kdf, refused, cleared, bad int
+	var all []string
+	for _, r := range results {
+		md += r.mdFields
+		kdf += r.kdFields
+		refused += r.kdRefused
+		cleared += r.kdCleared
+		all = append(all, r.errs...)
+	}
+	sort.Strings(all)
+	for i, e := range all {
+		if i == 40 {
+			t.Errorf("... %d more", len(all)-40)
+			break
+		}
+		t.Error(e)
+		bad++
+	}
+	t.Logf("%d objects: %d metadata fields and %d descriptor directives compared with LLVM 19; %d gfx12 descriptors decoded by LLVM 19 only with GRANULATED_WAVEFRONT_SGPR_COUNT cleared; %d refused outright (byte dump compared); %d mismatches",
+		len(files), md, kdf, cleared, refused, len(all))
+}
