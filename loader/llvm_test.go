@@ -204,7 +204,7 @@ func TestLLVMFieldByField(t *testing.T) {
 
 	type result struct {
 		mdFields, kdFields, kdRefused, kdCleared int
-		errs                          []string
+		errs                                     []string
 	}
 	results := make([]result, len(files))
 	var wg sync.WaitGroup
