@@ -188,6 +188,9 @@ func (c *Corrector) Apply(r *attdir.Record) bool {
 // blocks must stay contiguous).
 func (c *Corrector) Resort() bool { return c.changed && !c.anyPayloads }
 
+// Changed reports whether Apply moved any header.
+func (c *Corrector) Changed() bool { return c.changed }
+
 // MayResort reports whether Resort can become true during Apply.
 func (c *Corrector) MayResort() bool {
 	if !c.anyLayout || c.anyPayloads {
