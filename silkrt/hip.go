@@ -1,0 +1,480 @@
+package silkrt
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// HIPLibraryNames are the names OpenHIP tries, in order, when
+// HIPOptions.Library is empty.
+var HIPLibraryNames = []string{"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}
+
+// HIP launch parameter tags for the extra argument of hipModuleLaunchKernel.
+const (
+	hipLaunchParamBufferPointer = 1 // HIP_LAUNCH_PARAM_BUFFER_POINTER
+	hipLaunchParamBufferSize    = 2 // HIP_LAUNCH_PARAM_BUFFER_SIZE
+	hipLaunchParamEnd           = 3 // HIP_LAUNCH_PARAM_END
+)
+
+// hipMemcpyKind values.
+const (
+	hipMemcpyHostToDevice = 1
+	hipMemcpyDeviceToHost = 2
+)
+
+// HIP error codes that the provider interprets.
+const (
+	hipSuccess       = 0
+	hipErrorNoDevice = 100
+)
+
+// hipErrorNames holds the names of hipError_t values, used when the library
+// has no hipGetErrorName.
+var hipErrorNames = map[int32]string{
+	0: "hipSuccess", 1: "hipErrorInvalidValue", 2: "hipErrorOutOfMemory",
+	3: "hipErrorNotInitialized", 4: "hipErrorDeinitialized", 9: "hipErrorInvalidConfiguration",
+	17: "hipErrorInvalidDevicePointer", 21: "hipErrorInvalidMemcpyDirection",
+	35: "hipErrorInsufficientDriver", 98: "hipErrorInvalidDeviceFunction",
+	100: "hipErrorNoDevice", 101: "hipErrorInvalidDevice", 200: "hipErrorInvalidImage",
+	201: "hipErrorInvalidContext", 209: "hipErrorNoBinaryForGpu", 218: "hipErrorInvalidKernelFile",
+	301: "hipErrorFileNotFound", 302: "hipErrorSharedObjectSymbolNotFound",
+	303: "hipErrorSharedObjectInitFailed", 400: "hipErrorInvalidHandle", 401: "hipErrorIllegalState",
+	500: "hipErrorNotFound", 600: "hipErrorNotReady", 700: "hipErrorIllegalAddress",
+	701: "hipErrorLaunchOutOfResources", 719: "hipErrorLaunchFailure", 999: "hipErrorUnknown",
+}
+
+// HIPError is a failed HIP call.
+type HIPError struct {
+	// Func is the HIP function, for example "hipModuleLoadData".
+	Func string
+	// Code is the hipError_t value.
+	Code int32
+	// Name is HIP's name for the code, for example "hipErrorInvalidImage".
+	Name string
+	// Text is hipGetErrorString's description.
+	Text string
+}
+
+func (e *HIPError) Error() string {
+	s := fmt.Sprintf("%s: %s (%d)", e.Func, e.Name, e.Code)
+	if e.Text != "" && e.Text != e.Name {
+		s += ": " + e.Text
+	}
+	return s
+}
+
+// HIPOptions configures OpenHIP.
+type HIPOptions struct {
+	// Library is the path or name of the HIP runtime library; empty tries
+	// HIPLibraryNames.
+	Library string
+	// Device is the device index passed to hipSetDevice (when the library
+	// has it and there is more than one device).
+	Device int
+}
+
+// HIP is the HIP provider: it dlopens libamdhip64 with purego (no cgo) and
+// launches bundle entries with hipModuleLaunchKernel.
+type HIP struct {
+	mu      sync.Mutex
+	lib     uintptr
+	libPath string
+	fn      hipFuncs
+	bundle  *Bundle
+	modules map[string]uintptr // entry name -> hipModule_t
+	funcs   map[string]uintptr // entry name -> hipFunction_t
+	allocs  allocations
+	closed  bool
+}
+
+type hipFuncs struct {
+	init               func(flags uint32) int32
+	getDeviceCount     func(count *int32) int32
+	setDevice          func(dev int32) int32
+	moduleLoadData     func(module *uintptr, image unsafe.Pointer) int32
+	moduleUnload       func(module uintptr) int32
+	moduleGetFunction  func(function *uintptr, module uintptr, name string) int32
+	moduleLaunchKernel func(f uintptr, gx, gy, gz, bx, by, bz, sharedMem uint32, stream uintptr, kernelParams, extra unsafe.Pointer) int32
+	malloc             func(ptr *uintptr, size uintptr) int32
+	memcpyToDevice     func(dst uintptr, src unsafe.Pointer, size uintptr, kind int32) int32
+	memcpyToHost       func(dst unsafe.Pointer, src uintptr, size uintptr, kind int32) int32
+	free               func(ptr uintptr) int32
+	deviceSynchronize  func() int32
+	getErrorString     func(code int32) string
+	getErrorName       func(code int32) string
+	haveGetDeviceCount bool
+	haveSetDevice      bool
+	haveModuleUnload   bool
+	haveGetErrorName   bool
+}
+
+// OpenHIP loads the HIP runtime, resolves the functions the provider uses
+// and initializes HIP. A machine without a usable GPU gives an error that
+// matches ErrNoDevice and carries HIP's error name.
+func OpenHIP(opts HIPOptions) (*HIP, error) {
+	names := HIPLibraryNames
+	if opts.Library != "" {
+		names = []string{opts.Library}
+	}
+	var lib uintptr
+	var path string
+	var errs []string
+	for _, n := range names {
+		h, err := purego.Dlopen(n, purego.RTLD_NOW|purego.RTLD_LOCAL)
+		if err == nil {
+			lib, path = h, n
+			break
+		}
+		errs = append(errs, err.Error())
+	}
+	if lib == 0 {
+		return nil, fmt.Errorf("silkrt: hip: cannot load the HIP runtime (%s): %s", strings.Join(names, ", "), strings.Join(errs, "; "))
+	}
+	h := &HIP{lib: lib, libPath: path, modules: map[string]uintptr{}, funcs: map[string]uintptr{}, allocs: allocations{}}
+	if err := h.resolve(); err != nil {
+		purego.Dlclose(lib)
+		return nil, err
+	}
+	if err := h.initDevice(opts.Device); err != nil {
+		// The library stays loaded: HIP runtimes are not built to be
+		// unloaded after hipInit.
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *HIP) resolve() error {
+	required := []struct {
+		name string
+		fptr any
+	}{
+		{"hipInit", &h.fn.init},
+		{"hipModuleLoadData", &h.fn.moduleLoadData},
+		{"hipModuleGetFunction", &h.fn.moduleGetFunction},
+		{"hipModuleLaunchKernel", &h.fn.moduleLaunchKernel},
+		{"hipMalloc", &h.fn.malloc},
+		{"hipMemcpy", &h.fn.memcpyToDevice},
+		{"hipMemcpy", &h.fn.memcpyToHost},
+		{"hipFree", &h.fn.free},
+		{"hipDeviceSynchronize", &h.fn.deviceSynchronize},
+		{"hipGetErrorString", &h.fn.getErrorString},
+	}
+	var missing []string
+	for _, r := range required {
+		sym, err := purego.Dlsym(h.lib, r.name)
+		if err != nil || sym == 0 {
+			missing = append(missing, r.name)
+			continue
+		}
+		purego.RegisterFunc(r.fptr, sym)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("silkrt: hip: %s lacks %s", h.libPath, strings.Join(missing, ", "))
+	}
+	optional := []struct {
+		name string
+		fptr any
+		have *bool
+	}{
+		{"hipGetDeviceCount", &h.fn.getDeviceCount, &h.fn.haveGetDeviceCount},
+		{"hipSetDevice", &h.fn.setDevice, &h.fn.haveSetDevice},
+		{"hipModuleUnload", &h.fn.moduleUnload, &h.fn.haveModuleUnload},
+		{"hipGetErrorName", &h.fn.getErrorName, &h.fn.haveGetErrorName},
+	}
+	for _, o := range optional {
+		if sym, err := purego.Dlsym(h.lib, o.name); err == nil && sym != 0 {
+			purego.RegisterFunc(o.fptr, sym)
+			*o.have = true
+		}
+	}
+	return nil
+}
+
+// check turns a hipError_t into a *HIPError (nil for hipSuccess).
+func (h *HIP) check(fn string, code int32) error {
+	if code == hipSuccess {
+		return nil
+	}
+	e := &HIPError{Func: fn, Code: code}
+	if h.fn.haveGetErrorName {
+		e.Name = h.fn.getErrorName(code)
+	}
+	if e.Name == "" || strings.Contains(e.Name, "nknown") && hipErrorNames[code] != "" {
+		e.Name = hipErrorNames[code]
+	}
+	if e.Name == "" {
+		e.Name = fmt.Sprintf("hipError(%d)", code)
+	}
+	e.Text = h.fn.getErrorString(code)
+	return e
+}
+
+func (h *HIP) initDevice(dev int) error {
+	initErr := h.check("hipInit", h.fn.init(0))
+	var count int32 = -1
+	var countErr error
+	if h.fn.haveGetDeviceCount {
+		countErr = h.check("hipGetDeviceCount", h.fn.getDeviceCount(&count))
+	}
+	noDevice := count == 0 || isHIPCode(countErr, hipErrorNoDevice) || isHIPCode(initErr, hipErrorNoDevice)
+	if noDevice {
+		return &noDeviceError{causes: nonNil(initErr, countErr)}
+	}
+	if initErr != nil {
+		return fmt.Errorf("silkrt: hip: %w", initErr)
+	}
+	if countErr != nil {
+		return fmt.Errorf("silkrt: hip: %w", countErr)
+	}
+	if count >= 0 && (dev < 0 || int32(dev) >= count) {
+		return fmt.Errorf("silkrt: hip: device %d does not exist (%d devices)", dev, count)
+	}
+	if h.fn.haveSetDevice && dev != 0 {
+		if err := h.check("hipSetDevice", h.fn.setDevice(int32(dev))); err != nil {
+			return fmt.Errorf("silkrt: hip: %w", err)
+		}
+	}
+	return nil
+}
+
+func nonNil(errs ...error) []error {
+	var out []error
+	for _, e := range errs {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, errors.New("hipGetDeviceCount reports 0 devices"))
+	}
+	return out
+}
+
+// noDeviceError is OpenHIP's error on a machine without a usable GPU; it
+// matches ErrNoDevice and unwraps to the HIP errors behind it.
+type noDeviceError struct{ causes []error }
+
+func (e *noDeviceError) Error() string {
+	s := "silkrt: hip: " + ErrNoDevice.Error()
+	for i, c := range e.causes {
+		if i == 0 {
+			s += ": "
+		} else {
+			s += "; "
+		}
+		s += c.Error()
+	}
+	return s
+}
+
+func (e *noDeviceError) Unwrap() []error { return append([]error{ErrNoDevice}, e.causes...) }
+
+func isHIPCode(err error, code int32) bool {
+	var he *HIPError
+	return errors.As(err, &he) && he.Code == code
+}
+
+// Name returns "hip".
+func (h *HIP) Name() string { return "hip" }
+
+// LibraryPath returns the name the HIP runtime was loaded under.
+func (h *HIP) LibraryPath() string { return h.libPath }
+
+// Load loads every entry's code object with hipModuleLoadData and resolves
+// the kernel with hipModuleGetFunction.
+func (h *HIP) Load(b *Bundle) error {
+	if b.Provider != ProviderHIP {
+		return fmt.Errorf("silkrt: hip: bundle is for provider %v; HIP loads only hip bundles", b.Provider)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return errors.New("silkrt: hip: provider is closed")
+	}
+	if h.bundle != nil {
+		return errors.New("silkrt: hip: a bundle is already loaded")
+	}
+	for _, e := range b.Entries {
+		var mod uintptr
+		code := e.CodeObject
+		if err := h.check("hipModuleLoadData", h.fn.moduleLoadData(&mod, unsafe.Pointer(&code[0]))); err != nil {
+			return fmt.Errorf("silkrt: hip: entry %q: %w", e.Name, err)
+		}
+		runtime.KeepAlive(code)
+		h.modules[e.Name] = mod
+		var fn uintptr
+		if err := h.check("hipModuleGetFunction", h.fn.moduleGetFunction(&fn, mod, e.Name)); err != nil {
+			return fmt.Errorf("silkrt: hip: entry %q: %w", e.Name, err)
+		}
+		h.funcs[e.Name] = fn
+	}
+	h.bundle = b
+	return nil
+}
+
+// Alloc allocates device memory with hipMalloc.
+func (h *HIP) Alloc(size uint64) (DevicePtr, error) {
+	if size == 0 {
+		return 0, errors.New("silkrt: hip: zero-byte allocation")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var p uintptr
+	if err := h.check("hipMalloc", h.fn.malloc(&p, uintptr(size))); err != nil {
+		return 0, fmt.Errorf("silkrt: hip: %w", err)
+	}
+	h.allocs[DevicePtr(p)] = size
+	return DevicePtr(p), nil
+}
+
+// CopyIn copies host bytes to the device with hipMemcpy (host to device).
+func (h *HIP) CopyIn(dst DevicePtr, src []byte) error {
+	if len(src) == 0 {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, err := h.allocs.find(dst, uint64(len(src))); err != nil {
+		return err
+	}
+	if err := h.check("hipMemcpy", h.fn.memcpyToDevice(uintptr(dst), unsafe.Pointer(&src[0]), uintptr(len(src)), hipMemcpyHostToDevice)); err != nil {
+		return fmt.Errorf("silkrt: hip: %w", err)
+	}
+	return nil
+}
+
+// CopyOut copies device bytes to the host with hipMemcpy (device to host).
+func (h *HIP) CopyOut(dst []byte, src DevicePtr) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, err := h.allocs.find(src, uint64(len(dst))); err != nil {
+		return err
+	}
+	if err := h.check("hipMemcpy", h.fn.memcpyToHost(unsafe.Pointer(&dst[0]), uintptr(src), uintptr(len(dst)), hipMemcpyDeviceToHost)); err != nil {
+		return fmt.Errorf("silkrt: hip: %w", err)
+	}
+	return nil
+}
+
+// Free releases an allocation with hipFree.
+func (h *HIP) Free(p DevicePtr) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.allocs[p]; !ok {
+		return fmt.Errorf("silkrt: hip: free of %#x, which is not a live allocation", uint64(p))
+	}
+	delete(h.allocs, p)
+	if err := h.check("hipFree", h.fn.free(uintptr(p))); err != nil {
+		return fmt.Errorf("silkrt: hip: %w", err)
+	}
+	return nil
+}
+
+// Launch validates the geometry with the AQL dispatch rules, checks the
+// kernarg byte count against the bundle entry and calls
+// hipModuleLaunchKernel with the arguments passed through
+// HIP_LAUNCH_PARAM_BUFFER_POINTER/SIZE/END on the null stream. HIP launches
+// whole workgroups, so each grid dimension must be a multiple of the block.
+func (h *HIP) Launch(entry string, grid, block Dim3, kernargs []byte) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.bundle == nil {
+		return errors.New("silkrt: hip: no bundle loaded")
+	}
+	e, ok := h.bundle.Entry(entry)
+	if !ok {
+		return fmt.Errorf("silkrt: hip: bundle has no entry %q", entry)
+	}
+	if uint64(len(kernargs)) != uint64(e.KernargSize) {
+		return fmt.Errorf("silkrt: hip: entry %q takes %d bytes of kernel arguments, got %d", entry, e.KernargSize, len(kernargs))
+	}
+	if _, err := LaunchConfig(grid, block, 0); err != nil {
+		return err
+	}
+	g := [3]uint32{grid.X, grid.Y, grid.Z}
+	b := [3]uint32{block.X, block.Y, block.Z}
+	var blocks [3]uint32
+	for i := range 3 {
+		if g[i]%b[i] != 0 {
+			return fmt.Errorf("silkrt: hip: grid_size_%s %d is not a multiple of workgroup_size_%s %d", axis[i], g[i], axis[i], b[i])
+		}
+		blocks[i] = g[i] / b[i]
+	}
+	// The extra array and what it points to live in pinned Go memory for
+	// the duration of the call.
+	args := &launchArgs{size: uintptr(len(kernargs))}
+	if len(kernargs) > 0 {
+		args.buf = make([]byte, len(kernargs))
+		copy(args.buf, kernargs)
+	}
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	pin.Pin(args)
+	var bufPtr uintptr // a zero-argument kernel passes a null buffer
+	if len(args.buf) > 0 {
+		pin.Pin(&args.buf[0])
+		bufPtr = uintptr(unsafe.Pointer(&args.buf[0]))
+	}
+	args.extra = [5]uintptr{
+		hipLaunchParamBufferPointer, bufPtr,
+		hipLaunchParamBufferSize, uintptr(unsafe.Pointer(&args.size)),
+		hipLaunchParamEnd,
+	}
+	code := h.fn.moduleLaunchKernel(h.funcs[entry], blocks[0], blocks[1], blocks[2], b[0], b[1], b[2], 0, 0, nil, unsafe.Pointer(&args.extra[0]))
+	runtime.KeepAlive(args)
+	if err := h.check("hipModuleLaunchKernel", code); err != nil {
+		return fmt.Errorf("silkrt: hip: entry %q: %w", entry, err)
+	}
+	return nil
+}
+
+type launchArgs struct {
+	extra [5]uintptr
+	size  uintptr
+	buf   []byte
+}
+
+// Synchronize calls hipDeviceSynchronize.
+func (h *HIP) Synchronize() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := h.check("hipDeviceSynchronize", h.fn.deviceSynchronize()); err != nil {
+		return fmt.Errorf("silkrt: hip: %w", err)
+	}
+	return nil
+}
+
+// Close frees remaining allocations and unloads the modules. The HIP
+// library itself stays loaded.
+func (h *HIP) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	var errs []error
+	for p := range h.allocs {
+		errs = append(errs, h.check("hipFree", h.fn.free(uintptr(p))))
+	}
+	h.allocs = allocations{}
+	if h.fn.haveModuleUnload {
+		for _, m := range h.modules {
+			errs = append(errs, h.check("hipModuleUnload", h.fn.moduleUnload(m)))
+		}
+	}
+	h.modules, h.funcs = map[string]uintptr{}, map[string]uintptr{}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("silkrt: hip: close: %w", err)
+	}
+	return nil
+}

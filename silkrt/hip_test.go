@@ -1,0 +1,405 @@
+package silkrt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+// testKernelSource has a kernel with two explicit arguments (a pointer and
+// a uint: 12 bytes) and one without arguments.
+const testKernelSource = `
+__kernel void fill(__global uint *out, uint value) {
+  uint i = __builtin_amdgcn_workgroup_id_x() * 64 + __builtin_amdgcn_workitem_id_x();
+  out[i] = value + i;
+}
+__kernel void nop(void) {}
+`
+
+var (
+	fixtureOnce sync.Once
+	fixtureDir  string
+	fixtureErr  error
+)
+
+// fixtures compiles the test kernel for gfx942 with clang-19 and ld.lld-19
+// and the HIP test double with gcc, once per test binary.
+func fixtures(t *testing.T) (hsaco, double string) {
+	t.Helper()
+	clang := llvmtool.Require(t, "clang-19")
+	lld := llvmtool.Require(t, "ld.lld-19")
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Fatalf("gcc not found (install Debian package gcc): %v", err)
+	}
+	root := projectpath.MustRoot(t)
+	fixtureOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "silkrt-test-")
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		fixtureDir = dir
+		run := func(name string, args ...string) {
+			if fixtureErr != nil {
+				return
+			}
+			if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+				fixtureErr = fmt.Errorf("%s %v: %v\n%s", name, args, err, out)
+			}
+		}
+		cl := filepath.Join(dir, "k.cl")
+		if fixtureErr = os.WriteFile(cl, []byte(testKernelSource), 0o644); fixtureErr != nil {
+			return
+		}
+		run(clang, "-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942", "-nogpulib", "-O2", "-c", cl, "-o", filepath.Join(dir, "k.o"))
+		run(lld, "-shared", filepath.Join(dir, "k.o"), "-o", filepath.Join(dir, "k.hsaco"))
+		run(gcc, "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", filepath.Join(dir, "libamdhip64.so"), filepath.Join(root, "c", "hipdouble", "hipdouble.c"))
+	})
+	if fixtureErr != nil {
+		t.Fatal(fixtureErr)
+	}
+	// A fresh copy per test gives a fresh dlopen handle and fresh state.
+	b, err := os.ReadFile(filepath.Join(fixtureDir, "libamdhip64.so"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	double = filepath.Join(t.TempDir(), "libamdhip64.so")
+	if err := os.WriteFile(double, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(fixtureDir, "k.hsaco"), double
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureDir != "" {
+		os.RemoveAll(fixtureDir)
+	}
+	os.Exit(code)
+}
+
+func fnv1a(b []byte) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 0x100000001b3
+	}
+	return h
+}
+
+func readLog(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestInspectCodeObject(t *testing.T) {
+	hsaco, _ := fixtures(t)
+	code, err := os.ReadFile(hsaco)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := InspectCodeObject(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Processor != "gfx942" || info.Target != 942 {
+		t.Fatalf("processor %q tag %d", info.Processor, info.Target)
+	}
+	fill, ok := info.Kernel("fill")
+	if !ok || fill.ExplicitKernargSize != 12 {
+		t.Fatalf("fill: %+v %v", fill, ok)
+	}
+	nop, ok := info.Kernel("nop")
+	if !ok || nop.ExplicitKernargSize != 0 {
+		t.Fatalf("nop: %+v %v", nop, ok)
+	}
+	if _, _, err := EntryFromCodeObject("missing", code); err == nil || !strings.Contains(err.Error(), "no kernel \"missing\"") {
+		t.Fatalf("missing kernel: %v", err)
+	}
+}
+
+// TestHIPProviderAgainstDouble drives the provider against the C test double
+// and compares the double's call log, argument by argument, with what the
+// provider must have passed.
+func TestHIPProviderAgainstDouble(t *testing.T) {
+	hsaco, double := fixtures(t)
+	code, err := os.ReadFile(hsaco)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(t.TempDir(), "hip.log")
+	t.Setenv("HIPDOUBLE_LOG", logPath)
+	t.Setenv("HIPDOUBLE_DEVICES", "1")
+	t.Setenv("HIPDOUBLE_FAIL", "")
+
+	fill, tag, err := EntryFromCodeObject("fill", code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nop, _, err := EntryFromCodeObject("nop", code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Round-trip through the bundle format, as the CLI does.
+	exe, err := AppendBundle([]byte("host"), &Bundle{Provider: ProviderHIP, Target: tag, Entries: []Entry{fill, nop}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := ParseBundle(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	h, err := OpenHIP(HIPOptions{Library: double})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Load(b); err != nil {
+		t.Fatal(err)
+	}
+	buf, err := h.Alloc(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := bytes.Repeat([]byte{1, 2, 3, 4}, 4)
+	if err := h.CopyIn(buf+16, in); err != nil {
+		t.Fatal(err)
+	}
+	args := binary.LittleEndian.AppendUint64(nil, uint64(buf))
+	args = binary.LittleEndian.AppendUint32(args, 0xdeadbeef)
+	if err := h.Launch("fill", Dim3{256, 1, 1}, Dim3{64, 1, 1}, args); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Launch("nop", Dim3{128, 4, 2}, Dim3{32, 2, 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]byte, 24)
+	if err := h.CopyOut(out, buf+8); err != nil {
+		t.Fatal(err)
+	}
+	// The double does not run kernels: device memory holds its 0xA5 fill
+	// except where CopyIn wrote.
+	want := append(bytes.Repeat([]byte{0xa5}, 8), in...)
+	if !bytes.Equal(out, want) {
+		t.Fatalf("copy out: %x want %x", out, want)
+	}
+	if err := h.Free(buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	argHex := fmt.Sprintf("%x", args)
+	wantLog := strings.Join([]string{
+		"hipInit flags=0", "  -> hipSuccess",
+		"hipGetDeviceCount count=ptr", "  -> hipSuccess",
+		fmt.Sprintf("hipModuleLoadData module=ptr image=ptr size=%d fnv=%016x", len(fill.CodeObject), fnv1a(fill.CodeObject)), "  mod#1", "  -> hipSuccess",
+		"hipModuleGetFunction function=ptr mod#1 name=fill", "  fn#1", "  -> hipSuccess",
+		fmt.Sprintf("hipModuleLoadData module=ptr image=ptr size=%d fnv=%016x", len(nop.CodeObject), fnv1a(nop.CodeObject)), "  mod#2", "  -> hipSuccess",
+		"hipModuleGetFunction function=ptr mod#2 name=nop", "  fn#2", "  -> hipSuccess",
+		"hipMalloc ptr=ptr size=256", "  buf#1", "  -> hipSuccess",
+		"hipMemcpy dst=buf#1+16 src=host size=16 kind=1 data=01020304010203040102030401020304", "  -> hipSuccess",
+		"hipModuleLaunchKernel fn#1(fill) grid=4,1,1 block=64,1,1 shared=0 stream=NULL kernelParams=NULL extra=buffer args[12]=" + argHex, "  -> hipSuccess",
+		"hipModuleLaunchKernel fn#2(nop) grid=4,2,1 block=32,2,2 shared=0 stream=NULL kernelParams=NULL extra=buffer args[0]=", "  -> hipSuccess",
+		"hipDeviceSynchronize", "  -> hipSuccess",
+		"hipMemcpy dst=host src=buf#1+8 size=24 kind=2 data=a5a5a5a5a5a5a5a5" + fmt.Sprintf("%x", in), "  -> hipSuccess",
+		"hipFree buf#1", "  -> hipSuccess",
+	}, "\n")
+	got := readLog(t, logPath)
+	if !strings.HasPrefix(got, wantLog+"\n") {
+		t.Fatalf("call log mismatch:\n--- got\n%s\n--- want prefix\n%s", got, wantLog)
+	}
+	// Close unloads both modules (in map order), nothing else.
+	rest := strings.TrimPrefix(got, wantLog+"\n")
+	if strings.Count(rest, "hipModuleUnload") != 2 || strings.Count(rest, "-> hipSuccess") != 2 || strings.Count(rest, "\n") != 4 {
+		t.Fatalf("close: %q", rest)
+	}
+}
+
+func TestHIPProviderErrors(t *testing.T) {
+	hsaco, double := fixtures(t)
+	code, err := os.ReadFile(hsaco)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill, _, err := EntryFromCodeObject("fill", code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(t.TempDir(), "hip.log")
+	t.Setenv("HIPDOUBLE_LOG", logPath)
+
+	// No device: a clean error that matches ErrNoDevice and names HIP's code.
+	t.Setenv("HIPDOUBLE_DEVICES", "0")
+	_, err = OpenHIP(HIPOptions{Library: double})
+	var he *HIPError
+	if !errors.Is(err, ErrNoDevice) || !errors.As(err, &he) || he.Name != "hipErrorNoDevice" || he.Func != "hipInit" {
+		t.Fatalf("no device: %v", err)
+	}
+	t.Logf("no device: %v", err)
+
+	// A missing library.
+	if _, err := OpenHIP(HIPOptions{Library: filepath.Join(t.TempDir(), "libnothere.so")}); err == nil || !strings.Contains(err.Error(), "cannot load the HIP runtime") {
+		t.Fatalf("missing library: %v", err)
+	}
+	// A library without the HIP functions.
+	if _, err := OpenHIP(HIPOptions{Library: "libm.so.6"}); err == nil || !strings.Contains(err.Error(), "lacks hipInit, hipModuleLoadData") {
+		t.Fatalf("incomplete library: %v", err)
+	}
+
+	t.Setenv("HIPDOUBLE_DEVICES", "1")
+	_, double2 := fixtures(t)
+	h, err := OpenHIP(HIPOptions{Library: double2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.Load(&Bundle{Provider: ProviderCUDA, Target: 80, Entries: []Entry{fill}}); err == nil || !strings.Contains(err.Error(), "provider cuda") {
+		t.Fatalf("cuda bundle offered to HIP: %v", err)
+	}
+	if err := h.Launch("fill", Dim3{64, 1, 1}, Dim3{64, 1, 1}, make([]byte, 12)); err == nil || !strings.Contains(err.Error(), "no bundle loaded") {
+		t.Fatalf("launch before load: %v", err)
+	}
+	// A kernel name the code object does not have: HIP's hipErrorNotFound.
+	bad := fill
+	bad.Name = "absent"
+	err = h.Load(&Bundle{Provider: ProviderHIP, Target: 942, Entries: []Entry{bad}})
+	if !errors.As(err, &he) || he.Name != "hipErrorNotFound" || he.Func != "hipModuleGetFunction" || !strings.Contains(err.Error(), "named symbol not found") {
+		t.Fatalf("absent kernel: %v", err)
+	}
+
+	_, double3 := fixtures(t)
+	h3, err := OpenHIP(HIPOptions{Library: double3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h3.Close()
+	// Not an ELF: hipErrorInvalidImage from the runtime.
+	junk := Entry{Name: "fill", KernargSize: 12, CodeObject: []byte("not an elf at all")}
+	if err := h3.Load(&Bundle{Provider: ProviderHIP, Target: 942, Entries: []Entry{junk}}); !errors.As(err, &he) || he.Name != "hipErrorInvalidImage" {
+		t.Fatalf("junk image: %v", err)
+	}
+
+	_, double4 := fixtures(t)
+	h4, err := OpenHIP(HIPOptions{Library: double4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h4.Close()
+	if err := h4.Load(&Bundle{Provider: ProviderHIP, Target: 942, Entries: []Entry{fill}}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := h4.Alloc(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	launch := []struct {
+		name        string
+		grid, block Dim3
+		args        int
+		want        string
+	}{
+		{"kernarg size", Dim3{64, 1, 1}, Dim3{64, 1, 1}, 8, "takes 12 bytes of kernel arguments, got 8"},
+		{"not a multiple", Dim3{100, 1, 1}, Dim3{64, 1, 1}, 12, "grid_size_x 100 is not a multiple of workgroup_size_x 64"},
+		{"flat too large", Dim3{2048, 1, 1}, Dim3{2048, 1, 1}, 12, "exceeds max_flat_workgroup_size 1024"},
+		{"grid smaller", Dim3{32, 1, 1}, Dim3{64, 1, 1}, 12, "smaller than the workgroup size"},
+		{"zero block", Dim3{64, 1, 1}, Dim3{0, 1, 1}, 12, "workgroup_size_x = 0"},
+	}
+	for _, l := range launch {
+		if err := h4.Launch("fill", l.grid, l.block, make([]byte, l.args)); err == nil || !strings.Contains(err.Error(), l.want) {
+			t.Errorf("%s: %v, want %q", l.name, err, l.want)
+		}
+	}
+	if err := h4.Launch("other", Dim3{64, 1, 1}, Dim3{64, 1, 1}, nil); err == nil || !strings.Contains(err.Error(), "no entry \"other\"") {
+		t.Errorf("unknown entry: %v", err)
+	}
+	if err := h4.CopyIn(p+60, make([]byte, 8)); err == nil || !strings.Contains(err.Error(), "runs past the end of the 64-byte buffer") {
+		t.Errorf("overrun: %v", err)
+	}
+	if err := h4.CopyOut(make([]byte, 4), p+64); err == nil || !strings.Contains(err.Error(), "not inside a live allocation") {
+		t.Errorf("outside: %v", err)
+	}
+	if err := h4.Free(p + 8); err == nil {
+		t.Error("free of an interior pointer accepted")
+	}
+	// Injected runtime failures carry HIP's names.
+	t.Setenv("HIPDOUBLE_FAIL", "hipMalloc:2")
+	if _, err := h4.Alloc(8); !errors.As(err, &he) || he.Name != "hipErrorOutOfMemory" || !strings.Contains(err.Error(), "hipMalloc: hipErrorOutOfMemory (2): out of memory") {
+		t.Errorf("injected hipMalloc failure: %v", err)
+	}
+	t.Setenv("HIPDOUBLE_FAIL", "hipDeviceSynchronize:700")
+	if err := h4.Synchronize(); !errors.As(err, &he) || he.Code != 700 || he.Name != "hipErrorUnknown" && he.Name != "hipErrorIllegalAddress" {
+		t.Errorf("injected sync failure: %v", err)
+	}
+	t.Setenv("HIPDOUBLE_FAIL", "")
+	if err := h4.Free(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRealHIPNoDevice loads Debian's libamdhip64 (package libamdhip64-5) in
+// a child process and checks that a machine without a GPU gives a clean
+// "no device" error naming HIP's error code, not a crash.
+func TestRealHIPNoDevice(t *testing.T) {
+	if os.Getenv("SILKRT_REAL_HIP_CHILD") == "1" {
+		_, err := OpenHIP(HIPOptions{})
+		if err == nil {
+			fmt.Println("RESULT: device present")
+			return
+		}
+		fmt.Printf("RESULT: noDevice=%v err=%v\n", errors.Is(err, ErrNoDevice), err)
+		return
+	}
+	found := false
+	for _, n := range HIPLibraryNames {
+		for _, d := range []string{"/usr/lib/x86_64-linux-gnu", "/opt/rocm/lib", "/usr/lib64"} {
+			if _, err := os.Stat(filepath.Join(d, n)); err == nil {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no libamdhip64 found; install the Debian package libamdhip64-5 (make deps)")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRealHIPNoDevice$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SILKRT_REAL_HIP_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child process failed (crash?): %v\n%s", err, out)
+	}
+	s := string(out)
+	i := strings.Index(s, "RESULT: ")
+	if i < 0 {
+		t.Fatalf("child printed no result:\n%s", s)
+	}
+	line := s[i:]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	t.Log(line)
+	if _, err := os.Stat("/dev/kfd"); err == nil {
+		t.Skip("/dev/kfd exists: this machine may have a GPU; the no-device check does not apply")
+	}
+	if !strings.Contains(line, "noDevice=true") || !strings.Contains(line, "hipError") {
+		t.Fatalf("want a clean no-device error with HIP's error name, got %q", line)
+	}
+}
