@@ -1,0 +1,358 @@
+package loader
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+	"github.com/rocjitsu/rocjitsu/loader/kd"
+	"github.com/rocjitsu/rocjitsu/loader/target"
+)
+
+const sNop0 = 0xbf800000 // s_nop 0 on gfx9 and gfx12
+
+// growSpec is the test patch: 4 KiB of s_nop before the old .text, one
+// 64-byte descriptor tail, a .rocjitsu.lds section and another machine.
+func growSpec(f *File) PatchSpec {
+	text := f.Section(".text")
+	nt := make([]byte, 4096, 4096+len(text.Data))
+	for i := 0; i < 4096; i += 4 {
+		binary.LittleEndian.PutUint32(nt[i:], sNop0)
+	}
+	nt = append(nt, text.Data...)
+	k := f.Kernels()[0]
+	tail := k.Descriptor.Encode()
+	mach := map[string]target.Mach{
+		"gfx942": target.MachGFX1201, "gfx950": target.MachGFX942,
+		"gfx1200": target.MachGFX1201, "gfx1201": target.MachGFX1200,
+	}[f.Processor.Name]
+	return PatchSpec{
+		Text:           nt,
+		TextMap:        func(off uint64) (uint64, bool) { return off + 4096, true },
+		DescriptorTail: tail,
+		TailEntries:    map[int]uint64{0: k.EntryAddr - text.Addr + 4096},
+		Sections:       []NewSection{{Name: ".rocjitsu.lds", Data: []byte("virtual-lds sidecar test payload")}},
+		Mach:           mach,
+	}
+}
+
+// disasm returns llvm-objdump -d's instruction lines as (address, text).
+type insn struct {
+	addr uint64
+	text string
+}
+
+func disasm(t *testing.T, objdump, mcpu, path string) ([]insn, error) {
+	out, err := exec.Command(objdump, "-d", "--mcpu="+mcpu, path).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("objdump -d: %v\n%s", err, out)
+	}
+	var res []insn
+	for _, l := range strings.Split(string(out), "\n") {
+		i := strings.LastIndex(l, "// ")
+		if i < 0 || !strings.HasPrefix(l, "\t") {
+			continue
+		}
+		rest := l[i+3:]
+		c := strings.Index(rest, ":")
+		if c < 0 {
+			continue
+		}
+		a, err := strconv.ParseUint(rest[:c], 16, 64)
+		if err != nil {
+			continue
+		}
+		res = append(res, insn{a, strings.TrimSpace(l[:i]) + " |" + rest[c+1:]})
+	}
+	return res, nil
+}
+
+func TestPatchCorpus(t *testing.T) {
+	readelf := llvmtool.Require(t, llvmtool.Readelf)
+	objdump := llvmtool.Require(t, llvmtool.Objdump)
+	files := corpusFiles(t)
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var errs []string
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	insns := 0
+	for _, path := range files {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(path string) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			name := filepath.Base(filepath.Dir(path)) + "/" + filepath.Base(path)
+			n, msgs := verifyPatch(t, readelf, objdump, dir, path, nil)
+			mu.Lock()
+			for _, m := range msgs {
+				errs = append(errs, name+": "+m)
+			}
+			insns += n
+			mu.Unlock()
+		}(path)
+	}
+	wg.Wait()
+	for i, e := range errs {
+		if i == 30 {
+			t.Errorf("... %d more", len(errs)-30)
+			break
+		}
+		t.Error(e)
+	}
+	t.Logf("%d objects patched; %d original instructions found at their new addresses; %d failures", len(files), insns, len(errs))
+}
+
+// verifyPatch patches the object at path with growSpec (plus edit, when
+// given), checks the result with the loader itself, llvm-readelf-19 -a and
+// llvm-objdump-19 -d, and returns the number of original instructions
+// found at their new addresses and the failures.
+func verifyPatch(t *testing.T, readelf, objdump, dir, path string, edit func(*File, *PatchSpec)) (int, []string) {
+	name := filepath.Base(filepath.Dir(path)) + "/" + filepath.Base(path)
+	var errs []string
+	fail := func(format string, args ...any) {
+		errs = append(errs, fmt.Sprintf(format, args...))
+	}
+	orig := readFile(t, path)
+	f, err := Parse(orig)
+	if err != nil {
+		fail("parse: %v", err)
+		return 0, errs
+	}
+	spec := growSpec(f)
+	if edit != nil {
+		edit(f, &spec)
+	}
+	nf, err := Patch(f, spec)
+	if err != nil {
+		fail("patch: %v", err)
+		return 0, errs
+	}
+	if !bytes.Equal(f.Raw(), orig) {
+		fail("patch changed its input")
+	}
+	out, _ := nf.Write()
+	if !bytes.Equal(out, nf.Raw()) {
+		fail("patched object does not round-trip")
+	}
+	np, _ := target.ByMach(spec.Mach)
+	if nf.Processor.Name != np.Name {
+		fail("machine %s, want %s", nf.Processor.Name, np.Name)
+	}
+	if np.Family == target.FamilyGFX12 && (nf.Flags.XNACK != 0 || nf.Flags.SRAMECC != 0) {
+		fail("xnack/sramecc kept on %s", np.Name)
+	}
+	if np.Family != target.FamilyGFX12 && (nf.Flags.XNACK != f.Flags.XNACK || nf.Flags.SRAMECC != f.Flags.SRAMECC) {
+		fail("xnack/sramecc changed")
+	}
+	if nf.Header.Flags&^0xfff != f.Header.Flags&^0xfff {
+		fail("upper e_flags bits changed: 0x%x -> 0x%x", f.Header.Flags, nf.Header.Flags)
+	}
+	if s := nf.Section(".rocjitsu.lds"); s == nil || string(s.Data) != string(spec.Sections[0].Data) || s.Alloc() {
+		fail(".rocjitsu.lds missing or wrong")
+	}
+	tail := nf.Section(TailSectionName)
+	if tail == nil || tail.Addr%64 != 0 {
+		fail("descriptor tail missing or misaligned")
+		return 0, errs
+	}
+	// The tail descriptor enters the moved kernel.
+	td, _ := kd.Decode(tail.Data)
+	nk := nf.Kernels()[0]
+	if td.EntryAddress(tail.Addr) != nk.EntryAddr {
+		fail("tail entry 0x%x, kernel entry 0x%x", td.EntryAddress(tail.Addr), nk.EntryAddr)
+	}
+	ot, nt := f.Section(".text"), nf.Section(".text")
+	// Every symbol names the same bytes.
+	for _, tab := range [][2][]Symbol{{f.Symbols, nf.Symbols}, {f.DynSymbols, nf.DynSymbols}} {
+		if len(tab[0]) != len(tab[1]) {
+			fail("symbol count changed")
+			continue
+		}
+		for i, os := range tab[0] {
+			ns := tab[1][i]
+			if os.Name != ns.Name || os.Shndx != ns.Shndx {
+				fail("symbol %d changed name or section", i)
+				continue
+			}
+			if os.Shndx == SHN_UNDEF || os.Shndx >= SHN_LORESERVE || !f.Sections[os.Shndx].Alloc() || f.Sections[os.Shndx].Type == SHT_NOBITS {
+				continue
+			}
+			n := uint64(4)
+			if strings.HasSuffix(os.Name, ".kd") {
+				n = 64
+			}
+			ob, err1 := f.ReadAt(os.Value, n)
+			nb, err2 := nf.ReadAt(ns.Value, n)
+			if err1 != nil || err2 != nil {
+				if (err1 == nil) != (err2 == nil) {
+					fail("symbol %s: readable before %v, after %v", os.Name, err1, err2)
+				}
+				continue
+			}
+			if n == 64 {
+				ob = append(append([]byte(nil), ob[:16]...), ob[24:]...)
+				nb = append(append([]byte(nil), nb[:16]...), nb[24:]...)
+			}
+			if !bytes.Equal(ob, nb) {
+				fail("symbol %s: bytes at 0x%x differ from the old bytes at 0x%x", os.Name, ns.Value, os.Value)
+			}
+		}
+	}
+	for i, k := range f.Kernels() {
+		want := k.EntryAddr - ot.Addr + 4096 + nt.Addr
+		if nf.Kernels()[i].EntryAddr != want {
+			fail("kernel %s entry 0x%x, want 0x%x", k.Name, nf.Kernels()[i].EntryAddr, want)
+		}
+	}
+	tmp := filepath.Join(dir, strings.ReplaceAll(name, "/", "_"))
+	if err := os.WriteFile(tmp, nf.Raw(), 0o644); err != nil {
+		fail("%v", err)
+		return 0, errs
+	}
+	re, err := exec.Command(readelf, "-a", tmp).CombinedOutput()
+	if err != nil || bytes.Contains(bytes.ToLower(re), []byte("warning")) || bytes.Contains(re, []byte("error")) {
+		fail("llvm-readelf-19 -a: %v\n%s", err, firstLines(re, "warning", "error"))
+	}
+	mcpu := f.Processor.Name
+	if mcpu == "gfx950" {
+		mcpu = "gfx942"
+	}
+	before, err := disasm(t, objdump, mcpu, path)
+	if err != nil {
+		fail("%v", err)
+		return 0, errs
+	}
+	after, err := disasm(t, objdump, mcpu, tmp)
+	if err != nil {
+		fail("%v", err)
+		return 0, errs
+	}
+	if len(after) != len(before)+1024 {
+		fail("disassembly has %d instructions, want %d + 1024", len(after), len(before))
+		return 0, errs
+	}
+	for i := 0; i < 1024; i++ {
+		if !strings.HasPrefix(after[i].text, "s_nop 0") {
+			fail("instruction %d is %q, want s_nop 0", i, after[i].text)
+			return 0, errs
+		}
+	}
+	shift := nt.Addr + 4096 - ot.Addr
+	for i, in := range before {
+		a := after[i+1024]
+		if a.text != in.text || a.addr != in.addr+shift {
+			fail("instruction %d: %#x %q became %#x %q", i, in.addr, in.text, a.addr, a.text)
+			return 0, errs
+		}
+	}
+	return len(before), errs
+}
+
+func firstLines(b []byte, words ...string) string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		for _, w := range words {
+			if strings.Contains(strings.ToLower(l), w) {
+				out = append(out, l)
+				break
+			}
+		}
+		if len(out) == 5 {
+			break
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestPatchGrowsNote rewrites the metadata note with a payload larger than
+// the whole first page, so the note, everything after it (descriptors,
+// .text, .dynamic) and the segments move; then runs the same checks.
+func TestPatchGrowsNote(t *testing.T) {
+	readelf := llvmtool.Require(t, llvmtool.Readelf)
+	objdump := llvmtool.Require(t, llvmtool.Objdump)
+	dir := t.TempDir()
+	seen := map[string]int{}
+	pad := strings.Repeat("rocjitsu", 1200)
+	for _, path := range corpusFiles(t) {
+		fam := filepath.Dir(path)
+		if seen[fam] >= 2 {
+			continue
+		}
+		seen[fam]++
+		n, errs := verifyPatch(t, readelf, objdump, dir, path, func(f *File, s *PatchSpec) {
+			md := *f.Metadata
+			md.Extra = map[string]any{"rocjitsu.pad": pad}
+			for k, v := range f.Metadata.Extra {
+				md.Extra[k] = v
+			}
+			s.Metadata = &md
+		})
+		for _, e := range errs {
+			t.Errorf("%s: %s", path, e)
+		}
+		f, _ := Parse(readFile(t, path))
+		s := growSpec(f)
+		md := *f.Metadata
+		md.Extra = map[string]any{"rocjitsu.pad": pad}
+		s.Metadata = &md
+		nf, err := Patch(f, s)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if nf.Metadata.Extra["rocjitsu.pad"] != pad {
+			t.Errorf("%s: new metadata key lost", path)
+		}
+		if nf.Section(".text").Addr == f.Section(".text").Addr {
+			t.Errorf("%s: .text did not move although the note grew by %d bytes", path, len(pad))
+		}
+		t.Logf("%s: %d instructions checked", path, n)
+	}
+	if len(seen) < 2 {
+		t.Fatalf("corpus has only %v", seen)
+	}
+}
+
+// TestPatchAllOrNothing checks that a failing patch reports the problem
+// and leaves the input alone.
+func TestPatchAllOrNothing(t *testing.T) {
+	path := corpusFiles(t)[0]
+	orig := readFile(t, path)
+	f, err := Parse(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]func(*PatchSpec){
+		"short text":     func(s *PatchSpec) { s.Text = s.Text[:8] },
+		"unmapped label": func(s *PatchSpec) { s.TextMap = func(o uint64) (uint64, bool) { return o, false } },
+		"ragged tail":    func(s *PatchSpec) { s.DescriptorTail = s.DescriptorTail[:10] },
+		"bad tail entry": func(s *PatchSpec) { s.TailEntries = map[int]uint64{3: 0} },
+		"alloc section":  func(s *PatchSpec) { s.Sections[0].Flags = SHF_ALLOC },
+		"unknown mach":   func(s *PatchSpec) { s.Mach = 0x7e },
+	}
+	for name, edit := range cases {
+		s := growSpec(f)
+		edit(&s)
+		nf, err := Patch(f, s)
+		if err == nil {
+			t.Errorf("%s: patch succeeded: %d bytes", name, len(nf.Raw()))
+			continue
+		}
+		t.Logf("%s: %v", name, err)
+		if !bytes.Equal(f.Raw(), orig) {
+			t.Fatalf("%s: input changed", name)
+		}
+		if out, _ := f.Write(); !bytes.Equal(out, orig) {
+			t.Fatalf("%s: File changed", name)
+		}
+	}
+}
