@@ -1,0 +1,336 @@
+// Package cfg builds the translator's source control-flow graph: it decodes
+// the code reachable from a code object's kernel entries, splits it into
+// basic blocks at leaders, adds branch and fallthrough edges and separate call
+// edges, and recovers static indirect transfers (s_getpc_b64 ... s_setpc_b64 /
+// s_swappc_b64) with a bounded scalar data-flow analysis that accepts only
+// small concrete target sets. Kernel scopes (the blocks reachable from one
+// kernel's entries) are formed by Scope.
+package cfg
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
+
+// DecodeFunc decodes the instruction at the start of code, which is at
+// address pc.
+type DecodeFunc func(code []byte, pc uint64) (isa.Inst, error)
+
+// Text is the code section: its load address and bytes.
+type Text struct {
+	Addr uint64
+	Data []byte
+}
+
+// Contains reports whether addr lies inside the text.
+func (t Text) Contains(addr uint64) bool {
+	return addr >= t.Addr && addr < t.Addr+uint64(len(t.Data))
+}
+
+// Root is a hardware-visible entry of a kernel.
+type Root struct {
+	// Kernel is the index of the kernel the root belongs to.
+	Kernel int
+	// Addr is the entry address.
+	Addr uint64
+	// Preload marks the firmware kernarg-preload entry (entry + 256).
+	Preload bool
+}
+
+// TransferKind classifies a recovered indirect transfer.
+type TransferKind uint8
+
+// Kinds of indirect transfers.
+const (
+	// Unresolved: no concrete target set was proven.
+	Unresolved TransferKind = iota
+	// IndirectJump: s_setpc_b64 with a recovered target set.
+	IndirectJump
+	// IndirectCall: s_swappc_b64 with a recovered target set.
+	IndirectCall
+	// Return: s_setpc_b64 through the return pair of a validated call.
+	Return
+)
+
+func (k TransferKind) String() string {
+	return [...]string{"unresolved", "jump", "call", "return"}[k]
+}
+
+// Indirect is an s_setpc_b64 or s_swappc_b64 consumer.
+type Indirect struct {
+	Addr    uint64
+	Kind    TransferKind
+	Targets []uint64
+	// Pair is the first SGPR of the target pair; RetPair that of the
+	// return-address pair of s_swappc_b64.
+	Pair, RetPair uint16
+	// Reason says why a transfer stayed unresolved.
+	Reason string
+}
+
+// Call is a call edge: a call site, its callee entry and its continuation.
+type Call struct {
+	Site, Callee, Cont uint64
+}
+
+// Block is a basic block of decoded instructions.
+type Block struct {
+	// Start is the leader's address; End the address after the last
+	// instruction.
+	Start, End uint64
+	Insts      []*isa.Inst
+	// Succs are branch and fallthrough successors (no call edges).
+	Succs []uint64
+	// Calls are the call edges leaving this block (at most one).
+	Calls []Call
+	// FallsThrough is set when execution may continue at End.
+	FallsThrough bool
+}
+
+// Last returns the block's last instruction.
+func (b *Block) Last() *isa.Inst { return b.Insts[len(b.Insts)-1] }
+
+// Graph is the source CFG of a code object.
+type Graph struct {
+	Text  Text
+	Roots []Root
+	// Insts maps every decoded instruction's address to it.
+	Insts map[uint64]*isa.Inst
+	// Blocks maps leaders to blocks; Order lists leaders ascending.
+	Blocks map[uint64]*Block
+	Order  []uint64
+	// Indirect holds every s_setpc_b64 / s_swappc_b64 by address.
+	Indirect map[uint64]*Indirect
+	// Errors maps an address to the reason code there cannot be
+	// followed (decode failure, branch outside .text, target inside an
+	// instruction). Scopes that reach one fail closed.
+	Errors map[uint64]string
+	// GetPC holds the addresses of every s_getpc_b64.
+	GetPC []uint64
+}
+
+// Options bound the analyses.
+type Options struct {
+	// MaxTargets is the largest recovered target set accepted (default 4).
+	MaxTargets int
+	// MaxRounds bounds the explore/recover iterations (default 8).
+	MaxRounds int
+}
+
+// Build decodes and analyses the code reachable from roots.
+func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, error) {
+	if opt.MaxTargets == 0 {
+		opt.MaxTargets = 4
+	}
+	if opt.MaxRounds == 0 {
+		opt.MaxRounds = 8
+	}
+	g := &Graph{Text: text, Roots: roots, Insts: map[uint64]*isa.Inst{}, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}}
+	for _, r := range roots {
+		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
+			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
+		}
+	}
+	leaders := map[uint64]bool{}
+	var work []uint64
+	push := func(a uint64) {
+		if !leaders[a] {
+			leaders[a] = true
+			work = append(work, a)
+		}
+	}
+	for _, r := range roots {
+		push(r.Addr)
+	}
+	extra := map[uint64][]uint64{} // indirect consumer -> recovered targets
+	for round := 0; ; round++ {
+		for len(work) > 0 {
+			a := work[len(work)-1]
+			work = work[:len(work)-1]
+			g.explore(a, decode, push, extra)
+		}
+		if round >= opt.MaxRounds {
+			break
+		}
+		// Recover indirect targets on what is known so far.
+		g.buildBlocks(leaders, extra)
+		changed := false
+		for addr, ind := range g.recover(opt.MaxTargets) {
+			if len(ind) == 0 {
+				continue
+			}
+			old := extra[addr]
+			if !sameSet(old, ind) {
+				extra[addr] = ind
+				changed = true
+				for _, t := range ind {
+					push(t)
+				}
+			}
+		}
+		if !changed && len(work) == 0 {
+			break
+		}
+	}
+	g.buildBlocks(leaders, extra)
+	g.classifyIndirect(extra, opt.MaxTargets)
+	return g, nil
+}
+
+func sameSet(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// explore decodes straight-line code from a until a terminator, adding
+// branch targets and fallthrough leaders through push.
+func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra map[uint64][]uint64) {
+	for {
+		if _, done := g.Insts[a]; done {
+			return
+		}
+		if !g.Text.Contains(a) {
+			g.Errors[a] = fmt.Sprintf("control reaches %#x outside .text", a)
+			return
+		}
+		off := a - g.Text.Addr
+		in, err := decode(g.Text.Data[off:], a)
+		if err != nil {
+			g.Errors[a] = fmt.Sprintf("undecodable instruction: %v", err)
+			return
+		}
+		if in.Size == 0 || off+uint64(in.Size) > uint64(len(g.Text.Data)) {
+			g.Errors[a] = "instruction runs past the end of .text"
+			return
+		}
+		p := new(isa.Inst)
+		*p = in
+		p.PC = a
+		g.Insts[a] = p
+		next := a + uint64(in.Size)
+		switch in.Info.Branch {
+		case isa.BranchJump:
+			if t, ok := in.BranchTarget(); ok {
+				push(t)
+			}
+			return
+		case isa.BranchCond:
+			if t, ok := in.BranchTarget(); ok {
+				push(t)
+			}
+			push(next)
+			return
+		case isa.BranchCall:
+			if t, ok := in.BranchTarget(); ok { // s_call_b64
+				push(t)
+			}
+			for _, t := range extra[a] {
+				push(t)
+			}
+			push(next)
+			return
+		case isa.BranchIndirect:
+			for _, t := range extra[a] {
+				push(t)
+			}
+			return
+		case isa.BranchEnd:
+			return
+		case isa.BranchTrap:
+			// s_trap may return; keep decoding after it.
+		}
+		if in.Name() == "s_getpc_b64" {
+			g.GetPC = appendUnique(g.GetPC, a)
+		}
+		a = next
+	}
+}
+
+func appendUnique(s []uint64, a uint64) []uint64 {
+	for _, x := range s {
+		if x == a {
+			return s
+		}
+	}
+	return append(s, a)
+}
+
+// buildBlocks splits the decoded instructions into blocks.
+func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) {
+	addrs := make([]uint64, 0, len(g.Insts))
+	for a := range g.Insts {
+		addrs = append(addrs, a)
+	}
+	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	// A leader that is not an instruction start but lies inside a decoded
+	// instruction is an error (the two decodings overlap).
+	for i, a := range addrs {
+		in := g.Insts[a]
+		end := a + uint64(in.Size)
+		for j := i + 1; j < len(addrs) && addrs[j] < end; j++ {
+			g.Errors[addrs[j]] = fmt.Sprintf("instruction at %#x overlaps the one at %#x", addrs[j], a)
+		}
+	}
+	g.Blocks = map[uint64]*Block{}
+	g.Order = g.Order[:0]
+	var cur *Block
+	for _, a := range addrs {
+		in := g.Insts[a]
+		if cur != nil && (leaders[a] || cur.End != a) {
+			cur = nil
+		}
+		if cur == nil {
+			cur = &Block{Start: a, End: a}
+			g.Blocks[a] = cur
+			g.Order = append(g.Order, a)
+		}
+		cur.Insts = append(cur.Insts, in)
+		cur.End = a + uint64(in.Size)
+		if in.Info.Branch != isa.BranchNone && in.Info.Branch != isa.BranchTrap {
+			cur = nil
+		}
+	}
+	for _, l := range g.Order {
+		b := g.Blocks[l]
+		last := b.Last()
+		switch last.Info.Branch {
+		case isa.BranchJump:
+			if t, ok := last.BranchTarget(); ok {
+				b.Succs = append(b.Succs, t)
+			}
+		case isa.BranchCond:
+			if t, ok := last.BranchTarget(); ok {
+				b.Succs = append(b.Succs, t)
+			}
+			b.Succs = append(b.Succs, b.End)
+			b.FallsThrough = true
+		case isa.BranchCall:
+			if t, ok := last.BranchTarget(); ok {
+				b.Calls = append(b.Calls, Call{Site: last.PC, Callee: t, Cont: b.End})
+			}
+			for _, t := range extra[last.PC] {
+				b.Calls = append(b.Calls, Call{Site: last.PC, Callee: t, Cont: b.End})
+			}
+			b.Succs = append(b.Succs, b.End)
+			b.FallsThrough = true
+		case isa.BranchIndirect:
+			b.Succs = append(b.Succs, extra[last.PC]...)
+		case isa.BranchEnd:
+		default:
+			b.Succs = append(b.Succs, b.End)
+			b.FallsThrough = true
+		}
+	}
+}
+
+// Block returns the block that starts at a.
+func (g *Graph) Block(a uint64) *Block { return g.Blocks[a] }

@@ -1,0 +1,197 @@
+package place
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+)
+
+// mcWords assembles src for gfx942 with llvm-mc-19 and returns each
+// instruction's encoding.
+func mcWords(t *testing.T, src string) [][]byte {
+	t.Helper()
+	mc := llvmtool.Require(t, llvmtool.MC)
+	cmd := exec.Command(mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-show-encoding")
+	cmd.Stdin = strings.NewReader(src)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("llvm-mc: %v\n%s", err, out)
+	}
+	re := regexp.MustCompile(`encoding: \[([^\]]*)\]`)
+	var res [][]byte
+	for _, m := range re.FindAllStringSubmatch(string(out), -1) {
+		var b []byte
+		for _, x := range strings.Split(m[1], ",") {
+			v, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(x), "0x"), 16, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(b, byte(v))
+		}
+		res = append(res, b)
+	}
+	return res
+}
+
+func le(words ...uint32) []byte {
+	var b []byte
+	for _, w := range words {
+		b = binary.LittleEndian.AppendUint32(b, w)
+	}
+	return b
+}
+
+func TestEncodingsMatchLLVM(t *testing.T) {
+	a := addLit(6, false, 0x12345678)
+	c := addLit(7, true, 0x7ffffffe)
+	cases := []struct {
+		asm  string
+		want []byte
+	}{
+		{"s_nop 0", le(NopWord)},
+		{"s_branch 5", le(sopp(OpBranch, 5))},
+		{"s_branch -3", le(sopp(OpBranch, -3))},
+		{"s_cbranch_scc0 7", le(sopp(OpCbranchSCC0, 7))},
+		{"s_cbranch_scc1 7", le(sopp(OpCbranchSCC1, 7))},
+		{"s_cbranch_vccz 7", le(sopp(OpCbranchVCCZ, 7))},
+		{"s_cbranch_vccnz 7", le(sopp(OpCbranchVCCNZ, 7))},
+		{"s_cbranch_execz 7", le(sopp(OpCbranchEXECZ, 7))},
+		{"s_cbranch_execnz -7", le(sopp(OpCbranchEXECNZ, -7))},
+		{"s_call_b64 s[30:31], 16", le(callWord(30, 16))},
+		{"s_getpc_b64 s[6:7]", le(getpcWord(6))},
+		{"s_setpc_b64 s[6:7]", le(setpcWord(6))},
+		{"s_swappc_b64 s[30:31], s[6:7]", le(swappcWord(30, 6))},
+		{"s_add_u32 s6, s6, 0x12345678", le(a[0], a[1])},
+		{"s_addc_u32 s7, s7, 0x7ffffffe", le(c[0], c[1])},
+	}
+	var src strings.Builder
+	for _, c := range cases {
+		fmt.Fprintln(&src, c.asm)
+	}
+	got := mcWords(t, src.String())
+	if len(got) != len(cases) {
+		t.Fatalf("llvm-mc returned %d encodings for %d lines", len(got), len(cases))
+	}
+	for i, c := range cases {
+		if !bytes.Equal(got[i], c.want) {
+			t.Errorf("%s: llvm-mc % x, ours % x", c.asm, got[i], c.want)
+		}
+	}
+}
+
+func TestInvert(t *testing.T) {
+	for _, op := range []uint8{OpCbranchSCC0, OpCbranchSCC1, OpCbranchVCCZ, OpCbranchVCCNZ, OpCbranchEXECZ, OpCbranchEXECNZ} {
+		inv, ok := Invert(op)
+		back, ok2 := Invert(inv)
+		if !ok || !ok2 || back != op || inv == op {
+			t.Fatalf("Invert(%d) = %d, %v", op, inv, ok)
+		}
+	}
+	if _, ok := Invert(OpBranch); ok {
+		t.Fatal("s_branch inverted")
+	}
+}
+
+// body builds a body of n NOP words with a branch fixup at offset 0 to
+// source address target (mapped to body offset mapTo).
+func body(name string, entry uint64, n int, fx ...Fixup) *Body {
+	b := &Body{Name: name, Entry: entry, Map: map[uint64]int{entry: 0}}
+	b.Code = make([]byte, 4*n)
+	for i := 0; i < n; i++ {
+		put(b.Code[4*i:], NopWord)
+	}
+	b.Fixups = fx
+	return b
+}
+
+func TestLayoutIdentityAndResidue(t *testing.T) {
+	b1 := body("a", 0x1000, 8, Fixup{Kind: Branch, Op: OpCbranchSCC1, Off: 0, Size: 4, Target: 0x1010})
+	b1.Map[0x1010] = 0x10
+	b2 := body("b", 0x1100, 4)
+	text, pl, err := Layout(0x1000, 0x200, []*Body{b1, b2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl[0].Entry != 0x1000 || pl[1].Entry != 0x1100 {
+		t.Fatalf("entries %#x %#x, want source addresses", pl[0].Entry, pl[1].Entry)
+	}
+	if len(text) != 0x200 {
+		t.Fatalf("text %d bytes, want padded to 0x200", len(text))
+	}
+	if w := binary.LittleEndian.Uint32(text); w != sopp(OpCbranchSCC1, 3) {
+		t.Fatalf("branch word %#x", w)
+	}
+	// A grown first body pushes the second to the next 256 residue.
+	b1.Code = append(b1.Code, make([]byte, 0x100)...)
+	_, pl, err = Layout(0x1000, 0x200, []*Body{b1, b2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl[1].Entry%256 != 0 || pl[1].Entry <= 0x1100 {
+		t.Fatalf("second entry %#x lost its residue or overlaps", pl[1].Entry)
+	}
+}
+
+func TestLongBranchWindow(t *testing.T) {
+	// A branch 200 KiB away does not fit a SOPP offset.
+	far := 200 * 1024 / 4
+	b := body("k", 0x1000, far+8, Fixup{Kind: Branch, Op: OpCbranchEXECZ, Off: 0, Size: 4, Target: 0x1000 + uint64(4*far), Src: 0x1000})
+	b.Map[0x1000+uint64(4*far)] = 4 * far
+	_, _, err := Layout(0x1000, 0, []*Body{b})
+	if _, ok := err.(*OutOfRange); !ok {
+		t.Fatalf("want OutOfRange, got %v", err)
+	}
+	b.Fixups[0].Long = true
+	b.Fixups[0].Size = LongSize(OpCbranchEXECZ)
+	b.Fixups[0].Pair = 40
+	text, pl, err := Layout(0x1000, 0, []*Body{b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl[0].Long != 1 {
+		t.Fatalf("long count %d", pl[0].Long)
+	}
+	// Simulate the window: inverted branch, then getpc (PC of next
+	// instruction) + delta must equal the target.
+	w := func(i int) uint32 { return binary.LittleEndian.Uint32(text[4*i:]) }
+	if w(0) != sopp(OpCbranchEXECNZ, 6) {
+		t.Fatalf("inverted branch %#x", w(0))
+	}
+	if w(1) != getpcWord(40) || w(6) != setpcWord(40) {
+		t.Fatalf("long window shape % x", text[:28])
+	}
+	pc := uint64(0x1000 + 8)
+	delta := uint64(w(3)) | uint64(w(5))<<32
+	if pc+delta != 0x1000+uint64(4*far) {
+		t.Fatalf("long window reaches %#x, want %#x", pc+delta, 0x1000+4*far)
+	}
+	// Skip distance of the inverted branch lands right after the window.
+	if 4+6*4 != LongSize(OpCbranchEXECZ) {
+		t.Fatal("inverted skip does not cover the long window")
+	}
+}
+
+func TestPreloadStub(t *testing.T) {
+	b := body("k", 0x1000, 80)
+	b.Preload = 0x1100
+	b.Map[0x1100] = 0x40 // the translated preamble shrank: stub needed
+	text, pl, err := Layout(0x1000, 0, []*Body{b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pl[0].Stub || pl[0].Entry != 0x1000 {
+		t.Fatalf("placement %+v", pl[0])
+	}
+	at := func(a uint64) uint32 { return binary.LittleEndian.Uint32(text[a-0x1000:]) }
+	tgt := func(a uint64) uint64 { return uint64(int64(a) + 4 + 4*int64(int16(at(a)))) }
+	if tgt(0x1000) != pl[0].Base || tgt(0x1100) != pl[0].Base+0x40 {
+		t.Fatalf("stub branches go to %#x and %#x (base %#x)", tgt(0x1000), tgt(0x1100), pl[0].Base)
+	}
+}
