@@ -68,7 +68,7 @@ func ReadCodeObject(r io.ReaderAt) (*CodeObject, error) {
 	}
 	co.Funcmap = ParseFuncmap(data)
 	if len(data) == 0 {
-		co.Funcmap.Diagnostics = append(co.Funcmap.Diagnostics, Diagnostic{Warning, 0, SectionName + " section present but empty"})
+		co.Funcmap.Diagnostics = append(co.Funcmap.Diagnostics, Diagnostic{Warning, 0, "section present but empty"})
 	}
 	co.resolve()
 	return co, nil

@@ -193,8 +193,8 @@ func commas(n int64) string {
 }
 
 // svgScript drives the search box, hover info and zoom. It also supports
-// "#search=<regex>" in the URL, and records its state in data-* attributes
-// of the root element (data-ready, data-frames, data-matches) so that
+// "#search=<regex>" and "#zoom=<frame name>" in the URL, and records its state in data-* attributes
+// of the root element (data-ready, data-frames, data-matches, data-hidden) so that
 // headless browser tests can read the result.
 const svgScript = `(function () {
   "use strict";
@@ -288,6 +288,14 @@ const svgScript = `(function () {
     var p = decodeURIComponent(m[1]);
     if (input) { input.value = p; }
     search(p);
+  }
+  var z = /[#&]zoom=([^&]*)/.exec(location.hash || "");
+  if (z) {
+    var zn = decodeURIComponent(z[1]);
+    for (var i = 0; i < frames.length; i++) {
+      if (frames[i].getAttribute("data-name") === zn) { zoom(frames[i]); break; }
+    }
+    svg.setAttribute("data-hidden", String(document.querySelectorAll("g.fr.hide").length));
   }
   svg.setAttribute("data-ready", total > 0 || frames.length === 0 ? "1" : "0");
 })();`
