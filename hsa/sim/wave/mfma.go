@@ -1,0 +1,207 @@
+package wave
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
+)
+
+// mfmaShape describes a matrix instruction parsed from its mnemonic.
+type mfmaShape struct {
+	m, n, k, blocks int
+	intOut          bool
+	aType, bType    string // f32, f16, bf16, i8, fp8, bf8
+}
+
+func elemBits(t string) int {
+	switch t {
+	case "f32", "xf32":
+		return 32
+	case "f16", "bf16":
+		return 16
+	}
+	return 8
+}
+
+func parseMFMA(name string) (mfmaShape, bool) {
+	f := strings.Split(strings.TrimPrefix(name, "v_mfma_"), "_")
+	if len(f) < 3 {
+		return mfmaShape{}, false
+	}
+	var s mfmaShape
+	switch f[0] {
+	case "f32":
+	case "i32":
+		s.intOut = true
+	default:
+		return s, false
+	}
+	dims := strings.Split(f[1], "x")
+	if len(dims) != 3 {
+		return s, false
+	}
+	var err error
+	if s.m, err = strconv.Atoi(dims[0]); err != nil {
+		return s, false
+	}
+	if s.n, err = strconv.Atoi(dims[1]); err != nil {
+		return s, false
+	}
+	if s.k, err = strconv.Atoi(dims[2]); err != nil {
+		return s, false
+	}
+	rest := f[2:]
+	s.blocks = 1
+	if strings.HasSuffix(rest[0], "b") {
+		if s.blocks, err = strconv.Atoi(strings.TrimSuffix(rest[0], "b")); err != nil {
+			return s, false
+		}
+		rest = rest[1:]
+	}
+	switch len(rest) {
+	case 1:
+		s.aType, s.bType = rest[0], rest[0]
+	case 2:
+		s.aType, s.bType = rest[0], rest[1]
+	default:
+		return s, false
+	}
+	for _, t := range []string{s.aType, s.bType} {
+		switch t {
+		case "f32", "f16", "bf16", "i8", "fp8", "bf8":
+		default:
+			return s, false
+		}
+	}
+	return s, true
+}
+
+// element reads element e of a lane's A or B operand.
+func (w *Wave) mfmaElem(base uint16, lane, e int, typ string) float64 {
+	bitsN := elemBits(typ)
+	per := 32 / bitsN
+	r := (base - opVGPR + uint16(e/per)) & 511
+	v := w.V[r][lane] >> (uint(e%per) * uint(bitsN))
+	switch typ {
+	case "f32":
+		return float64(f32(v))
+	case "f16":
+		return float64(fp.F16ToF32(uint16(v)))
+	case "bf16":
+		return float64(fp.BF16ToF32(uint16(v)))
+	case "i8":
+		return float64(int8(v))
+	case "fp8":
+		if w.target == GFX950 {
+			return float64(fp.E4M3FN.Decode(uint8(v)))
+		}
+		return float64(fp.E4M3FNUZ.Decode(uint8(v)))
+	case "bf8":
+		if w.target == GFX950 {
+			return float64(fp.E5M2.Decode(uint8(v)))
+		}
+		return float64(fp.E5M2FNUZ.Decode(uint8(v)))
+	}
+	return 0
+}
+
+// mfmaOp implements a dense matrix fused multiply-add. Products are summed
+// in float64 and rounded once to float32 (integer shapes wrap in int32).
+func mfmaOp(s mfmaShape) func(*Wave, *Inst) error {
+	g := 64 / s.m // lane groups
+	kPer := s.k
+	if s.blocks == 1 {
+		kPer = s.k / g
+	}
+	dRegs := s.m * s.n * s.blocks / 64
+	return func(w *Wave, in *Inst) error {
+		if in.Cbsz != 0 || in.Abid != 0 || in.Blgp != 0 {
+			return fmt.Errorf("MFMA broadcast controls (cbsz/abid/blgp) are not supported")
+		}
+		if in.Src[0] < opVGPR || in.Src[1] < opVGPR {
+			return fmt.Errorf("MFMA with scalar or constant A/B operands is not supported")
+		}
+		// Gather A[b][i][k] and B[b][k][j].
+		A := make([]float64, s.blocks*s.m*s.k)
+		B := make([]float64, s.blocks*s.k*s.n)
+		for l := 0; l < 64; l++ {
+			i, b := l%s.m, 0
+			k0 := 0
+			if s.blocks == 1 {
+				k0 = (l / s.m) * kPer
+			} else {
+				b = l / s.m
+			}
+			if b >= s.blocks {
+				continue
+			}
+			for e := 0; e < kPer; e++ {
+				A[(b*s.m+i)*s.k+k0+e] = w.mfmaElem(in.Src[0], l, e, s.aType)
+				B[(b*s.k+k0+e)*s.n+i] = w.mfmaElem(in.Src[1], l, e, s.bType)
+			}
+		}
+		// C/D positions: (block, i, j) of lane l, register r.
+		pos := func(l, r int) (b, i, j int) {
+			if s.m*s.n < 64 { // 4x4 shapes: blocks across lanes
+				return l / s.n, r, l % s.n
+			}
+			rpb := s.m * s.n / 64
+			b = r / rpb
+			r %= rpb
+			return b, (r/4)*(4*g) + (l/s.n)*4 + r%4, l % s.n
+		}
+		var cval func(l, r int) uint32
+		if in.Src[2] >= opVGPR {
+			cbase := (in.Src[2] - opVGPR) & 511
+			cval = func(l, r int) uint32 { return w.V[(cbase+uint16(r))&511][l] }
+		} else {
+			c := uint32(w.scalar64(in.Src[2], in, kF32))
+			if s.intOut {
+				c = uint32(w.scalar64(in.Src[2], in, kB32))
+			}
+			cval = func(l, r int) uint32 { return c }
+		}
+		out := make([]uint32, 64*dRegs)
+		for l := 0; l < 64; l++ {
+			for r := 0; r < dRegs; r++ {
+				b, i, j := pos(l, r)
+				c := cval(l, r)
+				if s.intOut {
+					acc := int32(c)
+					for k := 0; k < s.k; k++ {
+						acc += int32(A[(b*s.m+i)*s.k+k]) * int32(B[(b*s.k+k)*s.n+j])
+					}
+					out[l*dRegs+r] = uint32(acc)
+					continue
+				}
+				acc := 0.0
+				for k := 0; k < s.k; k++ {
+					acc += A[(b*s.m+i)*s.k+k] * B[(b*s.k+k)*s.n+j]
+				}
+				out[l*dRegs+r] = math.Float32bits(float32(acc + float64(f32(c))))
+			}
+		}
+		d := (in.Dst - opVGPR) & 511
+		for l := 0; l < 64; l++ {
+			for r := 0; r < dRegs; r++ {
+				w.V[(d+uint16(r))&511][l] = out[l*dRegs+r]
+			}
+		}
+		w.Lanes += uint64(64 * s.k * dRegs)
+		return nil
+	}
+}
+
+func init() {
+	for _, n := range namesVOP3P {
+		if !strings.HasPrefix(n, "v_mfma_") {
+			continue
+		}
+		if s, ok := parseMFMA(n); ok {
+			def(n, mfmaOp(s))
+		}
+	}
+}

@@ -1,0 +1,226 @@
+package wave
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
+)
+
+// Target selects the ISA whose semantics the interpreter follows where
+// gfx942 and gfx950 differ (FP8/BF8 formats, gfx950-only opcodes).
+type Target int
+
+// Targets.
+const (
+	GFX942 Target = iota
+	GFX950
+)
+
+func (t Target) String() string {
+	if t == GFX950 {
+		return "gfx950"
+	}
+	return "gfx942"
+}
+
+// Register numbers of special scalar operands.
+const (
+	RegFlatScratchLo = 102
+	RegVCCLo         = 106
+	RegVCCHi         = 107
+	RegTTMP0         = 108
+	RegM0            = 124
+	RegExecLo        = 126
+	RegExecHi        = 127
+)
+
+// Aperture bases of the flat address space: flat addresses in
+// [SharedBase, SharedBase+4GiB) reach the workgroup's LDS and those in
+// [PrivateBase, PrivateBase+4GiB) the lane's private (scratch) memory.
+const (
+	SharedBase  = 0x0001_0000_0000_0000
+	PrivateBase = 0x0002_0000_0000_0000
+)
+
+// Group is the state a workgroup's waves share: LDS and barrier state.
+type Group struct {
+	// LDS is the workgroup's local data share.
+	LDS []byte
+}
+
+// Wave is the architectural state of one wave64.
+type Wave struct {
+	// S holds SGPRs s0..s101 and the special registers at their operand
+	// numbers: FLAT_SCRATCH (102-103), XNACK_MASK (104-105), VCC (106-107),
+	// TTMP0-15 (108-123), M0 (124) and EXEC (126-127).
+	S [128]uint32
+	// SCC is the scalar condition code.
+	SCC bool
+	// PC is the byte address of the next instruction.
+	PC uint64
+	// V holds the vector registers: v0..v255 at 0..255 and the
+	// accumulation registers a0..a255 at 256..511; V[r][lane].
+	V [512][64]uint32
+	// Private is each lane's private (scratch) memory.
+	Private [64][]byte
+	// ID is the wave's number in its dispatch, for error messages.
+	ID int
+	// Done is set by s_endpgm.
+	Done bool
+	// AtBarrier is set by s_barrier until the group releases it.
+	AtBarrier bool
+	// Count is the number of instructions the wave executed.
+	Count uint64
+	// Lanes is the number of lane-instructions (active lanes of vector
+	// instructions, one per scalar instruction).
+	Lanes uint64
+
+	prog   *Program
+	mem    *mem.Memory
+	group  *Group
+	target Target
+	// scratch vectors for operand broadcast and modifiers
+	tmp [9][64]uint32
+}
+
+// Fault is the error of an instruction that could not execute: a trap, a
+// memory fault, an unknown or unsupported instruction.
+type Fault struct {
+	// PC is the address of the faulting instruction.
+	PC uint64
+	// Wave is the wave's number in its dispatch.
+	Wave int
+	// Inst is the instruction (mnemonic, or the raw words when unknown).
+	Inst string
+	// Err is the cause.
+	Err error
+}
+
+func (f *Fault) Error() string {
+	return fmt.Sprintf("wave %d, pc %#x, %s: %v", f.Wave, f.PC, f.Inst, f.Err)
+}
+
+func (f *Fault) Unwrap() error { return f.Err }
+
+// ErrTrap is the cause of a fault raised by s_trap.
+var ErrTrap = errors.New("s_trap")
+
+// Exec returns the 64-bit EXEC mask.
+func (w *Wave) Exec() uint64 { return uint64(w.S[RegExecLo]) | uint64(w.S[RegExecHi])<<32 }
+
+// SetExec sets the 64-bit EXEC mask.
+func (w *Wave) SetExec(m uint64) { w.S[RegExecLo], w.S[RegExecHi] = uint32(m), uint32(m>>32) }
+
+// VCC returns the 64-bit VCC mask.
+func (w *Wave) VCC() uint64 { return uint64(w.S[RegVCCLo]) | uint64(w.S[RegVCCHi])<<32 }
+
+// SetVCC sets the 64-bit VCC mask.
+func (w *Wave) SetVCC(m uint64) { w.S[RegVCCLo], w.S[RegVCCHi] = uint32(m), uint32(m>>32) }
+
+// Reset prepares w to run the program from pc with the given memory and
+// group; it zeroes SGPRs and the first nv VGPRs and na AGPRs.
+func (w *Wave) Reset(p *Program, m *mem.Memory, g *Group, target Target, pc uint64, nv, na int) {
+	w.S = [128]uint32{}
+	w.SCC = false
+	w.PC = pc
+	if nv > 256 {
+		nv = 256
+	}
+	if na > 256 {
+		na = 256
+	}
+	for r := 0; r < nv; r++ {
+		w.V[r] = [64]uint32{}
+	}
+	for r := 0; r < na; r++ {
+		w.V[256+r] = [64]uint32{}
+	}
+	w.prog, w.mem, w.group, w.target = p, m, g, target
+	w.Done, w.AtBarrier = false, false
+	w.Count, w.Lanes = 0, 0
+}
+
+// Run executes instructions until the wave ends, reaches a barrier, faults
+// or has executed limit more instructions (limit 0: no limit).
+func (w *Wave) Run(limit uint64) error {
+	start := w.Count
+	for !w.Done && !w.AtBarrier {
+		if limit != 0 && w.Count-start >= limit {
+			return &Fault{PC: w.PC, Wave: w.ID, Inst: "-", Err: fmt.Errorf("instruction limit of %d reached", limit)}
+		}
+		in, err := w.prog.Fetch(w.PC)
+		if err != nil {
+			return &Fault{PC: w.PC, Wave: w.ID, Inst: "(fetch)", Err: err}
+		}
+		pc := w.PC
+		w.PC += uint64(in.Size)
+		w.Count++
+		if err := in.exec(w, in); err != nil {
+			w.PC = pc
+			return &Fault{PC: pc, Wave: w.ID, Inst: in.String(), Err: err}
+		}
+	}
+	return nil
+}
+
+// Step executes one instruction.
+func (w *Wave) Step() error {
+	in, err := w.prog.Fetch(w.PC)
+	if err != nil {
+		return &Fault{PC: w.PC, Wave: w.ID, Inst: "(fetch)", Err: err}
+	}
+	pc := w.PC
+	w.PC += uint64(in.Size)
+	w.Count++
+	if err := in.exec(w, in); err != nil {
+		w.PC = pc
+		return &Fault{PC: pc, Wave: w.ID, Inst: in.String(), Err: err}
+	}
+	return nil
+}
+
+// Program is the decoded-instruction cache of a code region; it fetches
+// instruction words from device memory and decodes each PC once.
+type Program struct {
+	mem    *mem.Memory
+	target Target
+	cache  map[uint64]*Inst
+}
+
+// NewProgram returns a decoder for code in m.
+func NewProgram(m *mem.Memory, target Target) *Program {
+	return &Program{mem: m, target: target, cache: map[uint64]*Inst{}}
+}
+
+// Fetch returns the decoded instruction at pc.
+func (p *Program) Fetch(pc uint64) (*Inst, error) {
+	if in := p.cache[pc]; in != nil {
+		return in, nil
+	}
+	var words [4]uint32
+	n := 0
+	for ; n < 4; n++ {
+		v, err := p.mem.Load32(pc + uint64(4*n))
+		if err != nil {
+			break
+		}
+		words[n] = v
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("instruction fetch at %#x: %w", pc, &mem.Fault{Addr: pc, Size: 4})
+	}
+	in, err := Decode(words[:n], p.target)
+	if err != nil {
+		return nil, err
+	}
+	in.PC = pc
+	p.cache[pc] = in
+	return in, nil
+}
+
+func f32(u uint32) float32  { return math.Float32frombits(u) }
+func u32(f float32) uint32  { return math.Float32bits(f) }
+func f64(u uint64) float64  { return math.Float64frombits(u) }
+func u64f(f float64) uint64 { return math.Float64bits(f) }
