@@ -83,6 +83,7 @@ var ruleNames = [...]string{
 	RuleFlatWorkgroupSize:        "flat workgroup size too large",
 	RuleFenceScope:               "invalid fence scope",
 	RuleBufferSize:               "output buffer too short",
+	RuleDepSignals:               "too many dependency signals",
 }
 
 // String returns a short description of the rule.
@@ -117,6 +118,8 @@ func (e *DispatchError) Error() string {
 		return fmt.Sprintf("silkrt: dispatch: %s = %d in an unused dimension, want 1", e.Field, e.Value)
 	case RuleFenceScope:
 		return fmt.Sprintf("silkrt: dispatch: %s = %d, want 0 (none), 1 (agent) or 2 (system)", e.Field, e.Value)
+	case RuleDepSignals:
+		return fmt.Sprintf("silkrt: barrier: %d dependency signals, at most %d", e.Value, e.Limit)
 	case RuleBufferSize:
 		return fmt.Sprintf("silkrt: dispatch: %s is %d bytes, want %d", e.Field, e.Value, e.Limit)
 	}
@@ -298,4 +301,46 @@ func BuildDispatchPacketC(cfg, out unsafe.Pointer) int32 {
 	}
 	c := DecodeCConfig(unsafe.Slice((*byte)(cfg), CConfigSize))
 	return int32(RuleOf(EncodeDispatchPacket(&c, o)))
+}
+
+// BarrierConfig describes a barrier-AND or barrier-OR packet.
+type BarrierConfig struct {
+	// Or selects BARRIER_OR (complete when any dependency is satisfied);
+	// false selects BARRIER_AND (all of them).
+	Or bool
+	// DepSignals are the hsa_signal_t handles to wait on, at most
+	// aql.NumBarrierDepSignals; unused slots are written as 0.
+	DepSignals []uint64
+	// CompletionSignal is the hsa_signal_t handle, 0 for none.
+	CompletionSignal uint64
+	// Barrier sets the header barrier bit.
+	Barrier bool
+	// AcquireFenceScope and ReleaseFenceScope go to the header.
+	AcquireFenceScope, ReleaseFenceScope aql.FenceScope
+}
+
+// RuleDepSignals: a barrier packet has more than five dependency signals.
+const RuleDepSignals Rule = 10
+
+// BuildBarrierPacket validates c and returns the barrier packet.
+func BuildBarrierPacket(c *BarrierConfig) (aql.BarrierPacket, error) {
+	if len(c.DepSignals) > aql.NumBarrierDepSignals {
+		return aql.BarrierPacket{}, &DispatchError{Rule: RuleDepSignals, Field: "dep_signal", Value: uint64(len(c.DepSignals)), Limit: aql.NumBarrierDepSignals}
+	}
+	if !c.AcquireFenceScope.Valid() {
+		return aql.BarrierPacket{}, &DispatchError{Rule: RuleFenceScope, Field: "acquire_fence_scope", Value: uint64(c.AcquireFenceScope)}
+	}
+	if !c.ReleaseFenceScope.Valid() {
+		return aql.BarrierPacket{}, &DispatchError{Rule: RuleFenceScope, Field: "release_fence_scope", Value: uint64(c.ReleaseFenceScope)}
+	}
+	t := aql.PacketTypeBarrierAnd
+	if c.Or {
+		t = aql.PacketTypeBarrierOr
+	}
+	p := aql.BarrierPacket{
+		Header:           aql.MakeHeader(t, c.Barrier, c.AcquireFenceScope, c.ReleaseFenceScope),
+		CompletionSignal: c.CompletionSignal,
+	}
+	copy(p.DepSignal[:], c.DepSignals)
+	return p, nil
 }

@@ -211,3 +211,37 @@ func TestBuildDispatchPacketC(t *testing.T) {
 		t.Fatalf("scope 256: status %d", st)
 	}
 }
+
+func TestBuildBarrierPacket(t *testing.T) {
+	c := BarrierConfig{Or: true, DepSignals: []uint64{0x10, 0x20, 0x30}, CompletionSignal: 0x99, Barrier: true, AcquireFenceScope: aql.FenceScopeAgent, ReleaseFenceScope: aql.FenceScopeSystem}
+	p, err := BuildBarrierPacket(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := p.Bytes()
+	le := binary.LittleEndian
+	if h := le.Uint16(b[0:]); h != uint16(aql.PacketTypeBarrierOr)|1<<8|1<<9|2<<11 {
+		t.Errorf("header %#x", h)
+	}
+	for i, want := range []uint64{0x10, 0x20, 0x30, 0, 0} {
+		if got := le.Uint64(b[8+8*i:]); got != want {
+			t.Errorf("dep_signal[%d] at %d = %#x want %#x", i, 8+8*i, got, want)
+		}
+	}
+	if le.Uint64(b[56:]) != 0x99 || le.Uint16(b[2:]) != 0 || le.Uint32(b[4:]) != 0 || le.Uint64(b[48:]) != 0 {
+		t.Errorf("packet %x", b)
+	}
+	c.Or = false
+	if p, _ := BuildBarrierPacket(&c); p.Header.Type() != aql.PacketTypeBarrierAnd {
+		t.Errorf("AND type %v", p.Header.Type())
+	}
+	c.DepSignals = make([]uint64, 6)
+	if _, err := BuildBarrierPacket(&c); RuleOf(err) != RuleDepSignals {
+		t.Errorf("6 deps: %v", err)
+	}
+	c.DepSignals = nil
+	c.ReleaseFenceScope = 3
+	if _, err := BuildBarrierPacket(&c); RuleOf(err) != RuleFenceScope {
+		t.Errorf("scope 3: %v", err)
+	}
+}

@@ -403,3 +403,70 @@ func TestRealHIPNoDevice(t *testing.T) {
 		t.Fatalf("want a clean no-device error with HIP's error name, got %q", line)
 	}
 }
+
+// TestHIPProviderConcurrent uses one provider from several goroutines; the
+// provider serializes calls into the (not thread-safe) runtime double.
+func TestHIPProviderConcurrent(t *testing.T) {
+	hsaco, double := fixtures(t)
+	code, err := os.ReadFile(hsaco)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HIPDOUBLE_LOG", "")
+	t.Setenv("HIPDOUBLE_DEVICES", "1")
+	t.Setenv("HIPDOUBLE_FAIL", "")
+	nop, _, err := EntryFromCodeObject("nop", code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := OpenHIP(HIPOptions{Library: double})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.Load(&Bundle{Provider: ProviderHIP, Target: 942, Entries: []Entry{nop}}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				p, err := h.Alloc(64)
+				if err != nil {
+					errs <- err
+					return
+				}
+				in := bytes.Repeat([]byte{byte(g), byte(i)}, 32)
+				out := make([]byte, 64)
+				if err := h.CopyIn(p, in); err != nil {
+					errs <- err
+					return
+				}
+				if err := h.Launch("nop", Dim3{64, 1, 1}, Dim3{64, 1, 1}, nil); err != nil {
+					errs <- err
+					return
+				}
+				if err := h.CopyOut(out, p); err != nil {
+					errs <- err
+					return
+				}
+				if !bytes.Equal(in, out) {
+					errs <- fmt.Errorf("goroutine %d iteration %d: copy mismatch", g, i)
+					return
+				}
+				if err := h.Free(p); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
