@@ -245,3 +245,45 @@ func TestBuildBarrierPacket(t *testing.T) {
 		t.Errorf("scope 3: %v", err)
 	}
 }
+
+// FuzzBuildDispatchPacketC feeds arbitrary C struct images to the C-ABI
+// entry point: a success must decode back to the config, a failure must
+// leave the packet zeroed, and nothing may panic.
+func FuzzBuildDispatchPacketC(f *testing.F) {
+	f.Add(make([]byte, CConfigSize))
+	seed := make([]byte, CConfigSize)
+	binary.LittleEndian.PutUint16(seed[CConfigOffsetDimensions:], 1)
+	binary.LittleEndian.PutUint16(seed[CConfigOffsetWorkgroupSizeX:], 64)
+	binary.LittleEndian.PutUint16(seed[CConfigOffsetWorkgroupSizeY:], 1)
+	binary.LittleEndian.PutUint16(seed[CConfigOffsetWorkgroupSizeZ:], 1)
+	binary.LittleEndian.PutUint32(seed[CConfigOffsetGridSizeX:], 256)
+	binary.LittleEndian.PutUint32(seed[CConfigOffsetGridSizeY:], 1)
+	binary.LittleEndian.PutUint32(seed[CConfigOffsetGridSizeZ:], 1)
+	f.Add(seed)
+	f.Fuzz(func(t *testing.T, img []byte) {
+		if len(img) < CConfigSize {
+			img = append(img, make([]byte, CConfigSize-len(img))...)
+		}
+		var out [64]byte
+		st := BuildDispatchPacketC(unsafe.Pointer(&img[0]), unsafe.Pointer(&out[0]))
+		c := DecodeCConfig(img)
+		if Rule(st) != RuleOf(c.Validate()) {
+			t.Fatalf("status %d, Validate says %v", st, c.Validate())
+		}
+		if st != 0 {
+			if out != [64]byte{} {
+				t.Fatalf("status %d with nonzero packet", st)
+			}
+			return
+		}
+		p, err := aql.DecodeKernelDispatchPacket(out[:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Dimensions() != int(c.Dimensions) || p.WorkgroupSizeZ != c.WorkgroupSizeZ || p.GridSizeY != c.GridSizeY ||
+			p.KernelObject != c.KernelObject || p.CompletionSignal != c.CompletionSignal || p.Header.Barrier() != c.Barrier ||
+			p.Header.ReleaseFenceScope() != c.ReleaseFenceScope || p.Reserved0 != 0 || p.Reserved2 != 0 {
+			t.Fatalf("packet %+v from config %+v", p, c)
+		}
+	})
+}
