@@ -1,0 +1,238 @@
+package rules
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/bitop3"
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/mfma"
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+)
+
+// disasm decodes host code with llvm-mc-19 --disassemble for gfx942 and
+// returns one line per instruction.
+func disasm(t *testing.T, code []byte) []string {
+	t.Helper()
+	mc := llvmtool.Require(t, llvmtool.MC)
+	var in strings.Builder
+	for _, b := range code {
+		fmt.Fprintf(&in, "0x%02x ", b)
+	}
+	cmd := exec.Command(mc, "--disassemble", "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942")
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "invalid") || strings.Contains(string(out), "warning") {
+		t.Fatalf("llvm-mc --disassemble: %v\n%s", err, out)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, ".") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// machine interprets the VOP3 bit operations rules emit (one lane; every
+// register is a 32-bit word). It is the reference the expansions are
+// checked against.
+type machine struct {
+	v [256]uint32
+	s [106]uint32
+}
+
+func (m *machine) src(code uint32) uint32 {
+	switch {
+	case code >= 256:
+		return m.v[code-256]
+	case code < 106:
+		return m.s[code]
+	case code >= 128 && code <= 192:
+		return code - 128
+	case code >= 193 && code <= 208:
+		return uint32(int32(192 - int32(code)))
+	}
+	panic(fmt.Sprintf("source code %d", code))
+}
+
+func (m *machine) run(t *testing.T, code []byte) {
+	for i := 0; i+8 <= len(code); i += 8 {
+		w0 := binary.LittleEndian.Uint32(code[i:])
+		w1 := binary.LittleEndian.Uint32(code[i+4:])
+		if w0>>26 != 0x34 {
+			t.Fatalf("not a VOP3 word: %#x", w0)
+		}
+		a, b, c := m.src(w1&0x1ff), m.src(w1>>9&0x1ff), m.src(w1>>18&0x1ff)
+		var r uint32
+		switch op := w0 >> 16 & 0x3ff; op {
+		case opMovB32:
+			r = a
+		case opNotB32:
+			r = ^a
+		case opAndB32:
+			r = a & b
+		case opOrB32:
+			r = a | b
+		case opXorB32:
+			r = a ^ b
+		case opBfiB32:
+			r = a&b | ^a&c
+		default:
+			t.Fatalf("unexpected opcode %#x", op)
+		}
+		m.v[w0&0xff] = r
+	}
+}
+
+// TestBitop3AllTables runs the emitted host code of every truth table, in
+// several operand configurations (distinct VGPRs, destination aliasing a
+// source, an SGPR source, an inline constant), against Eval.
+func TestBitop3AllTables(t *testing.T) {
+	type cfg struct {
+		vdst uint16
+		src  [3]uint16
+	}
+	cfgs := []cfg{
+		{5, [3]uint16{256 + 1, 256 + 2, 256 + 3}},
+		{1, [3]uint16{256 + 1, 256 + 2, 256 + 3}},
+		{3, [3]uint16{256 + 1, 256 + 2, 256 + 3}},
+		{7, [3]uint16{256 + 7, 256 + 7, 256 + 2}},
+		{5, [3]uint16{256 + 1, 256 + 2, 3}},
+		{5, [3]uint16{9, 256 + 2, 256 + 5}},
+		{6, [3]uint16{256 + 1, 200, 256 + 2}}, // -8
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for lut := 0; lut < 256; lut++ {
+		for _, c := range cfgs {
+			n := Bitop3Temps(uint8(lut), c.vdst, c.src)
+			temps := []uint16{100, 101}[:n]
+			code, err := Bitop3Code(uint8(lut), c.vdst, c.src, temps)
+			if err != nil {
+				t.Fatalf("lut %#x: %v", lut, err)
+			}
+			for trial := 0; trial < 8; trial++ {
+				var m machine
+				for i := range m.v {
+					m.v[i] = r.Uint32()
+				}
+				for i := range m.s {
+					m.s[i] = r.Uint32()
+				}
+				if trial == 0 {
+					m.v[1], m.v[2], m.v[3] = 0xf0f0f0f0, 0xcccccccc, 0xaaaaaaaa
+				}
+				a, b, cc := m.src(uint32(c.src[0])), m.src(uint32(c.src[1])), m.src(uint32(c.src[2]))
+				want := bitop3.Eval(uint8(lut), a, b, cc)
+				before := m
+				m.run(t, code)
+				if m.v[c.vdst] != want {
+					t.Fatalf("lut %#x cfg %+v: got %#x want %#x", lut, c, m.v[c.vdst], want)
+				}
+				// Only vdst and the temporaries may change.
+				for i := range m.v {
+					if m.v[i] != before.v[i] && uint16(i) != c.vdst && !(len(temps) > 0 && uint16(i) == temps[0]) && !(len(temps) > 1 && uint16(i) == temps[1]) {
+						t.Fatalf("lut %#x cfg %+v: clobbered v%d", lut, c, i)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBitop3CodeDisassembles checks the host words of every table are
+// valid gfx942 instructions.
+func TestBitop3CodeDisassembles(t *testing.T) {
+	var all []byte
+	count := 0
+	for lut := 0; lut < 256; lut++ {
+		src := [3]uint16{256 + 1, 256 + 2, 3}
+		code, err := Bitop3Code(uint8(lut), 5, src, []uint16{100, 101})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, code...)
+		count += len(code) / 8
+	}
+	lines := disasm(t, all)
+	if len(lines) != count {
+		t.Fatalf("llvm-mc decoded %d instructions, want %d", len(lines), count)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "v_") {
+			t.Fatalf("unexpected line %q", l)
+		}
+	}
+}
+
+func TestMFMASplitDisassembles(t *testing.T) {
+	want := map[string][]string{
+		"v_mfma_f32_16x16x32_f16":  {"v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[8:9], v[12:15]", "v_mfma_f32_16x16x16_f16 v[0:3], v[6:7], v[10:11], v[0:3]"},
+		"v_mfma_f32_32x32x16_bf16": {"v_mfma_f32_32x32x8_bf16 v[0:15], v[20:21], v[24:25], v[12:27]", "v_mfma_f32_32x32x8_bf16 v[0:15], v[22:23], v[26:27], v[0:15]"},
+		"v_mfma_i32_16x16x64_i8":   {"v_mfma_i32_16x16x32_i8 v[0:3], v[4:5], v[8:9], v[12:15]", "v_mfma_i32_16x16x32_i8 v[0:3], v[6:7], v[10:11], v[0:3]"},
+	}
+	for guest, lines := range want {
+		s, ok := mfma.Lookup(guest)
+		if !ok {
+			t.Fatalf("no split for %s", guest)
+		}
+		a, b, c := uint32(4), uint32(8), uint32(12)
+		if s.M == 32 {
+			a, b = 20, 24
+		}
+		w0 := uint32(0xd3800000)
+		w1 := (256 + a) | (256+b)<<9 | (256+c)<<18
+		code, err := MFMASplitCode(s, w0, w1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := disasm(t, code)
+		for i := range lines {
+			if i >= len(got) || !strings.HasPrefix(got[i], lines[i]) {
+				t.Fatalf("%s: got %q, want %q", guest, got, lines)
+			}
+		}
+	}
+	// Accumulator in AGPRs, operands in AGPRs: the acc bits survive.
+	s, _ := mfma.Lookup("v_mfma_f32_16x16x32_f16")
+	code, err := MFMASplitCode(s, 0xd3808000, (256+4)|(256+8)<<9|(256+0)<<18|3<<27)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := disasm(t, code)
+	if !strings.HasPrefix(got[1], "v_mfma_f32_16x16x16_f16 a[0:3], a[6:7], a[10:11], a[0:3]") {
+		t.Fatalf("AGPR split: %q", got)
+	}
+	// D overlapping a later part's A operand is refused.
+	if _, err := MFMASplitCode(s, 0xd3800006, (256+4)|(256+8)<<9|(256+0)<<18); err == nil {
+		t.Fatal("overlap accepted")
+	}
+	// Broadcast controls are refused.
+	if _, err := MFMASplitCode(s, 0xd3800100, (256+4)|(256+8)<<9); err == nil {
+		t.Fatal("cbsz accepted")
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	if r := For(isa.GFX950, isa.GFX942, "v_bitop3_b32"); r == nil || r.Fidelity != "exact" {
+		t.Fatalf("bitop3 rule %+v", r)
+	}
+	if r := For(isa.GFX950, isa.GFX942, "v_mfma_f32_32x32x16_f16"); r == nil || r.Fidelity != "approximate" || r.Bound == "" {
+		t.Fatalf("mfma rule %+v", r)
+	}
+	if r := For(isa.GFX950, isa.GFX942, "v_mfma_i32_32x32x32_i8"); r == nil || r.Fidelity != "exact" {
+		t.Fatalf("int mfma rule %+v", r)
+	}
+	if For(isa.GFX950, isa.GFX942, "v_prng_b32") != nil {
+		t.Fatal("unexpected rule")
+	}
+	if len(All(isa.GFX950, isa.GFX942)) < 3 {
+		t.Fatal("rules missing from All")
+	}
+}
