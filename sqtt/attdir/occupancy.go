@@ -104,9 +104,9 @@ func ParseOccupancy(data []byte) (*Occupancy, error) {
 		if string(raw) == "null" {
 			continue
 		}
-		var rows [][]json.Number
+		var rows [][]json.RawMessage
 		if err := decodeJSON(raw, &rows); err != nil {
-			return nil, fmt.Errorf("%q: %w", key, err)
+			return nil, fmt.Errorf("%q: rows: %w", key, err)
 		}
 		for i, row := range rows {
 			if len(row) < 6 {
@@ -114,11 +114,15 @@ func ParseOccupancy(data []byte) (*Occupancy, error) {
 			}
 			var v [6]int64
 			for j := 0; j < 6; j++ {
-				n, err := row[j].Int64()
+				var num json.Number
+				if err := decodeJSON(row[j], &num); err != nil {
+					return nil, fmt.Errorf("%q[%d][%d] %s: %s is not a number", key, i, j, occFields[j], row[j])
+				}
+				n, err := num.Int64()
 				if err != nil {
-					f, ferr := row[j].Float64()
+					f, ferr := num.Float64()
 					if ferr != nil || f != float64(int64(f)) {
-						return nil, fmt.Errorf("%q[%d][%d] %s: %q is not an integer", key, i, j, occFields[j], row[j])
+						return nil, fmt.Errorf("%q[%d][%d] %s: %q is not an integer", key, i, j, occFields[j], num)
 					}
 					n = int64(f)
 				}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"unicode/utf8"
 )
 
 // Record is one shaderdata record: an s_ttracedata value seen by the
@@ -320,6 +320,10 @@ func (s *Scanner) readInt(field string, allowNeg bool) (uint64, bool, bool) {
 		}
 		if c >= '0' && c <= '9' {
 			s.off++
+			if digits == 1 && v == 0 {
+				s.fail("%s: leading zero", field)
+				return 0, false, false
+			}
 			if v > (1<<64-1-uint64(c-'0'))/10 {
 				s.fail("%s: integer overflows 64 bits", field)
 				return 0, false, false
@@ -330,7 +334,8 @@ func (s *Scanner) readInt(field string, allowNeg bool) (uint64, bool, bool) {
 		}
 		if c == '.' && digits > 0 {
 			s.off++
-			// Accept only zeros after the point.
+			// Accept only zeros after the point, at least one.
+			zeros := 0
 			for {
 				d, err := s.r.ReadByte()
 				if err != nil {
@@ -338,6 +343,7 @@ func (s *Scanner) readInt(field string, allowNeg bool) (uint64, bool, bool) {
 				}
 				if d == '0' {
 					s.off++
+					zeros++
 					continue
 				}
 				if d >= '1' && d <= '9' || d == 'e' || d == 'E' {
@@ -347,6 +353,10 @@ func (s *Scanner) readInt(field string, allowNeg bool) (uint64, bool, bool) {
 				}
 				s.r.UnreadByte()
 				break
+			}
+			if zeros == 0 {
+				s.fail("%s: no digits after the decimal point", field)
+				return 0, false, false
 			}
 			break
 		}
@@ -383,6 +393,10 @@ func (s *Scanner) readString(what string) (string, bool) {
 		switch c {
 		case '"':
 			// Escapes are kept raw: the members looked for have none.
+			if !utf8.Valid(b) {
+				s.fail("invalid UTF-8 in string (%s)", what)
+				return "", false
+			}
 			return string(b), true
 		case '\\':
 			d, ok := s.next()
@@ -411,9 +425,7 @@ func (s *Scanner) readString(what string) (string, bool) {
 				s.fail("control character %#x in string (%s)", c, what)
 				return "", false
 			}
-			if len(b) < 64 {
-				b = append(b, c)
-			}
+			b = append(b, c)
 		}
 	}
 }
@@ -493,7 +505,7 @@ func (s *Scanner) skipValue(depth int) bool {
 			s.r.UnreadByte()
 			break
 		}
-		if _, err := strconv.ParseFloat(string(lit), 64); err != nil {
+		if !validNumber(lit) {
 			s.fail("bad number %q", lit)
 			return false
 		}
@@ -514,4 +526,42 @@ func (s *Scanner) skipValue(depth int) bool {
 	}
 	s.fail("found %q, want a value", c)
 	return false
+}
+
+// validNumber checks the JSON number grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func validNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
 }
