@@ -156,10 +156,10 @@ func TestTraceIndexAndMerge(t *testing.T) {
 		return `{"type":"shaderdata","records":[` + rows + `]}`
 	}
 	dir := writeFiles(t, map[string]string{
-		"ui_x/filenames.json":     `{"shaderdata_filenames":{"1":[["shaderdata_1_0.json",5,9]],"0":[["shaderdata_0_0.json",1,8],"shaderdata_0_1.json"],"gone":[["x.json",0,0]]},"wave_filenames":null}`,
-		"ui_x/shaderdata_0_0.json": rec(`[1,1,0,0,0,0],[8,2,0,0,0,0]`),
-		"ui_x/shaderdata_0_1.json": rec(`[9,3,0,0,0,0]`),
-		"ui_x/shaderdata_1_0.json": rec(`[5,4,0,0,0,0],[8,5,0,0,0,0]`),
+		"ui_x/filenames.json":                 `{"shaderdata_filenames":{"1":[["shaderdata_1_0.json",5,9]],"0":[["shaderdata_0_0.json",1,8],"shaderdata_0_1.json"],"gone":[["x.json",0,0]]},"wave_filenames":null}`,
+		"ui_x/shaderdata_0_0.json":            rec(`[1,1,0,0,0,0],[8,2,0,0,0,0]`),
+		"ui_x/shaderdata_0_1.json":            rec(`[9,3,0,0,0,0]`),
+		"ui_x/shaderdata_1_0.json":            rec(`[5,4,0,0,0,0],[8,5,0,0,0,0]`),
 		"host/1_gfx1201_code_object_id_3.out": "",
 		"ui_y/occupancy.json":                 `{"dispatches":{"0":"0 / 0x0"},"version":"3.0.0"}`,
 	})
