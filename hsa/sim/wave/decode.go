@@ -101,11 +101,11 @@ type SDWA struct {
 
 // DPP holds the data-parallel-primitive fields of a VOP1/VOP2 DPP form.
 type DPP struct {
-	Ctrl               uint16
-	RowMask, BankMask  uint8
-	BoundCtrl          bool
-	Src0Neg, Src0Abs   bool
-	Src1Neg, Src1Abs   bool
+	Ctrl              uint16
+	RowMask, BankMask uint8
+	BoundCtrl         bool
+	Src0Neg, Src0Abs  bool
+	Src1Neg, Src1Abs  bool
 }
 
 // String prints the mnemonic and raw words of in.
@@ -348,10 +348,10 @@ func Decode(words []uint32, target Target) (*Inst, error) {
 		if w0>>25&1 != 0 {
 			acc = 256
 		}
-		in.Src[0] = opVGPR + uint16(w1&0xff)                 // addr
-		in.Src[1] = opVGPR + acc + uint16(w1>>8&0xff)        // data0
-		in.Src[2] = opVGPR + acc + uint16(w1>>16&0xff)       // data1
-		in.Dst = opVGPR + acc + uint16(w1>>24&0xff)          // vdst
+		in.Src[0] = opVGPR + uint16(w1&0xff)           // addr
+		in.Src[1] = opVGPR + acc + uint16(w1>>8&0xff)  // data0
+		in.Src[2] = opVGPR + acc + uint16(w1>>16&0xff) // data1
+		in.Dst = opVGPR + acc + uint16(w1>>24&0xff)    // vdst
 	case w0>>26 == 0x37:
 		in.Fmt, in.Op = FmtFLAT, int(w0>>18&0x7f)
 		if err := need(2); err != nil {

@@ -272,7 +272,7 @@ func dsSwizzle(w *Wave, in *Inst) error {
 		} else {
 			and, or, xor := int(pat&0x1f), int(pat>>5&0x1f), int(pat>>10&0x1f)
 			g := l &^ 31
-			s = g + ((l&31)&and|or)^xor
+			s = g + ((l&31)&and | or) ^ xor
 		}
 		v := uint32(0)
 		if exec>>s&1 != 0 {

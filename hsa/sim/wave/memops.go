@@ -188,7 +188,9 @@ var atomicFns = map[string]func(old, v uint64, wide bool) uint64{
 	"add_f32": func(o, v uint64, wd bool) uint64 {
 		return uint64(math.Float32bits(math.Float32frombits(uint32(o)) + math.Float32frombits(uint32(v))))
 	},
-	"add_f64": func(o, v uint64, wd bool) uint64 { return math.Float64bits(math.Float64frombits(o) + math.Float64frombits(v)) },
+	"add_f64": func(o, v uint64, wd bool) uint64 {
+		return math.Float64bits(math.Float64frombits(o) + math.Float64frombits(v))
+	},
 	"min_f64": func(o, v uint64, wd bool) uint64 {
 		return math.Float64bits(math.Min(math.Float64frombits(o), math.Float64frombits(v)))
 	},

@@ -6,18 +6,20 @@ import "math"
 type kind uint8
 
 const (
-	kB32 kind = iota // 32-bit integer
-	kF32             // 32-bit float
-	kF16             // 16-bit float in the low half
-	kB16             // 16-bit integer in the low half
-	kF64             // 64-bit float
-	kB64             // 64-bit integer
-	kPkF16           // two 16-bit floats
-	kPkB16           // two 16-bit integers
-	kPkF32           // two 32-bit floats (64-bit operand)
+	kB32   kind = iota // 32-bit integer
+	kF32               // 32-bit float
+	kF16               // 16-bit float in the low half
+	kB16               // 16-bit integer in the low half
+	kF64               // 64-bit float
+	kB64               // 64-bit integer
+	kPkF16             // two 16-bit floats
+	kPkB16             // two 16-bit integers
+	kPkF32             // two 32-bit floats (64-bit operand)
 )
 
-func (k kind) isFloat() bool { return k == kF32 || k == kF16 || k == kF64 || k == kPkF16 || k == kPkF32 }
+func (k kind) isFloat() bool {
+	return k == kF32 || k == kF16 || k == kF64 || k == kPkF16 || k == kPkF32
+}
 
 var f32Consts = [9]float32{0.5, -0.5, 1, -1, 2, -2, 4, -4, 0.15915494}
 var f16Consts = [9]uint16{0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118}

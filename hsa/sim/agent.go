@@ -1,0 +1,407 @@
+// Package sim is rocjitsu's GPU-less HSA agent: a simulated gfx942 or
+// gfx950 device with a sparse device address space, code-object loading,
+// AQL kernel-dispatch processing and a functional wave64 interpreter
+// (package wave) that runs the kernels. It is the default backend when no
+// GPU is present and the oracle that checks translated code.
+//
+// Use:
+//
+//	a, _ := sim.NewAgent("gfx942")
+//	ex, _ := a.LoadCodeObject(image)          // ELF bytes
+//	k, _ := ex.Kernel("vector_add")
+//	buf, _ := a.Alloc(4096)
+//	_ = a.CopyIn(buf, data)
+//	ka := make([]byte, k.KernargSegmentSize)  // explicit arguments at their metadata offsets
+//	err := a.Dispatch(k, [3]uint32{1024, 1, 1}, [3]uint32{256, 1, 1}, ka)
+//	_ = a.CopyOut(buf, data)
+//
+// Dispatch fills the hidden arguments (block counts, group sizes,
+// remainders, grid dims) itself. A failing dispatch returns a
+// *DispatchError naming the kernel, wave, PC and instruction. Queues
+// (NewQueue, Queue.Submit) accept 64-byte AQL packets and process kernel
+// dispatch and barrier packets, decrementing completion signals.
+//
+// The simulator is deterministic: workgroups run one after another in
+// grid order, the waves of a group run round-robin between barriers, and
+// lanes perform memory operations in lane order.
+package sim
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
+	"github.com/rocjitsu/rocjitsu/hsa/sim/wave"
+)
+
+// Agent is a simulated GPU.
+type Agent struct {
+	// Target is the processor the agent is ("gfx942" or "gfx950").
+	Target string
+	// Mem is the device address space.
+	Mem *mem.Memory
+	// MaxInstructions bounds the instructions one wave may execute (0: no
+	// bound); a wave that exceeds it fails the dispatch.
+	MaxInstructions uint64
+	// Stats accumulates executed instructions over all dispatches.
+	Stats Stats
+
+	isa   wave.Target
+	progs map[wave.Target]*wave.Program
+	execs []*Executable
+	waves []*wave.Wave
+}
+
+// Stats counts executed work.
+type Stats struct {
+	// Instructions is the number of wave instructions executed.
+	Instructions uint64
+	// LaneInstructions counts vector instructions once per active lane
+	// and scalar instructions once.
+	LaneInstructions uint64
+	// Waves is the number of waves run.
+	Waves uint64
+}
+
+// NewAgent returns an agent for target ("gfx942" or "gfx950").
+func NewAgent(target string) (*Agent, error) {
+	var t wave.Target
+	switch target {
+	case "gfx942":
+		t = wave.GFX942
+	case "gfx950":
+		t = wave.GFX950
+	default:
+		return nil, fmt.Errorf("sim: unsupported target %q (want gfx942 or gfx950)", target)
+	}
+	m := mem.New()
+	return &Agent{Target: target, Mem: m, isa: t, MaxInstructions: 1 << 32,
+		progs: map[wave.Target]*wave.Program{t: wave.NewProgram(m, t)}}, nil
+}
+
+// Alloc allocates size bytes of zeroed device memory.
+func (a *Agent) Alloc(size uint64) (uint64, error) { return a.Mem.Alloc(size, 256) }
+
+// Free releases an allocation.
+func (a *Agent) Free(addr uint64) error { return a.Mem.Free(addr) }
+
+// CopyIn copies host bytes to device memory.
+func (a *Agent) CopyIn(addr uint64, b []byte) error { return a.Mem.Write(addr, b) }
+
+// CopyOut copies device memory to the host.
+func (a *Agent) CopyOut(addr uint64, b []byte) error { return a.Mem.Read(addr, b) }
+
+// LoadCodeObject loads an AMDGPU ELF code object. Objects for either gfx9
+// target are accepted; they run with the agent's semantics.
+func (a *Agent) LoadCodeObject(image []byte) (*Executable, error) {
+	ex, err := a.load(image)
+	if err != nil {
+		return nil, err
+	}
+	a.execs = append(a.execs, ex)
+	return ex, nil
+}
+
+// kernelAt finds the kernel whose descriptor is at kd.
+func (a *Agent) kernelAt(kd uint64) (*Kernel, error) {
+	for _, ex := range a.execs {
+		for _, k := range ex.Kernels {
+			if k.KD == kd {
+				return k, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("sim: no loaded kernel descriptor at %#x", kd)
+}
+
+// DispatchError is the error of a failed kernel dispatch.
+type DispatchError struct {
+	// Kernel is the kernel's name.
+	Kernel string
+	// Offset is the faulting PC relative to the code object's load base.
+	Offset uint64
+	// Fault is the interpreter's fault (wave, PC, instruction, cause).
+	Fault *wave.Fault
+}
+
+func (e *DispatchError) Error() string {
+	return fmt.Sprintf("kernel %s: %v (code object offset %#x)", e.Kernel, e.Fault, e.Offset)
+}
+
+func (e *DispatchError) Unwrap() error { return e.Fault }
+
+// Dispatch runs kernel k over grid work-items (AQL grid size) in
+// workgroups of block work-items, with kernarg as the kernarg segment's
+// explicit part (hidden arguments are filled in). It blocks until the
+// kernel completes or faults.
+func (a *Agent) Dispatch(k *Kernel, grid, block [3]uint32, kernarg []byte) error {
+	return a.DispatchExt(k, grid, block, kernarg, 0, 0)
+}
+
+// DispatchExt is Dispatch with extra dynamic group-segment (LDS) bytes and
+// a private segment size per work-item (0: the descriptor's).
+func (a *Agent) DispatchExt(k *Kernel, grid, block [3]uint32, kernarg []byte, dynGroup, private uint32) error {
+	for i := 0; i < 3; i++ {
+		if grid[i] == 0 || block[i] == 0 {
+			return fmt.Errorf("sim: kernel %s: zero grid or block dimension %d", k.Name, i)
+		}
+	}
+	if block[0]*block[1]*block[2] > 1024 {
+		return fmt.Errorf("sim: kernel %s: workgroup of %d work-items exceeds 1024", k.Name, block[0]*block[1]*block[2])
+	}
+	size := k.KernargSegmentSize
+	if len(kernarg) > size {
+		size = len(kernarg)
+	}
+	size = (size + 255) &^ 255
+	if size == 0 {
+		size = 256
+	}
+	ka := make([]byte, size)
+	copy(ka, kernarg)
+	dims := uint16(1)
+	if grid[2] > 1 {
+		dims = 3
+	} else if grid[1] > 1 {
+		dims = 2
+	}
+	le := binary.LittleEndian
+	for _, arg := range k.Args {
+		if !arg.Hidden() || arg.Offset+arg.Size > len(ka) {
+			continue
+		}
+		b := ka[arg.Offset:]
+		for i, c := range []string{"x", "y", "z"} {
+			switch arg.ValueKind {
+			case "hidden_block_count_" + c:
+				le.PutUint32(b, grid[i]/block[i])
+			case "hidden_group_size_" + c:
+				le.PutUint16(b, uint16(block[i]))
+			case "hidden_remainder_" + c:
+				le.PutUint16(b, uint16(grid[i]%block[i]))
+			}
+		}
+		if arg.ValueKind == "hidden_grid_dims" {
+			le.PutUint16(b, dims)
+		}
+	}
+	kaAddr, err := a.Mem.Alloc(uint64(len(ka)), 256)
+	if err != nil {
+		return err
+	}
+	defer a.Mem.Free(kaAddr)
+	if err := a.Mem.Write(kaAddr, ka); err != nil {
+		return err
+	}
+	// A dispatch packet in device memory for kernels that read it.
+	pkt := make([]byte, 64)
+	le.PutUint16(pkt[0:], 2)
+	le.PutUint16(pkt[2:], dims)
+	le.PutUint16(pkt[4:], uint16(block[0]))
+	le.PutUint16(pkt[6:], uint16(block[1]))
+	le.PutUint16(pkt[8:], uint16(block[2]))
+	le.PutUint32(pkt[12:], grid[0])
+	le.PutUint32(pkt[16:], grid[1])
+	le.PutUint32(pkt[20:], grid[2])
+	if private == 0 {
+		private = k.Desc.PrivateSegmentFixedSize
+	}
+	group := k.Desc.GroupSegmentFixedSize + dynGroup
+	le.PutUint32(pkt[24:], private)
+	le.PutUint32(pkt[28:], group)
+	le.PutUint64(pkt[32:], k.KD)
+	le.PutUint64(pkt[40:], kaAddr)
+	pktAddr, err := a.Mem.Alloc(64, 64)
+	if err != nil {
+		return err
+	}
+	defer a.Mem.Free(pktAddr)
+	if err := a.Mem.Write(pktAddr, pkt); err != nil {
+		return err
+	}
+	return a.run(k, grid, block, kaAddr, pktAddr, group, private)
+}
+
+func (a *Agent) run(k *Kernel, grid, block [3]uint32, kaAddr, pktAddr uint64, group, private uint32) error {
+	d := k.Desc
+	prog := a.progs[a.isa]
+	entry := uint64(int64(k.KD) + d.EntryOffset)
+	preloadLen := int(d.KernargPreload & 0x7f)
+	preloadOff := int(d.KernargPreload>>7) * 4
+	if preloadLen > 0 {
+		entry += 256
+	}
+	nv := d.AccumOffset()
+	na := d.VGPRs() - nv
+	if na < 0 || d.RSRC3 == 0 {
+		nv, na = d.VGPRs(), 0
+	}
+	if nv > 256 {
+		nv = 256
+	}
+	var ka []byte
+	if preloadLen > 0 {
+		var err error
+		if ka, err = a.Mem.Slice(kaAddr, preloadOff+4*preloadLen, false); err != nil {
+			return fmt.Errorf("sim: kernel %s: preloaded kernel arguments: %w", k.Name, err)
+		}
+	}
+	groups := [3]uint32{}
+	for i := range groups {
+		groups[i] = (grid[i] + block[i] - 1) / block[i]
+	}
+	lds := make([]byte, group)
+	waveID := 0
+	for gz := uint32(0); gz < groups[2]; gz++ {
+		for gy := uint32(0); gy < groups[1]; gy++ {
+			for gx := uint32(0); gx < groups[0]; gx++ {
+				gid := [3]uint32{gx, gy, gz}
+				var bs [3]uint32 // this group's size (partial at the grid's edge)
+				for i := 0; i < 3; i++ {
+					bs[i] = block[i]
+					if rem := grid[i] - gid[i]*block[i]; rem < bs[i] {
+						bs[i] = rem
+					}
+				}
+				threads := int(bs[0] * bs[1] * bs[2])
+				nw := (threads + 63) / 64
+				for len(a.waves) < nw {
+					a.waves = append(a.waves, &wave.Wave{})
+				}
+				for i := range lds {
+					lds[i] = 0
+				}
+				g := &wave.Group{LDS: lds}
+				ws := a.waves[:nw]
+				for wi, w := range ws {
+					w.Reset(prog, a.Mem, g, a.isa, entry, nv, na)
+					w.ID = waveID
+					waveID++
+					a.initWave(w, k, wi, threads, bs, gid, kaAddr, pktAddr, ka, preloadOff, preloadLen, private)
+				}
+				if err := a.runGroup(k, ws); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// initWave sets the initial register state the descriptor requests.
+func (a *Agent) initWave(w *wave.Wave, k *Kernel, wi, threads int, bs, gid [3]uint32, kaAddr, pktAddr uint64, ka []byte, preloadOff, preloadLen int, private uint32) {
+	d := k.Desc
+	var exec uint64
+	for l := 0; l < 64; l++ {
+		t := wi*64 + l
+		if t >= threads {
+			break
+		}
+		exec |= 1 << l
+		x := uint32(t) % bs[0]
+		y := uint32(t) / bs[0] % bs[1]
+		z := uint32(t) / (bs[0] * bs[1])
+		w.V[0][l] = x | y<<10 | z<<20
+	}
+	w.SetExec(exec)
+	for l := 0; l < 64; l++ {
+		if cap(w.Private[l]) >= int(private) {
+			w.Private[l] = w.Private[l][:private]
+			clear(w.Private[l])
+		} else {
+			w.Private[l] = make([]byte, private)
+		}
+	}
+	s := 0
+	put := func(v uint32) {
+		if s < 102 {
+			w.S[s] = v
+		}
+		s++
+	}
+	cp := d.CodeProperties
+	if cp&1 != 0 { // private segment buffer descriptor
+		put(0)
+		put(0)
+		put(private * 64)
+		put(0x00027fac)
+	}
+	if cp&2 != 0 {
+		put(uint32(pktAddr))
+		put(uint32(pktAddr >> 32))
+	}
+	if cp&4 != 0 { // queue ptr: none
+		put(0)
+		put(0)
+	}
+	if cp&8 != 0 {
+		put(uint32(kaAddr))
+		put(uint32(kaAddr >> 32))
+	}
+	if cp&16 != 0 { // dispatch id
+		put(0)
+		put(0)
+	}
+	if cp&32 != 0 { // flat scratch init
+		put(0)
+		put(private)
+	}
+	if cp&64 != 0 {
+		put(private)
+	}
+	for i := 0; i < preloadLen; i++ {
+		put(binary.LittleEndian.Uint32(ka[preloadOff+4*i:]))
+	}
+	s = int(d.RSRC2 >> 1 & 0x1f)
+	for i := 0; i < 3; i++ {
+		if d.RSRC2>>(7+i)&1 != 0 {
+			put(gid[i])
+		}
+	}
+	if d.RSRC2>>10&1 != 0 {
+		put(0)
+	}
+	if d.RSRC2&1 != 0 { // private segment wave offset
+		put(0)
+	}
+}
+
+// runGroup runs a workgroup's waves round-robin between barriers.
+func (a *Agent) runGroup(k *Kernel, ws []*wave.Wave) error {
+	for {
+		live := 0
+		for _, w := range ws {
+			if w.Done {
+				continue
+			}
+			if !w.AtBarrier {
+				before := w.Count
+				err := w.Run(a.MaxInstructions)
+				a.Stats.Instructions += w.Count - before
+				if err != nil {
+					var f *wave.Fault
+					if errors.As(err, &f) {
+						return &DispatchError{Kernel: k.Name, Offset: f.PC - k.Exec.Base, Fault: f}
+					}
+					return fmt.Errorf("sim: kernel %s: %w", k.Name, err)
+				}
+			}
+			if !w.Done {
+				live++
+			}
+		}
+		if live == 0 {
+			break
+		}
+		// Every live wave is at the barrier: release them.
+		for _, w := range ws {
+			w.AtBarrier = false
+		}
+	}
+	for _, w := range ws {
+		a.Stats.LaneInstructions += w.Lanes
+		a.Stats.Waves++
+	}
+	return nil
+}
