@@ -1,0 +1,451 @@
+/* hiplike.c: drives an HSA runtime the way HIP (CLR) does, for end-to-end
+ * tests of librocjitsu.so on the stand-in runtime:
+ *   hsa_init; find the GPU; create queues; executable_create_alt;
+ *   code_object_reader_create_from_memory (or from a file, or through the
+ *   loader extension's file-with-offset-size, or load_program_code_object);
+ *   load_agent_code_object; freeze; get_symbol_by_name("<kernel>.kd");
+ *   KERNEL_OBJECT; then publish AQL packets (header last, release) and ring
+ *   the doorbell, with group/private/kernarg sizes taken from the original
+ *   code object's metadata (passed on the command line, as HIP reads them
+ *   with COMGR from the bytes it handed to the runtime).
+ * Every dispatch carries a tag in its kernargs; the stand-in's dispatch hook
+ * checks that each packet arrives once, in order, on the queue it was
+ * written to.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+#include <hsa/hsa_ven_amd_loader.h>
+
+#include "rocjitsu_standin.h"
+
+#define MAXT 16
+#define MAXQ 16
+#define MAGIC 0x524a4b41u
+#define NSLOTS 64
+
+static struct {
+  const char *path, *kernel, *load;
+  uint32_t group, priv, kernarg, dyn;
+  int threads, queues, fork_child, bench, info, no_shutdown;
+  long n;
+  long check_wrapper; /* offset of the original kernarg pointer in a rewritten buffer, or -1 */
+  uint32_t copy_size;
+} opt = {.load = "memory", .threads = 1, .queues = 1, .n = 10, .check_wrapper = -1};
+
+static hsa_agent_t gpu, cpu;
+static hsa_amd_memory_pool_t kernarg_pool;
+static int have_kernarg_pool;
+static hsa_queue_t *queues[MAXQ];
+static uint64_t kobj;
+static _Atomic uint64_t errors;
+static uint64_t last_seq[MAXT][MAXQ];
+static uint64_t seen[MAXT][MAXQ];
+static _Atomic uint64_t hook_calls;
+
+#define CHECK(x)                                                                       \
+  do {                                                                                 \
+    hsa_status_t st_ = (x);                                                            \
+    if (st_ != HSA_STATUS_SUCCESS) {                                                   \
+      fprintf(stderr, "hiplike: %s failed: %#x (line %d)\n", #x, st_, __LINE__);      \
+      exit(3);                                                                         \
+    }                                                                                  \
+  } while (0)
+
+static void err(const char *fmt, uint64_t a, uint64_t b, uint64_t c) {
+  if (atomic_fetch_add(&errors, 1) < 5) {
+    fprintf(stderr, "hiplike: ");
+    fprintf(stderr, fmt, a, b, c);
+    fputc('\n', stderr);
+  }
+}
+
+static void hook(const hsa_queue_t *q, const hsa_kernel_dispatch_packet_t *p, const char *name, uint32_t mach,
+                 void *data) {
+  (void)data;
+  (void)mach;
+  atomic_fetch_add(&hook_calls, 1);
+  const uint8_t *ka = p->kernarg_address;
+  uint32_t magic, t, qi;
+  uint64_t seq;
+  memcpy(&magic, ka, 4);
+  memcpy(&t, ka + 4, 4);
+  memcpy(&qi, ka + 8, 4);
+  memcpy(&seq, ka + 16, 8);
+  if (magic != MAGIC || t >= MAXT || qi >= MAXQ) {
+    err("dispatch with a bad tag (magic %#" PRIx64 " thread %" PRIu64 " queue %" PRIu64 ")", magic, t, qi);
+    return;
+  }
+  if (!queues[qi] || q->id != queues[qi]->id)
+    err("packet for queue %" PRIu64 " arrived on hw queue %" PRIu64 " (thread %" PRIu64 ")", qi, q->id, t);
+  if (seq != last_seq[t][qi] + 1)
+    err("thread %" PRIu64 " queue %" PRIu64 ": sequence %" PRIu64 " out of order", t, qi, seq);
+  last_seq[t][qi] = seq;
+  seen[t][qi]++;
+  const char *want = opt.kernel;
+  size_t wl = strlen(want);
+  if (strncmp(name, want, wl) || strcmp(name + wl, ".kd"))
+    err("dispatch ran another kernel than the one launched (%" PRIu64 " %" PRIu64 " %" PRIu64 ")", t, qi, seq);
+  if (opt.check_wrapper >= 0) {
+    uint64_t orig;
+    memcpy(&orig, ka + opt.check_wrapper, 8);
+    if (!orig || memcmp((const void *)(uintptr_t)orig, ka, opt.copy_size))
+      err("kernarg wrapper's original pointer %#" PRIx64 " does not point at the app's kernargs%" PRIu64 "%" PRIu64, orig, 0, 0);
+  }
+}
+
+static hsa_status_t find_agents(hsa_agent_t a, void *d) {
+  (void)d;
+  hsa_device_type_t t;
+  CHECK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t));
+  if (t == HSA_DEVICE_TYPE_GPU && !gpu.handle) gpu = a;
+  if (t == HSA_DEVICE_TYPE_CPU && !cpu.handle) cpu = a;
+  return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t find_kernarg_pool(hsa_amd_memory_pool_t p, void *d) {
+  (void)d;
+  hsa_amd_segment_t seg;
+  uint32_t flags;
+  CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg));
+  if (seg != HSA_AMD_SEGMENT_GLOBAL) return HSA_STATUS_SUCCESS;
+  CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags));
+  if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) {
+    kernarg_pool = p;
+    have_kernarg_pool = 1;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t print_isa(hsa_isa_t isa, void *d) {
+  (void)d;
+  uint32_t len;
+  CHECK(hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME_LENGTH, &len));
+  char *name = calloc(1, len + 1);
+  CHECK(hsa_isa_get_info_alt(isa, HSA_ISA_INFO_NAME, name));
+  printf("isa %s\n", name);
+  free(name);
+  return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t print_group_pool(hsa_amd_memory_pool_t p, void *d) {
+  (void)d;
+  hsa_amd_segment_t seg;
+  CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg));
+  if (seg == HSA_AMD_SEGMENT_GROUP) {
+    size_t sz;
+    CHECK(hsa_amd_memory_pool_get_info(p, HSA_AMD_MEMORY_POOL_INFO_SIZE, &sz));
+    printf("lds %zu\n", sz);
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t print_group_region(hsa_region_t r, void *d) {
+  (void)d;
+  hsa_region_segment_t seg;
+  CHECK(hsa_region_get_info(r, HSA_REGION_INFO_SEGMENT, &seg));
+  if (seg == HSA_REGION_SEGMENT_GROUP) {
+    size_t sz;
+    CHECK(hsa_region_get_info(r, HSA_REGION_INFO_SIZE, &sz));
+    printf("region_lds %zu\n", sz);
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+static void print_info(void) {
+  char name[64], product[64];
+  uint32_t wave, waves_cu, simds;
+  hsa_isa_t isa;
+  CHECK(hsa_agent_get_info(gpu, HSA_AGENT_INFO_NAME, name));
+  CHECK(hsa_agent_get_info(gpu, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_PRODUCT_NAME, product));
+  CHECK(hsa_agent_get_info(gpu, HSA_AGENT_INFO_WAVEFRONT_SIZE, &wave));
+  CHECK(hsa_agent_get_info(gpu, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU, &waves_cu));
+  CHECK(hsa_agent_get_info(gpu, (hsa_agent_info_t)HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU, &simds));
+  CHECK(hsa_agent_get_info(gpu, HSA_AGENT_INFO_ISA, &isa));
+  printf("agent %s\nproduct %s\nwavefront %u\nwaves_per_simd %u\n", name, product, wave, simds ? waves_cu / simds : 0);
+  printf("agent_");
+  print_isa(isa, NULL);
+  CHECK(hsa_agent_iterate_isas(gpu, print_isa, NULL));
+  CHECK(hsa_amd_agent_iterate_memory_pools(gpu, print_group_pool, NULL));
+  CHECK(hsa_agent_iterate_regions(gpu, print_group_region, NULL));
+}
+
+static void *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "hiplike: %s: %s\n", path, strerror(errno));
+    exit(2);
+  }
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void *b = malloc((size_t)n);
+  if (fread(b, 1, (size_t)n, f) != (size_t)n) exit(2);
+  fclose(f);
+  *size = (size_t)n;
+  return b;
+}
+
+static hsa_executable_t exec;
+
+static void load(void) {
+  size_t size;
+  void *bytes = read_file(opt.path, &size);
+  hsa_code_object_reader_t reader;
+  CHECK(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, NULL, &exec));
+  int fd = -1;
+  if (!strcmp(opt.load, "memory") || !strcmp(opt.load, "program")) {
+    CHECK(hsa_code_object_reader_create_from_memory(bytes, size, &reader));
+  } else if (!strcmp(opt.load, "file")) {
+    fd = open(opt.path, O_RDONLY);
+    if (fd < 0) exit(2);
+    CHECK(hsa_code_object_reader_create_from_file(fd, &reader));
+  } else if (!strcmp(opt.load, "fileoff")) {
+    char tmpl[] = "/tmp/hiplike-XXXXXX";
+    fd = mkstemp(tmpl);
+    unlink(tmpl);
+    char junk[4096];
+    memset(junk, 0x5a, sizeof junk);
+    if (write(fd, junk, sizeof junk) != (ssize_t)sizeof junk || write(fd, bytes, size) != (ssize_t)size) exit(2);
+    hsa_ven_amd_loader_1_02_pfn_t ldr;
+    CHECK(hsa_system_get_major_extension_table(HSA_EXTENSION_AMD_LOADER, 1, sizeof ldr, &ldr));
+    CHECK(ldr.hsa_ven_amd_loader_code_object_reader_create_from_file_with_offset_size(fd, sizeof junk, size, &reader));
+  } else {
+    fprintf(stderr, "hiplike: unknown -load %s\n", opt.load);
+    exit(2);
+  }
+  hsa_status_t st;
+  if (!strcmp(opt.load, "program"))
+    st = hsa_executable_load_program_code_object(exec, reader, NULL, NULL);
+  else
+    st = hsa_executable_load_agent_code_object(exec, gpu, reader, NULL, NULL);
+  if (st != HSA_STATUS_SUCCESS) {
+    printf("load_status %#x\n", st);
+    fprintf(stderr, "hiplike: load_agent_code_object failed: %#x\n", st);
+    exit(4);
+  }
+  CHECK(hsa_executable_freeze(exec, NULL));
+  /* HIP keeps its copy; overwrite ours to prove nobody kept a pointer to it
+   * after load (translated bytes must be owned by the tool). */
+  char sym[512];
+  snprintf(sym, sizeof sym, "%s.kd", opt.kernel);
+  hsa_executable_symbol_t s;
+  CHECK(hsa_executable_get_symbol_by_name(exec, sym, &gpu, &s));
+  CHECK(hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kobj));
+  uint32_t ks, gs, ps;
+  CHECK(hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE, &ks));
+  CHECK(hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &gs));
+  CHECK(hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE, &ps));
+  printf("symbol %s kernarg %u group %u private %u\n", sym, ks, gs, ps);
+  if (!strcmp(opt.load, "memory") || !strcmp(opt.load, "program")) {
+    /* ROCR does not copy reader memory; HIP keeps it until the module is
+     * unloaded. Keep ours too (never freed): like HIP. */
+  } else {
+    free(bytes);
+  }
+  CHECK(hsa_code_object_reader_destroy(reader));
+  if (fd >= 0) close(fd);
+}
+
+static inline void publish(hsa_queue_t *q, hsa_kernel_dispatch_packet_t *pkt) {
+  uint64_t idx = hsa_queue_add_write_index_screlease(q, 1);
+  while (idx - hsa_queue_load_read_index_scacquire(q) >= q->size) sched_yield();
+  hsa_kernel_dispatch_packet_t *slot = (hsa_kernel_dispatch_packet_t *)q->base_address + (idx & (q->size - 1));
+  memcpy((char *)slot + 4, (char *)pkt + 4, 60);
+  uint16_t header = (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) | (1 << HSA_PACKET_HEADER_BARRIER) |
+                    (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                    (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+  uint32_t word = header | ((uint32_t)1 << 16);
+  __atomic_store_n((uint32_t *)slot, word, __ATOMIC_RELEASE);
+  hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)idx);
+}
+
+typedef struct worker {
+  int t;
+  long n;    /* per queue */
+  int first_q, nq;
+  double ns; /* per dispatch, bench mode */
+} worker;
+
+static void *run_worker(void *arg) {
+  worker *w = arg;
+  size_t slot_size = ((opt.kernarg < 64 ? 64 : opt.kernarg) + 255) & ~(size_t)255;
+  uint8_t *ring;
+  if (have_kernarg_pool) {
+    CHECK(hsa_amd_memory_pool_allocate(kernarg_pool, slot_size * NSLOTS, 0, (void **)&ring));
+    CHECK(hsa_amd_agents_allow_access(1, &gpu, NULL, ring));
+  } else {
+    exit(5);
+  }
+  long total = w->n * w->nq;
+  hsa_signal_t done;
+  CHECK(hsa_signal_create(total, 0, NULL, &done));
+  uint64_t seq[MAXQ] = {0};
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (long i = 0; i < total; i++) {
+    int qi = w->first_q + (int)(i % w->nq);
+    if (i >= NSLOTS) /* slot i % NSLOTS was used by dispatch i - NSLOTS; wait for it */
+      while (hsa_signal_load_scacquire(done) > total - (i - NSLOTS + 1)) sched_yield();
+    uint8_t *ka = ring + (size_t)(i % NSLOTS) * slot_size;
+    uint32_t magic = MAGIC, t = (uint32_t)w->t, q = (uint32_t)qi;
+    uint64_t s = ++seq[qi];
+    memcpy(ka, &magic, 4);
+    memcpy(ka + 4, &t, 4);
+    memcpy(ka + 8, &q, 4);
+    memcpy(ka + 16, &s, 8);
+    hsa_kernel_dispatch_packet_t pkt;
+    memset(&pkt, 0, sizeof pkt);
+    pkt.setup = 1;
+    pkt.workgroup_size_x = 256;
+    pkt.workgroup_size_y = pkt.workgroup_size_z = 1;
+    pkt.grid_size_x = 256 * 4;
+    pkt.grid_size_y = pkt.grid_size_z = 1;
+    pkt.group_segment_size = opt.group + opt.dyn;
+    pkt.private_segment_size = opt.priv;
+    pkt.kernel_object = kobj;
+    pkt.kernarg_address = ka;
+    pkt.completion_signal = done;
+    publish(queues[qi], &pkt);
+  }
+  if (hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) != 0)
+    err("thread %" PRIu64 ": completion signal never reached 0 (%" PRIu64 " left)%" PRIu64, (uint64_t)w->t,
+        (uint64_t)hsa_signal_load_relaxed(done), 0);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  w->ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)total;
+  hsa_signal_destroy(done);
+  hsa_amd_memory_pool_free(ring);
+  return NULL;
+}
+
+static void usage(void) {
+  fprintf(stderr, "usage: hiplike -k KERNEL [-load memory|file|fileoff|program] [-group N] [-private N] [-kernarg N]\n"
+                  "               [-dyn N] [-n N] [-t THREADS] [-q QUEUES] [-fork] [-bench] [-info]\n"
+                  "               [-check-wrapper OFF -copy N] [-no-shutdown] CODE_OBJECT\n");
+  exit(2);
+}
+
+static int report(const char *who) {
+  standin_stats st;
+  standin_get_stats(&st);
+  long want = opt.n * opt.queues * opt.threads;
+  uint64_t got = 0;
+  for (int t = 0; t < opt.threads; t++)
+    for (int q = 0; q < opt.queues; q++) {
+      got += seen[t][q];
+      if ((long)seen[t][q] != opt.n)
+        err("thread %" PRIu64 " queue %" PRIu64 ": %" PRIu64 " dispatches arrived", (uint64_t)t, (uint64_t)q, seen[t][q]);
+    }
+  printf("%s dispatched %" PRIu64 " of %ld faults %" PRIu64 " errors %" PRIu64 "\n", who, got, want, st.faults,
+         (uint64_t)errors);
+  if (st.faults) {
+    char buf[512];
+    standin_last_fault(buf, sizeof buf);
+    printf("%s last_fault %s\n", who, buf);
+  }
+  return (st.faults || errors || (long)got != want) ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+#define NEXT() (i + 1 < argc ? argv[++i] : (usage(), ""))
+    if (!strcmp(a, "-k")) opt.kernel = NEXT();
+    else if (!strcmp(a, "-load")) opt.load = NEXT();
+    else if (!strcmp(a, "-group")) opt.group = (uint32_t)atoi(NEXT());
+    else if (!strcmp(a, "-private")) opt.priv = (uint32_t)atoi(NEXT());
+    else if (!strcmp(a, "-kernarg")) opt.kernarg = (uint32_t)atoi(NEXT());
+    else if (!strcmp(a, "-dyn")) opt.dyn = (uint32_t)atoi(NEXT());
+    else if (!strcmp(a, "-n")) opt.n = atol(NEXT());
+    else if (!strcmp(a, "-t")) opt.threads = atoi(NEXT());
+    else if (!strcmp(a, "-q")) opt.queues = atoi(NEXT());
+    else if (!strcmp(a, "-fork")) opt.fork_child = 1;
+    else if (!strcmp(a, "-bench")) opt.bench = 1;
+    else if (!strcmp(a, "-info")) opt.info = 1;
+    else if (!strcmp(a, "-no-shutdown")) opt.no_shutdown = 1;
+    else if (!strcmp(a, "-check-wrapper")) opt.check_wrapper = atol(NEXT());
+    else if (!strcmp(a, "-copy")) opt.copy_size = (uint32_t)atoi(NEXT());
+    else if (a[0] == '-') usage();
+    else opt.path = a;
+  }
+  if (opt.threads < 1 || opt.threads > MAXT || opt.queues < 1 || opt.queues > MAXQ) usage();
+  hsa_status_t st = hsa_init();
+  if (st != HSA_STATUS_SUCCESS) {
+    printf("hsa_init %#x\n", st);
+    return 6;
+  }
+  CHECK(hsa_iterate_agents(find_agents, NULL));
+  if (!gpu.handle || !cpu.handle) {
+    fprintf(stderr, "hiplike: no GPU\n");
+    return 7;
+  }
+  CHECK(hsa_amd_agent_iterate_memory_pools(cpu, find_kernarg_pool, NULL));
+  if (opt.info) print_info();
+  if (!opt.path || !opt.kernel) {
+    if (!opt.no_shutdown) CHECK(hsa_shut_down());
+    return opt.info ? 0 : (usage(), 2);
+  }
+  for (int q = 0; q < opt.queues; q++)
+    CHECK(hsa_queue_create(gpu, 1024, HSA_QUEUE_TYPE_MULTI, NULL, NULL, UINT32_MAX, UINT32_MAX, &queues[q]));
+  load();
+  standin_set_dispatch_hook(hook, NULL);
+  if (opt.n == 0) {
+    if (!opt.no_shutdown) CHECK(hsa_executable_destroy(exec));
+    if (!opt.no_shutdown) CHECK(hsa_shut_down());
+    return 0;
+  }
+  worker w[MAXT];
+  pthread_t th[MAXT];
+  for (int t = 0; t < opt.threads; t++) {
+    w[t] = (worker){.t = t, .n = opt.n, .first_q = 0, .nq = opt.queues};
+    pthread_create(&th[t], NULL, run_worker, &w[t]);
+  }
+  for (int t = 0; t < opt.threads; t++) pthread_join(th[t], NULL);
+  if (opt.bench) printf("ns_per_dispatch %.1f\n", w[0].ns);
+  int rc = report("parent");
+  if (opt.fork_child) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+      /* The child dispatches on the queues inherited from the parent. */
+      memset(seen, 0, sizeof seen);
+      memset(last_seq, 0, sizeof last_seq);
+      int threads = opt.threads;
+      opt.threads = 1;
+      worker cw = {.t = 0, .n = opt.n, .first_q = 0, .nq = opt.queues};
+      (void)threads;
+      run_worker(&cw);
+      int crc = report("child");
+      if (!opt.no_shutdown) {
+        CHECK(hsa_executable_destroy(exec));
+        CHECK(hsa_shut_down());
+      }
+      fflush(stdout);
+      _exit(crc);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    printf("child_exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) rc = 1;
+  }
+  if (!opt.no_shutdown) {
+    CHECK(hsa_executable_destroy(exec));
+    for (int q = 0; q < opt.queues; q++) CHECK(hsa_queue_destroy(queues[q]));
+    CHECK(hsa_shut_down());
+  }
+  return rc;
+}

@@ -1,0 +1,98 @@
+// Package dispatch decides how the shim rewrites an AQL kernel dispatch
+// packet for a translated kernel. HIP fills group_segment_size,
+// private_segment_size and the kernarg buffer from the metadata of the
+// original (guest) code object; when the translated descriptor asks for more,
+// the packet must be fixed on its way to the hardware. Plan compares the two
+// descriptors and returns the recipe that the C intercept handler applies.
+package dispatch
+
+import (
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/shim/internal/codeobj"
+)
+
+// NoPointer in Entry.PtrOffset means the kernarg wrapper carries no copy of
+// the original kernarg pointer.
+const NoPointer = ^uint32(0)
+
+// Entry is the rewrite for one kernel object. The zero Entry changes
+// nothing.
+type Entry struct {
+	// NewKernelObject replaces the packet's kernel_object when non-zero
+	// (virtual-LDS sidecars).
+	NewKernelObject uint64
+	// GroupAdd is added to the packet's group_segment_size (the guest's
+	// dynamic LDS is kept).
+	GroupAdd uint32
+	// GroupZero sets group_segment_size to 0 (virtual-LDS sidecars).
+	GroupZero bool
+	// PrivateMin raises private_segment_size to at least this.
+	PrivateMin uint32
+	// KernargSize, when non-zero, makes the handler build a new kernarg
+	// buffer of this size: CopySize bytes of the application's kernargs,
+	// zero padding, the original kernarg pointer at PtrOffset (unless
+	// NoPointer) and Payload right after it.
+	KernargSize uint32
+	CopySize    uint32
+	PtrOffset   uint32
+	Payload     []byte
+}
+
+// IsZero reports whether the entry leaves packets unchanged.
+func (e Entry) IsZero() bool {
+	return e.NewKernelObject == 0 && e.GroupAdd == 0 && !e.GroupZero && e.PrivateMin == 0 && e.KernargSize == 0
+}
+
+// String describes the entry for logs.
+func (e Entry) String() string {
+	if e.IsZero() {
+		return "pass-through"
+	}
+	s := fmt.Sprintf("group+%d private>=%d", e.GroupAdd, e.PrivateMin)
+	if e.GroupZero {
+		s = fmt.Sprintf("group=0 private>=%d", e.PrivateMin)
+	}
+	if e.NewKernelObject != 0 {
+		s += fmt.Sprintf(" kernel_object=%#x", e.NewKernelObject)
+	}
+	if e.KernargSize != 0 {
+		s += fmt.Sprintf(" kernarg %d->%d", e.CopySize, e.KernargSize)
+		if e.PtrOffset != NoPointer {
+			s += fmt.Sprintf(" (original pointer at %d, %d payload bytes)", e.PtrOffset, len(e.Payload))
+		}
+	}
+	return s
+}
+
+// MaxKernarg is the largest kernarg buffer the handler builds (its pool slot
+// size).
+const MaxKernarg = 4096
+
+// Plan compares the descriptor the application was built against (guest)
+// with the one that will run (host). The kernarg wrapper follows the DBT
+// seed's kernarg extension: guest bytes, padding to 8, the original pointer,
+// then the payload (zeros here; translators that need payload data supply it
+// through the entry later).
+func Plan(guest, host codeobj.Descriptor) (Entry, error) {
+	var e Entry
+	if host.GroupSegmentFixedSize > guest.GroupSegmentFixedSize {
+		e.GroupAdd = host.GroupSegmentFixedSize - guest.GroupSegmentFixedSize
+	}
+	if host.PrivateSegmentFixedSize > guest.PrivateSegmentFixedSize {
+		e.PrivateMin = host.PrivateSegmentFixedSize
+	}
+	if host.KernargSize > guest.KernargSize {
+		if host.KernargSize > MaxKernarg {
+			return Entry{}, fmt.Errorf("dispatch: translated kernarg segment of %d bytes exceeds the %d-byte pool slot", host.KernargSize, MaxKernarg)
+		}
+		e.KernargSize = host.KernargSize
+		e.CopySize = guest.KernargSize
+		e.PtrOffset = NoPointer
+		if p := (guest.KernargSize + 7) &^ 7; p+8 <= host.KernargSize {
+			e.PtrOffset = p
+			e.Payload = make([]byte, host.KernargSize-p-8)
+		}
+	}
+	return e, nil
+}

@@ -1,0 +1,34 @@
+package dispatch
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/shim/internal/codeobj"
+)
+
+func TestPlan(t *testing.T) {
+	g := codeobj.Descriptor{GroupSegmentFixedSize: 512, PrivateSegmentFixedSize: 0, KernargSize: 36}
+	for _, c := range []struct {
+		name string
+		host codeobj.Descriptor
+		want string
+	}{
+		{"same", g, "pass-through"},
+		{"smaller", codeobj.Descriptor{GroupSegmentFixedSize: 0, KernargSize: 8}, "pass-through"},
+		{"grow", codeobj.Descriptor{GroupSegmentFixedSize: 1536, PrivateSegmentFixedSize: 16, KernargSize: 64},
+			"group+1024 private>=16 kernarg 36->64 (original pointer at 40, 16 payload bytes)"},
+		{"tight", codeobj.Descriptor{GroupSegmentFixedSize: 512, KernargSize: 40}, "group+0 private>=0 kernarg 36->40"},
+	} {
+		e, err := Plan(g, c.host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.String() != c.want {
+			t.Errorf("%s: %s, want %s", c.name, e, c.want)
+		}
+	}
+	if _, err := Plan(g, codeobj.Descriptor{KernargSize: MaxKernarg + 1}); err == nil || !strings.Contains(err.Error(), "pool slot") {
+		t.Errorf("oversized kernarg: %v", err)
+	}
+}
