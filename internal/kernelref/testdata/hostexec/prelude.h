@@ -1,0 +1,67 @@
+// prelude.h: force-included (-include) when a corpus kernel is compiled for
+// the host (x86-64 OpenCL C) by TestReferencesAgainstHostExecution. It maps
+// the AMDGPU builtins the kernels use onto functions of harness.c, which
+// runs every work-item of a group as a thread.
+uint rj_workitem_id(uint dim);
+uint rj_workgroup_id(uint dim);
+__constant void *rj_dispatch_ptr(void);
+void rj_barrier(void);
+int rj_bpermute(int addr, int v);
+float rj_exp2f(float);
+float rj_log2f(float);
+float rj_rsqf(float);
+float rj_rcpf(float);
+float rj_sinf(float);
+float rj_cosf(float);
+ushort rj_fmaf16(ushort, ushort, ushort);
+void rj_mma(int kind, const void *a, const void *b, const void *c, void *d);
+
+#define __builtin_amdgcn_workitem_id_x() rj_workitem_id(0)
+#define __builtin_amdgcn_workitem_id_y() rj_workitem_id(1)
+#define __builtin_amdgcn_workitem_id_z() rj_workitem_id(2)
+#define __builtin_amdgcn_workgroup_id_x() rj_workgroup_id(0)
+#define __builtin_amdgcn_workgroup_id_y() rj_workgroup_id(1)
+#define __builtin_amdgcn_workgroup_id_z() rj_workgroup_id(2)
+#define __builtin_amdgcn_dispatch_ptr() rj_dispatch_ptr()
+#define __builtin_amdgcn_s_barrier() rj_barrier()
+#define __builtin_amdgcn_fence(order, scope) ((void)0)
+#define __builtin_amdgcn_ds_bpermute(addr, v) rj_bpermute((addr), (v))
+#define __builtin_amdgcn_exp2f(x) rj_exp2f(x)
+#define __builtin_amdgcn_logf(x) rj_log2f(x)
+#define __builtin_amdgcn_rsqf(x) rj_rsqf(x)
+#define __builtin_amdgcn_rcpf(x) rj_rcpf(x)
+#define __builtin_amdgcn_sinf(x) rj_sinf(x)
+#define __builtin_amdgcn_cosf(x) rj_cosf(x)
+#define __builtin_fmaf16(a, b, c) as_half(rj_fmaf16(as_ushort(a), as_ushort(b), as_ushort(c)))
+
+typedef half rj_half4 __attribute__((ext_vector_type(4)));
+typedef half rj_half8 __attribute__((ext_vector_type(8)));
+typedef float rj_float4 __attribute__((ext_vector_type(4)));
+typedef float rj_float8 __attribute__((ext_vector_type(8)));
+typedef float rj_float16 __attribute__((ext_vector_type(16)));
+typedef int rj_int4 __attribute__((ext_vector_type(4)));
+
+static inline rj_float16 rj_mfma_32x32x8f16(rj_half4 a, rj_half4 b, rj_float16 c) {
+  rj_float16 d;
+  rj_mma(0, &a, &b, &c, &d);
+  return d;
+}
+static inline rj_float4 rj_mfma_16x16x16f16(rj_half4 a, rj_half4 b, rj_float4 c) {
+  rj_float4 d;
+  rj_mma(1, &a, &b, &c, &d);
+  return d;
+}
+static inline rj_int4 rj_mfma_i32_16x16x32i8(long a, long b, rj_int4 c) {
+  rj_int4 d;
+  rj_mma(2, &a, &b, &c, &d);
+  return d;
+}
+static inline rj_float8 rj_wmma_16x16x16f16(rj_half8 a, rj_half8 b, rj_float8 c) {
+  rj_float8 d;
+  rj_mma(3, &a, &b, &c, &d);
+  return d;
+}
+#define __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, x, y, z) rj_mfma_32x32x8f16(a, b, c)
+#define __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, x, y, z) rj_mfma_16x16x16f16(a, b, c)
+#define __builtin_amdgcn_mfma_i32_16x16x32_i8(a, b, c, x, y, z) rj_mfma_i32_16x16x32i8(a, b, c)
+#define __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a, b, c) rj_wmma_16x16x16f16(a, b, c)
