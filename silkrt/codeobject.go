@@ -16,6 +16,23 @@ type KernelInfo struct {
 	ExplicitKernargSize uint32
 	// MaxFlatWorkgroupSize is .max_flat_workgroup_size (0 when absent).
 	MaxFlatWorkgroupSize uint32
+	// KernargSegmentSize and KernargSegmentAlign are the metadata's
+	// .kernarg_segment_size and .kernarg_segment_align (explicit and hidden
+	// arguments together).
+	KernargSegmentSize, KernargSegmentAlign uint32
+	// GroupSegmentFixedSize and PrivateSegmentFixedSize are the LDS bytes
+	// per workgroup and scratch bytes per work-item the kernel needs.
+	GroupSegmentFixedSize, PrivateSegmentFixedSize uint32
+	// HiddenArgs are the runtime-filled arguments (.value_kind hidden_*).
+	HiddenArgs []HiddenArg
+}
+
+// HiddenArg is one hidden kernel argument from the metadata.
+type HiddenArg struct {
+	// Kind is the .value_kind, for example "hidden_block_count_x".
+	Kind string
+	// Offset and Size locate it in the kernarg segment.
+	Offset, Size uint32
 }
 
 // CodeObjectInfo is the processor tag and kernels of an AMDHSA code object.
@@ -57,19 +74,32 @@ func InspectCodeObject(code []byte) (*CodeObjectInfo, error) {
 		if k.Metadata == nil {
 			return nil, fmt.Errorf("silkrt: code object: kernel %q has no metadata", k.Name)
 		}
+		md := k.Metadata
+		const limit = 1 << 20 // far above any real kernarg segment (HIP allows 4 KiB)
 		var end uint64
-		for _, a := range k.Metadata.Args {
-			if !a.Hidden() && a.Offset+a.Size > end {
+		var hidden []HiddenArg
+		for _, a := range md.Args {
+			if a.Offset > limit || a.Size > limit {
+				return nil, fmt.Errorf("silkrt: code object: kernel %q: argument %q at %d size %d is out of range", k.Name, a.Name, a.Offset, a.Size)
+			}
+			if a.Hidden() {
+				hidden = append(hidden, HiddenArg{Kind: a.ValueKind, Offset: uint32(a.Offset), Size: uint32(a.Size)})
+			} else if a.Offset+a.Size > end {
 				end = a.Offset + a.Size
 			}
 		}
-		if end > 1<<32-1 {
-			return nil, fmt.Errorf("silkrt: code object: kernel %q: explicit arguments end at %d", k.Name, end)
+		if md.KernargSegmentSize > limit || md.KernargSegmentAlign > limit {
+			return nil, fmt.Errorf("silkrt: code object: kernel %q: kernarg segment size %d align %d out of range", k.Name, md.KernargSegmentSize, md.KernargSegmentAlign)
 		}
 		info.Kernels = append(info.Kernels, KernelInfo{
-			Name:                 k.Name,
-			ExplicitKernargSize:  uint32(end),
-			MaxFlatWorkgroupSize: uint32(min(k.Metadata.MaxFlatWorkgroupSize, 1<<32-1)),
+			Name:                    k.Name,
+			ExplicitKernargSize:     uint32(end),
+			MaxFlatWorkgroupSize:    uint32(min(md.MaxFlatWorkgroupSize, 1<<32-1)),
+			KernargSegmentSize:      uint32(md.KernargSegmentSize),
+			KernargSegmentAlign:     uint32(md.KernargSegmentAlign),
+			GroupSegmentFixedSize:   uint32(min(md.GroupSegmentFixedSize, 1<<32-1)),
+			PrivateSegmentFixedSize: uint32(min(md.PrivateSegmentFixedSize, 1<<32-1)),
+			HiddenArgs:              hidden,
 		})
 	}
 	return info, nil

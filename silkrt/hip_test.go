@@ -24,6 +24,13 @@ __kernel void fill(__global uint *out, uint value) {
   out[i] = value + i;
 }
 __kernel void nop(void) {}
+__kernel void sizes(__global uint *out) {
+  __constant uint *ia = (__constant uint *)__builtin_amdgcn_implicitarg_ptr();
+  __constant ushort *ib = (__constant ushort *)ia;
+  out[0] = ia[0]; out[1] = ia[1]; out[2] = ia[2];
+  out[3] = ib[6]; out[4] = ib[7]; out[5] = ib[8];
+  out[6] = ib[9]; out[7] = ib[32];
+}
 `
 
 var (
