@@ -220,8 +220,8 @@ func verifyPatch(t *testing.T, readelf, objdump, dir, path string, edit func(*Fi
 		return 0, errs
 	}
 	re, err := exec.Command(readelf, "-a", tmp).CombinedOutput()
-	if err != nil || bytes.Contains(bytes.ToLower(re), []byte("warning")) || bytes.Contains(re, []byte("error")) {
-		fail("llvm-readelf-19 -a: %v\n%s", err, firstLines(re, "warning", "error"))
+	if err != nil || readelfComplains(re) {
+		fail("llvm-readelf-19 -a: %v\n%s", err, firstLines(re, "warning", "error", "invalid"))
 	}
 	mcpu := f.Processor.Name
 	if mcpu == "gfx950" {
@@ -355,4 +355,11 @@ func TestPatchAllOrNothing(t *testing.T) {
 			t.Fatalf("%s: File changed", name)
 		}
 	}
+}
+
+// readelfComplains reports whether llvm-readelf output carries a warning,
+// an error or an "Invalid AMDGPU Metadata" verdict.
+func readelfComplains(out []byte) bool {
+	l := bytes.ToLower(out)
+	return bytes.Contains(l, []byte("warning")) || bytes.Contains(l, []byte("error")) || bytes.Contains(l, []byte("invalid"))
 }

@@ -255,9 +255,21 @@ func toUint(val any) (uint64, error) {
 	return 0, fmt.Errorf("value %v is %T, want an integer", val, val)
 }
 
+// Keys written even when zero: the AMDGPU metadata verifier (and the ROCm
+// loader) reject maps without them.
+var (
+	rootRequired   = map[string]bool{"amdhsa.version": true}
+	kernelRequired = map[string]bool{
+		".name": true, ".symbol": true, ".kernarg_segment_size": true, ".group_segment_fixed_size": true,
+		".private_segment_fixed_size": true, ".kernarg_segment_align": true, ".wavefront_size": true,
+		".sgpr_count": true, ".vgpr_count": true, ".max_flat_workgroup_size": true,
+	}
+	argRequired = map[string]bool{".size": true, ".offset": true, ".value_kind": true}
+)
+
 // toMap renders the struct's known fields (present or non-zero) and its
 // Extra keys as a map.
-func toMap(src any, extra map[string]any, present map[string]bool) map[string]any {
+func toMap(src any, extra map[string]any, present, required map[string]bool) map[string]any {
 	v := reflect.ValueOf(src).Elem()
 	t := v.Type()
 	out := map[string]any{}
@@ -268,7 +280,7 @@ func toMap(src any, extra map[string]any, present map[string]bool) map[string]an
 			continue
 		}
 		fv := v.Field(i)
-		if !present[key] && fv.IsZero() {
+		if !present[key] && !required[key] && fv.IsZero() {
 			continue
 		}
 		if fv.Kind() == reflect.Slice && fv.IsNil() {
@@ -284,11 +296,11 @@ func toMap(src any, extra map[string]any, present map[string]bool) map[string]an
 }
 
 // Map returns the argument as a map keyed by metadata key (".name").
-func (a *Arg) Map() map[string]any { return toMap(a, a.Extra, a.present) }
+func (a *Arg) Map() map[string]any { return toMap(a, a.Extra, a.present, argRequired) }
 
 // Map returns the kernel as a map keyed by metadata key, args included.
 func (k *Kernel) Map() map[string]any {
-	m := toMap(k, k.Extra, k.present)
+	m := toMap(k, k.Extra, k.present, kernelRequired)
 	if len(k.Args) > 0 || k.present[".args"] {
 		args := make([]any, len(k.Args))
 		for i := range k.Args {
@@ -301,7 +313,7 @@ func (k *Kernel) Map() map[string]any {
 
 // Map returns the whole metadata as a map keyed by metadata key.
 func (md *Metadata) Map() map[string]any {
-	m := toMap(md, md.Extra, md.present)
+	m := toMap(md, md.Extra, md.present, rootRequired)
 	if len(md.Kernels) > 0 || md.present["amdhsa.kernels"] {
 		ks := make([]any, len(md.Kernels))
 		for i := range md.Kernels {
@@ -336,4 +348,15 @@ func Keys(m map[string]any) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// MarkPresent records keys as present so that Encode writes them even when
+// their value is zero (for example ".uses_dynamic_stack: false").
+func (k *Kernel) MarkPresent(keys ...string) {
+	if k.present == nil {
+		k.present = map[string]bool{}
+	}
+	for _, key := range keys {
+		k.present[key] = true
+	}
 }
