@@ -170,8 +170,16 @@ func omodF32(u uint32, omod uint8) uint32 {
 // v32 builds the semantics of a 32-bit (or 16-bit) VALU operation with n
 // sources; fn maps the lane's source values to the result.
 func v32(k kind, n int, fn func(a, b, c uint32) uint32) func(*Wave, *Inst) error {
-	is16 := k == kF16 || k == kB16
+	return v32x(k, n, k == kF16 || k == kB16, fn)
+}
+
+// v32x is v32 with the destination width given explicitly: dst16 results
+// are 16-bit (written to the low half, high half zeroed, or to the high
+// half with VOP3 op_sel[3]).
+func v32x(k kind, n int, dst16 bool, fn func(a, b, c uint32) uint32) func(*Wave, *Inst) error {
+	is16src := k == kF16 || k == kB16
 	return func(w *Wave, in *Inst) error {
+		is16 := dst16
 		a, b, c := &zeros, &zeros, &zeros
 		if n > 0 {
 			a = w.vsrc(in.Src[0], in, k, 0)
@@ -217,14 +225,14 @@ func v32(k kind, n int, fn func(a, b, c uint32) uint32) func(*Wave, *Inst) error
 			srcs := [3]**[64]uint32{&a, &b, &c}
 			for i := 0; i < n; i++ {
 				abs, neg, hi := in.Abs>>i&1 != 0, in.Neg>>i&1 != 0, in.Opsel>>i&1 != 0
-				if !abs && !neg && !(hi && is16) {
+				if !abs && !neg && !(hi && is16src) {
 					continue
 				}
 				t := &w.tmp[i]
 				src := *srcs[i]
 				for l := range t {
 					v := src[l]
-					if hi && is16 {
+					if hi && is16src {
 						v >>= 16
 					}
 					t[l] = v

@@ -210,9 +210,34 @@ func init() {
 	U("v_lshlrev_b32", 2, func(a, b, c uint32) uint32 { return b << (a & 31) })
 	U("v_lshrrev_b32", 2, func(a, b, c uint32) uint32 { return b >> (a & 31) })
 	U("v_ashrrev_i32", 2, func(a, b, c uint32) uint32 { return uint32(int32(b) >> (a & 31)) })
-	U("v_add_u32", 2, func(a, b, c uint32) uint32 { return a + b })
-	U("v_sub_u32", 2, func(a, b, c uint32) uint32 { return a - b })
-	U("v_subrev_u32", 2, func(a, b, c uint32) uint32 { return b - a })
+	// With VOP3 clamp these saturate to [0, 2^32-1].
+	sat := func(name string, fn, satFn func(a, b, c uint32) uint32) {
+		plain, clamped := v32(kB32, 2, fn), v32(kB32, 2, satFn)
+		def(name, func(w *Wave, in *Inst) error {
+			if in.Clamp {
+				return clamped(w, in)
+			}
+			return plain(w, in)
+		})
+	}
+	sat("v_add_u32", func(a, b, c uint32) uint32 { return a + b }, func(a, b, c uint32) uint32 {
+		if r := a + b; r >= a {
+			return r
+		}
+		return 0xffffffff
+	})
+	sat("v_sub_u32", func(a, b, c uint32) uint32 { return a - b }, func(a, b, c uint32) uint32 {
+		if a >= b {
+			return a - b
+		}
+		return 0
+	})
+	sat("v_subrev_u32", func(a, b, c uint32) uint32 { return b - a }, func(a, b, c uint32) uint32 {
+		if b >= a {
+			return b - a
+		}
+		return 0
+	})
 	U("v_min_i32", 2, func(a, b, c uint32) uint32 { return uint32(min(int32(a), int32(b))) })
 	U("v_max_i32", 2, func(a, b, c uint32) uint32 { return uint32(max(int32(a), int32(b))) })
 	U("v_min_u32", 2, func(a, b, c uint32) uint32 { return min(a, b) })
@@ -383,7 +408,7 @@ func init() {
 	def("v_cvt_rpi_i32_f32", v32(kF32, 1, func(a, b, c uint32) uint32 { return cvtI32(math.Floor(float64(f32(a)) + 0.5)) }))
 	def("v_cvt_flr_i32_f32", v32(kF32, 1, func(a, b, c uint32) uint32 { return cvtI32(math.Floor(float64(f32(a)))) }))
 	def("v_cvt_f16_f32", v32(kF32, 1, func(a, b, c uint32) uint32 { return f2h(f32(a)) }))
-	def("v_cvt_f32_f16", v32(kF16, 1, func(a, b, c uint32) uint32 { return u32(h2f(a)) }))
+	def("v_cvt_f32_f16", v32x(kF16, 1, false, func(a, b, c uint32) uint32 { return u32(h2f(a)) }))
 	def("v_cndmask_b32", cndmask)
 
 	// 16-bit.
