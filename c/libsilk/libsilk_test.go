@@ -18,9 +18,10 @@ import (
 	"github.com/rocjitsu/rocjitsu/silkrt"
 )
 
-// buildSilktest builds libsilk.a with go build -buildmode=c-archive and links
-// c/silktest/silktest.c against it with gcc.
-func buildSilktest(t *testing.T) string {
+// buildSilktest builds the silk.h library with go build (-buildmode=c-archive
+// of this package for libsilk.a, or c-shared of ./shim for librocjitsu.so)
+// and links c/silktest/silktest.c against it with gcc.
+func buildSilktest(t *testing.T, shared bool) string {
 	t.Helper()
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
@@ -31,24 +32,42 @@ func buildSilktest(t *testing.T) string {
 	lib := filepath.Join(dir, "libsilk.a")
 	cmd := exec.Command("go", "build", "-buildmode=c-archive", "-o", lib, ".")
 	cmd.Dir = filepath.Join(root, "c", "libsilk")
+	if shared {
+		lib = filepath.Join(dir, "librocjitsu.so")
+		cmd = exec.Command("go", "build", "-buildmode=c-shared", "-o", lib, "./shim")
+		cmd.Dir = root
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build -buildmode=c-archive: %v\n%s", err, out)
+		t.Fatalf("%v: %v\n%s", cmd.Args, err, out)
 	}
 	exe := filepath.Join(dir, "silktest")
-	out, err := exec.Command(gcc, "-std=c11", "-Wall", "-Wextra", "-Werror",
-		"-I", filepath.Join(root, "c", "include"),
-		"-o", exe, filepath.Join(root, "c", "silktest", "silktest.c"), lib, "-lpthread").CombinedOutput()
-	if err != nil {
+	args := []string{"-std=c11", "-Wall", "-Wextra", "-Werror", "-I", filepath.Join(root, "c", "include"),
+		"-o", exe, filepath.Join(root, "c", "silktest", "silktest.c")}
+	if shared {
+		args = append(args, "-L", dir, "-lrocjitsu", "-Wl,-rpath,"+dir)
+	} else {
+		args = append(args, lib, "-lpthread")
+	}
+	if out, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	return exe
 }
 
-// TestCABI runs the C program's own table (struct layout, field offsets,
-// every status) and then feeds it configs generated here, comparing status
-// and packet bytes with silkrt.EncodeDispatchPacket.
+// TestCABI runs the C program, linked with libsilk.a, on its own table
+// (struct layout, field offsets, every status) and on configs generated
+// here, comparing status and packet bytes with silkrt.EncodeDispatchPacket.
 func TestCABI(t *testing.T) {
-	exe := buildSilktest(t)
+	checkSilktest(t, buildSilktest(t, false), 3000)
+}
+
+// TestCABILibrocjitsu does the same with the function exported by
+// librocjitsu.so (shim/silkabi.go).
+func TestCABILibrocjitsu(t *testing.T) {
+	checkSilktest(t, buildSilktest(t, true), 500)
+}
+
+func checkSilktest(t *testing.T, exe string, n int) {
 	out, err := exec.Command(exe).CombinedOutput()
 	if err != nil {
 		t.Fatalf("silktest: %v\n%s", err, out)
@@ -60,7 +79,7 @@ func TestCABI(t *testing.T) {
 	pick32 := []uint64{0, 1, 2, 3, 8, 63, 64, 65, 256, 1024, 1025, 4096, 1 << 20, 0xffffffff}
 	var configs []silkrt.DispatchConfig
 	var lines strings.Builder
-	for range 3000 {
+	for range n {
 		v := [16]uint64{
 			uint64(r.IntN(5)),
 			pick16[r.IntN(len(pick16))], pick16[r.IntN(len(pick16))], pick16[r.IntN(len(pick16))],
