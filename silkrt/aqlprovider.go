@@ -156,7 +156,9 @@ func HiddenArgValue(kind string, grid, block Dim3) (uint64, bool) {
 	for i, ax := range axis {
 		switch kind {
 		case "hidden_block_count_" + ax:
-			return (g[i] + b[i] - 1) / b[i], true
+			// Whole workgroups only; the partial one shows in the
+			// remainder (device code counts n + (remainder != 0)).
+			return g[i] / b[i], true
 		case "hidden_group_size_" + ax:
 			return b[i], true
 		case "hidden_remainder_" + ax:

@@ -160,7 +160,7 @@ func TestAQLProvider(t *testing.T) {
 		want      uint64
 	}{
 		{"out", 0, 8, uint64(out)},
-		{"hidden_block_count_x", 8, 4, 4},
+		{"hidden_block_count_x", 8, 4, 3},
 		{"hidden_block_count_y", 12, 4, 3},
 		{"hidden_block_count_z", 16, 4, 1},
 		{"hidden_group_size_x", 20, 2, 64},

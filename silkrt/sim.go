@@ -1,0 +1,83 @@
+package silkrt
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rocjitsu/rocjitsu/hsa/aql"
+	"github.com/rocjitsu/rocjitsu/hsa/sim"
+)
+
+// simDevice adapts a simulated agent (hsa/sim) to AQLDevice. Dispatch runs
+// the kernel to completion before it returns.
+type simDevice struct {
+	agent   *sim.Agent
+	kernels map[uint64]*sim.Kernel // by descriptor address
+}
+
+// NewSim returns the simulator provider: an AQL provider on a new
+// hsa/sim agent for target ("gfx942" or "gfx950"). It needs no GPU.
+func NewSim(target string) (*AQL, error) {
+	a, err := sim.NewAgent(target)
+	if err != nil {
+		return nil, fmt.Errorf("silkrt: sim: %w", err)
+	}
+	return NewAQL("sim", &simDevice{agent: a, kernels: map[uint64]*sim.Kernel{}}), nil
+}
+
+// SimAgent returns the simulated agent behind a provider made by NewSim
+// (for statistics), or nil.
+func SimAgent(p Provider) *sim.Agent {
+	if a, ok := p.(*AQL); ok {
+		if d, ok := a.dev.(*simDevice); ok {
+			return d.agent
+		}
+	}
+	return nil
+}
+
+func (d *simDevice) LoadKernel(code []byte, symbol string) (uint64, error) {
+	ex, err := d.agent.LoadCodeObject(code)
+	if err != nil {
+		return 0, err
+	}
+	k, err := ex.Kernel(strings.TrimSuffix(symbol, ".kd"))
+	if err != nil {
+		return 0, err
+	}
+	d.kernels[k.KD] = k
+	return k.KD, nil
+}
+
+func (d *simDevice) Alloc(size uint64) (uint64, error) { return d.agent.Alloc(size) }
+func (d *simDevice) Free(addr uint64) error            { return d.agent.Free(addr) }
+func (d *simDevice) Write(addr uint64, p []byte) error { return d.agent.CopyIn(addr, p) }
+func (d *simDevice) Read(addr uint64, p []byte) error  { return d.agent.CopyOut(addr, p) }
+func (d *simDevice) Wait() error                       { return nil }
+
+// Dispatch decodes the packet, reads its kernarg segment from device memory
+// and runs the kernel on the agent.
+func (d *simDevice) Dispatch(packet []byte) error {
+	p, err := aql.DecodeKernelDispatchPacket(packet)
+	if err != nil {
+		return err
+	}
+	k, ok := d.kernels[p.KernelObject]
+	if !ok {
+		return fmt.Errorf("sim: kernel_object %#x is not a loaded kernel descriptor", p.KernelObject)
+	}
+	var kernarg []byte
+	if p.KernargAddress != 0 && k.KernargSegmentSize > 0 {
+		kernarg = make([]byte, k.KernargSegmentSize)
+		if err := d.agent.CopyOut(p.KernargAddress, kernarg); err != nil {
+			return fmt.Errorf("sim: kernarg segment: %w", err)
+		}
+	}
+	dyn := uint32(0)
+	if p.GroupSegmentSize > k.Desc.GroupSegmentFixedSize {
+		dyn = p.GroupSegmentSize - k.Desc.GroupSegmentFixedSize
+	}
+	grid := [3]uint32{p.GridSizeX, p.GridSizeY, p.GridSizeZ}
+	block := [3]uint32{uint32(p.WorkgroupSizeX), uint32(p.WorkgroupSizeY), uint32(p.WorkgroupSizeZ)}
+	return d.agent.DispatchExt(k, grid, block, kernarg, dyn, p.PrivateSegmentSize)
+}
