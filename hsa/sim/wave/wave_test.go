@@ -1,0 +1,290 @@
+package wave
+
+import (
+	"debug/elf"
+	"math"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
+	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+)
+
+// assemble assembles gfx942 source with llvm-mc-19 and returns the .text bytes.
+func assemble(t *testing.T, src string) []byte {
+	t.Helper()
+	mc := llvmtool.Require(t, "llvm-mc-19")
+	dir := t.TempDir()
+	s, o := filepath.Join(dir, "t.s"), filepath.Join(dir, "t.o")
+	if err := os.WriteFile(s, []byte(src+"\ns_endpgm\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-filetype=obj", s, "-o", o).CombinedOutput(); err != nil {
+		t.Fatalf("llvm-mc-19: %v\n%s", err, out)
+	}
+	f, err := elf.Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	data, err := f.Section(".text").Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// newWave loads code and returns a wave ready to run it with all lanes on.
+func newWave(t *testing.T, code []byte, target Target) (*Wave, *mem.Memory) {
+	t.Helper()
+	m := mem.New()
+	addr, err := m.Alloc(uint64(len(code)+64), 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Write(addr, code); err != nil {
+		t.Fatal(err)
+	}
+	w := &Wave{}
+	w.Reset(NewProgram(m, target), m, &Group{LDS: make([]byte, 4096)}, target, addr, 256, 256)
+	w.SetExec(^uint64(0))
+	return w, m
+}
+
+func run(t *testing.T, w *Wave) {
+	t.Helper()
+	if err := w.Run(100000); err != nil {
+		t.Fatal(err)
+	}
+	if !w.Done {
+		t.Fatal("wave did not reach s_endpgm")
+	}
+}
+
+// TestOpcodeNames checks the generated tables against llvm-mc-19: every
+// probe instruction assembles to an encoding that decodes back to the
+// same mnemonic.
+func TestOpcodeNames(t *testing.T) {
+	src := []string{
+		"v_add_f32 v1, v2, v3", "v_fmac_f32 v1, v2, v3", "v_mad_u64_u32 v[0:1], s[2:3], v2, v3, v[4:5]",
+		"v_lshl_add_u64 v[0:1], v[2:3], 2, v[4:5]", "s_add_u32 s1, s2, s3", "s_and_saveexec_b64 s[0:1], vcc",
+		"global_load_dword v1, v[2:3], off", "scratch_store_dwordx4 off, v[0:3], s0 offset:16",
+		"ds_read2_b32 v[0:1], v2 offset1:4", "v_mfma_f32_16x16x16_f16 a[0:3], v[0:1], v[2:3], a[0:3]",
+		"v_cvt_pk_fp8_f32 v1, v2, v3", "v_cmpx_lt_i64_e64 s[4:5], v[0:1], v[2:3]", "v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7]",
+		"buffer_load_dword v1, v2, s[4:7], 0 offen", "s_load_dwordx4 s[0:3], s[4:5], 0x10", "v_dot2_f32_f16 v1, v2, v3, v4",
+	}
+	code := assemble(t, strings.Join(src, "\n"))
+	words := make([]uint32, len(code)/4)
+	for i := range words {
+		words[i] = le.Uint32(code[4*i:])
+	}
+	off := 0
+	for _, s := range src {
+		in, err := Decode(words[off:], GFX942)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		want := strings.Fields(s)[0]
+		want = strings.TrimSuffix(strings.TrimSuffix(want, "_e64"), "_e32")
+		if in.Name != want {
+			t.Errorf("%s decodes as %q", s, in.Name)
+		}
+		if !Supported(in.Name) {
+			t.Errorf("%s: no semantics", in.Name)
+		}
+		off += in.Size / 4
+	}
+}
+
+// TestFloatOps checks f32/f64/f16 arithmetic lane by lane against Go's
+// float arithmetic and math package.
+func TestFloatOps(t *testing.T) {
+	code := assemble(t, `
+v_add_f32 v10, v0, v1
+v_mul_f32 v11, v0, v1
+v_fma_f32 v12, v0, v1, v2
+v_max_f32 v13, v0, v1
+v_cvt_f16_f32 v14, v0
+v_cvt_f32_f16 v15, v14
+v_add_f64 v[16:17], v[4:5], v[6:7]
+v_fma_f64 v[18:19], v[4:5], v[6:7], v[4:5]
+v_cvt_i32_f32 v20, v0
+v_sqrt_f32 v21, |v1|
+v_sub_f32_e64 v22, -v0, v1 clamp
+v_cvt_pkrtz_f16_f32 v23, v0, v1`)
+	w, _ := newWave(t, code, GFX942)
+	rng := rand.New(rand.NewSource(4))
+	for l := 0; l < 64; l++ {
+		a, b, c := float32(rng.NormFloat64()*100), float32(rng.NormFloat64()), float32(rng.NormFloat64()*10)
+		w.V[0][l], w.V[1][l], w.V[2][l] = u32(a), u32(b), u32(c)
+		x, y := rng.NormFloat64()*1e10, rng.NormFloat64()
+		w.V[4][l], w.V[5][l] = uint32(u64f(x)), uint32(u64f(x)>>32)
+		w.V[6][l], w.V[7][l] = uint32(u64f(y)), uint32(u64f(y)>>32)
+	}
+	run(t, w)
+	for l := 0; l < 64; l++ {
+		a, b, c := f32(w.V[0][l]), f32(w.V[1][l]), f32(w.V[2][l])
+		x := f64(uint64(w.V[4][l]) | uint64(w.V[5][l])<<32)
+		y := f64(uint64(w.V[6][l]) | uint64(w.V[7][l])<<32)
+		get64 := func(r int) float64 { return f64(uint64(w.V[r][l]) | uint64(w.V[r+1][l])<<32) }
+		checks := []struct {
+			name      string
+			got, want uint64
+		}{
+			{"v_add_f32", uint64(w.V[10][l]), uint64(u32(a + b))},
+			{"v_mul_f32", uint64(w.V[11][l]), uint64(u32(a * b))},
+			// float64 fma of float32 inputs, rounded once to float32 by big-precision reasoning:
+			{"v_fma_f32", uint64(w.V[12][l]), uint64(u32(float32(math.FMA(float64(a), float64(b), float64(c)))))},
+			{"v_max_f32", uint64(w.V[13][l]), uint64(u32(float32(math.Max(float64(a), float64(b)))))},
+			{"v_cvt_f32_f16", uint64(w.V[15][l]), uint64(u32(fp.F16ToF32(fp.F32ToF16(a))))},
+			{"v_add_f64", u64f(get64(16)), u64f(x + y)},
+			{"v_fma_f64", u64f(get64(18)), u64f(math.FMA(x, y, x))},
+			{"v_cvt_i32_f32", uint64(w.V[20][l]), uint64(uint32(int32(a)))},
+			{"v_sqrt_f32", uint64(w.V[21][l]), uint64(u32(float32(math.Sqrt(math.Abs(float64(b))))))},
+			{"v_sub_f32 clamp", uint64(w.V[22][l]), uint64(u32(float32(math.Min(math.Max(float64(-a-b), 0), 1))))},
+			{"v_cvt_pkrtz_f16_f32", uint64(w.V[23][l]), uint64(fp.F32ToF16RTZ(a)) | uint64(fp.F32ToF16RTZ(b))<<16},
+		}
+		for _, c := range checks {
+			if c.got != c.want {
+				t.Errorf("lane %d %s: got %#x want %#x", l, c.name, c.got, c.want)
+			}
+		}
+	}
+}
+
+// TestFP8Conversions checks that the same instruction words convert with
+// FNUZ formats on gfx942 and OCP formats on gfx950.
+func TestFP8Conversions(t *testing.T) {
+	code := assemble(t, `
+v_cvt_pk_fp8_f32 v10, v0, v1
+v_cvt_pk_bf8_f32 v11, v0, v1
+v_cvt_f32_fp8 v12, v10
+v_cvt_f32_bf8 v13, v11`)
+	for _, tc := range []struct {
+		target Target
+		e4, e5 fp.Format
+	}{{GFX942, fp.E4M3FNUZ, fp.E5M2FNUZ}, {GFX950, fp.E4M3FN, fp.E5M2}} {
+		w, _ := newWave(t, code, tc.target)
+		vals := []float32{1, -1, 0.3, 240, 448, -57344, 1e-3, 3.14159, 17.5, -0.0625}
+		for l := 0; l < 64; l++ {
+			w.V[0][l] = u32(vals[l%len(vals)])
+			w.V[1][l] = u32(vals[(l+3)%len(vals)] * 0.5)
+		}
+		run(t, w)
+		for l := 0; l < 64; l++ {
+			a, b := f32(w.V[0][l]), f32(w.V[1][l])
+			if want := uint32(tc.e4.Encode(a, false)) | uint32(tc.e4.Encode(b, false))<<8; w.V[10][l]&0xffff != want {
+				t.Errorf("%v lane %d v_cvt_pk_fp8_f32(%v, %v) = %#x, want %#x", tc.target, l, a, b, w.V[10][l]&0xffff, want)
+			}
+			if want := uint32(tc.e5.Encode(a, false)) | uint32(tc.e5.Encode(b, false))<<8; w.V[11][l]&0xffff != want {
+				t.Errorf("%v lane %d v_cvt_pk_bf8_f32 = %#x, want %#x", tc.target, l, w.V[11][l]&0xffff, want)
+			}
+			if want := u32(tc.e4.Decode(uint8(w.V[10][l]))); w.V[12][l] != want && !(math.IsNaN(float64(f32(want)))) {
+				t.Errorf("%v lane %d v_cvt_f32_fp8 = %#x, want %#x", tc.target, l, w.V[12][l], want)
+			}
+		}
+		// 1.0 has different codes in the two flavours.
+		one := fp.E4M3FNUZ.Encode(1, false)
+		if tc.target == GFX950 {
+			one = fp.E4M3FN.Encode(1, false)
+		}
+		if uint8(w.V[10][0]) != one {
+			t.Errorf("%v: fp8(1.0) = %#x, want %#x", tc.target, uint8(w.V[10][0]), one)
+		}
+	}
+}
+
+// TestScalarAndLanes checks carries, SCC, EXEC masking and cross-lane ops.
+func TestScalarAndLanes(t *testing.T) {
+	code := assemble(t, `
+s_mov_b32 s0, -1
+s_add_u32 s2, s0, 5
+s_addc_u32 s3, 0, 0
+s_mov_b64 exec, 0xff
+v_mov_b32 v1, 7
+s_mov_b64 exec, -1
+v_mbcnt_lo_u32_b32 v2, -1, 0
+v_mbcnt_hi_u32_b32 v2, -1, v2
+v_add_co_u32 v3, vcc, -1, v2
+v_readlane_b32 s4, v2, 37
+v_mov_b32_dpp v4, v2 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0
+v_lshlrev_b32 v5, 2, v2
+ds_bpermute_b32 v6, v5, v2 offset:4
+s_waitcnt lgkmcnt(0)`)
+	w, _ := newWave(t, code, GFX942)
+	run(t, w)
+	if w.S[2] != 4 || w.S[3] != 1 {
+		t.Errorf("s_add_u32/s_addc_u32: s2=%d s3=%d, want 4 1", w.S[2], w.S[3])
+	}
+	for l := 0; l < 64; l++ {
+		want := uint32(0)
+		if l < 8 {
+			want = 7
+		}
+		if w.V[1][l] != want {
+			t.Errorf("lane %d: EXEC-masked v_mov = %d, want %d", l, w.V[1][l], want)
+		}
+		if w.V[2][l] != uint32(l) {
+			t.Errorf("lane %d: mbcnt = %d", l, w.V[2][l])
+		}
+		wantDPP := uint32(0)
+		if l%16 != 0 {
+			wantDPP = uint32(l - 1)
+		}
+		if w.V[4][l] != wantDPP {
+			t.Errorf("lane %d: row_shr:1 = %d, want %d", l, w.V[4][l], wantDPP)
+		}
+		if w.V[6][l] != uint32((l+1)&63) {
+			t.Errorf("lane %d: bpermute = %d, want %d", l, w.V[6][l], (l+1)&63)
+		}
+	}
+	if vcc := w.VCC(); vcc != ^uint64(0)&^1 {
+		t.Errorf("carry-out mask = %#x", vcc)
+	}
+	if w.S[4] != 37 {
+		t.Errorf("v_readlane = %d", w.S[4])
+	}
+}
+
+// TestFaults checks that traps and bad accesses name the instruction.
+func TestFaults(t *testing.T) {
+	for _, src := range []string{"s_trap 2", "v_mov_b32 v0, 0\nv_mov_b32 v1, 0\nglobal_load_dword v2, v[0:1], off", "v_mov_b32 v0, 0x10000\nds_read_b32 v1, v0"} {
+		w, _ := newWave(t, assemble(t, src), GFX942)
+		err := w.Run(1000)
+		f, ok := err.(*Fault)
+		if !ok {
+			t.Fatalf("%q: got %v, want a *Fault", src, err)
+		}
+		if f.Inst == "" || f.PC == 0 {
+			t.Errorf("%q: fault without instruction or PC: %v", src, f)
+		}
+	}
+}
+
+// FuzzDecode feeds arbitrary words to the decoder: it must return an
+// instruction or an error, never panic.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte{0x00, 0x00, 0x81, 0xbf})
+	f.Add([]byte{0x00, 0x80, 0xcd, 0xd3, 0x04, 0x0d, 0x02, 0x1c})
+	f.Add([]byte{0xf9, 0x04, 0x94, 0x7d, 0x01, 0x84, 0x01, 0x04})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		words := make([]uint32, len(b)/4)
+		for i := range words {
+			words[i] = le.Uint32(b[4*i:])
+		}
+		if len(words) == 0 {
+			return
+		}
+		for _, tg := range []Target{GFX942, GFX950} {
+			in, err := Decode(words, tg)
+			if err == nil && (in.Size < 4 || in.Size/4 > len(words)) {
+				t.Fatalf("bad size %d for %d words", in.Size, len(words))
+			}
+		}
+	})
+}
