@@ -8,8 +8,6 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
-
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // Machine numbers of the AMDGPU e_flags EF_AMDGPU_MACH field (e_flags & 0xff).
@@ -115,45 +113,217 @@ func align4(n uint64) uint64 { return (n + 3) &^ 3 }
 // inside the MessagePack map desc (at file offset fileOff) without changing
 // its length.
 func patchMetadata(desc []byte, fileOff uint64) error {
-	var before map[string]any
-	if err := msgpack.Unmarshal(desc, &before); err != nil {
+	off, n, err := findTarget(desc)
+	if err != nil {
 		return fmt.Errorf("kernelcorpus: metadata note at file offset 0x%x: %w", fileOff, err)
 	}
-	target, ok := before["amdhsa.target"].(string)
-	if !ok {
-		return fmt.Errorf("kernelcorpus: metadata note at file offset 0x%x: amdhsa.target missing or not a string", fileOff)
-	}
+	target := string(desc[off : off+n])
 	const prefix = "amdgcn-amd-amdhsa--gfx942"
 	if len(target) < len(prefix) || target[:len(prefix)] != prefix || (len(target) > len(prefix) && target[len(prefix)] != ':') {
-		return fmt.Errorf("kernelcorpus: metadata note at file offset 0x%x: amdhsa.target %q is not gfx942", fileOff, target)
+		return fmt.Errorf("kernelcorpus: metadata note at file offset 0x%x: amdhsa.target %q (at note offset %d) is not gfx942", fileOff, target, off)
 	}
-	newTarget := "amdgcn-amd-amdhsa--gfx950" + target[len(prefix):]
-	oldEnc, err := msgpack.Marshal(target)
-	if err != nil {
-		return fmt.Errorf("kernelcorpus: encode target: %w", err)
-	}
-	newEnc, err := msgpack.Marshal(newTarget)
-	if err != nil {
-		return fmt.Errorf("kernelcorpus: encode target: %w", err)
-	}
-	key, err := msgpack.Marshal("amdhsa.target")
-	if err != nil {
-		return fmt.Errorf("kernelcorpus: encode key: %w", err)
-	}
-	pair := append(bytes.Clone(key), oldEnc...)
-	if c := bytes.Count(desc, pair); c != 1 {
-		return fmt.Errorf("kernelcorpus: metadata note at file offset 0x%x: amdhsa.target key/value encoded %d times, want 1", fileOff, c)
-	}
-	i := bytes.Index(desc, pair) + len(key)
-	copy(desc[i:], newEnc)
+	copy(desc[off+len(prefix)-3:], "950")
+	return nil
+}
 
-	// Check: the map decodes to the same content with only the target changed.
-	var after map[string]any
-	if err := msgpack.Unmarshal(desc, &after); err != nil {
-		return fmt.Errorf("kernelcorpus: metadata note at file offset 0x%x after patch: %w", fileOff, err)
+// findTarget walks the MessagePack map desc and returns the offset and
+// length of the amdhsa.target string value. Every length is checked
+// against the bytes left, so hostile input cannot make it allocate or loop.
+func findTarget(desc []byte) (int, int, error) {
+	d := &mpReader{b: desc}
+	n, err := d.mapHeader()
+	if err != nil {
+		return 0, 0, err
 	}
-	if after["amdhsa.target"] != newTarget {
-		return fmt.Errorf("kernelcorpus: metadata note at file offset 0x%x: patch did not land on amdhsa.target", fileOff)
+	found, off, size := false, 0, 0
+	for i := 0; i < n; i++ {
+		koff, klen, kerr := d.str()
+		if kerr != nil {
+			return 0, 0, fmt.Errorf("key %d: %w", i, kerr)
+		}
+		if string(desc[koff:koff+klen]) == "amdhsa.target" {
+			if found {
+				return 0, 0, fmt.Errorf("amdhsa.target at offset %d appears twice", koff)
+			}
+			voff, vlen, verr := d.str()
+			if verr != nil {
+				return 0, 0, fmt.Errorf("amdhsa.target value: %w", verr)
+			}
+			found, off, size = true, voff, vlen
+			continue
+		}
+		if err := d.skip(0); err != nil {
+			return 0, 0, fmt.Errorf("value of %q: %w", desc[koff:koff+klen], err)
+		}
+	}
+	if !found {
+		return 0, 0, fmt.Errorf("no amdhsa.target in the metadata map")
+	}
+	return off, size, nil
+}
+
+// mpReader is a bounds-checked MessagePack walker over b.
+type mpReader struct {
+	b   []byte
+	off int
+}
+
+func (d *mpReader) need(n int) error {
+	if n < 0 || n > len(d.b)-d.off {
+		return fmt.Errorf("offset %d: need %d bytes, %d left", d.off, n, len(d.b)-d.off)
+	}
+	return nil
+}
+
+func (d *mpReader) uint(n int) (int, error) {
+	if err := d.need(n); err != nil {
+		return 0, err
+	}
+	v := 0
+	for i := 0; i < n; i++ {
+		v = v<<8 | int(d.b[d.off+i])
+	}
+	d.off += n
+	return v, nil
+}
+
+func (d *mpReader) byte() (byte, error) {
+	if err := d.need(1); err != nil {
+		return 0, err
+	}
+	c := d.b[d.off]
+	d.off++
+	return c, nil
+}
+
+func (d *mpReader) mapHeader() (int, error) {
+	at := d.off
+	c, err := d.byte()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	switch {
+	case c&0xf0 == 0x80:
+		n = int(c & 0x0f)
+	case c == 0xde:
+		n, err = d.uint(2)
+	case c == 0xdf:
+		n, err = d.uint(4)
+	default:
+		return 0, fmt.Errorf("offset %d: type byte 0x%02x is not a map", at, c)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if n > (len(d.b)-d.off)/2 {
+		return 0, fmt.Errorf("offset %d: map of %d pairs does not fit in %d bytes", at, n, len(d.b)-d.off)
+	}
+	return n, nil
+}
+
+// str reads a string and returns its payload offset and length.
+func (d *mpReader) str() (int, int, error) {
+	at := d.off
+	c, err := d.byte()
+	if err != nil {
+		return 0, 0, err
+	}
+	var n int
+	switch {
+	case c&0xe0 == 0xa0:
+		n = int(c & 0x1f)
+	case c == 0xd9:
+		n, err = d.uint(1)
+	case c == 0xda:
+		n, err = d.uint(2)
+	case c == 0xdb:
+		n, err = d.uint(4)
+	default:
+		return 0, 0, fmt.Errorf("offset %d: type byte 0x%02x is not a string", at, c)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := d.need(n); err != nil {
+		return 0, 0, err
+	}
+	off := d.off
+	d.off += n
+	return off, n, nil
+}
+
+// skip steps over one value of any type.
+func (d *mpReader) skip(depth int) error {
+	if depth > 64 {
+		return fmt.Errorf("offset %d: nesting deeper than 64", d.off)
+	}
+	at := d.off
+	c, err := d.byte()
+	if err != nil {
+		return err
+	}
+	payload, items := 0, 0 // bytes to skip, then values to skip
+	switch {
+	case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
+	case c&0xf0 == 0x80:
+		items = 2 * int(c&0x0f)
+	case c&0xf0 == 0x90:
+		items = int(c & 0x0f)
+	case c&0xe0 == 0xa0:
+		payload = int(c & 0x1f)
+	case c == 0xcc || c == 0xd0:
+		payload = 1
+	case c == 0xcd || c == 0xd1:
+		payload = 2
+	case c == 0xce || c == 0xd2 || c == 0xca:
+		payload = 4
+	case c == 0xcf || c == 0xd3 || c == 0xcb:
+		payload = 8
+	case c == 0xd9 || c == 0xc4:
+		payload, err = d.uint(1)
+	case c == 0xda || c == 0xc5:
+		payload, err = d.uint(2)
+	case c == 0xdb || c == 0xc6:
+		payload, err = d.uint(4)
+	case c == 0xdc:
+		items, err = d.uint(2)
+	case c == 0xdd:
+		items, err = d.uint(4)
+	case c == 0xde:
+		items, err = d.uint(2)
+		items *= 2
+	case c == 0xdf:
+		items, err = d.uint(4)
+		items *= 2
+	case c == 0xd4, c == 0xd5, c == 0xd6, c == 0xd7, c == 0xd8:
+		payload = 1 + 1<<(c-0xd4)
+	case c == 0xc7:
+		payload, err = d.uint(1)
+		payload++
+	case c == 0xc8:
+		payload, err = d.uint(2)
+		payload++
+	case c == 0xc9:
+		payload, err = d.uint(4)
+		payload++
+	default:
+		return fmt.Errorf("offset %d: unknown type byte 0x%02x", at, c)
+	}
+	if err != nil {
+		return err
+	}
+	if err := d.need(payload); err != nil {
+		return err
+	}
+	d.off += payload
+	if items > len(d.b)-d.off {
+		return fmt.Errorf("offset %d: %d elements do not fit in %d bytes", at, items, len(d.b)-d.off)
+	}
+	for i := 0; i < items; i++ {
+		if err := d.skip(depth + 1); err != nil {
+			return err
+		}
 	}
 	return nil
 }

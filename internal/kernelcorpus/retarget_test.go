@@ -2,12 +2,16 @@ package kernelcorpus
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
@@ -104,4 +108,78 @@ func FuzzRetarget(f *testing.F) {
 			t.Fatalf("length changed")
 		}
 	})
+}
+
+// TestRetargetNoteAgreesWithMsgpack decodes the metadata of every gfx942
+// object and its gfx950 copy with a full MessagePack decoder: the maps are
+// equal except amdhsa.target.
+func TestRetargetNoteAgreesWithMsgpack(t *testing.T) {
+	root, err := projectpath.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "testdata", "kernels", "gfx942", "*.co"))
+	if len(files) < 20 {
+		t.Fatalf("only %d gfx942 objects", len(files))
+	}
+	for _, f := range files {
+		in, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := RetargetGFX942ToGFX950(in)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		before, after := noteMap(t, in), noteMap(t, out)
+		if before["amdhsa.target"] != "amdgcn-amd-amdhsa--gfx942" || after["amdhsa.target"] != "amdgcn-amd-amdhsa--gfx950" {
+			t.Fatalf("%s: targets %v -> %v", f, before["amdhsa.target"], after["amdhsa.target"])
+		}
+		delete(before, "amdhsa.target")
+		delete(after, "amdhsa.target")
+		if !reflect.DeepEqual(before, after) {
+			t.Fatalf("%s: metadata changed beyond the target", f)
+		}
+	}
+}
+
+func noteMap(t *testing.T, obj []byte) map[string]any {
+	t.Helper()
+	f, err := elf.NewFile(bytes.NewReader(obj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Section(".note")
+	if s == nil {
+		t.Fatal("no .note")
+	}
+	b, err := s.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	namesz := binary.LittleEndian.Uint32(b)
+	descsz := binary.LittleEndian.Uint32(b[4:])
+	desc := b[12+align4(uint64(namesz)):][:descsz]
+	var m map[string]any
+	if err := msgpack.Unmarshal(desc, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestFindTargetHostile(t *testing.T) {
+	for name, b := range map[string][]byte{
+		"empty":        {},
+		"not a map":    {0x91, 0xc0},
+		"huge map":     {0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, 'a'},
+		"huge array":   {0x81, 0xa1, 'a', 0xdd, 0xff, 0xff, 0xff, 0xff},
+		"huge string":  {0x81, 0xa1, 'a', 0xdb, 0x7f, 0xff, 0xff, 0xff},
+		"deep nesting": append([]byte{0x81, 0xa1, 'a'}, bytes.Repeat([]byte{0x91}, 200)...),
+		"no target":    {0x81, 0xa1, 'a', 0x01},
+		"target int":   append(append([]byte{0x81, 0xad}, "amdhsa.target"...), 0x01),
+	} {
+		if _, _, err := findTarget(b); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
 }
