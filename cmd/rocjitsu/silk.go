@@ -30,10 +30,12 @@ const silkUsage = `usage:
       objects' metadata
   rocjitsu silk inspect EXE
       list the bundle at the end of EXE
-  rocjitsu silk run EXE ENTRY --grid X[,Y,Z] --block X[,Y,Z] [--arg A ...] [--hip-lib PATH]
-      launch ENTRY of EXE's bundle through HIP and wait for it; grid and
-      block are in work-items. Arguments, packed in order at their natural
-      alignment:
+  rocjitsu silk run EXE ENTRY --grid X[,Y,Z] --block X[,Y,Z] [--arg A ...]
+                   [--provider auto|hip|sim] [--hip-lib PATH]
+      launch ENTRY of EXE's bundle and wait for it; grid and block are in
+      work-items. --provider auto (the default) uses HIP when a GPU is
+      present and the simulator (gfx942, gfx950) otherwise. Arguments,
+      packed in order at their natural alignment:
         N | u64:N | u32:N | i32:N | f32:X | f64:X   scalar
         buf:SIZE        zeroed device buffer of SIZE bytes (pointer)
         in:FILE         device buffer holding FILE (pointer)
@@ -328,6 +330,7 @@ func silkRun(args []string, stdout, stderr io.Writer) error {
 	var argS listFlag
 	fs.Var(&argS, "arg", "kernel argument (repeatable)")
 	hipLib := fs.String("hip-lib", "", "HIP runtime library (default: libamdhip64.so, .so.6, .so.5)")
+	provider := fs.String("provider", "auto", "auto, hip or sim")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -384,7 +387,7 @@ func silkRun(args []string, stdout, stderr io.Writer) error {
 	if b.Provider != silkrt.ProviderHIP {
 		return fmt.Errorf("%s: bundle is for provider %s; only hip is supported", pos[0], b.Provider)
 	}
-	p, err := silkrt.OpenHIP(silkrt.HIPOptions{Library: *hipLib})
+	p, err := openProvider(*provider, *hipLib, b.Target, stderr)
 	if err != nil {
 		return err
 	}
@@ -422,7 +425,7 @@ func silkRun(args []string, stdout, stderr io.Writer) error {
 	if err := p.Synchronize(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "ran %s grid=%v block=%v kernargs=%d bytes on hip\n", entry.Name, grid, block, len(packed))
+	fmt.Fprintf(stdout, "ran %s grid=%v block=%v kernargs=%d bytes on %s\n", entry.Name, grid, block, len(packed), p.Name())
 	for i, k := range kargs {
 		if k.outFile == "" {
 			continue
@@ -437,4 +440,29 @@ func silkRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %d bytes to %s\n", len(data), k.outFile)
 	}
 	return nil
+}
+
+// openProvider opens the named provider for a bundle of the given target
+// tag. "auto" tries HIP and falls back to the simulator when there is no
+// HIP runtime or no GPU.
+func openProvider(name, hipLib string, target uint32, stderr io.Writer) (silkrt.Provider, error) {
+	simTarget := fmt.Sprintf("gfx%d", target)
+	switch name {
+	case "hip":
+		return silkrt.OpenHIP(silkrt.HIPOptions{Library: hipLib})
+	case "sim":
+		return silkrt.NewSim(simTarget)
+	case "auto":
+		h, err := silkrt.OpenHIP(silkrt.HIPOptions{Library: hipLib})
+		if err == nil {
+			return h, nil
+		}
+		s, serr := silkrt.NewSim(simTarget)
+		if serr != nil {
+			return nil, fmt.Errorf("no provider: %v; %v", err, serr)
+		}
+		fmt.Fprintf(stderr, "rocjitsu silk run: using the simulator (%s): %v\n", simTarget, err)
+		return s, nil
+	}
+	return nil, usageError{fmt.Sprintf("--provider %q: want auto, hip or sim", name)}
 }

@@ -168,6 +168,35 @@ func TestSilkBundleInspectRun(t *testing.T) {
 			t.Errorf("%v: exit %d stderr %q, want %d and %q", c.args[1:], code, errs, c.code, c.want)
 		}
 	}
+	// The simulator runs the kernel for real: every work-item stores 0x2a.
+	simOut := filepath.Join(dir, "sim.bin")
+	code, out, errs = run("silk", "run", exe, "fill", "--provider", "sim", "--grid", "128", "--block", "64", "--arg", "out:"+simOut+":512", "--arg", "u32:0x2a")
+	if code != 0 || !strings.Contains(out, "kernargs=12 bytes on sim") {
+		t.Fatalf("run on sim: %d %q %q", code, out, errs)
+	}
+	res := mustRead(t, simOut)
+	for i := range 128 {
+		if v := binary.LittleEndian.Uint32(res[4*i:]); v != 0x2a {
+			t.Fatalf("sim out[%d] = %#x, want 0x2a", i, v)
+		}
+	}
+	if len(res) != 512 {
+		t.Fatalf("sim.bin is %d bytes", len(res))
+	}
+	// auto falls back to the simulator when HIP has no device.
+	t.Setenv("HIPDOUBLE_DEVICES", "0")
+	code, out, errs = run("silk", "run", exe, "nop", "--grid", "64", "--block", "64", "--hip-lib", double)
+	if code != 0 || !strings.Contains(out, "on sim") || !strings.Contains(errs, "using the simulator (gfx942)") || !strings.Contains(errs, "hipErrorNoDevice") {
+		t.Fatalf("auto fallback: %d %q %q", code, out, errs)
+	}
+	if code, _, errs = run("silk", "run", exe, "nop", "--grid", "64", "--block", "64", "--provider", "hip", "--hip-lib", double); code != 1 || !strings.Contains(errs, "no GPU device") {
+		t.Fatalf("--provider hip without a device: %d %q", code, errs)
+	}
+	if code, _, errs = run("silk", "run", exe, "nop", "--grid", "64", "--block", "64", "--provider", "cuda"); code != 2 || !strings.Contains(errs, "want auto, hip or sim") {
+		t.Fatalf("--provider cuda: %d %q", code, errs)
+	}
+	t.Setenv("HIPDOUBLE_DEVICES", "1")
+
 	// A bundle whose version field was bumped is rejected with the offset.
 	bad := mustRead(t, exe)
 	_, loc, _ := silkrt.ParseBundle(bad)
@@ -186,7 +215,7 @@ func TestSilkBundleInspectRun(t *testing.T) {
 // process: without a GPU it must exit 1 with a clean no-device message.
 func TestSilkRunRealHIP(t *testing.T) {
 	if exe := os.Getenv("ROCJITSU_SILK_REAL_HIP_EXE"); exe != "" {
-		os.Exit(runMain([]string{"silk", "run", exe, "nop", "--grid", "64", "--block", "64"}, os.Stdout, os.Stderr))
+		os.Exit(runMain([]string{"silk", "run", exe, "nop", "--grid", "64", "--block", "64", "--provider", "hip"}, os.Stdout, os.Stderr))
 	}
 	hsaco, _ := silkFixtures(t)
 	exe := filepath.Join(t.TempDir(), "app")
