@@ -82,7 +82,7 @@ func (s *state) join(t *state) bool {
 }
 
 // srcVal returns the abstract value of a 32-bit source operand.
-func (s *state) srcVal(o *isa.Operand) vset {
+func (s *state) srcVal(in *isa.Inst, o *isa.Operand) vset {
 	switch o.Kind {
 	case isa.KindReg:
 		if o.Class == isa.SGPR && int(o.Reg) < numSGPR {
@@ -96,7 +96,12 @@ func (s *state) srcVal(o *isa.Operand) vset {
 		case c >= 193 && c <= 208:
 			return one(uint32(int32(192 - c)))
 		}
-	case isa.KindLiteral, isa.KindImm:
+	case isa.KindLiteral:
+		if in.HasLiteral {
+			return one(in.Literal)
+		}
+		return one(uint32(o.Imm))
+	case isa.KindImm:
 		return one(uint32(o.Imm))
 	}
 	return topSet
@@ -152,7 +157,7 @@ func (s *state) transfer(in *isa.Inst) {
 		}
 	case "s_mov_b32":
 		if len(ops) == 2 && ops[0].Class == isa.SGPR {
-			s.set(ops[0].Reg, s.srcVal(&ops[1]))
+			s.set(ops[0].Reg, s.srcVal(in, &ops[1]))
 			return
 		}
 	case "s_mov_b64":
@@ -166,7 +171,7 @@ func (s *state) transfer(in *isa.Inst) {
 		}
 	case "s_add_u32", "s_addc_u32", "s_sub_u32", "s_subb_u32":
 		if len(ops) == 3 && ops[0].Class == isa.SGPR {
-			a, b := s.srcVal(&ops[1]), s.srcVal(&ops[2])
+			a, b := s.srcVal(in, &ops[1]), s.srcVal(in, &ops[2])
 			var r, c vset
 			switch name {
 			case "s_add_u32":
@@ -381,12 +386,33 @@ func (g *Graph) classifyIndirect(extra map[uint64][]uint64, maxTargets int) {
 			cs = append(cs, callInfo{ret: rp, callee: c.Callee})
 		}
 	}
+	conts := map[uint64]uint16{} // continuation -> return pair of its call
+	for _, l := range g.Order {
+		b := g.Blocks[l]
+		if rp, ok := returnPair(b.Last()); ok && b.Last().Info.Branch == isa.BranchCall {
+			for _, c := range b.Calls {
+				conts[c.Cont] = rp
+			}
+		}
+	}
 	returnsOf := map[uint64]uint16{} // setpc addr -> return pair validated
 	for _, c := range cs {
 		for _, l := range g.reachable([]uint64{c.callee}, nil) {
 			last := g.Blocks[l].Last()
 			if last.Info.Branch == isa.BranchIndirect {
-				if p, ok := targetPair(last); ok && p == c.ret && len(extra[last.PC]) == 0 {
+				p, ok := targetPair(last)
+				if !ok || p != c.ret {
+					continue
+				}
+				// Recovered targets that are all continuations of calls
+				// through the same pair are returns too.
+				allConts := true
+				for _, t := range extra[last.PC] {
+					if rp, ok := conts[t]; !ok || rp != p {
+						allConts = false
+					}
+				}
+				if allConts {
 					returnsOf[last.PC] = p
 				}
 			}
@@ -404,6 +430,9 @@ func (g *Graph) classifyIndirect(extra map[uint64][]uint64, maxTargets int) {
 			ind.RetPair, _ = returnPair(last)
 		}
 		switch ts := extra[last.PC]; {
+		case !isSwap && hasKey(returnsOf, last.PC):
+			ind.Kind = Return
+			ind.Targets = ts
 		case len(ts) > 0:
 			ind.Targets = ts
 			ind.Kind = IndirectJump

@@ -281,8 +281,17 @@ func (o *Object) WriteText(w io.Writer) error {
 			}
 			b.WriteByte('\n')
 		}
+		shown := map[string]int{}
 		for _, r := range k.Rejections {
+			if shown[r.Mnemonic]++; shown[r.Mnemonic] > 2 {
+				continue
+			}
 			fmt.Fprintf(&b, "    rejected at %#x %s: %s\n", r.Offset, r.Mnemonic, r.Reason)
+		}
+		for m, n := range shown {
+			if n > 2 {
+				fmt.Fprintf(&b, "    ... and %d more %s rejections\n", n-2, m)
+			}
 		}
 		for _, n := range k.Notes {
 			fmt.Fprintf(&b, "    note: %s\n", n)

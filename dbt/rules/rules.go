@@ -26,6 +26,9 @@ type Context interface {
 	// descriptor's VGPR allocation if needed. It fails when none can be
 	// found.
 	TempVGPRs(n int) ([]uint16, error)
+	// TempSGPRPair returns an even SGPR pair that no instruction reads
+	// after the one being translated and that it does not name.
+	TempSGPRPair() (uint16, error)
 }
 
 // Rule is one hand-written expansion.
@@ -119,6 +122,41 @@ func vop3(op uint16, vdst uint16, src0, src1, src2 uint16) [2]uint32 {
 	w0 := 0xd0000000 | uint32(op&0x3ff)<<16 | uint32(vdst&0xff)
 	w1 := uint32(src0&0x1ff) | uint32(src1&0x1ff)<<9 | uint32(src2&0x1ff)<<18
 	return [2]uint32{w0, w1}
+}
+
+// VOP2 opcodes (GFX9) and other host opcodes.
+const (
+	op2LshrrevB32 = 0x10
+	op2AndB32     = 0x13
+	op2OrB32      = 0x14
+	op2AddU32     = 0x34
+	op3BfeU32     = 0x1c8
+	op3CndmaskB32 = 0x100
+	op3CmpUF32    = 0x48
+)
+
+// vop2 encodes a VOP2 instruction; a literal follows when src0 is srcLit.
+func vop2(op uint16, vdst uint16, src0 uint16, vsrc1 uint16, lit uint32) []uint32 {
+	w := uint32(op&0x3f)<<25 | uint32(vdst&0xff)<<17 | uint32(vsrc1&0xff)<<9 | uint32(src0&0x1ff)
+	if src0 == srcLit {
+		return []uint32{w, lit}
+	}
+	return []uint32{w}
+}
+
+// Inline integer constant code for 0..64.
+func inlineInt(v int) uint16 { return uint16(128 + v) }
+
+// noMods reports an error when a VOP3 instruction (w0, w1) has clamp,
+// op_sel, abs, neg or omod set.
+func noMods(in *isa.Inst, w0, w1 uint32) error {
+	if m := w0 >> 8 & 0xff; m != 0 {
+		return fieldErr(in, "clamp/op_sel/abs", m)
+	}
+	if m := w1 >> 27; m != 0 {
+		return fieldErr(in, "neg/omod", m)
+	}
+	return nil
 }
 
 // fieldErr reports an unsupported field value.

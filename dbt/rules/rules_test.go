@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os/exec"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/bitop3"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/mfma"
+	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 )
 
@@ -63,31 +65,74 @@ func (m *machine) src(code uint32) uint32 {
 }
 
 func (m *machine) run(t *testing.T, code []byte) {
-	for i := 0; i+8 <= len(code); i += 8 {
-		w0 := binary.LittleEndian.Uint32(code[i:])
-		w1 := binary.LittleEndian.Uint32(code[i+4:])
-		if w0>>26 != 0x34 {
-			t.Fatalf("not a VOP3 word: %#x", w0)
+	w := func(i int) uint32 { return binary.LittleEndian.Uint32(code[i:]) }
+	for i := 0; i < len(code); {
+		w0 := w(i)
+		if w0>>26 == 0x34 { // VOP3
+			w1 := w(i + 4)
+			i += 8
+			s0, s1, s2 := w1&0x1ff, w1>>9&0x1ff, w1>>18&0x1ff
+			a, b := m.src(s0), m.src(s1)
+			var r uint32
+			switch op := w0 >> 16 & 0x3ff; op {
+			case opMovB32:
+				r = a
+			case opNotB32:
+				r = ^a
+			case opAndB32:
+				r = a & b
+			case opOrB32:
+				r = a | b
+			case opXorB32:
+				r = a ^ b
+			case opBfiB32:
+				r = a&b | ^a&m.src(s2)
+			case op3BfeU32:
+				r = a >> (b & 31) & (1<<(m.src(s2)&31) - 1)
+			case op3CndmaskB32:
+				r = a
+				if m.s[s2]&1 != 0 {
+					r = b
+				}
+			case op3CmpUF32:
+				fa, fb := math.Float32frombits(a), math.Float32frombits(b)
+				m.s[w0&0x7f], m.s[w0&0x7f+1] = 0, 0
+				if fa != fa || fb != fb {
+					m.s[w0&0x7f] = 1
+				}
+				continue
+			default:
+				t.Fatalf("unexpected VOP3 opcode %#x", op)
+			}
+			m.v[w0&0xff] = r
+			continue
 		}
-		a, b, c := m.src(w1&0x1ff), m.src(w1>>9&0x1ff), m.src(w1>>18&0x1ff)
+		if w0>>31 != 0 {
+			t.Fatalf("unexpected word %#x", w0)
+		}
+		i += 4
+		var a uint32
+		if w0&0x1ff == srcLit {
+			a = w(i)
+			i += 4
+		} else {
+			a = m.src(w0 & 0x1ff)
+		}
+		b := m.v[w0>>9&0xff]
 		var r uint32
-		switch op := w0 >> 16 & 0x3ff; op {
-		case opMovB32:
-			r = a
-		case opNotB32:
-			r = ^a
-		case opAndB32:
+		switch op := w0 >> 25 & 0x3f; op {
+		case op2LshrrevB32:
+			r = b >> (a & 31)
+		case op2AndB32:
 			r = a & b
-		case opOrB32:
+		case op2OrB32:
 			r = a | b
-		case opXorB32:
-			r = a ^ b
-		case opBfiB32:
-			r = a&b | ^a&c
+		case op2AddU32:
+			r = a + b
 		default:
-			t.Fatalf("unexpected opcode %#x", op)
+			t.Fatalf("unexpected VOP2 opcode %#x", op)
 		}
-		m.v[w0&0xff] = r
+		m.v[w0>>17&0xff] = r
 	}
 }
 
@@ -234,5 +279,64 @@ func TestRegistry(t *testing.T) {
 	}
 	if len(All(isa.GFX950, isa.GFX942)) < 3 {
 		t.Fatal("rules missing from All")
+	}
+}
+
+// bf16Inputs covers zeros, denormals, rounding ties (even and odd), the
+// largest finite values, infinities, quiet and signalling NaNs and random
+// bit patterns.
+func bf16Inputs() []uint32 {
+	in := []uint32{0, 0x80000000, 1, 0x807fffff, 0x3f808000, 0x3f818000, 0x3f808001, 0x3f80ffff,
+		0x7f7fffff, 0xff7fffff, 0x7f7f8000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001,
+		0x7f800001, 0x7fffffff, 0xff800001, 0x3f800000, 0x40490fdb}
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 2000; i++ {
+		in = append(in, r.Uint32())
+	}
+	return in
+}
+
+func TestBF16ReferenceMatchesSimulator(t *testing.T) {
+	for _, x := range bf16Inputs() {
+		f := math.Float32frombits(x)
+		if f != f {
+			if got := BF16(x); got&0x7fc0 != 0x7fc0 || got>>15 != uint16(x>>31) {
+				t.Fatalf("BF16(%#x) = %#x: not a quiet NaN of the same sign", x, got)
+			}
+			continue
+		}
+		if got, want := BF16(x), fp.F32ToBF16(f); got != want {
+			t.Fatalf("BF16(%#x) = %#x, simulator's F32ToBF16 = %#x", x, got, want)
+		}
+	}
+}
+
+// TestCvtPkBF16Expansion runs the emitted host code on every input pair
+// shape (VGPR and SGPR sources, destination aliasing a source).
+func TestCvtPkBF16Expansion(t *testing.T) {
+	in := bf16Inputs()
+	cfgs := []struct{ vdst, s0, s1 uint16 }{
+		{5, 256 + 1, 256 + 2},
+		{1, 256 + 1, 256 + 2},
+		{2, 256 + 1, 256 + 2},
+		{5, 7, 256 + 2},
+		{5, 256 + 1, 256 + 1},
+	}
+	for _, c := range cfgs {
+		code := CvtPkBF16Code(c.vdst, c.s0, c.s1, 100, 101, 102, 40)
+		for i := 0; i+1 < len(in); i++ {
+			var m machine
+			m.v[1], m.v[2], m.s[7] = in[i], in[i+1], in[i+1]
+			x0, x1 := m.src(uint32(c.s0)), m.src(uint32(c.s1))
+			m.run(t, code)
+			want := uint32(BF16(x0)) | uint32(BF16(x1))<<16
+			if m.v[c.vdst] != want {
+				t.Fatalf("cfg %+v inputs %#x %#x: got %#x want %#x", c, x0, x1, m.v[c.vdst], want)
+			}
+		}
+	}
+	lines := disasm(t, CvtPkBF16Code(5, 7, 256+2, 100, 101, 102, 40))
+	if len(lines) != 16 { // 7 + 6 + 3 with the SGPR source copied first
+		t.Fatalf("llvm-mc decoded %d instructions: %q", len(lines), lines)
 	}
 }
