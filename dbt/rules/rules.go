@@ -26,6 +26,10 @@ type Context interface {
 	// descriptor's VGPR allocation if needed. It fails when none can be
 	// found.
 	TempVGPRs(n int) ([]uint16, error)
+	// TempVGPRRange returns the first of n consecutive scratch VGPRs
+	// starting at a multiple of align (register tuples of memory
+	// instructions must be even-aligned on gfx90a-class targets).
+	TempVGPRRange(n, align int) (uint16, error)
 	// TempSGPRPair returns an even SGPR pair that no instruction reads
 	// after the one being translated and that it does not name.
 	TempSGPRPair() (uint16, error)
@@ -37,6 +41,9 @@ type Rule struct {
 	Name string
 	// Ops are the guest mnemonics the rule handles.
 	Ops []string
+	// Match, when set, narrows the rule to some forms of its operations
+	// (for example only the LDS form of a load).
+	Match func(in *isa.Inst) bool
 	// Fidelity is Exact or Approximate; Bound describes an approximation.
 	Fidelity report.Fidelity
 	Bound    string
@@ -66,6 +73,15 @@ func register(p Pair, r *Rule) {
 // For returns the rule for a guest mnemonic, or nil.
 func For(guest, host isa.Target, name string) *Rule {
 	return registry[Pair{guest, host}][name]
+}
+
+// ForInst returns the rule that applies to in, or nil.
+func ForInst(guest, host isa.Target, in *isa.Inst) *Rule {
+	r := registry[Pair{guest, host}][in.Name()]
+	if r != nil && r.Match != nil && !r.Match(in) {
+		return nil
+	}
+	return r
 }
 
 // All returns the rules of a pair, sorted by name.

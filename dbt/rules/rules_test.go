@@ -340,3 +340,171 @@ func TestCvtPkBF16Expansion(t *testing.T) {
 		t.Fatalf("llvm-mc decoded %d instructions: %q", len(lines), lines)
 	}
 }
+
+func TestBufferLoadLDSCode(t *testing.T) {
+	// buffer_load_dwordx4 v210, s[16:19], 0 offen offset:32 lds (gfx950).
+	code := BufferLoadLDSCode(0xe05d1020, 0x800400d2, 4, 100, 104)
+	got := disasm(t, code)
+	want := []string{
+		"buffer_load_dwordx4 v[100:103], v210, s[16:19], 0 offen offset:32",
+		"s_waitcnt vmcnt(0)",
+		"v_mbcnt_lo_u32_b32 v104, -1, 0",
+		"v_mbcnt_hi_u32_b32 v104, -1, v104",
+		"v_lshl_add_u32 v104, v104, 4, m0",
+		"ds_write_b128 v104, v[100:103] offset:32",
+		"s_waitcnt lgkmcnt(0)",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %q", got)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Fatalf("line %d: got %q want %q", i, got[i], want[i])
+		}
+	}
+	r := ForInst(isa.GFX950, isa.GFX942, &isa.Inst{Info: &isa.OpInfo{Name: "buffer_load_dwordx4"}})
+	if r != nil {
+		t.Fatal("rule applies to the plain (non-LDS) load")
+	}
+	r = ForInst(isa.GFX950, isa.GFX942, &isa.Inst{Info: &isa.OpInfo{Name: "buffer_load_dwordx4"}, Mod: isa.Modifiers{LDS: true}})
+	if r == nil || r.Name != "buffer-load-lds-wide" {
+		t.Fatal("rule missing for the LDS form")
+	}
+}
+
+// wave is a 64-lane model of the instructions the permlane expansion
+// emits.
+type wave struct {
+	v [256][64]uint32
+	s [106]uint32
+}
+
+func (wv *wave) src(code uint32, l int) uint32 {
+	switch {
+	case code >= 256:
+		return wv.v[code-256][l]
+	case code < 106:
+		return wv.s[code]
+	case code >= 128 && code <= 192:
+		return code - 128
+	case code == srcOnes:
+		return 0xffffffff
+	}
+	panic(fmt.Sprintf("code %d", code))
+}
+
+func (wv *wave) run(t *testing.T, code []byte) {
+	w := func(i int) uint32 { return binary.LittleEndian.Uint32(code[i:]) }
+	for i := 0; i < len(code); {
+		w0 := w(i)
+		switch {
+		case w0>>26 == 0x36: // DS
+			w1 := w(i + 4)
+			i += 8
+			op, off := w0>>17&0xff, w0&0xffff
+			addr, data, vdst := w1&0xff, w1>>8&0xff, w1>>24
+			var out [64]uint32
+			for l := 0; l < 64; l++ {
+				switch op {
+				case dsOpSwizzle:
+					if off != 0x401f {
+						t.Fatalf("swizzle offset %#x", off)
+					}
+					out[l] = wv.v[addr][l&^31|(l&31)^16]
+				case dsOpBpermute:
+					out[l] = wv.v[data][wv.v[addr][l]/4%64]
+				default:
+					t.Fatalf("DS op %#x", op)
+				}
+			}
+			wv.v[vdst] = out
+		case w0>>23 == 0x17d: // SOP1 s_mov_b32
+			i += 4
+			v := w0 & 0xff
+			var val uint32
+			if v == srcLit {
+				val = w(i)
+				i += 4
+			} else {
+				val = wv.src(v, 0)
+			}
+			wv.s[w0>>16&0x7f] = val
+		case w0>>23 == 0x17f: // s_waitcnt
+			i += 4
+		case w0>>26 == 0x34: // VOP3
+			w1 := w(i + 4)
+			i += 8
+			var out [64]uint32
+			for l := 0; l < 64; l++ {
+				a, b := wv.src(w1&0x1ff, l), wv.src(w1>>9&0x1ff, l)
+				switch op := w0 >> 16 & 0x3ff; op {
+				case op3MbcntLo:
+					out[l] = b + uint32(bitsCount(uint64(a)&(1<<l-1)&0xffffffff))
+				case op3MbcntHi:
+					out[l] = b + uint32(bitsCount((uint64(a)<<32)&(1<<l-1)))
+				case op3CndmaskB32:
+					p := w1 >> 18 & 0x1ff
+					mask := uint64(wv.s[p]) | uint64(wv.s[p+1])<<32
+					out[l] = a
+					if mask>>l&1 != 0 {
+						out[l] = b
+					}
+				default:
+					t.Fatalf("VOP3 op %#x", op)
+				}
+			}
+			wv.v[w0&0xff] = out
+		case w0>>31 == 0: // VOP2
+			i += 4
+			var out [64]uint32
+			for l := 0; l < 64; l++ {
+				a, b := wv.src(w0&0x1ff, l), wv.v[w0>>9&0xff][l]
+				switch op := w0 >> 25 & 0x3f; op {
+				case op2XorB32:
+					out[l] = a ^ b
+				case op2LshlrevB32:
+					out[l] = b << (a & 31)
+				default:
+					t.Fatalf("VOP2 op %#x", op)
+				}
+			}
+			wv.v[w0>>17&0xff] = out
+		default:
+			t.Fatalf("word %#x", w0)
+		}
+	}
+}
+
+func bitsCount(x uint64) int {
+	n := 0
+	for ; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
+}
+
+func TestPermlaneSwapExpansion(t *testing.T) {
+	for _, rows := range []int{16, 32} {
+		var wv wave
+		for l := 0; l < 64; l++ {
+			wv.v[3][l] = 0x1000 + uint32(l) // vdst
+			wv.v[7][l] = 0x2000 + uint32(l) // vsrc
+		}
+		want3, want7 := wv.v[3], wv.v[7]
+		for l := 0; l < 64; l++ {
+			upper := l&rows != 0
+			if upper {
+				want3[l] = wv.v[7][l-rows]
+				want7[l-rows] = wv.v[3][l]
+			}
+		}
+		code := PermlaneSwapCode(rows, 3, 7, 100, 101, 102, 40)
+		wv.run(t, code)
+		if wv.v[3] != want3 || wv.v[7] != want7 {
+			t.Fatalf("permlane%d_swap:\nvdst %x\nwant %x\nvsrc %x\nwant %x", rows, wv.v[3], want3, wv.v[7], want7)
+		}
+		if len(disasm(t, code)) == 0 {
+			t.Fatal("no instructions")
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+)
+
+// v_permlane16_swap_b32 vdst, vsrc exchanges the odd 16-lane rows of vdst
+// with the even rows of vsrc (lane l+16 of vdst <-> lane l of vsrc for l in
+// rows 0 and 2); v_permlane32_swap_b32 exchanges the upper 32 lanes of vdst
+// with the lower 32 lanes of vsrc. Both operands are read and written.
+//
+// The expansion reads each operand's partner lanes with ds_swizzle_b32
+// (xor 16) or ds_bpermute_b32 (xor 32), then selects per lane with
+// v_cndmask_b32 under a constant row mask built in a dead SGPR pair.
+
+// PermlaneBound documents the partial-EXEC difference.
+const PermlaneBound = "exact when both lanes of every swapped pair are active (full EXEC); a lane whose partner is inactive reads the partner's register value instead of the hardware's inactive-lane behaviour"
+
+func init() {
+	p := Pair{isa.GFX950, isa.GFX942}
+	register(p, &Rule{Name: "permlane16-swap", Ops: []string{"v_permlane16_swap_b32"}, Fidelity: report.Approximate, Bound: PermlaneBound, Emit: emitPermlaneSwap})
+	register(p, &Rule{Name: "permlane32-swap", Ops: []string{"v_permlane32_swap_b32"}, Fidelity: report.Approximate, Bound: PermlaneBound, Emit: emitPermlaneSwap})
+}
+
+const (
+	dsOpSwizzle   = 0x3d
+	dsOpBpermute  = 0x3f
+	sop1MovB32    = 0x00
+	op2XorB32     = 0x15
+	op2LshlrevB32 = 0x12
+)
+
+func dsRead(op uint32, vdst, addr, data uint16, off uint32) [2]uint32 {
+	return [2]uint32{0xd8000000 | op<<17 | off&0xffff, uint32(addr) | uint32(data)<<8 | uint32(vdst)<<24}
+}
+
+// sMovLit is s_mov_b32 sdst, value (a literal, or an inline constant when
+// it has one).
+func sMovLit(sdst uint16, v uint32) []uint32 {
+	w := 0xbe800000 | uint32(sdst&0x7f)<<16 | sop1MovB32<<8
+	switch {
+	case v <= 64:
+		return []uint32{w | (128 + v)}
+	case v == 0xffffffff:
+		return []uint32{w | srcOnes}
+	}
+	return []uint32{w | srcLit, v}
+}
+
+// PermlaneSwapCode returns host code swapping VGPRs d and s as
+// v_permlane<rows>_swap_b32 (rows 16 or 32) does, with temporaries x, y,
+// a (a only for 32) and the SGPR pair p.
+func PermlaneSwapCode(rows int, d, s, x, y, a, p uint16) []byte {
+	var w []uint32
+	var maskLo, maskHi uint32
+	if rows == 16 {
+		sx := dsRead(dsOpSwizzle, x, s, 0, 0x401f) // swizzle(SWAP,16): lane l reads l^16
+		sy := dsRead(dsOpSwizzle, y, d, 0, 0x401f)
+		w = append(w, sx[0], sx[1], sy[0], sy[1])
+		maskLo, maskHi = 0xffff0000, 0xffff0000
+	} else {
+		lo := vop3(op3MbcntLo, a, srcOnes, srcZero, 0)
+		hi := vop3(op3MbcntHi, a, srcOnes, srcVGPR+a, 0)
+		w = append(w, lo[0], lo[1], hi[0], hi[1])
+		w = append(w, vop2(op2XorB32, a, inlineInt(32), a, 0)...)
+		w = append(w, vop2(op2LshlrevB32, a, inlineInt(2), a, 0)...)
+		bx := dsRead(dsOpBpermute, x, a, s, 0)
+		by := dsRead(dsOpBpermute, y, a, d, 0)
+		w = append(w, bx[0], bx[1], by[0], by[1])
+		maskLo, maskHi = 0, 0xffffffff
+	}
+	w = append(w, sMovLit(p, maskLo)...)
+	w = append(w, sMovLit(p+1, maskHi)...)
+	w = append(w, waitLGKMCnt0)
+	cd := vop3(op3CndmaskB32, d, srcVGPR+d, srcVGPR+x, p) // upper lanes take vsrc's lower lanes
+	cs := vop3(op3CndmaskB32, s, srcVGPR+y, srcVGPR+s, p) // lower lanes of vsrc take vdst's upper lanes
+	w = append(w, cd[0], cd[1], cs[0], cs[1])
+	return appendWords(nil, w...)
+}
+
+func emitPermlaneSwap(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+	rows := 16
+	if in.Name() == "v_permlane32_swap_b32" {
+		rows = 32
+	}
+	w := words(raw)
+	var d, s uint16
+	switch len(raw) {
+	case 4: // VOP1
+		d, s = uint16(w[0]>>17&0xff), uint16(w[0]&0x1ff)
+	case 8: // VOP3 form: bound_ctrl (bit 12) and fi (bit 11) change inactive-lane behaviour
+		if w[0]>>11&3 != 0 {
+			return nil, fieldErr(in, "bound_ctrl/fi", w[0]>>11&3)
+		}
+		if err := noMods(in, w[0]&^(3<<11), w[1]); err != nil {
+			return nil, err
+		}
+		d, s = uint16(w[0]&0xff), uint16(w[1]&0x1ff)
+	default:
+		return nil, fieldErr(in, "size", uint32(len(raw)))
+	}
+	if s < srcVGPR {
+		return nil, fieldErr(in, "non-VGPR source", uint32(s))
+	}
+	s -= srcVGPR
+	if s == d {
+		return nil, fmt.Errorf("%s at %#x: vdst and vsrc are the same register", in.Name(), in.PC)
+	}
+	n := 2
+	if rows == 32 {
+		n = 3
+	}
+	t, err := ctx.TempVGPRs(n)
+	if err != nil {
+		return nil, err
+	}
+	p, err := ctx.TempSGPRPair()
+	if err != nil {
+		return nil, err
+	}
+	a := uint16(0)
+	if rows == 32 {
+		a = t[2]
+	}
+	return PermlaneSwapCode(rows, d, s, t[0], t[1], a, p), nil
+}
