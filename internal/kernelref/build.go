@@ -86,6 +86,39 @@ func (b *builder) scalar(name string, e Elem, v any) int {
 	return b.add(Arg{Name: name, Kind: Scalar, Elem: e, Offset: b.place(e.Size(), e.Size()), Size: e.Size(), Value: raw})
 }
 
+// dynLDS adds an OpenCL __local pointer argument for count elements; the
+// kernarg holds offset 0 (the corpus's dynamic-LDS kernels have no static
+// LDS).
+func (b *builder) dynLDS(name string, e Elem, count int) int {
+	return b.add(Arg{Name: name, Kind: DynamicLDS, Elem: e, Count: count, Offset: b.place(4, 4), Size: 4, Value: make([]byte, 4)})
+}
+
+// hidden appends the code-object-v5 implicit arguments clang lists for an
+// OpenCL kernel that reads them, with the values a runtime fills for this
+// case's grid and block: full block counts, group sizes, remainders (items
+// in a partial last group), the global offsets given, and grid dims.
+func (b *builder) hidden(globalOffset [3]uint64, gridDims uint16) {
+	base := (b.off + 7) &^ 7
+	add := func(name string, e Elem, at int, v any) {
+		b.add(Arg{Name: name, Kind: Hidden, Elem: e, Offset: base + at, Size: e.Size(), Value: encode(v)})
+	}
+	g, k := b.c.Grid, b.c.Block
+	for d, n := range []string{"x", "y", "z"} {
+		add("hidden_block_count_"+n, U32, 4*d, g[d]/k[d])
+	}
+	for d, n := range []string{"x", "y", "z"} {
+		add("hidden_group_size_"+n, U16, 12+2*d, uint16(k[d]))
+	}
+	for d, n := range []string{"x", "y", "z"} {
+		add("hidden_remainder_"+n, U16, 18+2*d, uint16(g[d]%k[d]))
+	}
+	for d, n := range []string{"x", "y", "z"} {
+		add("hidden_global_offset_"+n, U64, 40+8*d, globalOffset[d])
+	}
+	add("hidden_grid_dims", U16, 64, gridDims)
+	b.off = base + 256 // the implicit argument block is 256 bytes
+}
+
 // targets restricts the case to a target list.
 func (b *builder) targets(t []string) { b.c.Targets = t }
 

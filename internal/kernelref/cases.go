@@ -40,6 +40,8 @@ var registry = []entry{
 	{"atomic_cas", atomicCAS},
 	{"vector_float4", vectorFloat4},
 	{"byte_short_memory", byteShortMemory},
+	{"hidden_args", hiddenArgs},
+	{"dynamic_lds", dynamicLDS},
 }
 
 // entry names one case constructor.
@@ -298,6 +300,44 @@ func privateScratch() Case {
 			acc += arr[(v>>r)%64] * (r + 1)
 		}
 		want[i] = acc
+	}
+	b.expect(o, want)
+	return b.done()
+}
+
+func hiddenArgs() Case {
+	const n, off = 200, 7
+	b := newCase("hidden_args", "reads implicit kernel arguments (block counts, group size, remainder, global offset, grid dims)", dim(n, 1, 1), dim(64, 1, 1))
+	o := b.out("out", U32, 4*n)
+	b.scalar("n", U32, uint32(n))
+	b.hidden([3]uint64{off, 0, 0}, 1)
+	want := make([]uint32, 4*n)
+	for i := range n {
+		g := i / 64
+		want[4*i] = uint32(i + off)
+		want[4*i+1] = 64
+		if g == n/64 {
+			want[4*i+1] = n % 64
+		}
+		want[4*i+2] = (n + 63) / 64
+		want[4*i+3] = 1
+	}
+	b.expect(o, want)
+	return b.done()
+}
+
+func dynamicLDS() Case {
+	const groups, wg = 4, 128
+	b := newCase("dynamic_lds", "__local pointer argument: LDS sized at dispatch, per-group reversal", dim(groups*wg, 1, 1), dim(wg, 1, 1))
+	in := b.rng.u32s(groups * wg)
+	b.in("in", U32, in)
+	o := b.out("out", U32, groups*wg)
+	b.dynLDS("tmp", U32, wg)
+	want := make([]uint32, groups*wg)
+	for g := 0; g < groups; g++ {
+		for t := 0; t < wg; t++ {
+			want[g*wg+t] = in[g*wg+wg-1-t]*2 + uint32(t)
+		}
 	}
 	b.expect(o, want)
 	return b.done()

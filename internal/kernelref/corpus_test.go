@@ -84,6 +84,7 @@ type kernelMeta struct {
 	args           []metaArg
 	target         string
 	privateSegment int
+	groupSegment   int
 }
 
 type metaArg struct {
@@ -149,6 +150,8 @@ func parseNotes(t *testing.T, out string) kernelMeta {
 			m.kernargSize, _ = strconv.Atoi(val)
 		case ".wavefront_size":
 			m.wavefrontSize, _ = strconv.Atoi(val)
+		case ".group_segment_fixed_size":
+			m.groupSegment, _ = strconv.Atoi(val)
 		case ".private_segment_fixed_size":
 			m.privateSegment, _ = strconv.Atoi(val)
 		case "amdhsa.target":
@@ -204,6 +207,9 @@ func TestObjectsMatchCases(t *testing.T) {
 			if m.reqd != nil && (len(m.reqd) != 3 || uint32(m.reqd[0]) != c.Block[0] || uint32(m.reqd[1]) != c.Block[1] || uint32(m.reqd[2]) != c.Block[2]) {
 				t.Errorf("%s %s: reqd_workgroup_size %v, case block %v", c.Name, target, m.reqd, c.Block)
 			}
+			if c.DynamicLDS() != 0 && m.groupSegment != 0 {
+				t.Errorf("%s %s: dynamic LDS with %d bytes of static LDS (offsets assume 0)", c.Name, target, m.groupSegment)
+			}
 			if len(m.args) != len(c.Args) {
 				t.Errorf("%s %s: metadata has %d args, case %d", c.Name, target, len(m.args), len(c.Args))
 				continue
@@ -211,8 +217,13 @@ func TestObjectsMatchCases(t *testing.T) {
 			for i, a := range c.Args {
 				ma := m.args[i]
 				kind := "by_value"
-				if a.Kind.IsBuffer() {
+				switch a.Kind {
+				case BufferIn, BufferOut, BufferInOut:
 					kind = "global_buffer"
+				case Hidden:
+					kind = a.Name
+				case DynamicLDS:
+					kind = "dynamic_shared_pointer"
 				}
 				if ma.offset != a.Offset || ma.size != a.Size || ma.valueKind != kind {
 					t.Errorf("%s %s: arg %d (%s): metadata offset %d size %d %s, case offset %d size %d %s",

@@ -29,21 +29,36 @@ func callsSource(cases []Case) string {
 	for _, c := range cases {
 		var params []string
 		for _, a := range c.Args {
-			if a.Kind.IsBuffer() {
+			switch a.Kind {
+			case BufferIn, BufferOut, BufferInOut, DynamicLDS:
 				params = append(params, "void *")
-			} else {
+			case Scalar:
 				params = append(params, cType[a.Elem])
 			}
 		}
 		fmt.Fprintf(&b, "void %s(%s);\n", c.Name, strings.Join(params, ", "))
 	}
+	b.WriteString("long rj_implicit_offset(const char *name) {\n")
+	for _, c := range cases {
+		if off, ok := c.ImplicitArgOffset(); ok {
+			fmt.Fprintf(&b, "  if (!strcmp(name, %q)) return %d;\n", c.Name, off)
+		}
+	}
+	b.WriteString("  return -1;\n}\n")
+	b.WriteString("extern unsigned char rj_dyn_lds[];\n")
 	b.WriteString("int rj_call(const char *name, void **b, const unsigned char *ka) {\n")
 	for _, c := range cases {
 		fmt.Fprintf(&b, "  if (!strcmp(name, %q)) {\n", c.Name)
 		var args []string
 		nb := 0
 		for i, a := range c.Args {
-			if a.Kind.IsBuffer() {
+			switch a.Kind {
+			case Hidden:
+				continue
+			case DynamicLDS:
+				args = append(args, "rj_dyn_lds")
+				continue
+			case BufferIn, BufferOut, BufferInOut:
 				args = append(args, fmt.Sprintf("b[%d]", nb))
 				nb++
 				continue

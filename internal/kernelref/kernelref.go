@@ -83,10 +83,21 @@ const (
 	BufferOut   ArgKind = "buffer_out"   // written by the kernel; Init is zeros
 	BufferInOut ArgKind = "buffer_inout" // read and written
 	Scalar      ArgKind = "scalar"       // passed by value
+	// Hidden is an implicit argument the runtime fills (code object v5
+	// hidden_* value kinds); Name is the value kind, Value the bytes the
+	// case expects there (Kernarg writes them).
+	Hidden ArgKind = "hidden"
+	// DynamicLDS is an OpenCL __local pointer argument (value kind
+	// dynamic_shared_pointer): Count elements of Elem in LDS sized at
+	// dispatch time; Value holds the 4-byte group-segment offset the
+	// kernarg carries. See Case.DynamicLDS.
+	DynamicLDS ArgKind = "dynamic_lds"
 )
 
 // IsBuffer reports whether the argument is a global buffer.
-func (k ArgKind) IsBuffer() bool { return k != Scalar }
+func (k ArgKind) IsBuffer() bool {
+	return k == BufferIn || k == BufferOut || k == BufferInOut
+}
 
 // Tolerance bounds the difference between a produced and an expected
 // floating-point element. The zero value means bit-exact. An element
@@ -105,11 +116,12 @@ type Arg struct {
 	Name   string  // parameter name in the source
 	Kind   ArgKind // buffer in/out/inout or scalar
 	Elem   Elem    // element type (buffers) or value type (scalars)
-	Count  int     // number of elements of a buffer; 0 for scalars
+	Count  int     // number of elements of a buffer or dynamic LDS area; 0 for scalars
 	Offset int     // byte offset in the kernarg segment (as the metadata says)
-	Size   int     // bytes in the kernarg segment: 8 for a buffer address, else Elem.Size()
+	Size   int     // bytes in the kernarg segment: 8 for a buffer address, 4 for dynamic LDS, else Elem.Size()
 
-	// Value holds a scalar's little-endian bytes (len Size).
+	// Value holds the little-endian kernarg bytes of a scalar, hidden or
+	// dynamic-LDS argument (len Size).
 	Value []byte
 	// Init holds a buffer's initial contents (len Count*Elem.Size()).
 	Init []byte
@@ -164,7 +176,7 @@ func (c *Case) Kernarg(addrs map[int]uint64) ([]byte, error) {
 		if a.Offset+a.Size > len(ka) {
 			return nil, fmt.Errorf("kernelref: %s arg %d (%s): offset %d size %d past kernarg size %d", c.Name, i, a.Name, a.Offset, a.Size, len(ka))
 		}
-		if a.Kind == Scalar {
+		if !a.Kind.IsBuffer() {
 			copy(ka[a.Offset:], a.Value)
 			continue
 		}
@@ -175,6 +187,32 @@ func (c *Case) Kernarg(addrs map[int]uint64) ([]byte, error) {
 		binary.LittleEndian.PutUint64(ka[a.Offset:], addr)
 	}
 	return ka, nil
+}
+
+// DynamicLDS returns the bytes of LDS the dispatch must add to the
+// kernel's static group segment size (the AQL packet's group_segment_size
+// is the static size from the descriptor plus this). The corpus's kernels
+// with dynamic LDS have no static LDS, so their offsets are 0.
+func (c *Case) DynamicLDS() uint32 {
+	var n uint32
+	for _, a := range c.Args {
+		if a.Kind == DynamicLDS {
+			n += uint32(a.Count * a.Elem.Size())
+		}
+	}
+	return n
+}
+
+// ImplicitArgOffset returns the kernarg offset where the implicit (hidden)
+// arguments begin, what __builtin_amdgcn_implicitarg_ptr() points to, and
+// whether the kernel has any.
+func (c *Case) ImplicitArgOffset() (int, bool) {
+	for _, a := range c.Args {
+		if a.Kind == Hidden && a.Name == "hidden_block_count_x" {
+			return a.Offset, true
+		}
+	}
+	return 0, false
 }
 
 // Buffers returns the indexes of the buffer arguments.

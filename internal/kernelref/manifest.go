@@ -59,7 +59,7 @@ func Manifest() []byte {
 		}
 		for _, a := range c.Args {
 			ma := manifestArg{Name: a.Name, Kind: a.Kind, Type: a.Elem, Count: a.Count, Offset: a.Offset, Size: a.Size}
-			if a.Kind == Scalar {
+			if !a.Kind.IsBuffer() {
 				ma.Value = scalarValue(a.Elem, a.Value)
 			}
 			if !a.Tol.Exact() {

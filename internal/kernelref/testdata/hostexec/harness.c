@@ -17,6 +17,11 @@
 #include <string.h>
 
 int rj_call(const char *name, void **bufs, const unsigned char *kernarg);
+long rj_implicit_offset(const char *name);
+
+// LDS behind OpenCL __local pointer arguments (groups run one at a time).
+unsigned char rj_dyn_lds[65536] __attribute__((aligned(16)));
+static const unsigned char *implicit_args;
 
 static unsigned char packet[64];
 static uint32_t wave_size;
@@ -34,6 +39,7 @@ static unsigned char mma_a[MAX_ITEMS][16], mma_b[MAX_ITEMS][16], mma_c[MAX_ITEMS
 uint32_t rj_workitem_id(uint32_t d) { return tid[d]; }
 uint32_t rj_workgroup_id(uint32_t d) { return group_id[d]; }
 const void *rj_dispatch_ptr(void) { return packet; }
+const void *rj_implicitarg_ptr(void) { return implicit_args; }
 void rj_barrier(void) { pthread_barrier_wait(&barrier); }
 
 int rj_bpermute(int addr, int v) {
@@ -158,6 +164,11 @@ int main(int argc, char **argv) {
   }
   long ksize;
   kernarg = read_file(argv[9], &ksize);
+  long ioff = rj_implicit_offset(kname);
+  if (ioff >= 0) {
+    if (ioff + 256 > ksize) { fprintf(stderr, "harness: kernarg too short for implicit args\n"); return 1; }
+    implicit_args = kernarg + ioff;
+  }
   int nbuf = argc - 10;
   bufs = calloc(nbuf + 1, sizeof(void *));
   long *sizes = calloc(nbuf + 1, sizeof(long));

@@ -5,6 +5,7 @@
 uint rj_workitem_id(uint dim);
 uint rj_workgroup_id(uint dim);
 __constant void *rj_dispatch_ptr(void);
+__constant void *rj_implicitarg_ptr(void);
 void rj_barrier(void);
 int rj_bpermute(int addr, int v);
 float rj_exp2f(float);
@@ -23,6 +24,7 @@ void rj_mma(int kind, const void *a, const void *b, const void *c, void *d);
 #define __builtin_amdgcn_workgroup_id_y() rj_workgroup_id(1)
 #define __builtin_amdgcn_workgroup_id_z() rj_workgroup_id(2)
 #define __builtin_amdgcn_dispatch_ptr() rj_dispatch_ptr()
+#define __builtin_amdgcn_implicitarg_ptr() rj_implicitarg_ptr()
 #define __builtin_amdgcn_s_barrier() rj_barrier()
 #define __builtin_amdgcn_fence(order, scope) ((void)0)
 #define __builtin_amdgcn_ds_bpermute(addr, v) rj_bpermute((addr), (v))
