@@ -201,6 +201,27 @@ static void *read_file(const char *path, size_t *size) {
 }
 
 static hsa_executable_t exec;
+static hsa_ven_amd_loader_1_01_pfn_t storage_loader;
+
+struct storage_q {
+  const void *app;
+  int same;
+};
+
+static hsa_status_t storage_cb(hsa_executable_t e, hsa_loaded_code_object_t lco, void *data) {
+  (void)e;
+  struct storage_q *q = data;
+  uint64_t base = 0;
+  if (storage_loader.hsa_ven_amd_loader_loaded_code_object_get_info == NULL) {
+    hsa_ven_amd_loader_1_01_pfn_t ldr;
+    hsa_system_get_major_extension_table(HSA_EXTENSION_AMD_LOADER, 1, sizeof ldr, &ldr);
+    storage_loader = ldr;
+  }
+  storage_loader.hsa_ven_amd_loader_loaded_code_object_get_info(
+      lco, HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_CODE_OBJECT_STORAGE_MEMORY_BASE, &base);
+  if (base == (uint64_t)(uintptr_t)q->app) q->same = 1;
+  return HSA_STATUS_SUCCESS;
+}
 
 static void load(void) {
   size_t size;
@@ -251,6 +272,14 @@ static void load(void) {
   CHECK(hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE, &gs));
   CHECK(hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE, &ps));
   printf("symbol %s kernarg %u group %u private %u\n", sym, ks, gs, ps);
+  /* Which bytes did the runtime load? (the loader extension's storage base) */
+  hsa_ven_amd_loader_1_01_pfn_t ldr;
+  if (hsa_system_get_major_extension_table(HSA_EXTENSION_AMD_LOADER, 1, sizeof ldr, &ldr) == HSA_STATUS_SUCCESS) {
+    struct storage_q q = {bytes, 0};
+    ldr.hsa_ven_amd_loader_executable_iterate_loaded_code_objects(exec, storage_cb, &q);
+    printf("storage %s\n", q.same ? "app" : "other");
+    storage_loader = ldr;
+  }
   if (!strcmp(opt.load, "memory") || !strcmp(opt.load, "program")) {
     /* ROCR does not copy reader memory; HIP keeps it until the module is
      * unloaded. Keep ours too (never freed): like HIP. */
@@ -281,29 +310,31 @@ typedef struct worker {
   double ns; /* per dispatch, bench mode */
 } worker;
 
+/* Each worker has, per queue, its own kernarg ring and completion signal:
+ * packets complete in order only within one queue. */
 static void *run_worker(void *arg) {
   worker *w = arg;
   size_t slot_size = ((opt.kernarg < 64 ? 64 : opt.kernarg) + 255) & ~(size_t)255;
-  uint8_t *ring;
-  if (have_kernarg_pool) {
-    CHECK(hsa_amd_memory_pool_allocate(kernarg_pool, slot_size * NSLOTS, 0, (void **)&ring));
-    CHECK(hsa_amd_agents_allow_access(1, &gpu, NULL, ring));
-  } else {
-    exit(5);
+  uint8_t *ring[MAXQ];
+  hsa_signal_t done[MAXQ];
+  if (!have_kernarg_pool) exit(5);
+  for (int k = 0; k < w->nq; k++) {
+    CHECK(hsa_amd_memory_pool_allocate(kernarg_pool, slot_size * NSLOTS, 0, (void **)&ring[k]));
+    CHECK(hsa_amd_agents_allow_access(1, &gpu, NULL, ring[k]));
+    CHECK(hsa_signal_create(w->n, 0, NULL, &done[k]));
   }
   long total = w->n * w->nq;
-  hsa_signal_t done;
-  CHECK(hsa_signal_create(total, 0, NULL, &done));
-  uint64_t seq[MAXQ] = {0};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (long i = 0; i < total; i++) {
-    int qi = w->first_q + (int)(i % w->nq);
-    if (i >= NSLOTS) /* slot i % NSLOTS was used by dispatch i - NSLOTS; wait for it */
-      while (hsa_signal_load_scacquire(done) > total - (i - NSLOTS + 1)) sched_yield();
-    uint8_t *ka = ring + (size_t)(i % NSLOTS) * slot_size;
+    int k = (int)(i % w->nq);
+    int qi = w->first_q + k;
+    long j = i / w->nq; /* dispatch number on this queue */
+    if (j >= NSLOTS)   /* slot j % NSLOTS was used by dispatch j - NSLOTS; wait for it */
+      while (hsa_signal_load_scacquire(done[k]) > w->n - (j - NSLOTS + 1)) sched_yield();
+    uint8_t *ka = ring[k] + (size_t)(j % NSLOTS) * slot_size;
     uint32_t magic = MAGIC, t = (uint32_t)w->t, q = (uint32_t)qi;
-    uint64_t s = ++seq[qi];
+    uint64_t s = (uint64_t)j + 1;
     memcpy(ka, &magic, 4);
     memcpy(ka + 4, &t, 4);
     memcpy(ka + 8, &q, 4);
@@ -319,16 +350,19 @@ static void *run_worker(void *arg) {
     pkt.private_segment_size = opt.priv;
     pkt.kernel_object = kobj;
     pkt.kernarg_address = ka;
-    pkt.completion_signal = done;
+    pkt.completion_signal = done[k];
     publish(queues[qi], &pkt);
   }
-  if (hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) != 0)
-    err("thread %" PRIu64 ": completion signal never reached 0 (%" PRIu64 " left)%" PRIu64, (uint64_t)w->t,
-        (uint64_t)hsa_signal_load_relaxed(done), 0);
+  for (int k = 0; k < w->nq; k++)
+    if (hsa_signal_wait_scacquire(done[k], HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) != 0)
+      err("thread %" PRIu64 " queue %" PRIu64 ": completion signal never reached 0 (%" PRIu64 " left)", (uint64_t)w->t,
+          (uint64_t)k, (uint64_t)hsa_signal_load_relaxed(done[k]));
   clock_gettime(CLOCK_MONOTONIC, &t1);
   w->ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)total;
-  hsa_signal_destroy(done);
-  hsa_amd_memory_pool_free(ring);
+  for (int k = 0; k < w->nq; k++) {
+    hsa_signal_destroy(done[k]);
+    hsa_amd_memory_pool_free(ring[k]);
+  }
   return NULL;
 }
 
@@ -352,6 +386,7 @@ static int report(const char *who) {
     }
   printf("%s dispatched %" PRIu64 " of %ld faults %" PRIu64 " errors %" PRIu64 "\n", who, got, want, st.faults,
          (uint64_t)errors);
+  printf("%s tools_loaded %" PRIu64 " onload_calls %" PRIu64 "\n", who, st.tools_loaded, st.onload_calls);
   if (st.faults) {
     char buf[512];
     standin_last_fault(buf, sizeof buf);

@@ -25,7 +25,9 @@
  *    writer passing packets down the chain, INVALID_QUEUE for register on a
  *    plain queue, size >= 3.
  * STANDIN_NO_GPU=1 makes hsa_init fail like ROCR without /dev/kfd (before any
- * tool is loaded). STANDIN_LOG=path appends one line per event.
+ * tool is loaded). STANDIN_TABLE_MAJOR=N overrides the root table's major
+ * version (a table from an unknown ROCm). STANDIN_LOG=path appends one line
+ * per event.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -63,6 +65,7 @@ static int log_checked;
 
 static void slog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void slog(const char *fmt, ...) {
+  if (log_checked && !log_file) return; /* logging off: no lock on the dispatch path */
   pthread_mutex_lock(&log_mu);
   if (!log_checked) {
     log_checked = 1;
@@ -1328,6 +1331,8 @@ static void build_tables(void) {
   root.version.major_id = abi == ABI_70 ? 3 : 1;
   root.version.minor_id = abi == ABI_70 ? 64 : 48;
   root.version.step_id = abi == ABI_70 ? 1 : 0;
+  const char *maj = getenv("STANDIN_TABLE_MAJOR"); /* tests: a table from a future ROCm */
+  if (maj && *maj) root.version.major_id = (uint32_t)atoi(maj);
   fill_table(core_tbl, sizeof core_tbl, abi == ABI_70 ? 2 : 1, RJ_CORE_SIZE, 0);
   fill_table(amd_tbl, sizeof amd_tbl, abi == ABI_70 ? 2 : 1, amd_size, abi == ABI_70 ? 7 : 0);
   fill_table(fin_tbl, sizeof fin_tbl, 1, 64, 0);
@@ -1445,7 +1450,10 @@ static void build_tables(void) {
 #undef A
 }
 
-__attribute__((constructor)) static void standin_ctor(void) { build_tables(); }
+__attribute__((constructor)) static void standin_ctor(void) {
+  build_tables();
+  slog("loaded");
+}
 
 /* Tool loading, as ROCR's Runtime::LoadTools. */
 #define MAX_TOOLS 16
