@@ -171,6 +171,7 @@ type FormatError struct {
 	Msg string
 }
 
+// Error formats the error as "silkrt: bundle: offset N (field): message".
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("silkrt: bundle: offset %d (%s): %s", e.Offset, e.Field, e.Msg)
 }

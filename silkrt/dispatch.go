@@ -106,6 +106,7 @@ type DispatchError struct {
 	Limit uint64
 }
 
+// Error says which field broke which rule, with the value and the bound.
 func (e *DispatchError) Error() string {
 	switch e.Rule {
 	case RuleGridSmallerThanWorkgroup:

@@ -61,6 +61,7 @@ type HIPError struct {
 	Text string
 }
 
+// Error formats the error as "hipFunc: hipErrorName (code): description".
 func (e *HIPError) Error() string {
 	s := fmt.Sprintf("%s: %s (%d)", e.Func, e.Name, e.Code)
 	if e.Text != "" && e.Text != e.Name {
@@ -260,6 +261,7 @@ func nonNil(errs ...error) []error {
 // matches ErrNoDevice and unwraps to the HIP errors behind it.
 type noDeviceError struct{ causes []error }
 
+// Error lists the HIP errors that showed there is no device.
 func (e *noDeviceError) Error() string {
 	s := "silkrt: hip: " + ErrNoDevice.Error()
 	for i, c := range e.causes {
@@ -273,6 +275,7 @@ func (e *noDeviceError) Error() string {
 	return s
 }
 
+// Unwrap returns ErrNoDevice and the HIP errors.
 func (e *noDeviceError) Unwrap() []error { return append([]error{ErrNoDevice}, e.causes...) }
 
 func isHIPCode(err error, code int32) bool {
@@ -300,21 +303,31 @@ func (h *HIP) Load(b *Bundle) error {
 	if h.bundle != nil {
 		return errors.New("silkrt: hip: a bundle is already loaded")
 	}
+	modules, funcs := map[string]uintptr{}, map[string]uintptr{}
+	fail := func(name string, err error) error {
+		// Unload what this call loaded; the provider stays usable.
+		if h.fn.haveModuleUnload {
+			for _, m := range modules {
+				h.fn.moduleUnload(m)
+			}
+		}
+		return fmt.Errorf("silkrt: hip: entry %q: %w", name, err)
+	}
 	for _, e := range b.Entries {
 		var mod uintptr
 		code := e.CodeObject
 		if err := h.check("hipModuleLoadData", h.fn.moduleLoadData(&mod, unsafe.Pointer(&code[0]))); err != nil {
-			return fmt.Errorf("silkrt: hip: entry %q: %w", e.Name, err)
+			return fail(e.Name, err)
 		}
 		runtime.KeepAlive(code)
-		h.modules[e.Name] = mod
+		modules[e.Name] = mod
 		var fn uintptr
 		if err := h.check("hipModuleGetFunction", h.fn.moduleGetFunction(&fn, mod, e.Name)); err != nil {
-			return fmt.Errorf("silkrt: hip: entry %q: %w", e.Name, err)
+			return fail(e.Name, err)
 		}
-		h.funcs[e.Name] = fn
+		funcs[e.Name] = fn
 	}
-	h.bundle = b
+	h.bundle, h.modules, h.funcs = b, modules, funcs
 	return nil
 }
 

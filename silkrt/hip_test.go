@@ -293,6 +293,13 @@ func TestHIPProviderErrors(t *testing.T) {
 	if !errors.As(err, &he) || he.Name != "hipErrorNotFound" || he.Func != "hipModuleGetFunction" || !strings.Contains(err.Error(), "named symbol not found") {
 		t.Fatalf("absent kernel: %v", err)
 	}
+	// The failed Load unloaded its module and left the provider usable.
+	if log := readLog(t, logPath); !strings.HasSuffix(log, "hipModuleUnload mod#1\n  -> hipSuccess\n") {
+		t.Fatalf("failed Load did not unload its module:\n%s", log)
+	}
+	if err := h.Load(&Bundle{Provider: ProviderHIP, Target: 942, Entries: []Entry{fill}}); err != nil {
+		t.Fatalf("Load after a failed Load: %v", err)
+	}
 
 	_, double3 := fixtures(t)
 	h3, err := OpenHIP(HIPOptions{Library: double3})

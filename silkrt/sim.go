@@ -36,6 +36,8 @@ func SimAgent(p Provider) *sim.Agent {
 	return nil
 }
 
+// LoadKernel loads the code object on the agent and returns the
+// descriptor address of the kernel named by symbol.
 func (d *simDevice) LoadKernel(code []byte, symbol string) (uint64, error) {
 	ex, err := d.agent.LoadCodeObject(code)
 	if err != nil {
@@ -49,11 +51,20 @@ func (d *simDevice) LoadKernel(code []byte, symbol string) (uint64, error) {
 	return k.KD, nil
 }
 
+// Alloc allocates zeroed, 256-byte-aligned agent memory.
 func (d *simDevice) Alloc(size uint64) (uint64, error) { return d.agent.Alloc(size) }
-func (d *simDevice) Free(addr uint64) error            { return d.agent.Free(addr) }
+
+// Free releases agent memory.
+func (d *simDevice) Free(addr uint64) error { return d.agent.Free(addr) }
+
+// Write copies p to agent memory.
 func (d *simDevice) Write(addr uint64, p []byte) error { return d.agent.CopyIn(addr, p) }
-func (d *simDevice) Read(addr uint64, p []byte) error  { return d.agent.CopyOut(addr, p) }
-func (d *simDevice) Wait() error                       { return nil }
+
+// Read copies agent memory into p.
+func (d *simDevice) Read(addr uint64, p []byte) error { return d.agent.CopyOut(addr, p) }
+
+// Wait returns nil: Dispatch runs each kernel to completion.
+func (d *simDevice) Wait() error { return nil }
 
 // Dispatch decodes the packet, reads its kernarg segment from device memory
 // and runs the kernel on the agent.

@@ -236,6 +236,7 @@ type DecodeError struct {
 	Msg string
 }
 
+// Error formats the error as "aql: offset N (field): message".
 func (e *DecodeError) Error() string {
 	return fmt.Sprintf("aql: offset %d (%s): %s", e.Offset, e.Field, e.Msg)
 }
