@@ -32,7 +32,7 @@ func TestCasesMatchSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := Cases()
+	cases := AllCases()
 	if len(cases) < 25 || len(srcs) != len(cases) {
 		t.Fatalf("%d sources, %d cases (want equal, at least 25)", len(srcs), len(cases))
 	}
@@ -169,7 +169,7 @@ func TestObjectsMatchCases(t *testing.T) {
 	readelf := llvmtool.Require(t, llvmtool.Readelf)
 	r := root(t)
 	objects := 0
-	for _, c := range Cases() {
+	for _, c := range AllCases() {
 		for _, target := range c.Targets {
 			p := filepath.Join(r, c.Object(target))
 			out, err := exec.Command(readelf, "-h", "--dyn-syms", "--notes", p).CombinedOutput()
@@ -245,7 +245,7 @@ func TestObjectsMatchCases(t *testing.T) {
 func TestObjectSetComplete(t *testing.T) {
 	r := root(t)
 	want := map[string]bool{}
-	for _, c := range Cases() {
+	for _, c := range AllCases() {
 		for _, target := range c.Targets {
 			want[c.Object(target)] = true
 		}
@@ -328,7 +328,7 @@ func TestReadmeListsEveryKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range Cases() {
+	for _, c := range AllCases() {
 		if !strings.Contains(string(b), "| `"+c.Name+"` |") {
 			t.Errorf("README.md has no row for %s", c.Name)
 		}

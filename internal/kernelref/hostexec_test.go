@@ -86,7 +86,7 @@ func TestReferencesAgainstHostExecution(t *testing.T) {
 	r := root(t)
 	dir := t.TempDir()
 	hostDir := filepath.Join(r, "internal", "kernelref", "testdata", "hostexec")
-	cases := Cases()
+	cases := AllCases()
 	if err := os.WriteFile(filepath.Join(dir, "calls.c"), []byte(callsSource(cases)), 0o644); err != nil {
 		t.Fatal(err)
 	}

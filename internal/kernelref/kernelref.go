@@ -7,12 +7,13 @@
 // A runner (the simulator, a real GPU, a translated object on either) uses
 // it like this:
 //
-//	for _, c := range kernelref.Cases() {
+//	for _, c := range kernelref.AllCases() {
 //		obj, _ := os.ReadFile(filepath.Join(root, c.Object("gfx942")))
 //		// allocate one device buffer per buffer argument, copy c.Args[i].Init
 //		// into it, remember its address in addrs[i]
 //		ka := c.Kernarg(addrs)           // the kernarg segment bytes
-//		// dispatch c.Name with grid c.Grid (work-items) and group c.Block
+//		// dispatch c.Name with grid c.Grid (work-items) and group c.Block,
+//		// group_segment_size = the descriptor's static LDS + c.DynamicLDS()
 //		// read every buffer back into outs[i]
 //		if err := c.Check(outs); err != nil { ... }
 //	}
@@ -371,10 +372,24 @@ func (e Elem) Format(b []byte) string {
 	return fmt.Sprintf("% x", b)
 }
 
-// Cases returns every corpus case, freshly built (callers may modify
-// them). Inputs are generated from fixed seeds, so every call returns the
-// same bytes.
+// Cases returns the corpus cases that run with nothing but a grid, a
+// block and the kernarg segment (Case.Kernarg), freshly built (callers may
+// modify them). Inputs are generated from fixed seeds, so every call
+// returns the same bytes.
 func Cases() []Case {
+	var out []Case
+	for _, c := range AllCases() {
+		if c.DynamicLDS() == 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// AllCases returns every corpus case: Cases plus those that also need
+// dispatch-time LDS (Case.DynamicLDS bytes added to the packet's
+// group_segment_size), currently dynamic_lds.
+func AllCases() []Case {
 	out := make([]Case, 0, len(registry))
 	for _, e := range registry {
 		out = append(out, e.mk())

@@ -18,7 +18,7 @@ func expectedOutputs(c *Case) map[int][]byte {
 }
 
 func TestCheckAcceptsExpectedRejectsWrong(t *testing.T) {
-	for _, c := range Cases() {
+	for _, c := range AllCases() {
 		outs := expectedOutputs(&c)
 		if err := c.Check(outs); err != nil {
 			t.Fatalf("%s: expected image rejected: %v", c.Name, err)
@@ -143,7 +143,7 @@ func TestKernarg(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	a, b := Cases(), Cases()
+	a, b := AllCases(), AllCases()
 	for i := range a {
 		for j := range a[i].Args {
 			x, y := a[i].Args[j], b[i].Args[j]
@@ -287,5 +287,21 @@ func TestReferenceProperties(t *testing.T) {
 	}
 	if len(paths) != 8 {
 		t.Errorf("divergence covers %d paths", len(paths))
+	}
+}
+
+func TestCasesExcludesDispatchExtras(t *testing.T) {
+	all, plain := AllCases(), Cases()
+	if len(plain) >= len(all) {
+		t.Fatalf("Cases %d, AllCases %d", len(plain), len(all))
+	}
+	for _, c := range plain {
+		if c.DynamicLDS() != 0 {
+			t.Errorf("%s needs dynamic LDS but is in Cases", c.Name)
+		}
+	}
+	c, ok := Lookup("dynamic_lds")
+	if !ok || c.DynamicLDS() != 512 {
+		t.Errorf("dynamic_lds: %v %d", ok, c.DynamicLDS())
 	}
 }
