@@ -252,7 +252,77 @@ func (s *Scanner) finish() bool {
 
 var fieldNames = [6]string{"time", "value", "cu", "simd", "wave_id", "flags"}
 
+// fastRow parses a plain row of six non-negative-or-negative-time
+// integers directly from the read buffer. It consumes nothing and returns
+// false for anything unusual (floats, extra columns, errors, a row that is
+// not fully buffered), leaving it to the general path.
+func (s *Scanner) fastRow() (Record, bool) {
+	buf, _ := s.r.Peek(s.r.Buffered())
+	if len(buf) < 128 {
+		buf, _ = s.r.Peek(128)
+	}
+	i := 0
+	ws := func() {
+		for i < len(buf) && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r') {
+			i++
+		}
+	}
+	ws()
+	if i >= len(buf) || buf[i] != '[' {
+		return Record{}, false
+	}
+	i++
+	var v [6]uint64
+	neg := false
+	for col := 0; col < 6; col++ {
+		ws()
+		if col == 0 && i < len(buf) && buf[i] == '-' {
+			neg = true
+			i++
+		}
+		start := i
+		var x uint64
+		for i < len(buf) && buf[i] >= '0' && buf[i] <= '9' {
+			if x > (1<<63-10)/10 {
+				return Record{}, false
+			}
+			x = x*10 + uint64(buf[i]-'0')
+			i++
+		}
+		n := i - start
+		if n == 0 || (n > 1 && buf[start] == '0') {
+			return Record{}, false
+		}
+		v[col] = x
+		ws()
+		if i >= len(buf) {
+			return Record{}, false
+		}
+		want := byte(',')
+		if col == 5 {
+			want = ']'
+		}
+		if buf[i] != want {
+			return Record{}, false
+		}
+		i++
+	}
+	if v[2]|v[3]|v[4]|v[5] > 255 {
+		return Record{}, false
+	}
+	t := int64(v[0])
+	if neg {
+		t = -t
+	}
+	s.r.Discard(i)
+	s.off += int64(i)
+	return Record{Time: t, Value: v[1], SE: s.se, CU: uint8(v[2]), SIMD: uint8(v[3]), WaveID: uint8(v[4]), Flags: uint8(v[5])}, true
+}
+
 func (s *Scanner) readRow() (Record, bool) {
+	if r, ok := s.fastRow(); ok {
+		return r, true
+	}
 	if !s.expect('[', fmt.Sprintf("records[%d]", s.row)) {
 		return Record{}, false
 	}

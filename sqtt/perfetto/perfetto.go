@@ -260,7 +260,18 @@ func (p *Writer) Finish(out io.Writer) error {
 		if _, err := p.spill.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("perfetto: spill: %w", err)
 		}
-		if _, err := io.Copy(bw, p.spill); err != nil {
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("perfetto: %w", err)
+		}
+		var err error
+		if f, ok := out.(*os.File); ok {
+			// File to file: copy_file_range on Linux, no round trip of the
+			// events through user space.
+			_, err = f.ReadFrom(p.spill)
+		} else {
+			_, err = io.Copy(bw, p.spill)
+		}
+		if err != nil {
 			return fmt.Errorf("perfetto: %w", err)
 		}
 	}
