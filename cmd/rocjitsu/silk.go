@@ -426,6 +426,9 @@ func silkRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "ran %s grid=%v block=%v kernargs=%d bytes on %s\n", entry.Name, grid, block, len(packed), p.Name())
+	if a := silkrt.SimAgent(p); a != nil {
+		fmt.Fprintf(stdout, "simulator %s: %d waves, %d wave instructions, %d lane instructions\n", a.Target, a.Stats.Waves, a.Stats.Instructions, a.Stats.LaneInstructions)
+	}
 	for i, k := range kargs {
 		if k.outFile == "" {
 			continue

@@ -171,7 +171,7 @@ func TestSilkBundleInspectRun(t *testing.T) {
 	// The simulator runs the kernel for real: every work-item stores 0x2a.
 	simOut := filepath.Join(dir, "sim.bin")
 	code, out, errs = run("silk", "run", exe, "fill", "--provider", "sim", "--grid", "128", "--block", "64", "--arg", "out:"+simOut+":512", "--arg", "u32:0x2a")
-	if code != 0 || !strings.Contains(out, "kernargs=12 bytes on sim") {
+	if code != 0 || !strings.Contains(out, "kernargs=12 bytes on sim") || !strings.Contains(out, "simulator gfx942: 2 waves") {
 		t.Fatalf("run on sim: %d %q %q", code, out, errs)
 	}
 	res := mustRead(t, simOut)
