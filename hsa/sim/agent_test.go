@@ -1,0 +1,69 @@
+package sim
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/kernelref"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+// TestFaultNamesKernel runs vector_add with a null output pointer: the
+// dispatch must fail with the kernel, wave, PC and instruction.
+func TestFaultNamesKernel(t *testing.T) {
+	c, ok := kernelref.Lookup("vector_add")
+	if !ok {
+		t.Fatal("no vector_add case")
+	}
+	image, err := os.ReadFile(filepath.Join(projectpath.MustRoot(t), c.Object("gfx942")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := NewAgent("gfx942")
+	ex, err := a.LoadCodeObject(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := ex.Kernel("vector_add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ka := make([]byte, k.KernargSegmentSize) // all pointers null
+	ka[24] = 64                               // n
+	err = a.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, ka)
+	var de *DispatchError
+	if !errors.As(err, &de) {
+		t.Fatalf("got %v, want a *DispatchError", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"kernel vector_add", "wave 0", "pc 0x", "global_load"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not mention %q", msg, want)
+		}
+	}
+	if _, err := ex.Kernel("nope"); err == nil {
+		t.Error("unknown kernel must fail")
+	}
+	if _, err := NewAgent("gfx1200"); err == nil {
+		t.Error("gfx1200 is not a simulator target")
+	}
+}
+
+// FuzzLoadCodeObject feeds arbitrary bytes to the code-object loader: it
+// must return an error or an executable, never panic.
+func FuzzLoadCodeObject(f *testing.F) {
+	root, err := projectpath.Root()
+	if err == nil {
+		if b, err := os.ReadFile(filepath.Join(root, "testdata/kernels/gfx942/vector_add.co")); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("\x7fELF\x02\x01\x01\x40"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, _ := NewAgent("gfx942")
+		_, _ = a.LoadCodeObject(b)
+	})
+}
