@@ -241,9 +241,33 @@ func silkInspect(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: Silk GPU bundle v%d at offset %d, %d bytes\n", pos[0], silkrt.BundleVersion, loc.Start, loc.Length+silkrt.TrailerSize)
 	fmt.Fprintf(stdout, "provider %s, target %d, %d entries\n", b.Provider, b.Target, len(b.Entries))
-	fmt.Fprintf(stdout, "%-4s %-10s %-10s %s\n", "#", "kernarg", "code", "name")
+	fmt.Fprintf(stdout, "%-4s %-10s %-10s %-10s %s\n", "#", "kernarg", "code", "processor", "name")
+	problems := 0
 	for i, e := range b.Entries {
-		fmt.Fprintf(stdout, "%-4d %-10d %-10d %s\n", i, e.KernargSize, len(e.CodeObject), e.Name)
+		proc, note := "-", ""
+		if b.Provider == silkrt.ProviderHIP {
+			info, err := silkrt.InspectCodeObject(e.CodeObject)
+			switch {
+			case err != nil:
+				proc, note = "?", "  ! "+err.Error()
+			default:
+				proc = info.Processor
+				if k, ok := info.Kernel(e.Name); !ok {
+					note = "  ! the code object has no kernel of this name"
+				} else if k.ExplicitKernargSize != e.KernargSize {
+					note = fmt.Sprintf("  ! metadata says %d kernarg bytes", k.ExplicitKernargSize)
+				} else if info.Target != b.Target {
+					note = fmt.Sprintf("  ! bundle target is %d", b.Target)
+				}
+			}
+		}
+		if note != "" {
+			problems++
+		}
+		fmt.Fprintf(stdout, "%-4d %-10d %-10d %-10s %s%s\n", i, e.KernargSize, len(e.CodeObject), proc, e.Name, note)
+	}
+	if problems > 0 {
+		return fmt.Errorf("%d of %d entries disagree with their code objects", problems, len(b.Entries))
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func TestSilkBundleInspectRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("inspect: %d %q", code, errs)
 	}
-	for _, want := range []string{"Silk GPU bundle v3 at offset 40", "provider hip, target 942, 2 entries", "0    12", "fill", "1    0", "nop"} {
+	for _, want := range []string{"Silk GPU bundle v3 at offset 40", "provider hip, target 942, 2 entries", "0    12         4", "gfx942     fill\n", "1    0          4", "gfx942     nop\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, out)
 		}
@@ -196,6 +196,29 @@ func TestSilkBundleInspectRun(t *testing.T) {
 		t.Fatalf("--provider cuda: %d %q", code, errs)
 	}
 	t.Setenv("HIPDOUBLE_DEVICES", "1")
+
+	// inspect checks each entry against its code object.
+	hand, err := silkrt.AppendBundle([]byte("h"), &silkrt.Bundle{Provider: silkrt.ProviderHIP, Target: 950, Entries: []silkrt.Entry{
+		{Name: "fill", KernargSize: 16, CodeObject: mustRead(t, hsaco)},
+		{Name: "nop", KernargSize: 0, CodeObject: mustRead(t, hsaco)},
+		{Name: "junk", KernargSize: 0, CodeObject: []byte("junk")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handExe := filepath.Join(dir, "hand")
+	if err := os.WriteFile(handExe, hand, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = run("silk", "inspect", handExe)
+	for _, want := range []string{"fill  ! metadata says 12 kernarg bytes", "nop  ! bundle target is 950", "?          junk  ! "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect of a hand-made bundle lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 || !strings.Contains(errs, "3 of 3 entries disagree") {
+		t.Errorf("inspect exit %d %q", code, errs)
+	}
 
 	// A bundle whose version field was bumped is rejected with the offset.
 	bad := mustRead(t, exe)
