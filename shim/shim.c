@@ -10,6 +10,7 @@
  * never from the handler.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -956,6 +957,10 @@ static hsa_status_t w_exec_destroy(hsa_executable_t exec) {
 /* OnLoad / OnUnload                                                         */
 
 static void reset_state(void) {
+  atomic_store(&c_rewritten, 0);
+  atomic_store(&c_passed, 0);
+  atomic_store(&c_pool_waits, 0);
+  atomic_store(&c_fallbacks, 0);
   ngpus = 0;
   cpu_agent.handle = 0;
   have_kernarg_pool = 0;
@@ -979,7 +984,13 @@ EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_tool_c
   reset_state();
   rj_hsa_api_table *root = table;
   char why[256] = "";
-  if (!root)
+  /* Our own Go runtime's C symbols are hidden by the version script, so a
+   * visible one belongs to another Go runtime in the process: two Go
+   * runtimes in one process are unsupported. */
+  void *other_go = dlsym(RTLD_DEFAULT, "_cgo_wait_runtime_init_done");
+  if (other_go)
+    snprintf(why, sizeof why, "another Go runtime is loaded in this process (two Go runtimes are not supported)");
+  else if (!root)
     snprintf(why, sizeof why, "no table");
   else if (root->version.major_id < 1 || root->version.major_id > 3)
     snprintf(why, sizeof why, "HsaApiTable major %u is not one rocjitsu knows (1-3)", root->version.major_id);

@@ -41,7 +41,7 @@
 static struct {
   const char *path, *kernel, *load;
   uint32_t group, priv, kernarg, dyn;
-  int threads, queues, fork_child, bench, info, no_shutdown;
+  int threads, queues, fork_child, bench, info, no_shutdown, cycles;
   long n;
   long check_wrapper; /* offset of the original kernarg pointer in a rewritten buffer, or -1 */
   uint32_t copy_size;
@@ -395,29 +395,7 @@ static int report(const char *who) {
   return (st.faults || errors || (long)got != want) ? 1 : 0;
 }
 
-int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-#define NEXT() (i + 1 < argc ? argv[++i] : (usage(), ""))
-    if (!strcmp(a, "-k")) opt.kernel = NEXT();
-    else if (!strcmp(a, "-load")) opt.load = NEXT();
-    else if (!strcmp(a, "-group")) opt.group = (uint32_t)atoi(NEXT());
-    else if (!strcmp(a, "-private")) opt.priv = (uint32_t)atoi(NEXT());
-    else if (!strcmp(a, "-kernarg")) opt.kernarg = (uint32_t)atoi(NEXT());
-    else if (!strcmp(a, "-dyn")) opt.dyn = (uint32_t)atoi(NEXT());
-    else if (!strcmp(a, "-n")) opt.n = atol(NEXT());
-    else if (!strcmp(a, "-t")) opt.threads = atoi(NEXT());
-    else if (!strcmp(a, "-q")) opt.queues = atoi(NEXT());
-    else if (!strcmp(a, "-fork")) opt.fork_child = 1;
-    else if (!strcmp(a, "-bench")) opt.bench = 1;
-    else if (!strcmp(a, "-info")) opt.info = 1;
-    else if (!strcmp(a, "-no-shutdown")) opt.no_shutdown = 1;
-    else if (!strcmp(a, "-check-wrapper")) opt.check_wrapper = atol(NEXT());
-    else if (!strcmp(a, "-copy")) opt.copy_size = (uint32_t)atoi(NEXT());
-    else if (a[0] == '-') usage();
-    else opt.path = a;
-  }
-  if (opt.threads < 1 || opt.threads > MAXT || opt.queues < 1 || opt.queues > MAXQ) usage();
+static int cycle(void) {
   hsa_status_t st = hsa_init();
   if (st != HSA_STATUS_SUCCESS) {
     printf("hsa_init %#x\n", st);
@@ -481,6 +459,45 @@ int main(int argc, char **argv) {
     CHECK(hsa_executable_destroy(exec));
     for (int q = 0; q < opt.queues; q++) CHECK(hsa_queue_destroy(queues[q]));
     CHECK(hsa_shut_down());
+  }
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+#define NEXT() (i + 1 < argc ? argv[++i] : (usage(), ""))
+    if (!strcmp(a, "-k")) opt.kernel = NEXT();
+    else if (!strcmp(a, "-load")) opt.load = NEXT();
+    else if (!strcmp(a, "-group")) opt.group = (uint32_t)atoi(NEXT());
+    else if (!strcmp(a, "-private")) opt.priv = (uint32_t)atoi(NEXT());
+    else if (!strcmp(a, "-kernarg")) opt.kernarg = (uint32_t)atoi(NEXT());
+    else if (!strcmp(a, "-dyn")) opt.dyn = (uint32_t)atoi(NEXT());
+    else if (!strcmp(a, "-n")) opt.n = atol(NEXT());
+    else if (!strcmp(a, "-t")) opt.threads = atoi(NEXT());
+    else if (!strcmp(a, "-q")) opt.queues = atoi(NEXT());
+    else if (!strcmp(a, "-fork")) opt.fork_child = 1;
+    else if (!strcmp(a, "-bench")) opt.bench = 1;
+    else if (!strcmp(a, "-info")) opt.info = 1;
+    else if (!strcmp(a, "-no-shutdown")) opt.no_shutdown = 1;
+    else if (!strcmp(a, "-cycles")) opt.cycles = atoi(NEXT());
+    else if (!strcmp(a, "-check-wrapper")) opt.check_wrapper = atol(NEXT());
+    else if (!strcmp(a, "-copy")) opt.copy_size = (uint32_t)atoi(NEXT());
+    else if (a[0] == '-') usage();
+    else opt.path = a;
+  }
+  if (opt.threads < 1 || opt.threads > MAXT || opt.queues < 1 || opt.queues > MAXQ) usage();
+  int rc = 0;
+  if (opt.cycles < 1) opt.cycles = 1;
+  for (int c = 0; c < opt.cycles && rc == 0; c++) {
+    /* A later hsa_init after a full shutdown loads the tools again. */
+    gpu.handle = cpu.handle = 0;
+    have_kernarg_pool = 0;
+    memset(queues, 0, sizeof queues);
+    memset(seen, 0, sizeof seen);
+    memset(last_seq, 0, sizeof last_seq);
+    rc = cycle();
+    if (opt.cycles > 1) printf("cycle %d rc %d\n", c, rc);
   }
   return rc;
 }

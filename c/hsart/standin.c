@@ -24,7 +24,9 @@
  *  - intercept queues (table-only): proxy ring, handlers newest first, the
  *    writer passing packets down the chain, INVALID_QUEUE for register on a
  *    plain queue, size >= 3.
- * STANDIN_NO_GPU=1 makes hsa_init fail like ROCR without /dev/kfd (before any
+ * STANDIN_GPU=async runs each hardware queue's packets on a thread of its own
+ * (completion is then truly asynchronous); the default runs them on the
+ * thread that rings the doorbell. STANDIN_NO_GPU=1 makes hsa_init fail like ROCR without /dev/kfd (before any
  * tool is loaded). STANDIN_TABLE_MAJOR=N overrides the root table's major
  * version (a table from an unknown ROCm). STANDIN_LOG=path appends one line
  * per event.
@@ -841,7 +843,32 @@ typedef struct queue {
   int nhandlers;
   void (*cb)(hsa_status_t, hsa_queue_t *, void *);
   void *cb_data;
+  /* STANDIN_GPU=async: a packet-processor thread per hardware queue. */
+  int async;
+  pthread_t gpu_thread;
+  pthread_mutex_t gpu_mu;
+  pthread_cond_t gpu_cv;
+  uint64_t kicks;
+  int stop;
 } queue;
+
+static int gpu_async; /* set from STANDIN_GPU at hsa_init */
+static void hw_process(queue *q);
+
+static void *gpu_main(void *arg) {
+  queue *q = arg;
+  uint64_t seen = 0;
+  pthread_mutex_lock(&q->gpu_mu);
+  while (!q->stop) {
+    while (q->kicks == seen && !q->stop) pthread_cond_wait(&q->gpu_cv, &q->gpu_mu);
+    seen = q->kicks;
+    pthread_mutex_unlock(&q->gpu_mu);
+    hw_process(q);
+    pthread_mutex_lock(&q->gpu_mu);
+  }
+  pthread_mutex_unlock(&q->gpu_mu);
+  return NULL;
+}
 
 static _Atomic uint64_t next_queue_id = 1;
 
@@ -868,10 +895,24 @@ static queue *queue_new(agent *ag, uint32_t size, int intercept) {
   q->intercept = intercept;
   q->ag = ag;
   pthread_mutex_init(&q->mu, NULL);
+  if (!intercept && gpu_async) {
+    q->async = 1;
+    pthread_mutex_init(&q->gpu_mu, NULL);
+    pthread_cond_init(&q->gpu_cv, NULL);
+    pthread_create(&q->gpu_thread, NULL, gpu_main, q);
+  }
   return q;
 }
 
 static void queue_free(queue *q) {
+  if (q->async) {
+    pthread_mutex_lock(&q->gpu_mu);
+    q->stop = 1;
+    pthread_cond_signal(&q->gpu_cv);
+    pthread_mutex_unlock(&q->gpu_mu);
+    pthread_join(q->gpu_thread, NULL);
+    hw_process(q); /* drain */
+  }
   free(q->q.base_address);
   pthread_mutex_destroy(&q->mu);
   free(q);
@@ -987,7 +1028,14 @@ static void hw_submit(queue *hw, const void *pkts, uint64_t n) {
   uint64_t mask = hw->q.size - 1, last = 0;
   for (uint64_t i = 0; i < n; i++) {
     uint64_t idx = atomic_fetch_add(&hw->write_index, 1);
-    while (idx - atomic_load(&hw->read_index) >= hw->q.size) hw_process(hw);
+    while (idx - atomic_load(&hw->read_index) >= hw->q.size) {
+      if (hw->async) {
+        signal_store(hw->q.doorbell_signal, (hsa_signal_value_t)idx);
+        sched_yield();
+      } else {
+        hw_process(hw);
+      }
+    }
     uint8_t *slot = (uint8_t *)hw->q.base_address + (idx & mask) * 64;
     memcpy(slot + 4, src + i * 64 + 4, 60);
     uint32_t word;
@@ -1048,10 +1096,16 @@ static void intercept_process(queue *q) {
 }
 
 static void queue_doorbell(queue *q) {
-  if (q->intercept)
+  if (q->intercept) {
     intercept_process(q);
-  else
+  } else if (q->async) {
+    pthread_mutex_lock(&q->gpu_mu);
+    q->kicks++;
+    pthread_cond_signal(&q->gpu_cv);
+    pthread_mutex_unlock(&q->gpu_mu);
+  } else {
     hw_process(q);
+  }
 }
 
 static hsa_status_t queue_create(hsa_agent_t a, uint32_t size, hsa_queue_type32_t type,
@@ -1633,6 +1687,8 @@ static hsa_status_t hsa_init_impl(void) {
       return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
     }
     init_agents();
+    const char *g = getenv("STANDIN_GPU");
+    gpu_async = g && !strcmp(g, "async");
     load_tools();
   }
   refcount++;

@@ -348,13 +348,36 @@ func TestTableLayouts(t *testing.T) {
 }
 
 // 8 threads x 8 shared queues x 10,000 dispatches through the rewrite: every
-// packet arrives once, in order, on its queue, with its kernargs.
+// packet arrives once, in order, on its queue, with its kernargs. With the
+// asynchronous fake GPU, completions lag behind submission and the per-queue
+// kernarg pools fill up and are recycled through their retire signals.
 func TestStress(t *testing.T) {
 	bt := setup(t)
 	ptr := (bt.kernarg + 7) &^ 7
+	for _, gpu := range []string{"sync", "async"} {
+		t.Run(gpu, func(t *testing.T) {
+			env := map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "grow", "STANDIN_GPU": gpu}
+			r := bt.run(t, env, bt.kargs("-n", "10000", "-t", "8", "-q", "8", "-check-wrapper", fmt.Sprint(ptr), "-copy", fmt.Sprint(bt.kernarg), bt.guest)...)
+			ok(t, r)
+			want(t, r, r.stdout, "parent dispatched 640000 of 640000 faults 0 errors 0")
+			want(t, r, r.log, "OnUnload: 640000 dispatches rewritten, 0 passed through", "0 fall-backs")
+		})
+	}
+}
+
+// A full hsa_shut_down followed by hsa_init calls OnLoad again on a fresh
+// table; the shim re-hooks and drops the old state.
+func TestReload(t *testing.T) {
+	bt := setup(t)
+	ptr := (bt.kernarg + 7) &^ 7
 	env := map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "grow"}
-	r := bt.run(t, env, bt.kargs("-n", "10000", "-t", "8", "-q", "8", "-check-wrapper", fmt.Sprint(ptr), "-copy", fmt.Sprint(bt.kernarg), bt.guest)...)
+	r := bt.run(t, env, append([]string{"-info", "-cycles", "3"}, bt.kargs("-n", "100", "-check-wrapper", fmt.Sprint(ptr), "-copy", fmt.Sprint(bt.kernarg), bt.guest)...)...)
 	ok(t, r)
-	want(t, r, r.stdout, "parent dispatched 640000 of 640000 faults 0 errors 0")
-	want(t, r, r.log, "OnUnload: 640000 dispatches rewritten, 0 passed through")
+	want(t, r, r.stdout, "cycle 2 rc 0", "tools_loaded 3 onload_calls 3")
+	if n := strings.Count(r.stdout, "agent gfx950\n"); n != 3 {
+		t.Errorf("guest identity in %d of 3 cycles\n%s", n, r)
+	}
+	if n := strings.Count(r.log, "OnUnload: 100 dispatches rewritten"); n != 3 {
+		t.Errorf("%d of 3 sessions rewrote their 100 dispatches\n%s", n, r)
+	}
 }
