@@ -69,6 +69,18 @@ func (r *Regs) touch(in *isa.Inst, all bool) {
 	}
 }
 
+// add marks one register operand.
+func (r *Regs) add(o isa.Operand) {
+	switch o.Class {
+	case isa.VGPR:
+		r.V.Add(int(o.Reg), int(o.Width))
+	case isa.AGPR:
+		r.A.Add(int(o.Reg), int(o.Width))
+	case isa.SGPR:
+		r.S.Add(int(o.Reg), int(o.Width))
+	}
+}
+
 // Info is the analysis of one scope.
 type Info struct {
 	// after maps an instruction address to the registers that may be read
@@ -78,8 +90,12 @@ type Info struct {
 	Used Regs
 }
 
+// ExtraUses returns registers an instruction reads beyond its decoded
+// operands (a conservative superset is always safe). It may be nil.
+type ExtraUses func(in *isa.Inst) []isa.Operand
+
 // Analyze computes the reads reachable after each instruction of sc.
-func Analyze(g *cfg.Graph, sc *cfg.Scope) *Info {
+func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 	in := map[uint64]*Regs{}
 	inScope := map[uint64]bool{}
 	for _, l := range sc.Blocks {
@@ -94,6 +110,12 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope) *Info {
 		for _, x := range b.Insts {
 			r.touch(x, false)
 			info.Used.touch(x, true)
+			if extra != nil {
+				for _, o := range extra(x) {
+					r.add(o)
+					info.Used.add(o)
+				}
+			}
 		}
 		local[l] = &r
 	}
@@ -150,6 +172,11 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope) *Info {
 			c := r
 			info.after[b.Insts[i].PC] = &c
 			r.touch(b.Insts[i], false)
+			if extra != nil {
+				for _, o := range extra(b.Insts[i]) {
+					r.add(o)
+				}
+			}
 		}
 	}
 	return info
