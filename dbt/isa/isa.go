@@ -457,6 +457,9 @@ type Modifiers struct {
 	Addr64  bool
 	TFE     bool
 	Format  uint8 // MTBUF combined dfmt | nfmt<<4
+	NV      bool  // SMEM nv bit
+	SMemImm bool  // SMEM: the offset field is an immediate
+	SMemSOE bool  // SMEM: soffset field is used
 
 	// DPP.
 	DPPCtrl   uint16

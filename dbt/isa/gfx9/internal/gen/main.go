@@ -1,0 +1,338 @@
+// Command gen derives the gfx9 opcode tables from the LLVM oracles and writes
+// them as Go source. For gfx942 it enumerates every opcode value of every
+// encoding, with operand variants, and reads llvm-mc-19's disassembly of each
+// probe: the mnemonic, the operands' fields, widths and register files, and
+// (with extra probes) which modifiers and constant forms each opcode prints.
+// For gfx950-only opcodes, which LLVM 19 does not know, it reads the LLVM MC
+// test data in ../shared/isa-oracle/gfx950. Run it with go generate in
+// dbt/isa/gfx9.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+// opnd is one operand of an entry's template.
+type opnd struct {
+	field enc.FieldID
+	width int
+	class byte   // 'v','s','a','t' register file as printed; 'n' implicit named; 'i' immediate; 'o' off
+	text  string // implicit text, or immediate style
+	role  string // "isa.Use", "isa.Def", "isa.UseDef"
+	typ   byte   // 'f' 32-bit-like constants, 'h' 16-bit integer, 'd' 64-bit float, 0 unknown
+}
+
+// entry is one (encoding, opcode, aux) row.
+type entry struct {
+	kind    enc.Kind
+	op      int
+	aux     int
+	mnem    string
+	name    string
+	ops     []opnd
+	mods    string // modifiers printed by the base probe
+	flags   []string
+	words   []uint32
+	targets string
+	opselN  int
+}
+
+func main() {
+	out := flag.String("o", "tables.go", "output file")
+	flag.Parse()
+	mc := mustMC()
+	probes := makeProbes()
+	res, err := disassemble(mc, probes)
+	if err != nil {
+		fail(err)
+	}
+	entries := map[string]*entry{}
+	var order []string
+	keyOf := func(k enc.Kind, op, aux int) string { return fmt.Sprintf("%d/%d/%d", k, op, aux) }
+	e32 := map[[2]int]bool{}
+	pick := func(ps []probe, res map[string]string) {
+		for _, p := range ps {
+			key := keyOf(p.kind, p.op, p.aux)
+			if entries[key] != nil {
+				continue
+			}
+			text, ok := res[p.key()]
+			if !ok {
+				continue
+			}
+			e := parseEntry(p.kind, p.op, p.aux, p.words, text)
+			if e == nil {
+				continue
+			}
+			e.targets = "isa.GFX9"
+			if strings.Contains(e.mnem, "xf32") {
+				e.targets = "isa.GFX942"
+			}
+			entries[key] = e
+			order = append(order, key)
+			if p.kind == enc.VOP1 || p.kind == enc.VOP2 || p.kind == enc.VOPC {
+				e32[[2]int{int(p.kind), p.op}] = true
+			}
+		}
+	}
+	pick(probes, res)
+	sp := sdwaDPPProbes(e32)
+	sort.Slice(sp, func(i, j int) bool { return sp[i].key() < sp[j].key() })
+	res2, err := disassemble(mc, sp)
+	if err != nil {
+		fail(err)
+	}
+	pick(sp, res2)
+	// Modifier and constant probes.
+	if err := probeMods(mc, entries); err != nil {
+		fail(err)
+	}
+	// gfx950-only opcodes from the MC test data.
+	dir, err := projectpath.Shared("isa-oracle", "gfx950")
+	if err != nil {
+		fail(err)
+	}
+	n950, err := addGFX950(dir, entries, &order, keyOf)
+	if err != nil {
+		fail(err)
+	}
+	fmt.Fprintf(os.Stderr, "gen: %d gfx942 probes, %d entries (%d from gfx950 MC data)\n", len(probes)+len(sp), len(entries), n950)
+	sort.Slice(order, func(i, j int) bool {
+		a, b := entries[order[i]], entries[order[j]]
+		if a.kind != b.kind {
+			return a.kind < b.kind
+		}
+		if a.op != b.op {
+			return a.op < b.op
+		}
+		return a.aux < b.aux
+	})
+	src := emit(entries, order)
+	if err := os.WriteFile(*out, src, 0o644); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "gen:", err)
+	os.Exit(1)
+}
+
+// canonical strips the encoding suffix of a mnemonic.
+func canonical(m string) string {
+	for _, s := range []string{"_e32", "_e64", "_sdwa", "_dpp"} {
+		if strings.HasSuffix(m, s) {
+			return strings.TrimSuffix(m, s)
+		}
+	}
+	return m
+}
+
+// fieldMatches reports whether field f of words holds the register token t.
+func fieldMatches(k enc.Kind, f enc.FieldID, words []uint32, t token) bool {
+	b, ok := enc.Lookup(k, f)
+	if !ok {
+		return false
+	}
+	v := int(b.Get(words))
+	align := func(n int) int {
+		switch {
+		case t.width >= 4:
+			return n &^ 3
+		case t.width == 2:
+			return n &^ 1
+		}
+		return n
+	}
+	switch b.Code {
+	case enc.CodeSrc9:
+		switch t.class {
+		case 'v', 'a':
+			return v == 256+t.num
+		case 's':
+			return v < 102 && align(v) == t.num
+		case 't':
+			return v >= 108 && v < 124 && align(v-108) == t.num
+		}
+	case enc.CodeSrc8, enc.CodeSDst7:
+		switch t.class {
+		case 's':
+			return v < 102 && align(v) == t.num
+		case 't':
+			return v >= 108 && v < 124 && align(v-108) == t.num
+		}
+	case enc.CodeVGPR8, enc.CodeImm:
+		if t.class == 's' && f != enc.FVDst && f != enc.FSrc0 && f != enc.FVSrc1 {
+			return false
+		}
+		return (t.class == 'v' || t.class == 'a' || t.class == 's') && v == t.num
+	case enc.CodeSBase6:
+		return t.class == 's' && 2*v == t.num
+	case enc.CodeSRsrc5:
+		return t.class == 's' && 4*v == t.num
+	}
+	return false
+}
+
+// parseEntry derives a template from one decoded probe.
+func parseEntry(k enc.Kind, op, aux int, words []uint32, text string) *entry {
+	text = strings.TrimSpace(text)
+	mnem, rest, _ := strings.Cut(text, " ")
+	toks, mods := splitOperands(mnem, rest)
+	e := &entry{kind: k, op: op, aux: aux, mnem: mnem, name: canonical(mnem), mods: mods, words: words}
+	used := map[enc.FieldID]bool{}
+	sawSrc := false
+	for _, ts := range toks {
+		t := parseToken(ts)
+		o := opnd{class: t.class, width: t.width}
+		switch t.class {
+		case 's', 'v', 'a', 't':
+			for _, f := range enc.Fields(k) {
+				if !used[f] && fieldMatches(k, f, words, t) {
+					o.field = f
+					break
+				}
+			}
+			if o.field == enc.FNone {
+				// A register not in a field (e.g. a fixed operand).
+				o.field = enc.FImplicit
+				o.text = t.text
+			}
+		case 'o':
+			o.field = offField(k, words, used)
+		case 'n':
+			o.field = enc.FImplicit
+			o.text = t.text
+		default:
+			if mnem == "s_set_gpr_idx_on" {
+				o.field, o.text = enc.FSSrc1, "gpr_idx"
+				break
+			}
+			o.field, o.text = immField(k, words, used, t.text)
+		}
+		if o.field != enc.FImplicit {
+			used[o.field] = true
+		}
+		o.role = roleOf(e, o, sawSrc)
+		if o.role == "isa.Use" {
+			sawSrc = true
+		}
+		e.ops = append(e.ops, o)
+	}
+	return e
+}
+
+func offField(k enc.Kind, words []uint32, used map[enc.FieldID]bool) enc.FieldID {
+	switch k {
+	case enc.FLAT:
+		if !used[enc.FAddr] && (words[0]>>14)&3 == 1 && (words[0]>>13)&1 == 0 {
+			return enc.FAddr
+		}
+		return enc.FSAddr
+	case enc.MUBUF, enc.MTBUF:
+		return enc.FVAddr
+	}
+	return enc.FImplicit
+}
+
+// immField finds the field an immediate token came from.
+func immField(k enc.Kind, words []uint32, used map[enc.FieldID]bool, text string) (enc.FieldID, string) {
+	for _, f := range enc.Fields(k) {
+		if used[f] {
+			continue
+		}
+		b, _ := enc.Lookup(k, f)
+		v := b.Get(words)
+		if (b.Code == enc.CodeSrc9 || b.Code == enc.CodeSrc8) && (v >= 128 && v <= 208 || v >= 240 && v <= 248 || v == 255) {
+			return f, ""
+		}
+	}
+	for _, f := range []enc.FieldID{enc.FSImm16, enc.FSMOff} {
+		if _, ok := enc.Lookup(k, f); ok && !used[f] {
+			return f, immStyle(text)
+		}
+	}
+	if len(words) > 1 && (k == enc.VOP2 || k == enc.SOPK || k == enc.VOP1 || k == enc.SOP1 || k == enc.SOP2 || k == enc.SOPC) {
+		return enc.FLiteral, ""
+	}
+	return enc.FImplicit, text
+}
+
+func immStyle(t string) string {
+	switch {
+	case strings.HasPrefix(t, "hwreg("):
+		return "hwreg"
+	case strings.HasPrefix(t, "sendmsg("):
+		return "sendmsg"
+	case strings.HasPrefix(t, "gpr_idx("):
+		return "gpr_idx"
+	case strings.Contains(t, "cnt("):
+		return "waitcnt"
+	case strings.HasPrefix(t, "0x"):
+		return "hex"
+	}
+	return "dec"
+}
+
+func has(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// roleOf decides whether an operand is read, written or both.
+func roleOf(e *entry, o opnd, sawSrc bool) string {
+	n := e.name
+	switch o.field {
+	case enc.FVDst, enc.FSDstV:
+		if e.kind == enc.DS || e.kind == enc.FLAT {
+			return "isa.Def"
+		}
+		if has(n, "v_mac_", "v_fmac_", "v_writelane", "v_dot2c_", "v_dot4c_", "v_dot8c_", "v_pk_fmac_") {
+			return "isa.UseDef"
+		}
+		return "isa.Def"
+	case enc.FSDst:
+		switch {
+		case strings.HasPrefix(n, "s_cmpk_"), n == "s_setreg_b32", strings.HasPrefix(n, "s_cbranch"), n == "s_setpc_b64":
+			return "isa.Use"
+		case n == "s_addk_i32", n == "s_mulk_i32", strings.HasPrefix(n, "s_cmovk"), strings.HasPrefix(n, "s_cmov_"):
+			return "isa.UseDef"
+		}
+		return "isa.Def"
+	case enc.FSData:
+		if has(n, "store", "s_atomic", "s_buffer_atomic") {
+			if has(n, "atomic") {
+				return "isa.UseDef"
+			}
+			return "isa.Use"
+		}
+		return "isa.Def"
+	case enc.FVData:
+		if has(n, "store") {
+			return "isa.Use"
+		}
+		if has(n, "atomic") {
+			if e.aux&1 != 0 {
+				return "isa.UseDef"
+			}
+			return "isa.Use"
+		}
+		return "isa.Def"
+	case enc.FImplicit:
+		if o.class == 'n' && !sawSrc {
+			return "isa.Def"
+		}
+	}
+	return "isa.Use"
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
+)
+
+// modProbe is a variant of an entry's base probe that sets one modifier or
+// puts a constant into one source.
+type modProbe struct {
+	e     *entry
+	what  string
+	idx   int // operand index for constant probes
+	words []uint32
+}
+
+func cloneWords(w []uint32) []uint32 { return append([]uint32(nil), w...) }
+
+// probeMods asks llvm-mc which modifiers and constant spellings each entry
+// has, and records them as flags and operand types.
+func probeMods(mc string, entries map[string]*entry) error {
+	var mps []modProbe
+	for _, e := range entries {
+		w := e.words
+		mod := func(what string, f func(w []uint32)) {
+			c := cloneWords(w)
+			f(c)
+			mps = append(mps, modProbe{e: e, what: what, words: c})
+		}
+		switch e.kind {
+		case enc.VOP3:
+			mod("neg", func(w []uint32) { w[1] |= 7 << 29 })
+			mod("abs", func(w []uint32) { w[0] |= 7 << 8 })
+			mod("clamp", func(w []uint32) { w[0] |= 1 << 15 })
+			mod("omod", func(w []uint32) { w[1] |= 1 << 27 })
+			mod("opsel", func(w []uint32) { w[0] |= 0xf << 11 })
+			mod("opsel", func(w []uint32) { w[0] |= 0xb << 11 })
+			mod("opsel", func(w []uint32) { w[0] |= 0x9 << 11 })
+			mod("opsel", func(w []uint32) { w[0] |= 0x8 << 11 })
+		case enc.VOP3P:
+			mod("neg_lo", func(w []uint32) { w[1] |= 7 << 29 })
+			mod("neg_hi", func(w []uint32) { w[0] |= 7 << 8 })
+			mod("clamp", func(w []uint32) { w[0] |= 1 << 15 })
+			mod("opsel", func(w []uint32) { w[0] |= 7 << 11 })
+		case enc.MAI:
+			mod("cbsz", func(w []uint32) { w[0] |= 1 << 8 })
+			mod("abid", func(w []uint32) { w[0] |= 1 << 11 })
+			mod("blgp", func(w []uint32) { w[1] |= 1 << 29 })
+			mod("neg", func(w []uint32) { w[1] |= 7 << 29 })
+		case enc.SDWA1, enc.SDWA2, enc.SDWAC:
+			mod("sneg", func(w []uint32) { w[1] |= 1<<20 | 1<<28 })
+			mod("sabs", func(w []uint32) { w[1] |= 1<<21 | 1<<29 })
+			mod("ssext", func(w []uint32) { w[1] |= 1<<19 | 1<<27 })
+			if e.kind != enc.SDWAC {
+				mod("clamp", func(w []uint32) { w[1] |= 1 << 13 })
+				mod("omod", func(w []uint32) { w[1] |= 1 << 14 })
+			}
+		case enc.DPP1, enc.DPP2, enc.DPPC:
+			mod("dneg", func(w []uint32) { w[1] |= 1<<20 | 1<<22 })
+			mod("dabs", func(w []uint32) { w[1] |= 1<<21 | 1<<23 })
+		}
+		// Constant spellings per source operand.
+		for i, o := range e.ops {
+			b, ok := enc.Lookup(e.kind, o.field)
+			if !ok || (b.Code != enc.CodeSrc9 && b.Code != enc.CodeSrc8) {
+				continue
+			}
+			if e.kind >= enc.SDWA1 && e.kind <= enc.DPPC || e.kind == enc.MAI {
+				// llvm-mc-19 crashes on MAI constants; MFMA C constants
+				// are integers and 32-bit floats.
+				if e.kind == enc.MAI {
+					e.ops[i].typ = 'f'
+				}
+				continue
+			}
+			c := cloneWords(w)
+			b.Set(c, 248)
+			mps = append(mps, modProbe{e: e, what: "const", idx: i, words: c})
+		}
+	}
+	ps := make([]probe, len(mps))
+	for i, m := range mps {
+		ps[i] = probe{words: m.words}
+	}
+	res, err := disassemble(mc, ps)
+	if err != nil {
+		return err
+	}
+	for _, m := range mps {
+		text, ok := res[wordsKey(m.words)]
+		if !ok {
+			continue
+		}
+		e := m.e
+		mnem, rest, _ := strings.Cut(text, " ")
+		if mnem != e.mnem {
+			continue
+		}
+		toks, mods := splitOperands(mnem, rest)
+		if m.what == "const" {
+			if m.idx < len(toks) {
+				switch toks[m.idx] {
+				case "0.15915494":
+					e.ops[m.idx].typ = 'f'
+				case "0x3118":
+					e.ops[m.idx].typ = 'h'
+				case "0.15915494309189532":
+					e.ops[m.idx].typ = 'd'
+				default:
+					e.ops[m.idx].typ = 'x'
+					fmt.Printf("const spelling %s: %q\n", e.mnem, toks[m.idx])
+				}
+			}
+			continue
+		}
+		switch m.what {
+		case "neg", "abs":
+			for i, ts := range toks {
+				if i >= len(e.ops) {
+					break
+				}
+				t := parseToken(ts)
+				if (m.what == "neg" && t.neg) || (m.what == "abs" && t.abs) {
+					if f := e.ops[i].field; f == enc.FSrc0 || f == enc.FSrc1 || f == enc.FSrc2 {
+						e.flags = append(e.flags, fmt.Sprintf("%s%d", m.what, f-enc.FSrc0))
+					}
+				}
+			}
+			if m.what == "neg" && strings.Contains(mods, "neg_lo:") {
+				e.flags = append(e.flags, "maineg")
+			}
+		case "sneg", "sabs", "ssext", "dneg", "dabs":
+			for i, ts := range toks {
+				if i >= len(e.ops) {
+					break
+				}
+				t := parseToken(ts)
+				hit := (m.what[1:] == "neg" && t.neg) || (m.what[1:] == "abs" && t.abs) || (m.what == "ssext" && strings.HasPrefix(ts, "sext("))
+				if hit {
+					e.flags = append(e.flags, fmt.Sprintf("%s%d", m.what[1:], e.ops[i].field-enc.FSrc0))
+				}
+			}
+		case "clamp":
+			if strings.Contains(mods, "clamp") {
+				e.flags = append(e.flags, "clamp")
+			}
+		case "omod":
+			if strings.Contains(mods, "mul:2") {
+				e.flags = append(e.flags, "omod")
+			}
+		case "opsel":
+			if i := strings.Index(mods, "op_sel:["); i >= 0 {
+				j := strings.IndexByte(mods[i:], ']')
+				if n := strings.Count(mods[i:i+j], ",") + 1; n > e.opselN {
+					e.opselN = n
+				}
+			}
+		case "neg_lo", "neg_hi", "cbsz", "abid", "blgp":
+			if strings.Contains(mods, m.what+":") {
+				e.flags = append(e.flags, m.what)
+			}
+		}
+	}
+	for _, e := range entries {
+		if e.kind == enc.VOP3P && strings.Contains(e.mods, "op_sel_hi:") {
+			e.flags = append(e.flags, "opselhi0")
+		}
+	}
+	return nil
+}

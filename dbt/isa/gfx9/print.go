@@ -1,0 +1,647 @@
+package gfx9
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
+)
+
+// Symbolizer names branch targets; it returns false when no symbol is at
+// addr. llvm-objdump prints the symbol name in place of the offset.
+type Symbolizer func(addr uint64) (string, bool)
+
+// Print returns the instruction in LLVM's syntax, as llvm-mc prints it.
+func Print(in *isa.Inst) string { return PrintWith(in, nil) }
+
+// Mnemonic returns the encoding-specific mnemonic LLVM prints (for example
+// "v_add_f32_e32").
+func Mnemonic(in *isa.Inst) string {
+	if int(in.Enc) < len(entries) {
+		return entries[in.Enc].mnem
+	}
+	return in.Name()
+}
+
+// PrintWith is Print with branch targets named by sym, as llvm-objdump
+// prints them.
+func PrintWith(in *isa.Inst, sym Symbolizer) string {
+	var b strings.Builder
+	b.Grow(64)
+	AppendText(&b, in, sym)
+	return b.String()
+}
+
+// AppendText writes the instruction text to b.
+func AppendText(b *strings.Builder, in *isa.Inst, sym Symbolizer) {
+	if int(in.Enc) >= len(entries) || in.Info == nil {
+		b.WriteString("<unknown>")
+		return
+	}
+	e := &entries[in.Enc]
+	k := e.kind
+	b.WriteString(e.mnem)
+	first := true
+	for i := range in.Operands {
+		o := &in.Operands[i]
+		if k == enc.SOPP && o.Kind == isa.KindImm && o.Imm == 0 && strings.HasPrefix(e.mnem, "s_endpgm") {
+			continue
+		}
+		var d *opnd
+		if i < len(e.ops) {
+			d = &e.ops[i]
+		}
+		if first {
+			b.WriteByte(' ')
+			first = false
+		} else {
+			b.WriteString(", ")
+		}
+		writeOperand(b, in, e, d, o, sym)
+	}
+	writeMods(b, in, e, k)
+}
+
+func writeReg(b *strings.Builder, prefix string, reg, width uint16) {
+	b.WriteString(prefix)
+	if width <= 1 {
+		b.WriteString(strconv.Itoa(int(reg)))
+		return
+	}
+	b.WriteByte('[')
+	b.WriteString(strconv.Itoa(int(reg)))
+	b.WriteByte(':')
+	b.WriteString(strconv.Itoa(int(reg + width - 1)))
+	b.WriteByte(']')
+}
+
+var specialNames = map[isa.SpecialReg][2]string{
+	isa.RegVCCLo: {"vcc_lo", "vcc"}, isa.RegVCCHi: {"vcc_hi", "vcc_hi"}, isa.RegEXECLo: {"exec_lo", "exec"},
+	isa.RegEXECHi: {"exec_hi", "exec_hi"}, isa.RegM0: {"m0", "m0"}, isa.RegFlatScratchLo: {"flat_scratch_lo", "flat_scratch"},
+	isa.RegFlatScratchHi: {"flat_scratch_hi", "flat_scratch_hi"}, isa.RegXnackMaskLo: {"xnack_mask_lo", "xnack_mask"},
+	isa.RegXnackMaskHi: {"xnack_mask_hi", "xnack_mask_hi"}, isa.RegSCC: {"src_scc", "src_scc"},
+	isa.RegVCCZ: {"src_vccz", "src_vccz"}, isa.RegEXECZ: {"src_execz", "src_execz"},
+	isa.RegLDSDirect: {"src_lds_direct", "src_lds_direct"}, isa.RegSharedBase: {"src_shared_base", "src_shared_base"},
+	isa.RegSharedLimit: {"src_shared_limit", "src_shared_limit"}, isa.RegPrivateBase: {"src_private_base", "src_private_base"},
+	isa.RegPrivateLimit: {"src_private_limit", "src_private_limit"}, isa.RegPopsExitingWaveID: {"src_pops_exiting_wave_id", "src_pops_exiting_wave_id"},
+}
+
+var floatConst = [9][3]string{
+	{"0.5", "0x3800", "0.5"}, {"-0.5", "0xb800", "-0.5"}, {"1.0", "0x3c00", "1.0"}, {"-1.0", "0xbc00", "-1.0"},
+	{"2.0", "0x4000", "2.0"}, {"-2.0", "0xc000", "-2.0"}, {"4.0", "0x4400", "4.0"}, {"-4.0", "0xc400", "-4.0"},
+	{"0.15915494", "0x3118", "0.15915494309189532"},
+}
+
+func writeInline(b *strings.Builder, code int64, typ byte) {
+	switch {
+	case code >= 128 && code <= 192:
+		b.WriteString(strconv.Itoa(int(code - 128)))
+	case code >= 193 && code <= 208:
+		b.WriteString(strconv.Itoa(-int(code - 192)))
+	case code >= 240 && code <= 248:
+		col := 0
+		switch typ {
+		case 'h':
+			col = 1
+		case 'd':
+			col = 2
+		}
+		b.WriteString(floatConst[code-240][col])
+	}
+}
+
+func writeHex(b *strings.Builder, v uint64) {
+	b.WriteString("0x")
+	b.WriteString(strconv.FormatUint(v, 16))
+}
+
+func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Operand, sym Symbolizer) {
+	neg := o.Mods&isa.ModNeg != 0
+	abs := o.Mods&isa.ModAbs != 0
+	sext := o.Mods&isa.ModSext != 0
+	if neg {
+		b.WriteByte('-')
+	}
+	if abs {
+		b.WriteByte('|')
+	}
+	if sext {
+		b.WriteString("sext(")
+	}
+	var typ byte
+	var style string
+	if d != nil {
+		typ = d.typ
+		style = d.text
+	}
+	switch o.Kind {
+	case isa.KindReg:
+		switch o.Class {
+		case isa.SGPR:
+			writeReg(b, "s", o.Reg, uint16(o.Width))
+		case isa.VGPR:
+			writeReg(b, "v", o.Reg, uint16(o.Width))
+		case isa.AGPR:
+			writeReg(b, "a", o.Reg, uint16(o.Width))
+		case isa.TTMP:
+			writeReg(b, "ttmp", o.Reg, uint16(o.Width))
+		case isa.Special:
+			r := isa.SpecialReg(o.Reg)
+			if r == isa.RegEncoded {
+				b.WriteString(strconv.Itoa(int(o.Imm)))
+				break
+			}
+			n := specialNames[r]
+			if o.Width >= 2 {
+				b.WriteString(n[1])
+			} else {
+				b.WriteString(n[0])
+			}
+		}
+	case isa.KindInline:
+		writeInline(b, o.Imm, typ)
+	case isa.KindLiteral:
+		writeLiteral(b, in.Literal, typ)
+	case isa.KindOff:
+		b.WriteString("off")
+	case isa.KindLabel:
+		tgt := uint64(int64(in.PC) + 4 + 4*o.Imm)
+		if sym != nil {
+			if s, ok := sym(tgt); ok {
+				b.WriteString(s)
+				break
+			}
+		}
+		b.WriteString(strconv.Itoa(int(uint16(o.Imm))))
+	case isa.KindImm:
+		writeImm(b, in, e, o, style)
+	}
+	if sext {
+		b.WriteByte(')')
+	}
+	if abs {
+		b.WriteByte('|')
+	}
+}
+
+func writeImm(b *strings.Builder, in *isa.Inst, e *entry, o *isa.Operand, style string) {
+	v := uint32(o.Imm)
+	switch style {
+	case "hwreg":
+		writeHwreg(b, v)
+	case "sendmsg":
+		if v>>10 != 0 {
+			b.WriteString(strconv.Itoa(int(v)))
+		} else {
+			writeSendmsg(b, v)
+		}
+	case "waitcnt":
+		writeWaitcnt(b, v)
+	case "gpr_idx":
+		if v > 15 {
+			writeHex(b, uint64(v))
+		} else {
+			writeGprIdx(b, v)
+		}
+	case "hex":
+		if e.kind == enc.SOPP && v <= 64 {
+			b.WriteString(strconv.Itoa(int(v)))
+		} else {
+			writeHex(b, uint64(v))
+		}
+	default:
+		b.WriteString(strconv.FormatUint(uint64(v), 10))
+	}
+}
+
+func writeMods(b *strings.Builder, in *isa.Inst, e *entry, k enc.Kind) {
+	md := &in.Mod
+	switch k {
+	case enc.VOP3:
+		if e.opselN > 0 && md.OpSel != 0 {
+			n := int(e.opselN)
+			v := uint32(md.OpSel)
+			if ns := countSrcs(e); n == ns+1 && n < 4 {
+				// The last element is the destination bit (bit 3).
+				v = v&(1<<ns-1) | (v>>3&1)<<ns
+			}
+			writeBits(b, " op_sel:", v, n)
+		}
+		if md.Clamp && e.flags&fClamp != 0 {
+			b.WriteString(" clamp")
+		}
+		writeOMod(b, md.OMod, e.flags&fOMod != 0)
+	case enc.VOP3P:
+		n := int(e.opselN)
+		if n == 0 {
+			n = countSrcs(e)
+		}
+		if md.OpSel != 0 {
+			writeBits(b, " op_sel:", uint32(md.OpSel), n)
+		}
+		def := uint32(1<<n - 1)
+		if e.flags&fOpSelHi0 != 0 {
+			def = 0
+		}
+		if uint32(md.OpSelHi)&(1<<n-1) != def {
+			writeBits(b, " op_sel_hi:", uint32(md.OpSelHi), n)
+		}
+		if md.NegLo != 0 && e.flags&fNegLo != 0 {
+			writeBits(b, " neg_lo:", uint32(md.NegLo), n)
+		}
+		if md.NegHi != 0 && e.flags&fNegHi != 0 {
+			writeBits(b, " neg_hi:", uint32(md.NegHi), n)
+		}
+		if md.Clamp && e.flags&fClamp != 0 {
+			b.WriteString(" clamp")
+		}
+	case enc.MAI, enc.VOP3PX2:
+		if k == enc.VOP3PX2 {
+			writeBits(b, " op_sel_hi:", uint32(md.OpSelHi), 3)
+		}
+		if md.CBSZ != 0 && (e.flags&fCBSZ != 0 || k == enc.VOP3PX2) {
+			b.WriteString(" cbsz:")
+			b.WriteString(strconv.Itoa(int(md.CBSZ)))
+		}
+		if md.ABID != 0 && k != enc.VOP3PX2 && e.flags&fABID != 0 {
+			b.WriteString(" abid:")
+			b.WriteString(strconv.Itoa(int(md.ABID)))
+		}
+		if md.BLGP != 0 && (e.flags&fBLGP != 0 || k == enc.VOP3PX2) {
+			b.WriteString(" blgp:")
+			b.WriteString(strconv.Itoa(int(md.BLGP)))
+		}
+	case enc.SDWA1, enc.SDWA2, enc.SDWAC:
+		if md.Clamp && e.flags&fClamp != 0 {
+			b.WriteString(" clamp")
+		}
+		writeOMod(b, md.OMod, e.flags&fOMod != 0)
+		if e.flags&fDstSel != 0 {
+			b.WriteString(" dst_sel:")
+			b.WriteString(sdwaSel(md.DstSel))
+		}
+		if e.flags&fDstUnused != 0 {
+			b.WriteString(" dst_unused:")
+			b.WriteString(sdwaUnused(md.DstUnused))
+		}
+		if e.flags&fSrc0Sel != 0 {
+			b.WriteString(" src0_sel:")
+			b.WriteString(sdwaSel(md.Src0Sel))
+		}
+		if e.flags&fSrc1Sel != 0 {
+			b.WriteString(" src1_sel:")
+			b.WriteString(sdwaSel(md.Src1Sel))
+		}
+	case enc.DPP1, enc.DPP2, enc.DPPC:
+		writeDPP(b, md)
+	case enc.DS:
+		name := opInfos[e.info].Name
+		if isDS2(name) {
+			if md.Offset != 0 {
+				b.WriteString(" offset0:")
+				b.WriteString(strconv.Itoa(int(md.Offset)))
+			}
+			if md.Offset1 != 0 {
+				b.WriteString(" offset1:")
+				b.WriteString(strconv.Itoa(int(md.Offset1)))
+			}
+		} else if off := int(md.Offset) | int(md.Offset1)<<8; off != 0 {
+			if name == "ds_swizzle_b32" {
+				b.WriteString(" offset:")
+				writeSwizzle(b, uint32(off))
+			} else {
+				b.WriteString(" offset:")
+				b.WriteString(strconv.Itoa(off))
+			}
+		}
+		if md.GDS {
+			b.WriteString(" gds")
+		}
+	case enc.FLAT:
+		if md.Offset != 0 {
+			b.WriteString(" offset:")
+			b.WriteString(strconv.Itoa(int(md.Offset)))
+		}
+		writeCache(b, md)
+	case enc.MUBUF, enc.MTBUF:
+		if k == enc.MTBUF {
+			writeTBufFormat(b, md.Format)
+		}
+		if md.Offen {
+			b.WriteString(" offen")
+		}
+		if md.Idxen {
+			b.WriteString(" idxen")
+		}
+		if md.Offset != 0 {
+			b.WriteString(" offset:")
+			b.WriteString(strconv.Itoa(int(md.Offset)))
+		}
+		writeCache(b, md)
+		if md.LDS && k == enc.MUBUF {
+			b.WriteString(" lds")
+		}
+	case enc.SMEM:
+		if md.SC0 {
+			b.WriteString(" glc")
+		}
+	}
+}
+
+func writeCache(b *strings.Builder, md *isa.Modifiers) {
+	if md.SC0 {
+		b.WriteString(" sc0")
+	}
+	if md.NT {
+		b.WriteString(" nt")
+	}
+	if md.SC1 {
+		b.WriteString(" sc1")
+	}
+}
+
+func isDS2(name string) bool {
+	return strings.Contains(name, "2_") || strings.Contains(name, "2st64")
+}
+
+func countSrcs(e *entry) int {
+	n := 0
+	for _, o := range e.ops {
+		if o.field == enc.FSrc0 || o.field == enc.FSrc1 || o.field == enc.FSrc2 {
+			n++
+		}
+	}
+	return n
+}
+
+func writeBits(b *strings.Builder, key string, v uint32, n int) {
+	b.WriteString(key)
+	b.WriteByte('[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('0' + byte(v>>i&1))
+	}
+	b.WriteByte(']')
+}
+
+func writeOMod(b *strings.Builder, omod uint8, ok bool) {
+	if !ok {
+		return
+	}
+	switch omod {
+	case 1:
+		b.WriteString(" mul:2")
+	case 2:
+		b.WriteString(" mul:4")
+	case 3:
+		b.WriteString(" div:2")
+	}
+}
+
+var sdwaSels = []string{"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"}
+
+func sdwaSel(s uint8) string {
+	if int(s) < len(sdwaSels) {
+		return sdwaSels[s]
+	}
+	return strconv.Itoa(int(s))
+}
+
+func sdwaUnused(u uint8) string {
+	switch u {
+	case 0:
+		return "UNUSED_PAD"
+	case 1:
+		return "UNUSED_SEXT"
+	case 2:
+		return "UNUSED_PRESERVE"
+	}
+	return strconv.Itoa(int(u))
+}
+
+func writeDPP(b *strings.Builder, md *isa.Modifiers) {
+	c := md.DPPCtrl
+	b.WriteByte(' ')
+	switch {
+	case c <= 0xff:
+		b.WriteString("quad_perm:[")
+		for i := 0; i < 4; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('0' + byte(c>>(2*i)&3))
+		}
+		b.WriteByte(']')
+	case c >= 0x101 && c <= 0x10f:
+		b.WriteString("row_shl:" + strconv.Itoa(int(c-0x100)))
+	case c >= 0x111 && c <= 0x11f:
+		b.WriteString("row_shr:" + strconv.Itoa(int(c-0x110)))
+	case c >= 0x121 && c <= 0x12f:
+		b.WriteString("row_ror:" + strconv.Itoa(int(c-0x120)))
+	case c == 0x130:
+		b.WriteString("wave_shl:1")
+	case c == 0x134:
+		b.WriteString("wave_rol:1")
+	case c == 0x138:
+		b.WriteString("wave_shr:1")
+	case c == 0x13c:
+		b.WriteString("wave_ror:1")
+	case c == 0x140:
+		b.WriteString("row_mirror")
+	case c == 0x141:
+		b.WriteString("row_half_mirror")
+	case c == 0x142:
+		b.WriteString("row_bcast:15")
+	case c == 0x143:
+		b.WriteString("row_bcast:31")
+	case c >= 0x150 && c <= 0x15f:
+		b.WriteString("row_newbcast:" + strconv.Itoa(int(c-0x150)))
+	default:
+		b.WriteString("/* invalid dpp_ctrl */")
+	}
+	b.WriteString(" row_mask:")
+	writeHex(b, uint64(md.RowMask))
+	b.WriteString(" bank_mask:")
+	writeHex(b, uint64(md.BankMask))
+	if md.BoundCtrl {
+		b.WriteString(" bound_ctrl:1")
+	}
+}
+
+var hwregNames = map[uint32]string{
+	1: "HW_REG_MODE", 2: "HW_REG_STATUS", 3: "HW_REG_TRAPSTS", 4: "HW_REG_HW_ID", 5: "HW_REG_GPR_ALLOC",
+	6: "HW_REG_LDS_ALLOC", 7: "HW_REG_IB_STS", 15: "HW_REG_SH_MEM_BASES", 16: "HW_REG_TBA_LO", 17: "HW_REG_TBA_HI",
+	18: "HW_REG_TMA_LO", 19: "HW_REG_TMA_HI", 20: "HW_REG_FLAT_SCR_LO", 21: "HW_REG_FLAT_SCR_HI",
+	22: "HW_REG_XNACK_MASK", 23: "HW_REG_HW_ID1", 24: "HW_REG_HW_ID2", 25: "HW_REG_POPS_PACKER", 29: "HW_REG_SHADER_CYCLES",
+}
+
+func writeHwreg(b *strings.Builder, v uint32) {
+	id := v & 0x3f
+	off := (v >> 6) & 0x1f
+	size := (v>>11)&0x1f + 1
+	b.WriteString("hwreg(")
+	if n, ok := hwregNames[id]; ok {
+		b.WriteString(n)
+	} else {
+		b.WriteString(strconv.Itoa(int(id)))
+	}
+	if off != 0 || size != 32 {
+		b.WriteString(", ")
+		b.WriteString(strconv.Itoa(int(off)))
+		b.WriteString(", ")
+		b.WriteString(strconv.Itoa(int(size)))
+	}
+	b.WriteByte(')')
+}
+
+func writeSendmsg(b *strings.Builder, v uint32) {
+	id := v & 0xf
+	op := (v >> 4) & 7
+	stream := (v >> 8) & 3
+	names := map[uint32]string{1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 15: "MSG_SYSMSG", 9: "MSG_GS_ALLOC_REQ", 10: "MSG_GET_DOORBELL", 11: "MSG_GET_DDID", 4: "MSG_SAVEWAVE", 5: "MSG_STALL_WAVE_GEN", 6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE", 8: "MSG_EARLY_PRIM_DEALLOC"}
+	b.WriteString("sendmsg(")
+	n, known := names[id]
+	if known && id != 2 && id != 3 && id != 15 && op != 0 {
+		known = false
+	}
+	if !known {
+		b.WriteString(strconv.Itoa(int(id)))
+		b.WriteString(", ")
+		b.WriteString(strconv.Itoa(int(op)))
+		b.WriteString(", ")
+		b.WriteString(strconv.Itoa(int(stream)))
+		b.WriteByte(')')
+		return
+	}
+	b.WriteString(n)
+	switch id {
+	case 2, 3:
+		ops := []string{"GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"}
+		b.WriteString(", ")
+		if op < 4 {
+			b.WriteString(ops[op])
+		} else {
+			b.WriteString(strconv.Itoa(int(op)))
+		}
+		if op != 0 {
+			b.WriteString(", ")
+			b.WriteString(strconv.Itoa(int(stream)))
+		}
+	case 15:
+		ops := []string{"", "SYSMSG_OP_ECC_ERR_INTERRUPT", "SYSMSG_OP_REG_RD", "SYSMSG_OP_HOST_TRAP_ACK", "SYSMSG_OP_TTRACE_PC"}
+		b.WriteString(", ")
+		if op >= 1 && op < 5 {
+			b.WriteString(ops[op])
+		} else {
+			b.WriteString(strconv.Itoa(int(op)))
+		}
+	}
+	b.WriteByte(')')
+}
+
+func writeWaitcnt(b *strings.Builder, v uint32) {
+	vm := v&0xf | (v>>14&3)<<4
+	exp := (v >> 4) & 7
+	lgkm := (v >> 8) & 0xf
+	parts := 0
+	put := func(name string, val uint32) {
+		if parts > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name)
+		b.WriteByte('(')
+		b.WriteString(strconv.Itoa(int(val)))
+		b.WriteByte(')')
+		parts++
+	}
+	if vm != 63 {
+		put("vmcnt", vm)
+	}
+	if exp != 7 {
+		put("expcnt", exp)
+	}
+	if lgkm != 15 {
+		put("lgkmcnt", lgkm)
+	}
+	if parts == 0 {
+		put("vmcnt", vm)
+		put("expcnt", exp)
+		put("lgkmcnt", lgkm)
+	}
+}
+
+func writeGprIdx(b *strings.Builder, v uint32) {
+	b.WriteString("gpr_idx(")
+	names := []string{"SRC0", "SRC1", "SRC2", "DST"}
+	n := 0
+	for i, s := range names {
+		if v>>i&1 != 0 {
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(s)
+			n++
+		}
+	}
+	b.WriteByte(')')
+}
+
+func writeSwizzle(b *strings.Builder, off uint32) {
+	if off&0x8000 != 0 {
+		b.WriteString("swizzle(QUAD_PERM")
+		for i := 0; i < 4; i++ {
+			b.WriteByte(',')
+			b.WriteString(strconv.Itoa(int(off >> (2 * i) & 3)))
+		}
+		b.WriteByte(')')
+		return
+	}
+	and := off & 0x1f
+	or := (off >> 5) & 0x1f
+	xor := (off >> 10) & 0x1f
+	b.WriteString("swizzle(BITMASK_PERM,\"")
+	for i := 4; i >= 0; i-- {
+		a, o, x := and>>i&1, or>>i&1, xor>>i&1
+		switch {
+		case a == 0 && o == 0:
+			b.WriteByte('0')
+		case a == 0 && o == 1:
+			b.WriteByte('1')
+		case a == 1 && x == 1:
+			b.WriteByte('i')
+		default:
+			b.WriteByte('p')
+		}
+	}
+	b.WriteString("\")")
+}
+
+func writeTBufFormat(b *strings.Builder, f uint8) {
+	b.WriteString(" format:[")
+	b.WriteString(strconv.Itoa(int(f)))
+	b.WriteByte(']')
+}
+
+var literalFloats = map[uint32]string{
+	0x3f000000: "0.5", 0xbf000000: "-0.5", 0x3f800000: "1.0", 0xbf800000: "-1.0", 0x40000000: "2.0",
+	0xc0000000: "-2.0", 0x40800000: "4.0", 0xc0800000: "-4.0", 0x3e22f983: "0.15915494",
+}
+
+// writeLiteral prints a 32-bit literal as LLVM does: values that an inline
+// constant could express print as that constant.
+func writeLiteral(b *strings.Builder, v uint32, typ byte) {
+	if i := int32(v); i >= -16 && i <= 64 {
+		b.WriteString(strconv.Itoa(int(i)))
+		return
+	}
+	if typ != 'h' && typ != 'd' {
+		if s, ok := literalFloats[v]; ok {
+			b.WriteString(s)
+			return
+		}
+	}
+	writeHex(b, uint64(v))
+}

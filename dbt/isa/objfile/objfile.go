@@ -1,0 +1,98 @@
+// Package objfile reads what a disassembler needs from an AMDGPU code
+// object: the executable sections, the symbols that name addresses in them,
+// and the target from e_flags. It uses debug/elf and nothing else, so the
+// disassembler does not depend on the full code-object loader.
+package objfile
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
+
+// Section is an executable section.
+type Section struct {
+	Name string
+	Addr uint64
+	Data []byte
+}
+
+// Symbol is a named address.
+type Symbol struct {
+	Name string
+	Addr uint64
+	Size uint64
+	Func bool // STT_FUNC
+}
+
+// File is the disassembly view of a code object.
+type File struct {
+	Target   isa.Target // 0 when e_flags names no supported target
+	Mach     uint32     // EF_AMDGPU_MACH
+	Sections []Section
+	Symbols  []Symbol // sorted by address, then by table order
+}
+
+// EMAMDGPU is the ELF machine number of AMDGPU.
+const EMAMDGPU = 224
+
+// Open reads the code object at path.
+func Open(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("objfile: %w", err)
+	}
+	return Parse(b, path)
+}
+
+// Parse reads a code object from memory; name is used in errors.
+func Parse(b []byte, name string) (*File, error) {
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("objfile: %s: %w", name, err)
+	}
+	if f.Class != elf.ELFCLASS64 || len(b) < 52 {
+		return nil, fmt.Errorf("objfile: %s: not a 64-bit ELF file", name)
+	}
+	return read(f, name, binary.LittleEndian.Uint32(b[48:]))
+}
+
+func read(f *elf.File, path string, flags uint32) (*File, error) {
+	if f.Machine != EMAMDGPU {
+		return nil, fmt.Errorf("objfile: %s: e_machine %d is not AMDGPU (224)", path, f.Machine)
+	}
+	out := &File{}
+	out.Mach = flags & 0xff
+	out.Target, _ = isa.TargetFromMach(out.Mach)
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_PROGBITS || s.Flags&elf.SHF_EXECINSTR == 0 {
+			continue
+		}
+		data, err := s.Data()
+		if err != nil {
+			return nil, fmt.Errorf("objfile: %s: section %s: %w", path, s.Name, err)
+		}
+		out.Sections = append(out.Sections, Section{Name: s.Name, Addr: s.Addr, Data: data})
+	}
+	syms, err := f.Symbols()
+	if err != nil && err != elf.ErrNoSymbols {
+		return nil, fmt.Errorf("objfile: %s: symbols: %w", path, err)
+	}
+	for _, s := range syms {
+		t := elf.ST_TYPE(s.Info)
+		if s.Name == "" || t == elf.STT_SECTION || t == elf.STT_FILE || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
+			continue
+		}
+		if int(s.Section) >= len(f.Sections) || f.Sections[s.Section].Flags&elf.SHF_EXECINSTR == 0 {
+			continue
+		}
+		out.Symbols = append(out.Symbols, Symbol{Name: s.Name, Addr: s.Value, Size: s.Size, Func: t == elf.STT_FUNC})
+	}
+	sort.SliceStable(out.Symbols, func(i, j int) bool { return out.Symbols[i].Addr < out.Symbols[j].Addr })
+	return out, nil
+}
