@@ -199,6 +199,13 @@ func BenchmarkFlamegraph(b *testing.B) {
 		peer = runFlame(b, dir, true)
 	}
 	report(b, ours, peer)
+	if benchTmp != "" && ours.records >= 1_000_000 {
+		// Same 2,000 waves, a tenth of the records: the peak heap should
+		// not change, because state is per wave, not per record.
+		small := generateInto(b, b.TempDir(), int(ours.records/10), 2000, 42)
+		s := runFlame(b, small, false)
+		b.ReportMetric(float64(ours.peak)/float64(max(s.peak, 1)), "heap-x-for-10x-records")
+	}
 }
 
 // BenchmarkPerfetto measures streaming Perfetto JSON generation; the
