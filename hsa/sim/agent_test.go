@@ -32,7 +32,7 @@ func TestFaultNamesKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	ka := make([]byte, k.KernargSegmentSize) // all pointers null
-	ka[24] = 64                               // n
+	ka[24] = 64                              // n
 	err = a.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, ka)
 	var de *DispatchError
 	if !errors.As(err, &de) {
