@@ -225,13 +225,13 @@ func (h *HIP) initDevice(dev int) error {
 	}
 	noDevice := count == 0 || isHIPCode(countErr, hipErrorNoDevice) || isHIPCode(initErr, hipErrorNoDevice)
 	if noDevice {
-		return &noDeviceError{causes: nonNil(initErr, countErr)}
+		return &noDeviceError{lib: h.libPath, causes: nonNil(initErr, countErr)}
 	}
 	if initErr != nil {
-		return fmt.Errorf("silkrt: hip: %w", initErr)
+		return fmt.Errorf("silkrt: hip (%s): %w", h.libPath, initErr)
 	}
 	if countErr != nil {
-		return fmt.Errorf("silkrt: hip: %w", countErr)
+		return fmt.Errorf("silkrt: hip (%s): %w", h.libPath, countErr)
 	}
 	if count >= 0 && (dev < 0 || int32(dev) >= count) {
 		return fmt.Errorf("silkrt: hip: device %d does not exist (%d devices)", dev, count)
@@ -259,11 +259,14 @@ func nonNil(errs ...error) []error {
 
 // noDeviceError is OpenHIP's error on a machine without a usable GPU; it
 // matches ErrNoDevice and unwraps to the HIP errors behind it.
-type noDeviceError struct{ causes []error }
+type noDeviceError struct {
+	lib    string
+	causes []error
+}
 
 // Error lists the HIP errors that showed there is no device.
 func (e *noDeviceError) Error() string {
-	s := "silkrt: hip: " + ErrNoDevice.Error()
+	s := "silkrt: hip: " + ErrNoDevice.Error() + " (" + e.lib + ")"
 	for i, c := range e.causes {
 		if i == 0 {
 			s += ": "

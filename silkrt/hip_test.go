@@ -413,7 +413,8 @@ func TestRealHIPNoDevice(t *testing.T) {
 	if _, err := os.Stat("/dev/kfd"); err == nil {
 		t.Skip("/dev/kfd exists: this machine may have a GPU; the no-device check does not apply")
 	}
-	if !strings.Contains(line, "noDevice=true") || !strings.Contains(line, "hipError") {
+	// Debian ships only libamdhip64.so.5: the fallback order reached it.
+	if !strings.Contains(line, "noDevice=true") || !strings.Contains(line, "hipError") || !strings.Contains(line, "(libamdhip64.so") {
 		t.Fatalf("want a clean no-device error with HIP's error name, got %q", line)
 	}
 }
