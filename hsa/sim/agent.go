@@ -150,16 +150,7 @@ func (a *Agent) DispatchExt(k *Kernel, grid, block [3]uint32, kernarg []byte, dy
 	if block[0]*block[1]*block[2] > 1024 {
 		return fmt.Errorf("sim: kernel %s: workgroup of %d work-items exceeds 1024", k.Name, block[0]*block[1]*block[2])
 	}
-	size := k.KernargSegmentSize
-	if len(kernarg) > size {
-		size = len(kernarg)
-	}
-	size = (size + 255) &^ 255
-	if size == 0 {
-		size = 256
-	}
-	ka := make([]byte, size)
-	copy(ka, kernarg)
+	ka := k.KernargSegment(kernarg, grid, block)
 	dims := uint16(1)
 	if grid[2] > 1 {
 		dims = 3
@@ -167,25 +158,6 @@ func (a *Agent) DispatchExt(k *Kernel, grid, block [3]uint32, kernarg []byte, dy
 		dims = 2
 	}
 	le := binary.LittleEndian
-	for _, arg := range k.Args {
-		if !arg.Hidden() || arg.Offset+arg.Size > len(ka) {
-			continue
-		}
-		b := ka[arg.Offset:]
-		for i, c := range []string{"x", "y", "z"} {
-			switch arg.ValueKind {
-			case "hidden_block_count_" + c:
-				le.PutUint32(b, grid[i]/block[i])
-			case "hidden_group_size_" + c:
-				le.PutUint16(b, uint16(block[i]))
-			case "hidden_remainder_" + c:
-				le.PutUint16(b, uint16(grid[i]%block[i]))
-			}
-		}
-		if arg.ValueKind == "hidden_grid_dims" {
-			le.PutUint16(b, dims)
-		}
-	}
 	kaAddr, err := a.Mem.Alloc(uint64(len(ka)), 256)
 	if err != nil {
 		return err
@@ -365,6 +337,50 @@ func (a *Agent) initWave(w *wave.Wave, k *Kernel, wi, threads int, bs, gid [3]ui
 	if d.RSRC2&1 != 0 { // private segment wave offset
 		put(0)
 	}
+}
+
+// KernargSegment returns the full kernarg segment for a dispatch: the
+// explicit arguments followed by the hidden arguments the metadata lists
+// (block counts, group sizes, remainders, grid dimensions; others zero),
+// padded to a multiple of 256 bytes.
+func (k *Kernel) KernargSegment(explicit []byte, grid, block [3]uint32) []byte {
+	size := k.KernargSegmentSize
+	if len(explicit) > size {
+		size = len(explicit)
+	}
+	size = (size + 255) &^ 255
+	if size == 0 {
+		size = 256
+	}
+	ka := make([]byte, size)
+	copy(ka, explicit)
+	dims := uint16(1)
+	if grid[2] > 1 {
+		dims = 3
+	} else if grid[1] > 1 {
+		dims = 2
+	}
+	le := binary.LittleEndian
+	for _, arg := range k.Args {
+		if !arg.Hidden() || arg.Offset+arg.Size > len(ka) {
+			continue
+		}
+		b := ka[arg.Offset:]
+		for i, c := range []string{"x", "y", "z"} {
+			switch arg.ValueKind {
+			case "hidden_block_count_" + c:
+				le.PutUint32(b, grid[i]/block[i])
+			case "hidden_group_size_" + c:
+				le.PutUint16(b, uint16(block[i]))
+			case "hidden_remainder_" + c:
+				le.PutUint16(b, uint16(grid[i]%block[i]))
+			}
+		}
+		if arg.ValueKind == "hidden_grid_dims" {
+			le.PutUint16(b, dims)
+		}
+	}
+	return ka
 }
 
 // runGroup runs a workgroup's waves round-robin between barriers.

@@ -1,0 +1,199 @@
+package sim
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/hsa/aql"
+)
+
+// Signals are 64-byte objects in device memory laid out like amd_signal_t:
+// kind (int64) at offset 0 and the value (int64) at offset 8. A signal's
+// handle is its device address.
+const signalSize = 64
+
+// NewSignal creates a completion signal with an initial value and returns
+// its handle.
+func (a *Agent) NewSignal(initial int64) (uint64, error) {
+	h, err := a.Mem.Alloc(signalSize, 64)
+	if err != nil {
+		return 0, err
+	}
+	if err := a.Mem.Store64(h, 1); err != nil { // kind: user signal
+		return 0, err
+	}
+	return h, a.Mem.Store64(h+8, uint64(initial))
+}
+
+// SignalValue reads a signal's value.
+func (a *Agent) SignalValue(h uint64) (int64, error) {
+	v, err := a.Mem.Load64(h + 8)
+	if err != nil {
+		return 0, fmt.Errorf("sim: signal %#x: %w", h, err)
+	}
+	return int64(v), nil
+}
+
+func (a *Agent) signalSub(h uint64) error {
+	if h == 0 {
+		return nil
+	}
+	v, err := a.SignalValue(h)
+	if err != nil {
+		return err
+	}
+	return a.Mem.Store64(h+8, uint64(v-1))
+}
+
+// Queue is an AQL queue: a ring of 64-byte packets in device memory that
+// the agent processes in order.
+type Queue struct {
+	// Base is the ring's device address.
+	Base uint64
+	// Size is the ring's capacity in packets (a power of two).
+	Size uint32
+	// Read and Write are the packet indices consumed and produced so far.
+	Read, Write uint64
+
+	agent *Agent
+}
+
+// NewQueue creates a queue of size packets.
+func (a *Agent) NewQueue(size uint32) (*Queue, error) {
+	if size == 0 || size&(size-1) != 0 {
+		return nil, fmt.Errorf("sim: queue size %d is not a power of two", size)
+	}
+	base, err := a.Mem.Alloc(uint64(size)*aql.PacketSize, 64)
+	if err != nil {
+		return nil, err
+	}
+	q := &Queue{Base: base, Size: size, agent: a}
+	for i := uint32(0); i < size; i++ { // every slot starts INVALID
+		var b [2]byte
+		binary.LittleEndian.PutUint16(b[:], uint16(aql.PacketTypeInvalid))
+		if err := a.Mem.Write(base+uint64(i)*aql.PacketSize, b[:]); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// Submit writes a 64-byte packet at the write index (header last, as a
+// producer publishes it) and rings the doorbell, which processes every
+// pending packet. It returns the first packet's error.
+func (q *Queue) Submit(pkt []byte) error {
+	if len(pkt) < aql.PacketSize {
+		return fmt.Errorf("sim: packet of %d bytes, want %d", len(pkt), aql.PacketSize)
+	}
+	if q.Write-q.Read >= uint64(q.Size) {
+		return fmt.Errorf("sim: queue full (%d packets)", q.Size)
+	}
+	slot := q.Base + (q.Write%uint64(q.Size))*aql.PacketSize
+	if err := q.agent.Mem.Write(slot+2, pkt[2:aql.PacketSize]); err != nil {
+		return err
+	}
+	if err := q.agent.Mem.Write(slot, pkt[:2]); err != nil {
+		return err
+	}
+	q.Write++
+	return q.Process()
+}
+
+// Process executes the packets between the read and write indices.
+func (q *Queue) Process() error {
+	a := q.agent
+	for q.Read < q.Write {
+		slot := q.Base + (q.Read%uint64(q.Size))*aql.PacketSize
+		b, err := a.Mem.Slice(slot, aql.PacketSize, true)
+		if err != nil {
+			return err
+		}
+		h, err := aql.ReadHeader(b)
+		if err != nil {
+			return err
+		}
+		var completion uint64
+		switch h.Type() {
+		case aql.PacketTypeKernelDispatch:
+			p, err := aql.DecodeKernelDispatchPacket(b)
+			if err != nil {
+				return fmt.Errorf("sim: packet %d: %w", q.Read, err)
+			}
+			completion = p.CompletionSignal
+			if err := a.dispatchPacket(&p, slot); err != nil {
+				return fmt.Errorf("sim: packet %d: %w", q.Read, err)
+			}
+		case aql.PacketTypeBarrierAnd, aql.PacketTypeBarrierOr:
+			p, err := aql.DecodeBarrierPacket(b)
+			if err != nil {
+				return fmt.Errorf("sim: packet %d: %w", q.Read, err)
+			}
+			completion = p.CompletionSignal
+			done, any := 0, false
+			n := 0
+			for _, s := range p.DepSignal {
+				if s == 0 {
+					continue
+				}
+				n++
+				v, err := a.SignalValue(s)
+				if err != nil {
+					return fmt.Errorf("sim: packet %d: %w", q.Read, err)
+				}
+				if v == 0 {
+					done++
+					any = true
+				}
+			}
+			// Work completes synchronously, so an unsatisfied barrier can
+			// never be satisfied later.
+			if (h.Type() == aql.PacketTypeBarrierAnd && done != n) || (h.Type() == aql.PacketTypeBarrierOr && n > 0 && !any) {
+				return fmt.Errorf("sim: packet %d: barrier dependencies are not satisfied and nothing else can run", q.Read)
+			}
+		default:
+			return fmt.Errorf("sim: packet %d: unsupported packet type %v", q.Read, h.Type())
+		}
+		if err := a.signalSub(completion); err != nil {
+			return err
+		}
+		binary.LittleEndian.PutUint16(b, uint16(aql.PacketTypeInvalid))
+		q.Read++
+	}
+	return nil
+}
+
+// dispatchPacket runs a kernel dispatch packet whose kernarg segment is
+// already in device memory.
+func (a *Agent) dispatchPacket(p *aql.KernelDispatchPacket, pktAddr uint64) error {
+	k, err := a.kernelAt(p.KernelObject)
+	if err != nil {
+		return err
+	}
+	grid := [3]uint32{p.GridSizeX, p.GridSizeY, p.GridSizeZ}
+	block := [3]uint32{uint32(p.WorkgroupSizeX), uint32(p.WorkgroupSizeY), uint32(p.WorkgroupSizeZ)}
+	for i := p.Dimensions(); i < 3; i++ {
+		if grid[i] == 0 {
+			grid[i] = 1
+		}
+		if block[i] == 0 {
+			block[i] = 1
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if grid[i] == 0 || block[i] == 0 {
+			return fmt.Errorf("kernel %s: zero grid or workgroup size in dimension %d", k.Name, i)
+		}
+	}
+	if block[0]*block[1]*block[2] > 1024 {
+		return fmt.Errorf("kernel %s: workgroup of %d work-items exceeds 1024", k.Name, block[0]*block[1]*block[2])
+	}
+	group := p.GroupSegmentSize
+	if group < k.Desc.GroupSegmentFixedSize {
+		group = k.Desc.GroupSegmentFixedSize
+	}
+	private := p.PrivateSegmentSize
+	if private < k.Desc.PrivateSegmentFixedSize {
+		private = k.Desc.PrivateSegmentFixedSize
+	}
+	return a.run(k, grid, block, p.KernargAddress, pktAddr, group, private)
+}
