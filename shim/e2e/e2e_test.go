@@ -293,6 +293,15 @@ func TestFailOpen(t *testing.T) {
 			}
 		})
 	}
+	// The runtime refuses the translation (identity keeps the gfx950 bits and
+	// the runtime is strict): the shim loads the original instead and returns
+	// the runtime's own answer for it.
+	t.Run("runtime-refuses-translation", func(t *testing.T) {
+		r := bt.run(t, map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "identity"},
+			bt.kargs("-n", "5", bt.guest)...)
+		want(t, r, r.stdout, "load_status 0x100d")
+		want(t, r, r.log, "the runtime refused the translated code object (status 0x100d); loading the original")
+	})
 	t.Run("unknown-table-major", func(t *testing.T) {
 		r := bt.run(t, map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "STANDIN_TABLE_MAJOR": "9", "STANDIN_ISA_CHECK": "0"},
 			bt.kargs("-n", "5", bt.guest)...)

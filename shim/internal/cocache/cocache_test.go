@@ -102,3 +102,29 @@ func TestDefaultDir(t *testing.T) {
 		t.Error("no env: no error")
 	}
 }
+
+// FuzzGet feeds arbitrary file contents to Get: it must return either the
+// exact payload that was hashed into the header, a miss, or an error.
+func FuzzGet(f *testing.F) {
+	f.Add([]byte(magic))
+	f.Add([]byte("RJCOC1\nshort"))
+	good := append([]byte(magic), make([]byte, 32)...)
+	f.Add(good)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &Cache{Dir: t.TempDir()}
+		k := MakeKey(data, "gfx942", "t", "v")
+		p := c.path(k)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := c.Get(k)
+		if ok {
+			if err != nil || len(data) < len(magic)+32 || !bytes.Equal(got, data[len(magic)+32:]) {
+				t.Fatalf("Get accepted %q as %q (%v)", data, got, err)
+			}
+		} else if err == nil {
+			t.Fatalf("existing entry %q: miss without error", data)
+		}
+	})
+}
