@@ -528,3 +528,34 @@ func FuzzParseFuncmap(f *testing.F) {
 func runTool(tool string, args ...string) ([]byte, error) {
 	return exec.Command(tool, args...).CombinedOutput()
 }
+
+func FuzzCodeTables(f *testing.F) {
+	if p, err := projectpath.Shared("testdata", "sqtt", "formats", "code.example.json"); err == nil {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"sqtt_funcmap":[[7,3,"P","marker"],[7,0,"kernel","k",null,4096.0]],"sqtt_funcmap_layout":[[7,12,4]],"sqtt_funcmap_payloads":[[7,3,2]]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var tables CodeTables
+		if err := json.Unmarshal(data, &tables); err != nil {
+			return
+		}
+		for co, fm := range tables.Funcmaps() {
+			if !fm.Encoding.Valid() {
+				t.Fatalf("code object %d: invalid layout %v accepted", co, fm.Encoding)
+			}
+		}
+		out, err := json.Marshal(tables)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again CodeTables
+		if err := json.Unmarshal(out, &again); err != nil {
+			t.Fatalf("re-reading %s: %v", out, err)
+		}
+		if !reflect.DeepEqual(again, tables) {
+			t.Fatalf("round trip:\n%+v\n%+v", again, tables)
+		}
+	})
+}

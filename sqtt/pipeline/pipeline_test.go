@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -443,5 +444,49 @@ func TestGeneratedTrace(t *testing.T) {
 	}
 	if !strings.HasPrefix(a.String(), "code_object_1;_Z15sqtt_gen_kernelPKfPfi;") {
 		t.Errorf("unexpected prefix: %.80s", a.String())
+	}
+}
+
+// TestPackedTraceCorrection builds a gfx12 trace whose packed headers
+// arrive out of issue order and checks that the flamegraph sees the issue
+// order after correction (and the arrival order with NoDecodeMarkers).
+func TestPackedTraceCorrection(t *testing.T) {
+	enc := sqtt.MarkerEncoding{ShaderClockBits: 12, ShaderClockShift: 4}
+	type ev struct {
+		issue, delay int64
+		id           uint32
+		enter, exit  bool
+	}
+	evs := []ev{{1008, 40, 1, true, false}, {1104, 300, 2, true, false}, {1296, 45, 0, false, true}, {1600, 41, 0, false, true}}
+	var rows []string
+	for _, e := range evs {
+		v := enc.Encode(e.id, e.enter, e.exit, uint32(e.issue>>4)&0xFFF)
+		rows = append(rows, fmt.Sprintf("[%d,%d,0,0,0,0]", e.issue+e.delay, v))
+	}
+	// Arrival order: 1048, 1341, 1404, 1641.
+	rows[1], rows[2] = rows[2], rows[1]
+	dir := t.TempDir()
+	ui := filepath.Join(dir, "ui_output_agent_1_dispatch_1")
+	os.MkdirAll(ui, 0o755)
+	files := map[string]string{
+		"shaderdata_0_0.json": `{"type":"shaderdata","records":[` + strings.Join(rows, ",") + `]}`,
+		"occupancy.json":      `{"0":[[0,0,0,0,1,1]],"dispatches":{"0":"0 / 0x0","1":"kern"},"version":"3.0.0"}`,
+		"code.json":           `{"code":null,"sqtt_funcmap":[[5,0,"K","kern","",4096],[5,1,"F","f","",0],[5,2,"F","g","",0]],"sqtt_funcmap_layout":[[5,12,4]]}`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(ui, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	folded := func(opt Options) string {
+		var b bytes.Buffer
+		flame.WriteFolded(&b, flameRun(t, dir, opt), flame.Upstream)
+		return b.String()
+	}
+	if got, want := folded(Options{}), "code_object_5;kern;f 411 2 206\ncode_object_5;kern;f;g 182 1 182\n"; got != want {
+		t.Errorf("corrected:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := folded(Options{NoDecodeMarkers: true}), "code_object_5;kern;f 293 1 293\ncode_object_5;kern;g 237 1 237\n"; got != want {
+		t.Errorf("uncorrected:\n%s\nwant:\n%s", got, want)
 	}
 }
