@@ -559,3 +559,29 @@ func FuzzCodeTables(f *testing.F) {
 		}
 	})
 }
+
+// TestSpecTable reproduces the sqtt_decode_funcmap.py sample output of the
+// SPEC, read from the spec text itself.
+func TestSpecTable(t *testing.T) {
+	spec, err := os.ReadFile(projectpath.MustShared(t, "spec", "000_df2c860dad9fe6b4.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(spec, []byte("  Type        ID               Vaddr  Name\n"))
+	if start < 0 {
+		t.Fatal("table not found in the spec")
+	}
+	end := bytes.Index(spec[start:], []byte("\n\n"))
+	want := string(spec[start : start+end+1])
+	fm := ParseFuncmap([]byte("K:_Z8kernelAi@kernel.hip:80\nU:1:load_input\nU:2:compute_start\nF:3:_Z4syncv@kernel.hip:42\n" +
+		"F:4:_Z12helper_funcv@helper.hpp:17\nP:5:barrier_signal\nP:6:barrier_wait\nP:7:barrier\nP:8:vmem_load\nP:9:vmem_store\n\x00"))
+	co := &CodeObject{Funcmap: fm, Symbols: map[string]uint64{"_Z8kernelAi": 0x1000, "_Z4syncv": 0x1200}}
+	co.resolve()
+	var b bytes.Buffer
+	if err := WriteTable(&b, co, TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("table:\n%s\nspec:\n%s", b.String(), want)
+	}
+}
