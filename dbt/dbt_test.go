@@ -1,0 +1,145 @@
+package dbt
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+func testKernels(t *testing.T, arch string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", arch, "*.co"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test kernels for %s: %v", arch, err)
+	}
+	return files
+}
+
+func corpus(t *testing.T, arch string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(projectpath.MustShared(t, "corpus", "aiter", arch), "*.co"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus objects for %s: %v", arch, err)
+	}
+	return files
+}
+
+// TestRetargetedKernels translates every gfx950-retargeted test kernel:
+// none may be rejected, every output passes the LLVM oracles.
+func TestRetargetedKernels(t *testing.T) {
+	for _, p := range testKernels(t, "gfx950") {
+		src := readFile(t, p)
+		res, err := Translate(src, Options{Name: filepath.Base(p)})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if !res.Report.Committed || res.Report.Fidelity != report.Exact {
+			t.Fatalf("%s: report %+v", p, res.Report)
+		}
+		verifyObject(t, filepath.Base(p), src, res.Object)
+	}
+}
+
+// TestCorpus translates every gfx950 object of the aiter corpus. Each one
+// is either committed and valid under the oracles, or rejected with every
+// rejected kernel naming at least one instruction, its address and reason.
+func TestCorpus(t *testing.T) {
+	committed, rejected := 0, 0
+	for _, p := range corpus(t, "gfx950") {
+		src := readFile(t, p)
+		res, err := Translate(src, Options{Name: filepath.Base(p)})
+		rep := res.Report
+		if err != nil {
+			if !errors.Is(err, ErrRejected) {
+				t.Fatalf("%s: %v", p, err)
+			}
+			rejected++
+			if rep.Committed || res.Object != nil {
+				t.Fatalf("%s: rejected but committed", p)
+			}
+			for _, k := range rep.Rejected() {
+				if len(k.Rejections) == 0 || k.Rejections[0].Reason == "" || k.Rejections[0].Offset == 0 {
+					t.Fatalf("%s: kernel %s rejected without a reason: %+v", p, k.Name, k)
+				}
+			}
+			continue
+		}
+		committed++
+		verifyObject(t, filepath.Base(p), src, res.Object)
+		for _, k := range rep.Kernels {
+			if k.Before.GroupSegment > 65536 && !k.NeedsVirtualLDS {
+				t.Fatalf("%s: kernel %s uses %d bytes of LDS but is not marked as needing virtual LDS", p, k.Name, k.Before.GroupSegment)
+			}
+		}
+	}
+	t.Logf("aiter gfx950 corpus: %d committed, %d rejected", committed, rejected)
+	if committed == 0 {
+		t.Fatal("no corpus object translated")
+	}
+}
+
+// TestDeterministic translates objects twice and compares the bytes.
+func TestDeterministic(t *testing.T) {
+	paths := append(testKernels(t, "gfx950")[:3], corpus(t, "gfx950")[:2]...)
+	for _, p := range paths {
+		src := readFile(t, p)
+		a, errA := Translate(src, Options{})
+		b, errB := Translate(src, Options{})
+		if (errA == nil) != (errB == nil) || !bytes.Equal(a.Object, b.Object) {
+			t.Fatalf("%s: two translations differ", p)
+		}
+		ja, _ := report.MarshalIndent([]report.Object{a.Report})
+		jb, _ := report.MarshalIndent([]report.Object{b.Report})
+		if !bytes.Equal(ja, jb) {
+			t.Fatalf("%s: two reports differ", p)
+		}
+	}
+}
+
+// TestGFX942Identity: translating gfx942 objects for gfx942 keeps .text
+// byte for byte.
+func TestGFX942Identity(t *testing.T) {
+	paths := append(testKernels(t, "gfx942"), corpus(t, "gfx942")...)
+	for _, p := range paths {
+		src := readFile(t, p)
+		res, err := Translate(src, Options{Host: isa.GFX942})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if !bytes.Equal(textOf(t, src), textOf(t, res.Object)) {
+			t.Fatalf("%s: gfx942 -> gfx942 changed .text", p)
+		}
+	}
+}
+
+// TestBadInput: garbage is an error, not a panic.
+func TestBadInput(t *testing.T) {
+	for _, b := range [][]byte{nil, []byte("\x7fELF"), bytes.Repeat([]byte{0xff}, 200)} {
+		res, err := Translate(b, Options{})
+		if err == nil || res.Object != nil {
+			t.Fatalf("garbage translated: %v", err)
+		}
+	}
+}
+
+func FuzzTranslate(f *testing.F) {
+	f.Add([]byte("\x7fELF\x02\x01\x01\x40"))
+	if files, _ := filepath.Glob("../testdata/kernels/gfx950/*.co"); len(files) > 0 {
+		for _, p := range files[:2] {
+			if b, err := readFileErr(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		res, err := Translate(b, Options{})
+		if err == nil && res.Object == nil {
+			t.Fatal("success without an object")
+		}
+	})
+}

@@ -1,0 +1,75 @@
+package dbt
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+)
+
+// Change is one guest instruction whose host code is not its own bytes:
+// an expansion or a relocated control-flow window.
+type Change struct {
+	Kernel string
+	// Src is the guest address; Host the address of the host code.
+	Src, Host uint64
+	// Guest is the guest instruction; HostCode the host instructions.
+	Guest    string
+	HostCode []string
+}
+
+// changes lists, for every kernel, the instructions whose host bytes
+// differ from the guest bytes, in source order.
+func changes(kts []*kernelT, hostText []byte, textAddr uint64, bases []uint64, host isa.Target) []Change {
+	var out []Change
+	for i, kt := range kts {
+		pcs := make([]uint64, 0, len(kt.body.Map))
+		for a := range kt.body.Map {
+			pcs = append(pcs, a)
+		}
+		sort.Slice(pcs, func(a, b int) bool { return kt.body.Map[pcs[a]] < kt.body.Map[pcs[b]] })
+		for j, pc := range pcs {
+			in := kt.g.Insts[pc]
+			lo := kt.body.Map[pc]
+			hi := len(kt.body.Code)
+			if j+1 < len(pcs) {
+				hi = kt.body.Map[pcs[j+1]]
+			}
+			at := bases[i] + uint64(lo) - textAddr
+			got := hostText[at : at+uint64(hi-lo)]
+			if string(got) == string(kt.raw(in)) {
+				continue
+			}
+			c := Change{Kernel: kt.k.Name, Src: pc, Host: bases[i] + uint64(lo), Guest: gfx9.Print(in)}
+			for off := 0; off < len(got); {
+				h, err := gfx9.Decode(got[off:], c.Host+uint64(off), host)
+				if err != nil || h.Size == 0 {
+					c.HostCode = append(c.HostCode, fmt.Sprintf("<undecodable: %v>", err))
+					break
+				}
+				c.HostCode = append(c.HostCode, gfx9.Print(&h))
+				off += int(h.Size)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WriteDiff writes changes as a readable diff: the guest instruction with
+// its address, then the host instructions that replace it.
+func WriteDiff(w io.Writer, cs []Change) error {
+	for _, c := range cs {
+		if _, err := fmt.Fprintf(w, "%s %#x -> %#x\n- %s\n", c.Kernel, c.Src, c.Host, c.Guest); err != nil {
+			return err
+		}
+		for _, h := range c.HostCode {
+			if _, err := fmt.Fprintf(w, "+ %s\n", h); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

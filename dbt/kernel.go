@@ -1,0 +1,545 @@
+package dbt
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/dbt/cfg"
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/legalize"
+	"github.com/rocjitsu/rocjitsu/dbt/live"
+	"github.com/rocjitsu/rocjitsu/dbt/mfma"
+	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/loader"
+	"github.com/rocjitsu/rocjitsu/loader/kd"
+	"github.com/rocjitsu/rocjitsu/loader/target"
+)
+
+// kernelT is the translation state of one kernel scope.
+type kernelT struct {
+	idx        int
+	k          *loader.Kernel
+	f          *loader.File
+	g          *cfg.Graph
+	scope      *cfg.Scope
+	guest      host
+	host       isa.Target
+	hostProc   target.Processor
+	hostDecode legalize.DecodeFunc
+	hostLDS    uint32
+	// long marks source branches that need a long window.
+	long map[uint64]bool
+
+	live *live.Info
+	body *place.Body
+	rep  report.Kernel
+	cur  *isa.Inst
+	// taken holds the scratch VGPRs handed out for the current
+	// instruction.
+	taken map[uint16]bool
+	// needArch is the number of arch VGPRs the translation needs
+	// (at least the original count).
+	needArch int
+}
+
+// host is an alias kept for readability of the guest field's type.
+type host = isa.Target
+
+// archVGPRs returns the descriptor's arch VGPR count and AGPR count.
+func (kt *kernelT) archVGPRs() (arch, agprs int) {
+	d := &kt.k.Descriptor
+	total := d.NextFreeVGPR(kt.f.Processor)
+	acc := d.AccumOffset()
+	if acc >= total {
+		return min(total, 256), 0
+	}
+	return min(acc, 256), total - acc
+}
+
+func (kt *kernelT) resources(d kd.Descriptor) report.Resources {
+	return report.Resources{
+		VGPRs:          d.NextFreeVGPR(kt.hostProc),
+		SGPRs:          d.NextFreeSGPR(),
+		PrivateSegment: d.PrivateSegmentFixedSize,
+		GroupSegment:   d.GroupSegmentFixedSize,
+	}
+}
+
+// emit translates the scope into kt.body, filling kt.rep.
+func (kt *kernelT) emit() {
+	k := kt.k
+	kt.rep = report.Kernel{Name: k.Name, SourceEntry: k.EntryAddr, Fidelity: report.Exact}
+	kt.rep.Before = kt.resources(k.Descriptor)
+	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
+	kt.body = &place.Body{Name: k.Name, Map: map[uint64]int{}, Entry: k.EntryAddr}
+	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
+		kt.body.Preload = k.EntryAddr + 256
+	}
+	arch, _ := kt.archVGPRs()
+	kt.needArch = arch
+	if k.Descriptor.GroupSegmentFixedSize > kt.hostLDS {
+		kt.rep.NeedsVirtualLDS = true
+		kt.rep.Notes = append(kt.rep.Notes, fmt.Sprintf("static LDS %d bytes exceeds the host's %d: the normal body is produced; running it needs a virtual-LDS sidecar", k.Descriptor.GroupSegmentFixedSize, kt.hostLDS))
+	}
+	sc := kt.scope
+	for a, why := range sc.Errors {
+		kt.rep.Reject(report.Rejection{Offset: a, Mnemonic: kt.nameAt(a), Reason: why})
+	}
+	if len(sc.Blocks) == 0 {
+		kt.rep.Reject(report.Rejection{Offset: k.EntryAddr, Reason: "entry does not decode"})
+		return
+	}
+	kt.live = live.Analyze(kt.g, sc, kt.rawUses)
+	var code []byte
+	for _, l := range sc.Blocks {
+		b := kt.g.Blocks[l]
+		for i, in := range b.Insts {
+			kt.body.Map[in.PC] = len(code)
+			kt.rep.Instructions++
+			kt.rep.SourceBytes += int(in.Size)
+			code = kt.one(code, b, i, in)
+		}
+	}
+	kt.body.Code = code
+	for _, ind := range kt.g.Indirect {
+		if _, in := kt.body.Map[ind.Addr]; in && (ind.Kind == cfg.IndirectJump || ind.Kind == cfg.IndirectCall) {
+			kt.rep.RecoveredIndirect++
+		}
+	}
+}
+
+func (kt *kernelT) nameAt(a uint64) string {
+	if in, ok := kt.g.Insts[a]; ok {
+		return in.Name()
+	}
+	return ""
+}
+
+func (kt *kernelT) raw(in *isa.Inst) []byte {
+	off := in.PC - kt.g.Text.Addr
+	return kt.g.Text.Data[off : off+uint64(in.Size)]
+}
+
+func (kt *kernelT) reject(in *isa.Inst, why string) {
+	kt.rep.Reject(report.Rejection{Offset: in.PC, Mnemonic: in.Name(), Reason: why})
+	kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Reject, Fidelity: report.Rejected, Count: 1})
+}
+
+func (kt *kernelT) relocated(in *isa.Inst) {
+	kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Relocate, Fidelity: report.Exact, Count: 1})
+}
+
+// window appends a reserved window of n bytes of NOPs.
+func window(code []byte, n int) []byte {
+	for i := 0; i < n; i += 4 {
+		code = binary.LittleEndian.AppendUint32(code, place.NopWord)
+	}
+	return code
+}
+
+// one emits one source instruction.
+func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
+	kt.cur = in
+	kt.taken = map[uint16]bool{}
+	raw := kt.raw(in)
+	switch in.Info.Branch {
+	case isa.BranchJump, isa.BranchCond:
+		t, ok := in.BranchTarget()
+		if !ok {
+			break
+		}
+		fx := place.Fixup{Kind: place.Branch, Op: uint8(in.Opcode), Off: len(code), Size: 4, Target: t, Src: in.PC}
+		if kt.long[in.PC] {
+			pair, why := kt.longPair(in, t)
+			if why != "" {
+				kt.reject(in, why)
+				return append(code, raw...)
+			}
+			fx.Long, fx.Pair, fx.Size = true, pair, place.LongSize(fx.Op)
+		}
+		kt.body.Fixups = append(kt.body.Fixups, fx)
+		kt.relocated(in)
+		return window(code, fx.Size)
+	case isa.BranchCall:
+		if t, ok := in.BranchTarget(); ok { // s_call_b64
+			rp, _ := retPair(in)
+			kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Call, Off: len(code), Size: 4, Target: t, Pair: rp, Src: in.PC})
+			kt.relocated(in)
+			return window(code, 4)
+		}
+		ind := kt.g.Indirect[in.PC]
+		if ind == nil || ind.Kind != cfg.IndirectCall || len(ind.Targets) != 1 {
+			kt.reject(in, kt.indirectWhy(ind))
+			return append(code, raw...)
+		}
+		if kt.canonicalBuilder(b, i, ind.Pair, ind.Targets[0]) {
+			// The s_getpc_b64 fixup makes the pair hold the host target.
+			kt.relocated(in)
+			return append(code, raw...)
+		}
+		kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Call, Off: len(code), Size: 4, Target: ind.Targets[0], Pair: ind.RetPair, Src: in.PC})
+		kt.relocated(in)
+		return window(code, 4)
+	case isa.BranchIndirect:
+		ind := kt.g.Indirect[in.PC]
+		switch {
+		case ind != nil && ind.Kind == cfg.Return:
+			kt.relocated(in)
+			return append(code, raw...)
+		case ind != nil && ind.Kind == cfg.IndirectJump && len(ind.Targets) == 1 && kt.canonicalBuilder(b, i, ind.Pair, ind.Targets[0]):
+			kt.relocated(in)
+			return append(code, raw...)
+		case ind != nil && ind.Kind == cfg.IndirectJump && len(ind.Targets) == 1:
+			kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: ind.Targets[0], Src: in.PC})
+			kt.relocated(in)
+			return window(code, 4)
+		}
+		kt.reject(in, kt.indirectWhy(ind))
+		return append(code, raw...)
+	}
+	if in.Name() == "s_getpc_b64" {
+		return kt.getpc(code, b, i, in, raw)
+	}
+	d := legalize.Decide(in, raw, kt.guest, kt.host, kt.hostDecode)
+	switch d.Action {
+	case report.Identity, report.Substitute:
+		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1})
+		return append(code, raw...)
+	case report.Expand:
+		out, err := d.Rule.Emit(kt, in, raw)
+		if err != nil {
+			kt.reject(in, fmt.Sprintf("rule %s: %v", d.Rule.Name, err))
+			return append(code, raw...)
+		}
+		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1})
+		return append(code, out...)
+	}
+	kt.reject(in, d.Reason)
+	return append(code, raw...)
+}
+
+// canonicalBuilder reports whether, earlier in block b, a canonical
+// s_getpc_b64 / s_add_u32 / s_addc_u32 sequence sets pair to target and no
+// later instruction before index i writes the pair.
+func (kt *kernelT) canonicalBuilder(b *cfg.Block, i int, pair uint16, target uint64) bool {
+	for j := i - 1; j >= 0; j-- {
+		x := b.Insts[j]
+		if x.Name() == "s_getpc_b64" && len(x.Operands) > 0 && x.Operands[0].Class == isa.SGPR && x.Operands[0].Reg == pair {
+			if j+2 >= i {
+				return false
+			}
+			add, addc := b.Insts[j+1], b.Insts[j+2]
+			if add.Name() != "s_add_u32" || addc.Name() != "s_addc_u32" || !add.HasLiteral || !addc.HasLiteral {
+				return false
+			}
+			return x.PC+4+(uint64(addc.Literal)<<32|uint64(add.Literal)) == target && noPairWrites(b.Insts[j+3:i], pair)
+		}
+		for _, o := range x.Operands {
+			if o.Kind == isa.KindReg && o.Role.Defines() && o.Class == isa.SGPR && int(o.Reg) <= int(pair)+1 && int(o.Reg)+int(o.Width) > int(pair) && x.Name() != "s_add_u32" && x.Name() != "s_addc_u32" {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+func noPairWrites(xs []*isa.Inst, pair uint16) bool {
+	for _, x := range xs {
+		for _, o := range x.Operands {
+			if o.Kind == isa.KindReg && o.Role.Defines() && o.Class == isa.SGPR && int(o.Reg) <= int(pair)+1 && int(o.Reg)+int(o.Width) > int(pair) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (kt *kernelT) indirectWhy(ind *cfg.Indirect) string {
+	switch {
+	case ind == nil:
+		return "indirect transfer was not analysed"
+	case ind.Kind == cfg.Unresolved:
+		return "unrecovered indirect transfer: " + ind.Reason
+	default:
+		return fmt.Sprintf("indirect %s with %d recovered targets: multi-target consumers are not supported yet", ind.Kind, len(ind.Targets))
+	}
+}
+
+func retPair(in *isa.Inst) (uint16, bool) {
+	for _, o := range in.Operands {
+		if o.Kind == isa.KindReg && o.Role.Defines() && o.Class == isa.SGPR {
+			return o.Reg, true
+		}
+	}
+	return 0, false
+}
+
+// getpc handles s_getpc_b64 followed by the canonical
+// s_add_u32 sN, sN, lit / s_addc_u32 sN+1, sN+1, lit pair: the literals are
+// re-biased after placement so the pair computes the same data address, or
+// the translated address of the same code.
+func (kt *kernelT) getpc(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte) []byte {
+	if len(in.Operands) < 1 || in.Operands[0].Class != isa.SGPR {
+		kt.reject(in, "s_getpc_b64 without an SGPR destination")
+		return append(code, raw...)
+	}
+	n := in.Operands[0].Reg
+	lit := func(x *isa.Inst, name string, dst uint16) (uint32, bool) {
+		if x.Name() != name || len(x.Operands) != 3 || !x.HasLiteral {
+			return 0, false
+		}
+		o := x.Operands
+		if o[0].Class != isa.SGPR || o[0].Reg != dst || o[1].Kind != isa.KindReg || o[1].Class != isa.SGPR || o[1].Reg != dst || o[2].Kind != isa.KindLiteral {
+			return 0, false
+		}
+		return x.Literal, true
+	}
+	if i+2 >= len(b.Insts) {
+		kt.reject(in, "s_getpc_b64 whose result is not consumed by an s_add_u32/s_addc_u32 literal pair in the same block")
+		return append(code, raw...)
+	}
+	lo, ok1 := lit(b.Insts[i+1], "s_add_u32", n)
+	hi, ok2 := lit(b.Insts[i+2], "s_addc_u32", n+1)
+	if !ok1 || !ok2 {
+		kt.reject(in, "s_getpc_b64 not followed by the canonical s_add_u32/s_addc_u32 literal pair: its PC-relative arithmetic cannot be re-biased")
+		return append(code, raw...)
+	}
+	tgt := in.PC + 4 + (uint64(hi)<<32 | uint64(lo))
+	fx := place.Fixup{Kind: place.PCRel, Off: len(code), Size: 4, Pair: n, Target: tgt, Src: in.PC,
+		LoLit: len(code) + 8, HiLit: len(code) + 16}
+	switch {
+	case kt.g.Text.Contains(tgt):
+		if _, ok := kt.g.Insts[tgt]; !ok {
+			kt.reject(in, fmt.Sprintf("s_getpc_b64 computes %#x inside .text, which is not a decoded instruction of the scope", tgt))
+			return append(code, raw...)
+		}
+	case tgt >= kt.g.Text.Addr:
+		kt.reject(in, fmt.Sprintf("s_getpc_b64 computes data address %#x after .text, which may move when .text grows", tgt))
+		return append(code, raw...)
+	default:
+		fx.Data = true
+	}
+	kt.body.Fixups = append(kt.body.Fixups, fx)
+	kt.relocated(in)
+	return append(code, raw...)
+}
+
+// longPair finds the scratch SGPR pair for a long window at branch in and
+// checks SCC is dead at the target (the window's s_add_u32 writes it).
+func (kt *kernelT) longPair(in *isa.Inst, t uint64) (uint16, string) {
+	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102) // VCC, FLAT_SCRATCH, XNACK_MASK
+	pair, ok := kt.live.FreeSGPRPair(in, limit)
+	if !ok {
+		return 0, "out-of-range branch needs a long window but no dead SGPR pair exists (branch islands are not implemented)"
+	}
+	if !kt.sccDeadAt(t) {
+		return 0, "out-of-range branch needs a long window, which would clobber SCC that the target reads"
+	}
+	return pair, ""
+}
+
+func (kt *kernelT) sccDeadAt(a uint64) bool {
+	b := kt.g.Blocks[a]
+	if b == nil {
+		return false
+	}
+	for _, x := range b.Insts {
+		reads := x.Info.ImplicitReads&isa.ImpSCC != 0
+		for _, o := range x.Operands {
+			if o.Kind == isa.KindReg && o.Class == isa.Special && isa.SpecialReg(o.Reg) == isa.RegSCC && o.Role.Uses() {
+				reads = true
+			}
+		}
+		if reads {
+			return false
+		}
+		if x.Info.ImplicitWrites&isa.ImpSCC != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TempVGPRs implements rules.Context.
+func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
+	arch, agprs := kt.archVGPRs()
+	var got []uint16
+	for _, r := range kt.live.FreeVGPRs(kt.cur, arch, n+len(kt.taken)) {
+		if !kt.taken[r] && len(got) < n {
+			got = append(got, r)
+		}
+	}
+	for r := arch; len(got) < n && r < 256; r++ {
+		acc := (r + 1 + 3) &^ 3
+		if agprs > 0 && acc+agprs > 512 {
+			break
+		}
+		if !kt.taken[uint16(r)] {
+			got = append(got, uint16(r))
+		}
+	}
+	if len(got) < n {
+		return nil, fmt.Errorf("needs %d scratch VGPRs: none is dead at this point and the register file is full (%d arch + %d AGPRs)", n, arch, agprs)
+	}
+	for _, r := range got {
+		kt.take(r)
+	}
+	return got, nil
+}
+
+// descriptor returns the host descriptor: the source one with the VGPR
+// allocation grown for scratch registers beyond it.
+func (kt *kernelT) descriptor() (kd.Descriptor, error) {
+	d := kt.k.Descriptor
+	arch, agprs := kt.archVGPRs()
+	if kt.needArch > arch {
+		acc := (kt.needArch + 3) &^ 3
+		total := acc + agprs
+		if agprs == 0 {
+			total = kt.needArch
+		}
+		if total > 512 {
+			return d, fmt.Errorf("scratch VGPRs need %d registers, more than 512", total)
+		}
+		if err := d.Set(kd.RSRC3_ACCUM_OFFSET, kd.AccumOffsetField(acc)); err != nil {
+			return d, err
+		}
+		if err := d.Set(kd.RSRC1_GRANULATED_WORKITEM_VGPR_COUNT, kd.VGPRGranules(kt.hostProc, false, total)); err != nil {
+			return d, err
+		}
+		kt.rep.Notes = append(kt.rep.Notes, fmt.Sprintf("arch VGPRs grown from %d to %d for scratch registers", arch, kt.needArch))
+	}
+	if err := d.Check(kt.hostProc); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// TempSGPRPair implements rules.Context.
+func (kt *kernelT) TempSGPRPair() (uint16, error) {
+	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102)
+	p, ok := kt.live.FreeSGPRPair(kt.cur, limit)
+	if !ok {
+		return 0, fmt.Errorf("needs a scratch SGPR pair: none below s%d is dead here", limit)
+	}
+	return p, nil
+}
+
+// TempVGPRRange implements rules.Context.
+func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
+	arch, agprs := kt.archVGPRs()
+	after := kt.live.After(kt.cur.PC)
+	used := func(r int) bool {
+		if kt.taken[uint16(r)] {
+			return true
+		}
+		if r >= arch {
+			return false
+		}
+		if after != nil && after.V.Has(r) {
+			return true
+		}
+		return kt.selfUses(r)
+	}
+	for start := 0; start+n <= 256; start += align {
+		if start+n > arch {
+			acc := (start + n + 3) &^ 3
+			if agprs > 0 && acc+agprs > 512 {
+				break
+			}
+		}
+		ok := true
+		for r := start; r < start+n; r++ {
+			if used(r) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			for r := start; r < start+n; r++ {
+				kt.take(uint16(r))
+			}
+			return uint16(start), nil
+		}
+	}
+	return 0, fmt.Errorf("needs %d consecutive scratch VGPRs: no dead window and the register file is full (%d arch + %d AGPRs)", n, arch, agprs)
+}
+
+// selfUses reports whether the current instruction names VGPR r.
+func (kt *kernelT) selfUses(r int) bool {
+	for _, o := range kt.cur.Operands {
+		if o.Kind == isa.KindReg && o.Class == isa.VGPR && r >= int(o.Reg) && r < int(o.Reg)+int(o.Width) {
+			return true
+		}
+	}
+	return false
+}
+
+func (kt *kernelT) take(r uint16) {
+	kt.taken[r] = true
+	if int(r)+1 > kt.needArch {
+		kt.needArch = int(r) + 1
+	}
+}
+
+// scopeStart is the lowest source address of the scope.
+func (kt *kernelT) scopeStart() uint64 {
+	if len(kt.scope.Blocks) == 0 {
+		return kt.k.EntryAddr
+	}
+	return kt.scope.Blocks[0]
+}
+
+// rawUses adds, for guest-only VOP3 / VOP3P / MAI words, every register
+// their raw source fields can name (as VGPRs, with generous widths) and the
+// destination range, so that scratch registers never alias an operand the
+// instruction model might have mis-described.
+func (kt *kernelT) rawUses(in *isa.Inst) []isa.Operand {
+	if in.Info == nil || in.Info.Targets.Has(kt.host) || in.Size < 8 {
+		return nil
+	}
+	raw := kt.raw(in)
+	w0 := binary.LittleEndian.Uint32(raw)
+	w1 := binary.LittleEndian.Uint32(raw[4:])
+	if w0>>26 != 0x34 {
+		return nil
+	}
+	var out []isa.Operand
+	vg := func(c uint32, width uint8) {
+		if c >= 256 {
+			out = append(out, isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(c - 256), Width: width})
+		} else if c < 102 {
+			out = append(out, isa.Operand{Kind: isa.KindReg, Class: isa.SGPR, Reg: uint16(c), Width: 2})
+		}
+	}
+	if in.Info.Has(isa.FlagMFMA) {
+		ab, cd := uint8(8), uint8(16)
+		if s, ok := mfma.Lookup(in.Name()); ok {
+			ab, cd = uint8(s.GuestABRegs()), uint8(s.CDRegs())
+		}
+		if w1>>27&1 == 0 {
+			vg(w1&0x1ff, ab)
+		}
+		if w1>>28&1 == 0 {
+			vg(w1>>9&0x1ff, ab)
+		}
+		if w0>>15&1 == 0 {
+			vg(w1>>18&0x1ff, cd)
+			vg(256+w0&0xff, cd)
+		}
+	} else {
+		for _, c := range []uint32{w1 & 0x1ff, w1 >> 9 & 0x1ff, w1 >> 18 & 0x1ff, 256 + w0&0xff} {
+			vg(c, 2)
+		}
+	}
+	if in.Size == 16 { // VOP3PX2: the scale pair's sources too
+		w3 := binary.LittleEndian.Uint32(raw[12:])
+		for _, c := range []uint32{w3 & 0x1ff, w3 >> 9 & 0x1ff, w3 >> 18 & 0x1ff} {
+			if c >= 256 {
+				out = append(out, isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(c - 256), Width: 16})
+			}
+		}
+	}
+	return out
+}

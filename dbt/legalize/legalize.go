@@ -1,0 +1,78 @@
+// Package legalize decides, for one guest instruction and a host target,
+// which legalization action the translator takes: identity (the host has
+// the same operation with the same encoding and the same numerics),
+// substitute (a registered rename), expand (a hand-written rule in
+// dbt/rules) or reject (fail closed, with the reason).
+//
+// The decision is derived from the ISA tables (dbt/isa's generated OpInfo:
+// which targets have an operation and whether its numerics differ between
+// them) and from a re-decode of the instruction's bytes for the host, so
+// that an encoding the host reads differently is never passed through. It
+// never assumes semantics from structure: a mnemonic is only identical to
+// itself, and a different mnemonic only through the Renames table.
+package legalize
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
+)
+
+// DecodeFunc decodes one instruction for the host target.
+type DecodeFunc func(code []byte, pc uint64) (isa.Inst, error)
+
+// Decision is the action for one instruction.
+type Decision struct {
+	Action   report.Action
+	Rule     *rules.Rule
+	Fidelity report.Fidelity
+	Bound    string
+	// Reason explains a rejection.
+	Reason string
+}
+
+// Renames registers reviewed guest -> host renames (Substitute). The
+// gfx950 -> gfx942 pair has none: every shared operation keeps its name.
+var Renames = map[rules.Pair]map[string]string{}
+
+// Decide returns the action for in (raw are its bytes).
+func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeFunc) Decision {
+	name := in.Name()
+	if r := rules.ForInst(guest, host, in); r != nil {
+		return Decision{Action: report.Expand, Rule: r, Fidelity: r.Fidelity, Bound: r.Bound}
+	}
+	info := in.Info
+	if info == nil {
+		return reject("instruction has no operation description")
+	}
+	if guest != host && info.Has(isa.FlagNumericsDiffer) {
+		return reject(fmt.Sprintf("%s has the same encoding on %s and %s but different numerics (FP8/BF8: OCP on gfx950, FNUZ on gfx942) and no conversion rule", name, guest, host))
+	}
+	if guest != host && info.Mem == isa.MemBuffer && in.Mod.LDS && (name == "buffer_load_dwordx2" || name == "buffer_load_dwordx3" || name == "buffer_load_dwordx4") {
+		return reject(name + " ... lds (load-to-LDS wider than a dword) is gfx950-only and has no rule for this width")
+	}
+	if !info.Targets.Has(host) {
+		if to, ok := Renames[rules.Pair{Guest: guest, Host: host}][name]; ok {
+			return Decision{Action: report.Substitute, Fidelity: report.Exact, Reason: "renamed to " + to}
+		}
+		return reject(fmt.Sprintf("%s is not a %s operation and has no rule", name, host))
+	}
+	if guest == host {
+		return Decision{Action: report.Identity, Fidelity: report.Exact}
+	}
+	h, err := hostDecode(raw, in.PC)
+	if err != nil {
+		return reject(fmt.Sprintf("%s does not decode for %s: %v", name, host, err))
+	}
+	if h.Name() != name || h.Size != in.Size || !reflect.DeepEqual(h.Operands, in.Operands) || h.Mod != in.Mod {
+		return reject(fmt.Sprintf("%s decodes differently for %s (%s)", name, host, h.Name()))
+	}
+	return Decision{Action: report.Identity, Fidelity: report.Exact}
+}
+
+func reject(why string) Decision {
+	return Decision{Action: report.Reject, Fidelity: report.Rejected, Reason: why}
+}

@@ -1,0 +1,312 @@
+// Package dbt is rocjitsu's binary translator: it turns an AMDGPU code
+// object for a guest ISA (gfx950) into a loadable code object for a host ISA
+// (gfx942), one kernel scope at a time, following the DBT specification:
+// descriptor plans, the source CFG with call edges and recovered indirect
+// transfers (dbt/cfg), kernel scopes with shared helpers duplicated,
+// per-scope emission in source order with a legalization decision per
+// instruction (dbt/legalize, dbt/rules), placement and branch repair
+// (dbt/place), resource feedback into the descriptors and an all-or-nothing
+// commit through the loader's patcher. Every run also produces a fidelity
+// report (dbt/report).
+//
+// The translator fails closed: an instruction with no proven rule rejects
+// its kernel, and a rejected kernel rejects the object (nothing is
+// committed); the report lists every rejection with its address and reason.
+//
+//	res, err := dbt.Translate(guest, dbt.Options{Host: isa.GFX942})
+//	if err != nil { ... res.Report says why ... }
+//	os.WriteFile(out, res.Object, 0o644)
+package dbt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocjitsu/rocjitsu/dbt/cfg"
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/loader"
+	"github.com/rocjitsu/rocjitsu/loader/kd"
+	"github.com/rocjitsu/rocjitsu/loader/target"
+)
+
+// Options configure a translation.
+type Options struct {
+	// Host is the target to translate for (default gfx942).
+	Host isa.Target
+	// Name labels the input in the report (for example its file name).
+	Name string
+	// Diff asks for Result.Changes.
+	Diff bool
+	// HostLDS is the host's LDS bytes per workgroup (default 65536);
+	// kernels whose static LDS exceeds it are reported as needing a
+	// virtual-LDS sidecar.
+	HostLDS uint32
+}
+
+// Result is a translation's output.
+type Result struct {
+	// Object is the translated code object (nil when rejected).
+	Object []byte
+	// Report is the fidelity report.
+	Report report.Object
+	// Changes lists the instructions whose host code differs from the
+	// guest bytes (only with Options.Diff).
+	Changes []Change
+}
+
+// ErrRejected is wrapped by the error Translate returns when one or more
+// kernels have no faithful translation.
+var ErrRejected = errors.New("dbt: translation rejected")
+
+// Translate translates a guest code object. On rejection it returns the
+// report (with every rejection) and an error wrapping ErrRejected.
+func Translate(guest []byte, opt Options) (*Result, error) {
+	if opt.Host == 0 {
+		opt.Host = isa.GFX942
+	}
+	if opt.HostLDS == 0 {
+		opt.HostLDS = 65536
+	}
+	res := &Result{Report: report.Object{Name: opt.Name, Host: opt.Host.String()}}
+	rep := &res.Report
+	fail := func(err error) (*Result, error) {
+		rep.Error = err.Error()
+		rep.Finish()
+		return res, err
+	}
+	f, err := loader.Parse(guest)
+	if err != nil {
+		return fail(fmt.Errorf("dbt: %w", err))
+	}
+	gt, err := isa.TargetFromMach(uint32(f.Flags.Mach))
+	if err != nil {
+		return fail(fmt.Errorf("dbt: guest e_flags machine %#x: %w", uint32(f.Flags.Mach), err))
+	}
+	rep.Guest = gt.String()
+	if !gt.Has(isa.GFX942) && !gt.Has(isa.GFX950) {
+		return fail(fmt.Errorf("dbt: guest %s is not supported (gfx942 and gfx950 are)", gt))
+	}
+	if opt.Host != isa.GFX942 {
+		return fail(fmt.Errorf("dbt: host %s is not supported yet (gfx942 is)", opt.Host))
+	}
+	hostProc, _ := target.ByMach(target.MachGFX942)
+	ts := f.Section(".text")
+	if ts == nil || ts.Data == nil {
+		return fail(errors.New("dbt: no .text section"))
+	}
+	rep.SourceText = len(ts.Data)
+	text := cfg.Text{Addr: ts.Addr, Data: ts.Data}
+	kernels := f.Kernels()
+	if len(kernels) == 0 {
+		return fail(errors.New("dbt: no kernel descriptors"))
+	}
+	// 1. Descriptor plans: roots (and preload entries).
+	var roots []cfg.Root
+	for i, k := range kernels {
+		if k.Descriptor.WavefrontSize(f.Processor) != 64 {
+			return fail(fmt.Errorf("dbt: kernel %s is wave%d; gfx942 runs wave64 only", k.Name, k.Descriptor.WavefrontSize(f.Processor)))
+		}
+		roots = append(roots, cfg.Root{Kernel: i, Addr: k.EntryAddr})
+		if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
+			roots = append(roots, cfg.Root{Kernel: i, Addr: k.EntryAddr + 256, Preload: true})
+		}
+	}
+	// 2. Source CFG.
+	g, err := cfg.Build(text, roots, func(code []byte, pc uint64) (isa.Inst, error) {
+		return gfx9.Decode(code, pc, gt)
+	}, cfg.Options{})
+	if err != nil {
+		return fail(fmt.Errorf("dbt: %w", err))
+	}
+	hostDecode := func(code []byte, pc uint64) (isa.Inst, error) { return gfx9.Decode(code, pc, opt.Host) }
+	// 3-4. Scopes, emitted one at a time.
+	kts := make([]*kernelT, len(kernels))
+	rejected := 0
+	for i := range kernels {
+		kt := &kernelT{
+			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, hostLDS: opt.HostLDS,
+		}
+		kts[i] = kt
+		kt.scope = g.Scope(i)
+		kt.emit()
+		if kt.rep.Fidelity == report.Rejected {
+			rejected++
+		}
+	}
+	// 5. Place and repair; re-emit scopes whose branches went out of range.
+	var newText []byte
+	var placed []place.Placed
+	for attempt := 0; ; attempt++ {
+		if rejected > 0 {
+			break
+		}
+		bodies := make([]*place.Body, len(kts))
+		for i, kt := range kts {
+			bodies[i] = kt.body
+		}
+		newText, placed, err = place.Layout(text.Addr, len(text.Data), bodies)
+		var oor *place.OutOfRange
+		if errors.As(err, &oor) && attempt < 8 {
+			for _, kt := range kts {
+				if kt.body.Name == oor.Body && !kt.long[oor.Src] {
+					kt.long[oor.Src] = true
+					kt.emit()
+					if kt.rep.Fidelity == report.Rejected {
+						rejected++
+					}
+				}
+			}
+			continue
+		}
+		if err != nil {
+			return fail(fmt.Errorf("dbt: %w", err))
+		}
+		break
+	}
+	for _, kt := range kts {
+		rep.Kernels = append(rep.Kernels, kt.rep)
+	}
+	if rejected > 0 {
+		var names []string
+		for _, kt := range kts {
+			if kt.rep.Fidelity == report.Rejected {
+				names = append(names, kt.k.Name)
+			}
+		}
+		sort.Strings(names)
+		rep.Finish()
+		return res, fmt.Errorf("%w: %d of %d kernels have no faithful translation (%s)", ErrRejected, rejected, len(kts), strings.Join(names, ", "))
+	}
+	keepDeadCode(newText, text, kts, placed, hostDecode, gt == opt.Host)
+	// 6. Resource feedback and 7. commit.
+	spec := loader.PatchSpec{Text: newText, Descriptors: map[string]kd.Descriptor{}, Mach: target.MachGFX942}
+	hostAt := map[uint64]uint64{} // source address -> host address
+	for i, kt := range kts {
+		p := placed[i]
+		rep.Kernels[i].HostEntry = p.Entry
+		rep.Kernels[i].HostBytes = len(kt.body.Code)
+		rep.Kernels[i].LongBranches = p.Long
+		if _, dup := hostAt[kt.k.EntryAddr]; !dup {
+			hostAt[kt.k.EntryAddr] = p.Entry
+		}
+		addrs := make([]uint64, 0, len(kt.body.Map))
+		for a := range kt.body.Map {
+			addrs = append(addrs, a)
+		}
+		sort.Slice(addrs, func(a, b int) bool { return addrs[a] < addrs[b] })
+		for _, a := range addrs {
+			if _, dup := hostAt[a]; !dup {
+				hostAt[a] = p.Base + uint64(kt.body.Map[a])
+			}
+		}
+		d, err := kt.descriptor()
+		if err != nil {
+			return fail(fmt.Errorf("dbt: kernel %s: %w", kt.k.Name, err))
+		}
+		rep.Kernels[i].After = kt.resources(d)
+		spec.Descriptors[kt.k.Symbol] = d
+	}
+	spec.TextMap = textMap(text, hostAt, uint64(len(newText)))
+	if opt.Diff {
+		bases := make([]uint64, len(placed))
+		for i, p := range placed {
+			bases[i] = p.Base
+		}
+		res.Changes = changes(kts, newText, text.Addr, bases, opt.Host)
+	}
+	nf, err := loader.Patch(f, spec)
+	if err != nil {
+		return fail(fmt.Errorf("dbt: commit: %w", err))
+	}
+	res.Object = nf.Raw()
+	rep.Committed = true
+	rep.HostText = len(newText)
+	rep.Finish()
+	return res, nil
+}
+
+// textMap maps old .text offsets to new ones: exact for every translated
+// instruction (the first scope's copy), and for other offsets (labels past
+// the last instruction, padding) relative to the closest mapped address
+// below.
+func textMap(text cfg.Text, hostAt map[uint64]uint64, newLen uint64) func(uint64) (uint64, bool) {
+	srcs := make([]uint64, 0, len(hostAt))
+	for a := range hostAt {
+		srcs = append(srcs, a)
+	}
+	sort.Slice(srcs, func(i, j int) bool { return srcs[i] < srcs[j] })
+	return func(off uint64) (uint64, bool) {
+		a := text.Addr + off
+		if h, ok := hostAt[a]; ok {
+			return h - text.Addr, true
+		}
+		i := sort.Search(len(srcs), func(i int) bool { return srcs[i] > a }) - 1
+		if i < 0 {
+			return off, off <= newLen
+		}
+		n := hostAt[srcs[i]] + (a - srcs[i]) - text.Addr
+		if n > newLen {
+			n = newLen
+		}
+		return n, true
+	}
+}
+
+// keepDeadCode copies the source bytes that no scope reached (padding,
+// unreachable code) into the same addresses of the new text when the layout
+// did not move anything (every body sits at its source address with its
+// source bytes) and the bytes are host code: the guest is the host, or they
+// decode as host instructions that tile the range exactly. Otherwise those
+// ranges stay NOP-filled.
+func keepDeadCode(newText []byte, text cfg.Text, kts []*kernelT, placed []place.Placed, hostDecode func([]byte, uint64) (isa.Inst, error), sameISA bool) {
+	covered := make([]bool, len(newText)/4)
+	for i, kt := range kts {
+		lo := kt.scopeStart()
+		if placed[i].Stub || placed[i].Base != lo {
+			return
+		}
+		off := lo - text.Addr
+		end := off + uint64(len(kt.body.Code))
+		if end > uint64(len(text.Data)) || end > uint64(len(newText)) || !bytes.Equal(newText[off:end], text.Data[off:end]) {
+			return
+		}
+		for j := off / 4; j < (off+uint64(len(kt.body.Code)))/4; j++ {
+			covered[j] = true
+		}
+	}
+	n := min(len(newText), len(text.Data)) / 4
+	for j := 0; j < n; {
+		if covered[j] {
+			j++
+			continue
+		}
+		k := j
+		for k < n && !covered[k] {
+			k++
+		}
+		seg := text.Data[4*j : 4*k]
+		if sameISA || tiles(seg, text.Addr+uint64(4*j), hostDecode) {
+			copy(newText[4*j:4*k], seg)
+		}
+		j = k
+	}
+}
+
+// tiles reports whether seg decodes for the host as whole instructions.
+func tiles(seg []byte, pc uint64, hostDecode func([]byte, uint64) (isa.Inst, error)) bool {
+	for off := 0; off < len(seg); {
+		in, err := hostDecode(seg[off:], pc+uint64(off))
+		if err != nil || in.Size == 0 || off+int(in.Size) > len(seg) {
+			return false
+		}
+		off += int(in.Size)
+	}
+	return true
+}
