@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/hsa/aql"
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 	"github.com/rocjitsu/rocjitsu/silkrt"
 )
@@ -59,6 +60,27 @@ func buildSilktest(t *testing.T, shared bool) string {
 // here, comparing status and packet bytes with silkrt.EncodeDispatchPacket.
 func TestCABI(t *testing.T) {
 	checkSilktest(t, buildSilktest(t, false), 3000)
+}
+
+// TestHeaderCXX checks that silk.h compiles as C++ (extern "C", no C-only
+// constructs) with clang-19.
+func TestHeaderCXX(t *testing.T) {
+	clang := llvmtool.Require(t, llvmtool.Clang)
+	src := filepath.Join(t.TempDir(), "use.cc")
+	prog := `#include "silk.h"
+static_assert(sizeof(SilkAmdGpuAqlDispatchPacketConfig) == 72, "config size");
+int use(const SilkAmdGpuAqlDispatchPacketConfig *c, uint8_t *p) {
+	return silk_amdgpu_aql_dispatch_packet_build(c, p) == SILK_AMDGPU_AQL_STATUS_OK;
+}
+`
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(clang, "-x", "c++", "-std=c++11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+		"-I", filepath.Join(projectpath.MustRoot(t), "c", "include"), src).CombinedOutput()
+	if err != nil {
+		t.Fatalf("silk.h as C++: %v\n%s", err, out)
+	}
 }
 
 // TestCABILibrocjitsu does the same with the function exported by
