@@ -3,6 +3,7 @@ package sqtt
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -135,6 +136,14 @@ func (t *CodeTables) UnmarshalJSON(data []byte) error {
 		Payloads []json.RawMessage `json:"sqtt_funcmap_payloads"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return fmt.Errorf("code.json: offset %d: %w", se.Offset, err)
+		case errors.As(err, &te):
+			return fmt.Errorf("code.json: offset %d: field %q: %w", te.Offset, te.Field, err)
+		}
 		return fmt.Errorf("code.json: %w", err)
 	}
 	*t = CodeTables{}

@@ -112,7 +112,7 @@ func OpenCodeObject(path string) (*CodeObject, error) {
 	}
 	co, err := ReadCodeObject(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s (%d bytes): %w", path, len(data), err)
 	}
 	co.Path = path
 	co.ID, _ = CodeObjectID(path)

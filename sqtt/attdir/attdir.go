@@ -6,7 +6,6 @@
 package attdir
 
 import (
-	"bytes"
 	"container/heap"
 	"encoding/json"
 	"errors"
@@ -124,7 +123,7 @@ func OpenTrace(dir string) (*Trace, error) {
 	case err != nil:
 		return nil, fmt.Errorf("attdir: %w", err)
 	default:
-		if err := json.Unmarshal(data, &t.Tables); err != nil {
+		if err := decodeJSON(data, &t.Tables); err != nil {
 			return nil, fmt.Errorf("attdir: %s: %w", filepath.Join(dir, "code.json"), err)
 		}
 	}
@@ -145,7 +144,7 @@ func (t *Trace) readIndex() error {
 	var doc struct {
 		Shaderdata map[string][]json.RawMessage `json:"shaderdata_filenames"`
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
+	if err := decodeJSON(data, &doc); err != nil {
 		return fmt.Errorf("attdir: %s: %w", path, err)
 	}
 	keys := make([]string, 0, len(doc.Shaderdata))
@@ -377,9 +376,22 @@ func CodeObjectDispatch(name string) (co, addr uint64, ok bool) {
 	return co, addr, true
 }
 
-// decodeJSON is json.Unmarshal with UseNumber.
+// decodeJSON is json.Unmarshal with errors that name the byte offset.
 func decodeJSON(data []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	return d.Decode(v)
+	return jsonError(json.Unmarshal(data, v))
+}
+
+// jsonError adds the input offset (and field) to encoding/json errors.
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		return fmt.Errorf("offset %d: %w", se.Offset, err)
+	case errors.As(err, &te):
+		return fmt.Errorf("offset %d: field %q: %w", te.Offset, te.Field, err)
+	}
+	return err
 }
