@@ -75,6 +75,8 @@ func (m *machine) run(t *testing.T, code []byte) {
 			a, b := m.src(s0), m.src(s1)
 			var r uint32
 			switch op := w0 >> 16 & 0x3ff; op {
+			case op3LshlrevB32:
+				r = b << (a & 31)
 			case opMovB32:
 				r = a
 			case opNotB32:
@@ -121,6 +123,8 @@ func (m *machine) run(t *testing.T, code []byte) {
 		b := m.v[w0>>9&0xff]
 		var r uint32
 		switch op := w0 >> 25 & 0x3f; op {
+		case op2LshlrevB32:
+			r = b << (a & 31)
 		case op2LshrrevB32:
 			r = b >> (a & 31)
 		case op2AndB32:
@@ -506,5 +510,36 @@ func TestPermlaneSwapExpansion(t *testing.T) {
 		if len(disasm(t, code)) == 0 {
 			t.Fatal("no instructions")
 		}
+	}
+}
+
+func TestCvtF32BF16(t *testing.T) {
+	for _, c := range []struct {
+		src uint16
+		hi  bool
+	}{{256 + 2, false}, {256 + 2, true}, {7, false}} {
+		code, err := CvtF32BF16Code(5, c.src, c.hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range bf16Inputs() {
+			var m machine
+			m.v[2], m.s[7] = x, x
+			m.run(t, code)
+			h := uint16(x)
+			if c.hi {
+				h = uint16(x >> 16)
+			}
+			want := math.Float32bits(fp.BF16ToF32(h))
+			if m.v[5] != want && !(math.IsNaN(float64(fp.BF16ToF32(h))) && m.v[5] == uint32(h)<<16) {
+				t.Fatalf("src %d hi %v x %#x: got %#x want %#x", c.src, c.hi, x, m.v[5], want)
+			}
+		}
+		if len(disasm(t, code)) != 1 {
+			t.Fatal("not one instruction")
+		}
+	}
+	if _, err := CvtF32BF16Code(5, 7, true); err == nil {
+		t.Fatal("hi half of an SGPR accepted")
 	}
 }
