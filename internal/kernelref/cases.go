@@ -42,6 +42,13 @@ var registry = []entry{
 	{"byte_short_memory", byteShortMemory},
 	{"hidden_args", hiddenArgs},
 	{"dynamic_lds", dynamicLDS},
+	{"gfx950_cvt_pk_bf16_f32", gfx950CvtPkBF16F32},
+	{"gfx950_cvt_f32_bf16", gfx950CvtF32BF16},
+	{"gfx950_permlane16_swap", gfx950Permlane16Swap},
+	{"gfx950_permlane32_swap", gfx950Permlane32Swap},
+	{"gfx950_bitop3", gfx950Bitop3},
+	{"gfx950_mfma_f32_16x16x32_f16", gfx950MfmaF32x16x16x32f16},
+	{"gfx950_mfma_f32_32x32x16_f16", gfx950MfmaF32x32x32x16f16},
 }
 
 // entry names one case constructor.

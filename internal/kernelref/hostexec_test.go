@@ -128,7 +128,7 @@ func TestReferencesAgainstHostExecution(t *testing.T) {
 	runs := 0
 	for _, c := range cases {
 		var waves []int
-		if c.HasTarget("gfx942") {
+		if c.HasTarget("gfx942") || c.HasTarget("gfx950") {
 			waves = append(waves, 64)
 		}
 		if c.HasTarget("gfx1200") {

@@ -372,23 +372,30 @@ func (e Elem) Format(b []byte) string {
 	return fmt.Sprintf("% x", b)
 }
 
-// Cases returns the corpus cases that run with nothing but a grid, a
-// block and the kernarg segment (Case.Kernarg), freshly built (callers may
-// modify them). Inputs are generated from fixed seeds, so every call
-// returns the same bytes.
+// Cases returns the corpus cases built from portable sources (for gfx942,
+// gfx950, gfx1200, gfx1201) that run with nothing but a grid, a block and
+// the kernarg segment (Case.Kernarg), freshly built (callers may modify
+// them). Inputs are generated from fixed seeds, so every call returns the
+// same bytes.
 func Cases() []Case {
 	var out []Case
 	for _, c := range AllCases() {
-		if c.DynamicLDS() == 0 {
+		if c.DynamicLDS() == 0 && !c.GFX950Only() {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// AllCases returns every corpus case: Cases plus those that also need
+// GFX950Only reports whether the case is a gfx950-only guest: raw gfx950
+// instruction words (v_cvt_pk_bf16_f32, v_permlane*_swap, v_bitop3_b32,
+// the K-doubled MFMAs) that exist only in the gfx950 object.
+func (c *Case) GFX950Only() bool { return len(c.Targets) == 1 && c.Targets[0] == "gfx950" }
+
+// AllCases returns every corpus case: Cases plus those that need
 // dispatch-time LDS (Case.DynamicLDS bytes added to the packet's
-// group_segment_size), currently dynamic_lds.
+// group_segment_size: dynamic_lds) and the gfx950-only guests
+// (Case.GFX950Only: gfx950_*).
 func AllCases() []Case {
 	out := make([]Case, 0, len(registry))
 	for _, e := range registry {

@@ -296,9 +296,18 @@ func TestCasesExcludesDispatchExtras(t *testing.T) {
 		t.Fatalf("Cases %d, AllCases %d", len(plain), len(all))
 	}
 	for _, c := range plain {
-		if c.DynamicLDS() != 0 {
-			t.Errorf("%s needs dynamic LDS but is in Cases", c.Name)
+		if c.DynamicLDS() != 0 || c.GFX950Only() {
+			t.Errorf("%s needs dynamic LDS or is gfx950-only but is in Cases", c.Name)
 		}
+	}
+	n950 := 0
+	for _, c := range all {
+		if c.GFX950Only() {
+			n950++
+		}
+	}
+	if n950 < 7 {
+		t.Errorf("%d gfx950-only cases", n950)
 	}
 	c, ok := Lookup("dynamic_lds")
 	if !ok || c.DynamicLDS() != 512 {

@@ -6,7 +6,10 @@
 # with clang-19 (OpenCL C 2.0, -O2, -ffp-contract=off, no device libs) and
 # linked with ld.lld-19 -shared into OUTDIR/TARGET/NAME.co. The gfx942
 # objects are then retargeted to gfx950 (OUTDIR/gfx950/NAME.co) by
-# internal/kernelcorpus/cmd/retarget. OUTDIR defaults to this folder.
+# internal/kernelcorpus/cmd/retarget. A source whose targets line names
+# gfx950 is a gfx950-only guest (raw gfx950 instruction words, see
+# src/gfx950.h): it is compiled for gfx942 into a staging folder and only
+# its retargeted copy is kept. OUTDIR defaults to this folder.
 #
 # Determinism: sources are compiled from inside src/ by relative name, no
 # debug info is emitted and the linker adds no build id, so no path or time
@@ -33,6 +36,7 @@ for t in gfx942 gfx1200 gfx1201 gfx950; do
   rm -f "$out/$t"/*.co
 done
 
+mkdir -p "$tmp/stage950"
 cd "$here/src"
 jobs_file="$tmp/jobs"
 : >"$jobs_file"
@@ -47,9 +51,13 @@ done
 
 build_one() {
   name=$1 t=$2
-  "$CLANG" -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$t" -nogpulib \
+  mcpu=$t dest=$out/$t
+  if [ "$t" = gfx950 ]; then
+    mcpu=gfx942 dest=$tmp/stage950
+  fi
+  "$CLANG" -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$mcpu" -nogpulib \
     -O2 -ffp-contract=off -I. -c "$name.cl" -o "$tmp/$name.$t.o"
-  "$LLD" -shared --build-id=none "$tmp/$name.$t.o" -o "$out/$t/$name.co"
+  "$LLD" -shared --build-id=none "$tmp/$name.$t.o" -o "$dest/$name.co"
 }
 export -f build_one
 export CLANG LLD tmp out
@@ -57,7 +65,7 @@ xargs -P "$JOBS" -n 2 bash -c 'build_one "$0" "$1"' <"$jobs_file"
 
 cd "$root"
 shopt -s nullglob
-gfx942=("$out"/gfx942/*.co)
+gfx942=("$out"/gfx942/*.co "$tmp"/stage950/*.co)
 if [ ${#gfx942[@]} -gt 0 ]; then
   "$GO" run ./internal/kernelcorpus/cmd/retarget -o "$out/gfx950" "${gfx942[@]}"
 fi

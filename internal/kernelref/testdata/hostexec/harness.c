@@ -121,6 +121,72 @@ void rj_mma(int kind, const void *a, const void *b, const void *c, void *d) {
   rj_barrier();
 }
 
+// gfx950-only instructions (testdata/kernels/src/gfx950.h, RJ_HOST).
+
+static uint16_t bf16_rne(uint32_t x) {
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return (uint16_t)(x >> 16) | 0x40;
+  return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+uint32_t rj950_cvt_pk_bf16_f32(float a, float b) {
+  uint32_t x, y;
+  memcpy(&x, &a, 4);
+  memcpy(&y, &b, 4);
+  return (uint32_t)bf16_rne(y) << 16 | bf16_rne(x);
+}
+
+float rj950_cvt_f32_bf16(uint32_t x) {
+  uint32_t bits = x << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+static uint32_t swap_x[MAX_ITEMS], swap_y[MAX_ITEMS];
+
+void rj950_permlane_swap(int rows, uint32_t *x, uint32_t *y) {
+  swap_x[flat_tid] = *x;
+  swap_y[flat_tid] = *y;
+  rj_barrier();
+  uint32_t l = flat_tid % wave_size;
+  if (l % (2 * rows) >= (uint32_t)rows) // x of an odd row takes y of the row below
+    *x = swap_y[flat_tid - rows];
+  else // y of an even row takes x of the row above
+    *y = swap_x[flat_tid + rows];
+  rj_barrier();
+}
+
+uint32_t rj950_bitop3(uint32_t lut, uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r = 0;
+  for (int i = 0; i < 32; i++) {
+    int idx = ((a >> i) & 1) << 2 | ((b >> i) & 1) << 1 | ((c >> i) & 1);
+    r |= ((lut >> idx) & 1) << i;
+  }
+  return r;
+}
+
+// kind 0: v_mfma_f32_16x16x32_f16, kind 1: v_mfma_f32_32x32x16_f16 (wave64;
+// lane l holds K = 8*(l/rows)+j, j = 0..7, of row/column l%rows).
+void rj950_mma(int kind, const void *a, const void *b, void *acc) {
+  memcpy(mma_a[flat_tid], a, 16);
+  memcpy(mma_b[flat_tid], b, 16);
+  memcpy(mma_c[flat_tid], acc, 64);
+  rj_barrier();
+  uint32_t base = flat_tid / wave_size * wave_size, l = flat_tid % wave_size;
+  float *dv = acc;
+  int n = kind == 0 ? 16 : 32, K = kind == 0 ? 32 : 16, nreg = kind == 0 ? 4 : 16;
+  for (int v = 0; v < nreg; v++) {
+    int row = kind == 0 ? 4 * (l / 16) + v : 8 * (v / 4) + 4 * (l / 32) + v % 4, col = l % n;
+    double s = ((float *)mma_c[flat_tid])[v];
+    for (int k = 0; k < K; k++)
+      s += h2d(mma_a[base + row + n * (k / 8)] + 2 * (k % 8)) *
+           h2d(mma_b[base + col + n * (k / 8)] + 2 * (k % 8));
+    dv[v] = (float)s;
+  }
+  rj_barrier();
+}
+
 static const char *kname;
 static void **bufs;
 static unsigned char *kernarg;

@@ -2,6 +2,7 @@
 // the host (x86-64 OpenCL C) by TestReferencesAgainstHostExecution. It maps
 // the AMDGPU builtins the kernels use onto functions of harness.c, which
 // runs every work-item of a group as a thread.
+#define RJ_HOST 1 // selects the emulated gfx950-only instructions in gfx950.h
 uint rj_workitem_id(uint dim);
 uint rj_workgroup_id(uint dim);
 __constant void *rj_dispatch_ptr(void);

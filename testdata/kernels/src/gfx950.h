@@ -1,0 +1,79 @@
+// gfx950.h: gfx950-only instructions for the gfx950 guest kernels
+// (sources with "// targets: gfx950"). clang-19 cannot assemble gfx950, so
+// each instruction is emitted as raw words with its registers pinned by
+// inline-asm constraints; the object is compiled for gfx942 and
+// retargeted to gfx950 (it is not valid gfx942 code). The words are
+// checked against LLVM's gfx950 MC tests by internal/kernelref
+// (TestGFX950Encodings). On the host (RJ_HOST, the reference check) each
+// macro calls an emulation in the test harness instead.
+#ifndef ROCJITSU_KERNELS_GFX950_H
+#define ROCJITSU_KERNELS_GFX950_H
+
+typedef half rj950_half8 __attribute__((ext_vector_type(8)));
+typedef float rj950_float4 __attribute__((ext_vector_type(4)));
+typedef float rj950_float16 __attribute__((ext_vector_type(16)));
+
+#ifndef RJ_HOST
+
+// v_cvt_pk_bf16_f32 v5, v1, v2: r = bf16(b) << 16 | bf16(a), round to
+// nearest even.
+#define CVT_PK_BF16_F32(r, a, b) \
+  __asm__ volatile(".long 0xd2680005, 0x00020501" : "={v5}"(r) : "{v1}"(a), "{v2}"(b))
+
+// v_cvt_f32_bf16_e32 v5, v1: r = the bf16 in the low half of x, as f32.
+#define CVT_F32_BF16(r, x) __asm__ volatile(".long 0x7e0ab701" : "={v5}"(r) : "{v1}"(x))
+
+// v_permlane16_swap_b32_e32 v1, v2: exchange the odd 16-lane rows of x
+// with the even rows of y (x[l+16] <-> y[l] for l in rows 0 and 2).
+#define PERMLANE16_SWAP(x, y) __asm__ volatile(".long 0x7e02b302" : "+{v1}"(x), "+{v2}"(y))
+
+// v_permlane32_swap_b32_e32 v1, v2: exchange the upper 32 lanes of x with
+// the lower 32 lanes of y (x[l+32] <-> y[l] for l < 32).
+#define PERMLANE32_SWAP(x, y) __asm__ volatile(".long 0x7e02b502" : "+{v1}"(x), "+{v2}"(y))
+
+// v_bitop3_b32 v5, v1, v2, v3 bitop3:LUT: per bit, r = LUT bit
+// (a<<2 | b<<1 | c). LUT 0x96 (a^b^c), 0xe8 (majority), 0xca (a ? b : c),
+// 0xa1.
+#define BITOP3_96(r, a, b, c) \
+  __asm__ volatile(".long 0xd2340205, 0xd40e0501" : "={v5}"(r) : "{v1}"(a), "{v2}"(b), "{v3}"(c))
+#define BITOP3_E8(r, a, b, c) \
+  __asm__ volatile(".long 0xd2340505, 0x1c0e0501" : "={v5}"(r) : "{v1}"(a), "{v2}"(b), "{v3}"(c))
+#define BITOP3_CA(r, a, b, c) \
+  __asm__ volatile(".long 0xd2340105, 0x5c0e0501" : "={v5}"(r) : "{v1}"(a), "{v2}"(b), "{v3}"(c))
+#define BITOP3_A1(r, a, b, c) \
+  __asm__ volatile(".long 0xd2340405, 0x340e0501" : "={v5}"(r) : "{v1}"(a), "{v2}"(b), "{v3}"(c))
+
+// v_mfma_f32_16x16x32_f16 v[0:3], v[4:7], v[8:11], v[0:3], with s_nop
+// padding for the VALU/MFMA hazards the compiler cannot see.
+#define MFMA_F32_16X16X32_F16(acc, a, b)                                            \
+  __asm__ volatile("s_nop 4\n.long 0xd3d40000, 0x04021104\ns_nop 7\ns_nop 7\ns_nop 3" \
+                   : "+{v[0:3]}"(acc)                                               \
+                   : "{v[4:7]}"(a), "{v[8:11]}"(b))
+
+// v_mfma_f32_32x32x16_f16 v[0:15], v[16:19], v[20:23], v[0:15].
+#define MFMA_F32_32X32X16_F16(acc, a, b)                                                    \
+  __asm__ volatile("s_nop 4\n.long 0xd3d50000, 0x04022910\ns_nop 7\ns_nop 7\ns_nop 7\ns_nop 7" \
+                   : "+{v[0:15]}"(acc)                                                      \
+                   : "{v[16:19]}"(a), "{v[20:23]}"(b))
+
+#else // RJ_HOST: emulations in internal/kernelref/testdata/hostexec/harness.c
+
+uint rj950_cvt_pk_bf16_f32(float a, float b);
+float rj950_cvt_f32_bf16(uint x);
+void rj950_permlane_swap(int rows, uint *x, uint *y);
+uint rj950_bitop3(uint lut, uint a, uint b, uint c);
+void rj950_mma(int kind, const void *a, const void *b, void *acc);
+
+#define CVT_PK_BF16_F32(r, a, b) ((r) = rj950_cvt_pk_bf16_f32((a), (b)))
+#define CVT_F32_BF16(r, x) ((r) = rj950_cvt_f32_bf16(x))
+#define PERMLANE16_SWAP(x, y) rj950_permlane_swap(16, &(x), &(y))
+#define PERMLANE32_SWAP(x, y) rj950_permlane_swap(32, &(x), &(y))
+#define BITOP3_96(r, a, b, c) ((r) = rj950_bitop3(0x96, (a), (b), (c)))
+#define BITOP3_E8(r, a, b, c) ((r) = rj950_bitop3(0xe8, (a), (b), (c)))
+#define BITOP3_CA(r, a, b, c) ((r) = rj950_bitop3(0xca, (a), (b), (c)))
+#define BITOP3_A1(r, a, b, c) ((r) = rj950_bitop3(0xa1, (a), (b), (c)))
+#define MFMA_F32_16X16X32_F16(acc, a, b) rj950_mma(0, &(a), &(b), &(acc))
+#define MFMA_F32_32X32X16_F16(acc, a, b) rj950_mma(1, &(a), &(b), &(acc))
+
+#endif
+#endif
