@@ -12,18 +12,14 @@
 // when the library is loaded, and all work waits for OnLoad.
 //
 // Environment: ROCJITSU_GUEST (e.g. gfx950), ROCJITSU_CONFIG (JSON guest/host
-// description), ROCJITSU_TRANSLATOR (auto, identity, retarget, grow, reject,
-// or dbt once registered), ROCJITSU_CACHE_DIR, ROCJITSU_CACHE=off,
+// description), ROCJITSU_TRANSLATOR (auto = dbt, identity, retarget, grow,
+// reject), ROCJITSU_CACHE_DIR, ROCJITSU_CACHE=off,
 // ROCJITSU_DISPATCH=off, ROCJITSU_LOG (error, warn, info, debug),
 // ROCJITSU_LOG_FILE, ROCJITSU_FAULT=translate-panic (fault injection for
 // tests: a panic inside the load hook, which must be recovered).
 //
-// The real translator plugs in by registering itself: a file in this
-// package with
-//
-//	func init() { translate.Register("dbt", func() translate.Translator { ... }) }
-//
-// (registration only; no work in init) makes ROCJITSU_TRANSLATOR=auto use it.
+// Translators plug in by registering themselves: dbt.go registers the DBT
+// (registration only; no work in init), which ROCJITSU_TRANSLATOR=auto uses.
 package main
 
 /*

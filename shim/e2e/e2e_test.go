@@ -8,6 +8,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+	"github.com/rocjitsu/rocjitsu/shim/internal/codeobj"
 )
 
 // Exported dynamic symbols: the tool entry points only (the silk C ABI may
@@ -388,5 +391,49 @@ func TestReload(t *testing.T) {
 	}
 	if n := strings.Count(r.log, "OnUnload: 100 dispatches rewritten"); n != 3 {
 		t.Errorf("%d of 3 sessions rewrote their 100 dispatches\n%s", n, r)
+	}
+}
+
+// The DBT inside the shim (ROCJITSU_TRANSLATOR=auto): each real gfx950
+// corpus object whose LDS fits the host either runs translated or, when the
+// DBT rejects it (it fails closed), runs unchanged with the reason logged.
+func TestDBT(t *testing.T) {
+	bt := setup(t)
+	files, _ := filepath.Glob(filepath.Join(projectpath.MustShared(t, "corpus", "aiter", "gfx950"), "*.co"))
+	translated, rejected := 0, 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := codeobj.Parse(data)
+		if err != nil || len(o.Kernels) == 0 {
+			t.Fatalf("%s: %v", f, err)
+		}
+		k := o.Kernels[0]
+		if k.Desc.GroupSegmentFixedSize > 65536 {
+			continue // needs virtual LDS on gfx942
+		}
+		name := strings.TrimSuffix(k.Name, ".kd")
+		r := bt.run(t, map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "STANDIN_ISA_CHECK": "0"},
+			"-k", name, "-kernarg", "64", "-group", fmt.Sprint(k.Desc.GroupSegmentFixedSize), "-private", fmt.Sprint(k.Desc.PrivateSegmentFixedSize), "-n", "10", f)
+		if r.rc != 0 {
+			t.Errorf("%s: application failed\n%s", filepath.Base(f), r)
+			continue
+		}
+		switch {
+		case strings.Contains(r.log, "translated code object for gfx950 -> gfx942"):
+			translated++
+			want(t, r, r.stdout, "storage other")
+		case strings.Contains(r.log, "not translated for gfx942: dbt:"):
+			rejected++
+			want(t, r, r.stdout, "storage app")
+		default:
+			t.Errorf("%s: the log says neither translated nor rejected\n%s", filepath.Base(f), r)
+		}
+	}
+	t.Logf("DBT in the shim: %d objects ran translated, %d ran unchanged after a rejection", translated, rejected)
+	if translated+rejected == 0 {
+		t.Fatal("no corpus object ran")
 	}
 }
