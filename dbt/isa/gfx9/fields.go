@@ -382,6 +382,9 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 			if (k == enc.MAI && opInfos[e.info].Flags&isa.FlagMFMA != 0) || k == enc.VOP3PX2 {
 				if srcIdx >= 0 && d.class != 'a' {
 					ag = agpr[srcIdx+1]
+					if srcIdx == 2 && strings.HasPrefix(opInfos[e.info].Name, "v_smfmac") {
+						ag = false
+					}
 				}
 			}
 			if d.field == enc.FScale0 || d.field == enc.FScale1 {

@@ -117,9 +117,23 @@ func writeHex(b *strings.Builder, v uint64) {
 }
 
 func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Operand, sym Symbolizer) {
-	neg := o.Mods&isa.ModNeg != 0
-	abs := o.Mods&isa.ModAbs != 0
-	sext := o.Mods&isa.ModSext != 0
+	neg, abs, sext := false, false, false
+	if o.Mods != 0 && d != nil {
+		idx := -1
+		switch d.field {
+		case enc.FSrc0:
+			idx = 0
+		case enc.FSrc1, enc.FVSrc1:
+			idx = 1
+		case enc.FSrc2:
+			idx = 2
+		}
+		if idx >= 0 {
+			neg = o.Mods&isa.ModNeg != 0 && e.flags&(fNeg0<<idx) != 0
+			abs = o.Mods&isa.ModAbs != 0 && e.flags&(fAbs0<<idx) != 0
+			sext = o.Mods&isa.ModSext != 0 && idx < 2 && e.flags&(fSext0<<idx) != 0
+		}
+	}
 	if neg {
 		b.WriteByte('-')
 	}
@@ -219,6 +233,39 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry, k enc.Kind) {
 	md := &in.Mod
 	switch k {
 	case enc.VOP3:
+		if e.flags&fBitOp3 != 0 {
+			lut := uint32(md.OMod) << 6
+			for i := range in.Operands {
+				o := &in.Operands[i]
+				if i < len(e.ops) && e.ops[i].field >= enc.FSrc0 && e.ops[i].field <= enc.FSrc2 {
+					j := uint(e.ops[i].field - enc.FSrc0)
+					if o.Mods&isa.ModNeg != 0 {
+						lut |= 1 << j
+					}
+					if o.Mods&isa.ModAbs != 0 {
+						lut |= 8 << j
+					}
+				}
+			}
+			if lut != 0 {
+				b.WriteString(" bitop3:")
+				if lut <= 64 {
+					b.WriteString(strconv.Itoa(int(lut)))
+				} else {
+					writeHex(b, uint64(lut))
+				}
+			}
+			return
+		}
+		if e.flags&fVOP3DPP != 0 {
+			if md.OpSel&2 != 0 {
+				b.WriteString(" bound_ctrl:1")
+			}
+			if md.OpSel&1 != 0 {
+				b.WriteString(" fi:1")
+			}
+			return
+		}
 		if e.opselN > 0 && md.OpSel != 0 {
 			n := int(e.opselN)
 			v := uint32(md.OpSel)

@@ -57,4 +57,6 @@ const (
 	fDstUnused
 	fSrc0Sel
 	fSrc1Sel
+	fVOP3DPP // VOP3 bound_ctrl (op_sel bit 1) and fi (op_sel bit 0)
+	fBitOp3  // bitop3 LUT in omod, abs and neg
 )

@@ -16,7 +16,7 @@ var flagBits = map[string]string{
 	"clamp": "fClamp", "omod": "fOMod", "opselhi0": "fOpSelHi0",
 	"neg_lo": "fNegLo", "neg_hi": "fNegHi", "cbsz": "fCBSZ", "abid": "fABID", "blgp": "fBLGP",
 	"sext0": "fSext0", "sext1": "fSext1", "maineg": "fMAINeg",
-	"dst_sel": "fDstSel", "dst_unused": "fDstUnused", "src0_sel": "fSrc0Sel", "src1_sel": "fSrc1Sel",
+	"vop3dpp": "fVOP3DPP", "bitop3": "fBitOp3", "dst_sel": "fDstSel", "dst_unused": "fDstUnused", "src0_sel": "fSrc0Sel", "src1_sel": "fSrc1Sel",
 }
 
 // facts computes the static facts of an operation from its name and

@@ -149,7 +149,112 @@ func addGFX950(dir string, entries map[string]*entry, order *[]string, keyOf fun
 	if n == 0 {
 		return 0, fmt.Errorf("no gfx950 samples in %s", dir)
 	}
+	// Learn per-opcode modifiers and constant spellings from all samples.
+	for _, s := range samples {
+		words := make([]uint32, len(s.bytes)/4)
+		for i := range words {
+			words[i] = binary.LittleEndian.Uint32(s.bytes[4*i:])
+		}
+		k, op, aux := classifyWords(words)
+		if k == enc.VOP3P && (strings.HasPrefix(s.text, "v_mfma_") || strings.HasPrefix(s.text, "v_smfmac_")) && !strings.HasPrefix(s.text, "v_mfma_ld_scale") {
+			k = enc.MAI
+		}
+		e := entries[keyOf(k, op, aux)]
+		if e == nil || e.targets != "isa.GFX950" {
+			continue
+		}
+		learn(e, k, words, s.text)
+	}
 	return n, nil
+}
+
+// learn adds what one MC sample shows about an opcode to its entry.
+func learn(e *entry, k enc.Kind, words []uint32, text string) {
+	mnem, rest, _ := strings.Cut(text, " ")
+	if mnem != e.mnem {
+		return
+	}
+	toks, mods := splitOperands(mnem, rest)
+	// A template with fewer implicit operands is the better one.
+	if cand := parseEntry(k, e.op, e.aux, words, text); cand != nil && len(cand.ops) == len(e.ops) && implicitCount(cand) < implicitCount(e) {
+		for i := range cand.ops {
+			cand.ops[i].typ = e.ops[i].typ
+		}
+		e.ops = cand.ops
+	}
+	for _, m := range strings.Fields(mods) {
+		switch {
+		case strings.HasPrefix(m, "op_sel:["):
+			if n := strings.Count(m, ",") + 1; n > e.opselN {
+				e.opselN = n
+			}
+		case m == "clamp":
+			e.flags = append(e.flags, "clamp")
+		case strings.HasPrefix(m, "mul:") || strings.HasPrefix(m, "div:"):
+			e.flags = append(e.flags, "omod")
+		case strings.HasPrefix(m, "bound_ctrl:") || strings.HasPrefix(m, "fi:"):
+			e.flags = append(e.flags, "vop3dpp")
+		case strings.HasPrefix(m, "bitop3:"):
+			e.flags = append(e.flags, "bitop3")
+		case strings.HasPrefix(m, "neg_lo:"):
+			e.flags = append(e.flags, "neg_lo")
+		case strings.HasPrefix(m, "neg_hi:"):
+			e.flags = append(e.flags, "neg_hi")
+		case strings.HasPrefix(m, "op_sel_hi:"):
+			e.flags = append(e.flags, "opselhi_seen")
+		}
+	}
+	for i, ts := range toks {
+		if i >= len(e.ops) {
+			break
+		}
+		t := parseToken(ts)
+		f := e.ops[i].field
+		idx := -1
+		switch f {
+		case enc.FSrc0, enc.FSrc1, enc.FSrc2:
+			idx = int(f - enc.FSrc0)
+		case enc.FVSrc1:
+			idx = 1
+		}
+		if idx >= 0 {
+			if t.neg {
+				e.flags = append(e.flags, fmt.Sprintf("neg%d", idx))
+			}
+			if t.abs {
+				e.flags = append(e.flags, fmt.Sprintf("abs%d", idx))
+			}
+		}
+		if t.width > e.ops[i].width && (t.class == 'v' || t.class == 'a' || t.class == 's') && e.ops[i].field != enc.FImplicit {
+			e.ops[i].width = t.width
+		}
+		if b, ok := enc.Lookup(k, f); ok && (b.Code == enc.CodeSrc9 || b.Code == enc.CodeSrc8) && b.Get(words) >= 240 && b.Get(words) <= 248 {
+			s := strings.Trim(strings.TrimPrefix(ts, "-"), "|")
+			switch {
+			case strings.HasPrefix(s, "0x"):
+				e.ops[i].typ = 'h'
+			case len(s) > 12:
+				e.ops[i].typ = 'd'
+			default:
+				if e.ops[i].typ == 0 {
+					e.ops[i].typ = 'f'
+				}
+			}
+		}
+	}
+	if k == enc.MAI && (strings.HasPrefix(mnem, "v_mfma") || strings.HasPrefix(mnem, "v_smfmac")) {
+		e.flags = append(e.flags, "cbsz", "abid", "blgp")
+	}
+}
+
+func implicitCount(e *entry) int {
+	n := 0
+	for _, o := range e.ops {
+		if o.field == enc.FImplicit {
+			n++
+		}
+	}
+	return n
 }
 
 func sameShape(k enc.Kind, a, b int) bool {

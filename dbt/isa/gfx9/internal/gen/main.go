@@ -125,6 +125,13 @@ func fail(err error) {
 	os.Exit(1)
 }
 
+var specialCode = map[string]int{
+	"flat_scratch_lo": 102, "flat_scratch_hi": 103, "flat_scratch": 102, "xnack_mask_lo": 104, "xnack_mask_hi": 105,
+	"xnack_mask": 104, "vcc_lo": 106, "vcc_hi": 107, "vcc": 106, "m0": 124, "exec_lo": 126, "exec_hi": 127, "exec": 126,
+	"src_shared_base": 235, "src_shared_limit": 236, "src_private_base": 237, "src_private_limit": 238,
+	"src_pops_exiting_wave_id": 239, "src_vccz": 251, "src_execz": 252, "src_scc": 253, "src_lds_direct": 254,
+}
+
 // canonical strips the encoding suffix of a mnemonic.
 func canonical(m string) string {
 	for _, s := range []string{"_e32", "_e64", "_sdwa", "_dpp"} {
@@ -187,6 +194,7 @@ func parseEntry(k enc.Kind, op, aux int, words []uint32, text string) *entry {
 	mnem, rest, _ := strings.Cut(text, " ")
 	toks, mods := splitOperands(mnem, rest)
 	e := &entry{kind: k, op: op, aux: aux, mnem: mnem, name: canonical(mnem), mods: mods, words: words}
+	mfma := strings.HasPrefix(mnem, "v_mfma") || strings.HasPrefix(mnem, "v_smfmac")
 	used := map[enc.FieldID]bool{}
 	sawSrc := false
 	for _, ts := range toks {
@@ -210,6 +218,15 @@ func parseEntry(k enc.Kind, op, aux int, words []uint32, text string) *entry {
 		case 'n':
 			o.field = enc.FImplicit
 			o.text = t.text
+			if c, ok := specialCode[t.text]; ok {
+				for _, f := range enc.Fields(k) {
+					b, _ := enc.Lookup(k, f)
+					if !used[f] && (b.Code == enc.CodeSrc9 || b.Code == enc.CodeSrc8 || b.Code == enc.CodeSDst7) && int(b.Get(words)) == c {
+						o.field, o.text = f, ""
+						break
+					}
+				}
+			}
 		default:
 			if mnem == "s_set_gpr_idx_on" {
 				o.field, o.text = enc.FSSrc1, "gpr_idx"
@@ -219,6 +236,10 @@ func parseEntry(k enc.Kind, op, aux int, words []uint32, text string) *entry {
 		}
 		if o.field != enc.FImplicit {
 			used[o.field] = true
+		}
+		if mfma && o.class == 'a' {
+			// MFMA register files follow the acc bits, not the opcode.
+			o.class = 'v'
 		}
 		o.role = roleOf(e, o, sawSrc)
 		if o.role == "isa.Use" {

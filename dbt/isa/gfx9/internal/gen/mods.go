@@ -31,8 +31,10 @@ func probeMods(mc string, entries map[string]*entry) error {
 		}
 		switch e.kind {
 		case enc.VOP3:
-			mod("neg", func(w []uint32) { w[1] |= 7 << 29 })
-			mod("abs", func(w []uint32) { w[0] |= 7 << 8 })
+			for _, m := range []uint32{7, 3, 1, 2, 4} {
+				mod("neg", func(w []uint32) { w[1] |= m << 29 })
+				mod("abs", func(w []uint32) { w[0] |= m << 8 })
+			}
 			mod("clamp", func(w []uint32) { w[0] |= 1 << 15 })
 			mod("omod", func(w []uint32) { w[1] |= 1 << 27 })
 			mod("opsel", func(w []uint32) { w[0] |= 0xf << 11 })

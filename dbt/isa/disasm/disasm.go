@@ -1,0 +1,161 @@
+// Package disasm prints the code of AMDGPU code objects the way
+// llvm-objdump -d does (symbol headers, addresses, encodings), and counts
+// instructions per mnemonic. It is the engine of `rocjitsu disasm`.
+package disasm
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/objfile"
+)
+
+// Stats counts decoded instructions.
+type Stats struct {
+	Instructions int
+	Unknown      int            // dwords that did not decode
+	ByMnemonic   map[string]int // encoding-specific mnemonic -> count
+}
+
+// Add merges o into s.
+func (s *Stats) Add(o *Stats) {
+	s.Instructions += o.Instructions
+	s.Unknown += o.Unknown
+	if s.ByMnemonic == nil {
+		s.ByMnemonic = map[string]int{}
+	}
+	for k, v := range o.ByMnemonic {
+		s.ByMnemonic[k] += v
+	}
+}
+
+// WriteHistogram prints the counts, most frequent first.
+func (s *Stats) WriteHistogram(w io.Writer) error {
+	type kv struct {
+		k string
+		v int
+	}
+	var list []kv
+	for k, v := range s.ByMnemonic {
+		list = append(list, kv{k, v})
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].v != list[j].v {
+			return list[i].v > list[j].v
+		}
+		return list[i].k < list[j].k
+	})
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "instructions: %d, distinct mnemonics: %d, unknown words: %d\n", s.Instructions, len(list), s.Unknown)
+	for _, e := range list {
+		fmt.Fprintf(bw, "%9d  %s\n", e.v, e.k)
+	}
+	return bw.Flush()
+}
+
+// Options control the listing.
+type Options struct {
+	// Target overrides the object's own target (from e_flags).
+	Target isa.Target
+	// NoListing only counts (for --stats).
+	NoListing bool
+}
+
+// BranchSymbols returns the symbolizer llvm-objdump uses for branch
+// targets: an untyped (label) symbol at the address, the smallest name
+// first.
+func BranchSymbols(f *objfile.File) gfx9.Symbolizer {
+	m := map[uint64]string{}
+	for _, s := range f.Symbols {
+		if s.Func {
+			continue
+		}
+		if old, ok := m[s.Addr]; !ok || s.Name < old {
+			m[s.Addr] = s.Name
+		}
+	}
+	return func(a uint64) (string, bool) { s, ok := m[a]; return s, ok }
+}
+
+// headerSymbols returns the symbol printed above each address.
+func headerSymbols(f *objfile.File) map[uint64]string {
+	m := map[uint64]string{}
+	for _, s := range f.Symbols {
+		if old, ok := m[s.Addr]; !ok || s.Name > old {
+			m[s.Addr] = s.Name
+		}
+	}
+	return m
+}
+
+// Write disassembles every executable section of f to w. name is the file
+// name printed in the header.
+func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, error) {
+	target := opt.Target
+	if target == 0 {
+		target = f.Target
+	}
+	if target != isa.GFX942 && target != isa.GFX950 {
+		return nil, fmt.Errorf("disasm: %s: target %v is not a GFX9 target this disassembler knows (use --mcpu gfx942 or gfx950)", name, target)
+	}
+	st := &Stats{ByMnemonic: map[string]int{}}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if !opt.NoListing {
+		fmt.Fprintf(bw, "\n%s:\tfile format elf64-amdgpu\n", name)
+	}
+	sym := BranchSymbols(f)
+	heads := headerSymbols(f)
+	var in isa.Inst
+	var line []byte
+	var sb strings.Builder
+	for _, sec := range f.Sections {
+		if !opt.NoListing {
+			fmt.Fprintf(bw, "\nDisassembly of section %s:\n", sec.Name)
+		}
+		data := sec.Data
+		for off := 0; off+4 <= len(data); {
+			pc := sec.Addr + uint64(off)
+			if h, ok := heads[pc]; ok && !opt.NoListing {
+				fmt.Fprintf(bw, "\n%016x <%s>:\n", pc, h)
+			}
+			err := gfx9.DecodeInto(&in, data[off:], pc, target)
+			size := 4
+			if err != nil {
+				st.Unknown++
+				sb.Reset()
+				sb.WriteString("<unknown>")
+			} else {
+				size = int(in.Size)
+				st.Instructions++
+				st.ByMnemonic[gfx9.Mnemonic(&in)]++
+				if !opt.NoListing {
+					sb.Reset()
+					gfx9.AppendText(&sb, &in, sym)
+				}
+			}
+			if !opt.NoListing {
+				line = line[:0]
+				line = append(line, '\t')
+				line = append(line, sb.String()...)
+				for len(line) < 60 {
+					line = append(line, ' ')
+				}
+				line = append(line, "// "...)
+				line = fmt.Appendf(line, "%012X:", pc)
+				for i := 0; i < size; i += 4 {
+					v := uint32(data[off+i]) | uint32(data[off+i+1])<<8 | uint32(data[off+i+2])<<16 | uint32(data[off+i+3])<<24
+					line = fmt.Appendf(line, " %08X", v)
+				}
+				line = append(line, '\n')
+				bw.Write(line)
+			}
+			off += size
+		}
+	}
+	return st, bw.Flush()
+}

@@ -1,0 +1,210 @@
+package gfx9
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/objfile"
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+// objdumpLine is one instruction as llvm-objdump printed it.
+type objdumpLine struct {
+	addr  uint64
+	text  string
+	words []uint32
+}
+
+// runObjdump disassembles path with llvm-objdump-19 and returns its
+// instruction lines.
+func runObjdump(tool, path, mcpu string) ([]objdumpLine, error) {
+	out, err := exec.Command(tool, "-d", "--mcpu="+mcpu, path).Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", tool, path, err)
+	}
+	var lines []objdumpLine
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if !strings.HasPrefix(l, "\t") {
+			continue
+		}
+		i := strings.LastIndex(l, "//")
+		if i < 0 {
+			continue
+		}
+		text := normalize(l[:i])
+		rest := strings.TrimSpace(l[i+2:])
+		a, ws, ok := strings.Cut(rest, ":")
+		if !ok {
+			continue
+		}
+		addr, err := strconv.ParseUint(strings.TrimSpace(a), 16, 64)
+		if err != nil {
+			continue
+		}
+		var words []uint32
+		for _, f := range strings.Fields(ws) {
+			v, err := strconv.ParseUint(f, 16, 32)
+			if err != nil {
+				break
+			}
+			words = append(words, uint32(v))
+		}
+		lines = append(lines, objdumpLine{addr, text, words})
+	}
+	return lines, nil
+}
+
+// normalize collapses white space.
+func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// symbolizer returns the names objdump uses for branch targets.
+func symbolizer(f *objfile.File) Symbolizer {
+	m := map[uint64]string{}
+	for _, s := range f.Symbols {
+		if s.Func {
+			continue
+		}
+		if old, ok := m[s.Addr]; !ok || s.Name < old {
+			m[s.Addr] = s.Name
+		}
+	}
+	return func(a uint64) (string, bool) { s, ok := m[a]; return s, ok }
+}
+
+type corpusResult struct {
+	total, match, roundTrip int
+	mismatches              []string
+}
+
+// checkObject compares every instruction of one object with llvm-objdump.
+func checkObject(t *testing.T, tool, path, mcpu string, target isa.Target) corpusResult {
+	var r corpusResult
+	f, err := objfile.Open(path)
+	if err != nil {
+		t.Errorf("%v", err)
+		return r
+	}
+	lines, err := runObjdump(tool, path, mcpu)
+	if err != nil {
+		t.Errorf("%v", err)
+		return r
+	}
+	sym := symbolizer(f)
+	var in isa.Inst
+	for _, l := range lines {
+		r.total++
+		var sec *objfile.Section
+		for i := range f.Sections {
+			s := &f.Sections[i]
+			if l.addr >= s.Addr && l.addr < s.Addr+uint64(len(s.Data)) {
+				sec = s
+			}
+		}
+		if sec == nil {
+			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: no section", filepath.Base(path), l.addr))
+			continue
+		}
+		b := sec.Data[l.addr-sec.Addr:]
+		err := DecodeInto(&in, b, l.addr, target)
+		var got string
+		if err != nil {
+			got = "ERROR " + err.Error()
+		} else {
+			got = normalize(PrintWith(&in, sym))
+		}
+		if got == l.text {
+			r.match++
+		} else if len(r.mismatches) < 1000 {
+			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x %08X: want %q got %q", filepath.Base(path), l.addr, l.words, l.text, got))
+		}
+		if err == nil {
+			enc, eerr := Encode(&in)
+			want := b[:in.Size]
+			if eerr == nil && bytes.Equal(enc, want) {
+				r.roundTrip++
+			} else if len(r.mismatches) < 1000 {
+				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: re-encode %x want %x (%v) [%s]", filepath.Base(path), l.addr, enc, want, eerr, l.text))
+			}
+			// Objdump's word count must equal the decoded size.
+			if len(l.words)*4 != int(in.Size) && len(r.mismatches) < 1000 {
+				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: size %d, objdump %d words [%s]", filepath.Base(path), l.addr, in.Size, len(l.words), l.text))
+			}
+		}
+	}
+	return r
+}
+
+func corpusFiles(t *testing.T) []string {
+	dir := projectpath.MustShared(t, "corpus", "aiter", "gfx942")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.co"))
+	root := projectpath.MustRoot(t)
+	for _, pat := range []string{"testdata/kernels/gfx942/*.co", "testdata/kernels/*gfx942*.co", "testdata/kernels/gfx942/*.o", "testdata/kernels/*gfx942*.hsaco"} {
+		more, _ := filepath.Glob(filepath.Join(root, pat))
+		files = append(files, more...)
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatal("no gfx942 corpus objects")
+	}
+	return files
+}
+
+// TestCorpusGFX942 compares Print with live llvm-objdump-19 output and
+// checks Encode(Decode(x)) == x for every instruction of the gfx942 corpus.
+func TestCorpusGFX942(t *testing.T) {
+	tool := llvmtool.Require(t, llvmtool.Objdump)
+	files := corpusFiles(t)
+	results := make([]corpusResult, len(files))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = checkObject(t, tool, f, "gfx942", isa.GFX942)
+		}()
+	}
+	wg.Wait()
+	var total corpusResult
+	for _, r := range results {
+		total.total += r.total
+		total.match += r.match
+		total.roundTrip += r.roundTrip
+		total.mismatches = append(total.mismatches, r.mismatches...)
+	}
+	t.Logf("gfx942 corpus: %d objects, %d instructions, text match %d (%.3f%%), round trip %d (%.3f%%)",
+		len(files), total.total, total.match, 100*float64(total.match)/float64(max(total.total, 1)),
+		total.roundTrip, 100*float64(total.roundTrip)/float64(max(total.total, 1)))
+	if total.total == 0 {
+		t.Fatal("llvm-objdump printed no instructions")
+	}
+	if d := os.Getenv("ISA_MISMATCH_FILE"); d != "" {
+		os.WriteFile(d, []byte(strings.Join(total.mismatches, "\n")), 0o644)
+	}
+	for i, m := range total.mismatches {
+		if i >= 40 {
+			t.Errorf("... and %d more", len(total.mismatches)-i)
+			break
+		}
+		t.Error(m)
+	}
+}
+
+var _ = binary.LittleEndian
