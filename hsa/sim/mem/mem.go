@@ -103,6 +103,25 @@ func (m *Memory) find(addr uint64, size int) *region {
 	return r
 }
 
+// Region returns the base and size of the allocation containing addr.
+func (m *Memory) Region(addr uint64) (base, size uint64, ok bool) {
+	r := m.find(addr, 1)
+	if r == nil {
+		return 0, 0, false
+	}
+	return r.base, uint64(len(r.data)), true
+}
+
+// RegionBytes returns the allocation containing addr: its base and its
+// bytes, for callers that cache a region across many accesses.
+func (m *Memory) RegionBytes(addr uint64) (base uint64, data []byte, ok bool) {
+	r := m.find(addr, 1)
+	if r == nil {
+		return 0, nil, false
+	}
+	return r.base, r.data, true
+}
+
 // Slice returns the mapped bytes [addr, addr+size) for direct access, or a
 // fault.
 func (m *Memory) Slice(addr uint64, size int, write bool) ([]byte, error) {

@@ -287,6 +287,64 @@ func (w *Wave) setRegN(code uint16, lane int, v uint64, wide bool) {
 
 // flatOp builds the semantics of a FLAT/GLOBAL/SCRATCH instruction.
 func flatOp(op memOp) func(*Wave, *Inst) error {
+	slow := flatOpSlow(op)
+	fast := op.atomic == "" && op.d16 == 0 && op.size%4 == 0
+	return func(w *Wave, in *Inst) error {
+		if !fast || in.Seg == 1 || in.Lds {
+			return slow(w, in)
+		}
+		// Fast path: whole-dword global accesses within one cached region;
+		// any other lane (aperture, fault, other region) takes the slow path.
+		exec := w.Exec()
+		var rbase uint64
+		var rdata []byte
+		n := uint64(op.size)
+		words := op.size / 4
+		dr := (in.Dst - opVGPR) & 511
+		sr := (in.Src[1] - opVGPR) & 511
+		var rest uint64
+		for l := 0; l < 64; l++ {
+			if exec>>l&1 == 0 {
+				continue
+			}
+			addr := w.vmemAddr(in, l)
+			off := addr - rbase
+			if off+n > uint64(len(rdata)) || off+n < off {
+				if addr>>48 != 0 {
+					rest |= 1 << l
+					continue
+				}
+				b, d, ok := w.mem.RegionBytes(addr)
+				if !ok || addr-b+n > uint64(len(d)) {
+					rest |= 1 << l
+					continue
+				}
+				rbase, rdata, off = b, d, addr-b
+			}
+			w.Lanes++
+			p := rdata[off : off+n]
+			if op.store {
+				for i := 0; i < words; i++ {
+					le.PutUint32(p[4*i:], w.V[(sr+uint16(i))&511][l])
+				}
+			} else {
+				for i := 0; i < words; i++ {
+					w.V[(dr+uint16(i))&511][l] = le.Uint32(p[4*i:])
+				}
+			}
+		}
+		if rest == 0 {
+			return nil
+		}
+		saved := w.Exec()
+		w.SetExec(rest)
+		err := slow(w, in)
+		w.SetExec(saved)
+		return err
+	}
+}
+
+func flatOpSlow(op memOp) func(*Wave, *Inst) error {
 	return func(w *Wave, in *Inst) error {
 		space := spaceFlat
 		switch in.Seg {

@@ -2,6 +2,7 @@ package wave
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 )
@@ -285,14 +286,7 @@ func v32x(k kind, n int, dst16 bool, fn func(a, b, c uint32) uint32) func(*Wave,
 	}
 }
 
-func popcount(m uint64) int {
-	n := 0
-	for m != 0 {
-		m &= m - 1
-		n++
-	}
-	return n
-}
+func popcount(m uint64) int { return bits.OnesCount64(m) }
 
 // v64 builds the semantics of a VALU operation with 64-bit operands;
 // wide says which sources (and, at index 3, the result) are 64-bit.
@@ -320,6 +314,22 @@ func v64(k kind, n int, wide [4]bool, fn func(a, b, c uint64) uint64) func(*Wave
 		mods := in.Fmt == FmtVOP3 && (in.Abs|in.Neg != 0) && k == kF64
 		d := (in.Dst - opVGPR) & 511
 		dlo, dhi := &w.V[d], &w.V[(d+1)&511]
+		if !mods && !(k == kF64 && in.Fmt == FmtVOP3 && (in.Omod != 0 || in.Clamp)) {
+			// Fast path: sources that are not 64-bit read zero high halves.
+			for l := 0; l < 64; l++ {
+				if exec>>l&1 == 0 {
+					continue
+				}
+				r := fn(uint64(lo[0][l])|uint64(hi[0][l])<<32, uint64(lo[1][l])|uint64(hi[1][l])<<32,
+					uint64(lo[2][l])|uint64(hi[2][l])<<32)
+				dlo[l] = uint32(r)
+				if wide[3] {
+					dhi[l] = uint32(r >> 32)
+				}
+			}
+			w.Lanes += uint64(popcount(exec))
+			return nil
+		}
 		for l := 0; l < 64; l++ {
 			if exec>>l&1 == 0 {
 				continue

@@ -187,6 +187,10 @@ type Program struct {
 	mem    *mem.Memory
 	target Target
 	cache  map[uint64]*Inst
+	// dense caches decoded instructions of the most recent code region by
+	// (pc - lo) / 4.
+	lo, hi uint64
+	dense  []*Inst
 }
 
 // NewProgram returns a decoder for code in m.
@@ -196,7 +200,11 @@ func NewProgram(m *mem.Memory, target Target) *Program {
 
 // Fetch returns the decoded instruction at pc.
 func (p *Program) Fetch(pc uint64) (*Inst, error) {
-	if in := p.cache[pc]; in != nil {
+	if pc-p.lo < p.hi-p.lo && pc&3 == 0 {
+		if in := p.dense[(pc-p.lo)>>2]; in != nil {
+			return in, nil
+		}
+	} else if in := p.cache[pc]; in != nil {
 		return in, nil
 	}
 	var words [4]uint32
@@ -217,6 +225,19 @@ func (p *Program) Fetch(pc uint64) (*Inst, error) {
 	}
 	in.PC = pc
 	p.cache[pc] = in
+	if !(pc-p.lo < p.hi-p.lo) {
+		if base, size, ok := p.mem.Region(pc); ok && size <= 1<<26 {
+			p.lo, p.hi, p.dense = base, base+size, make([]*Inst, (size+3)/4)
+			for a, c := range p.cache {
+				if a-base < size && a&3 == 0 {
+					p.dense[(a-base)>>2] = c
+				}
+			}
+		}
+	}
+	if pc-p.lo < p.hi-p.lo && pc&3 == 0 {
+		p.dense[(pc-p.lo)>>2] = in
+	}
 	return in, nil
 }
 
