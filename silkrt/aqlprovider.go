@@ -40,7 +40,7 @@ type AQL struct {
 	dev     AQLDevice
 	bundle  *Bundle
 	kernels map[string]aqlKernel
-	allocs  allocations
+	allocs  Allocations
 	pending []uint64 // kernarg segments of launches not yet waited for
 }
 
@@ -51,8 +51,11 @@ type aqlKernel struct {
 
 // NewAQL returns a provider called name (for example "sim") on dev.
 func NewAQL(name string, dev AQLDevice) *AQL {
-	return &AQL{name: name, dev: dev, kernels: map[string]aqlKernel{}, allocs: allocations{}}
+	return &AQL{name: name, dev: dev, kernels: map[string]aqlKernel{}, allocs: Allocations{}}
 }
+
+// Device returns the device the provider drives.
+func (a *AQL) Device() AQLDevice { return a.dev }
 
 // Name returns the name given to NewAQL.
 func (a *AQL) Name() string { return a.name }
@@ -116,7 +119,7 @@ func (a *AQL) CopyIn(dst DevicePtr, src []byte) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, err := a.allocs.find(dst, uint64(len(src))); err != nil {
+	if _, err := a.allocs.Check(dst, uint64(len(src))); err != nil {
 		return err
 	}
 	return a.dev.Write(uint64(dst), src)
@@ -129,7 +132,7 @@ func (a *AQL) CopyOut(dst []byte, src DevicePtr) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, err := a.allocs.find(src, uint64(len(dst))); err != nil {
+	if _, err := a.allocs.Check(src, uint64(len(dst))); err != nil {
 		return err
 	}
 	return a.dev.Read(uint64(src), dst)
@@ -259,9 +262,8 @@ func (a *AQL) Close() error {
 	for p := range a.allocs {
 		err = errors.Join(err, a.dev.Free(uint64(p)))
 	}
-	a.allocs = allocations{}
+	a.allocs = Allocations{}
 	return err
 }
 
 var _ Provider = (*AQL)(nil)
-var _ Provider = (*HIP)(nil)

@@ -5,11 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/hsa/aql"
+	"github.com/rocjitsu/rocjitsu/silkrt/internal/fixture"
 )
 
 // fakeAQLDevice is an in-memory AQLDevice that records what reaches it.
@@ -102,11 +102,7 @@ func (d *fakeAQLDevice) Dispatch(packet []byte) error {
 func (d *fakeAQLDevice) Wait() error { d.waits++; return d.waitErr }
 
 func TestAQLProvider(t *testing.T) {
-	hsaco, _ := fixtures(t)
-	code, err := os.ReadFile(hsaco)
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := fixture.KernelBytes(t)
 	sizes, tag, err := EntryFromCodeObject("sizes", code)
 	if err != nil {
 		t.Fatal(err)

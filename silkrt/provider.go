@@ -16,6 +16,9 @@ type Dim3 struct {
 	X, Y, Z uint32
 }
 
+// D3 returns Dim3{x, y, z}.
+func D3(x, y, z uint32) Dim3 { return Dim3{X: x, Y: y, Z: z} }
+
 // Dimensions returns 3 when Z > 1, 2 when Y > 1, else 1.
 func (d Dim3) Dimensions() int {
 	switch {
@@ -48,8 +51,9 @@ func ParseDim3(s string) (Dim3, error) {
 }
 
 // Provider is a GPU runtime that can load a bundle and run its entries.
-// Implementations: HIP (a dlopen'ed libamdhip64). Methods are safe for
-// concurrent use.
+// Implementations: package silkrt/hip (a dlopen'ed libamdhip64), AQL here
+// (any AQLDevice) and package silkrt/simulator (AQL on hsa/sim). Methods
+// are safe for concurrent use.
 type Provider interface {
 	// Name returns the provider's name, for example "hip".
 	Name() string
@@ -99,24 +103,20 @@ func LaunchConfig(grid, block Dim3, maxFlat uint32) (DispatchConfig, error) {
 	return c, nil
 }
 
-// allocation is one live device allocation, tracked so that copies can be
-// bounds-checked before they reach the runtime.
-type allocation struct {
-	base DevicePtr
-	size uint64
-}
+// Allocations tracks a provider's live device allocations (base address
+// to size) so that copies are bounds-checked before they reach a runtime.
+type Allocations map[DevicePtr]uint64
 
-type allocations map[DevicePtr]uint64
-
-// find returns the allocation containing [p, p+n).
-func (a allocations) find(p DevicePtr, n uint64) (allocation, error) {
+// Check returns the base of the allocation that holds all of [p, p+n), or
+// an error saying how the range misses.
+func (a Allocations) Check(p DevicePtr, n uint64) (DevicePtr, error) {
 	for base, size := range a {
 		if p >= base && uint64(p-base) < size {
 			if n > size-uint64(p-base) {
-				return allocation{}, fmt.Errorf("silkrt: copy of %d bytes at %#x runs past the end of the %d-byte buffer at %#x", n, uint64(p), size, uint64(base))
+				return 0, fmt.Errorf("silkrt: copy of %d bytes at %#x runs past the end of the %d-byte buffer at %#x", n, uint64(p), size, uint64(base))
 			}
-			return allocation{base, size}, nil
+			return base, nil
 		}
 	}
-	return allocation{}, fmt.Errorf("silkrt: %#x is not inside a live allocation", uint64(p))
+	return 0, fmt.Errorf("silkrt: %#x is not inside a live allocation", uint64(p))
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/silkrt"
+	"github.com/rocjitsu/rocjitsu/silkrt/hip"
+	"github.com/rocjitsu/rocjitsu/silkrt/simulator"
 )
 
 func init() {
@@ -450,7 +452,7 @@ func silkRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "ran %s grid=%v block=%v kernargs=%d bytes on %s\n", entry.Name, grid, block, len(packed), p.Name())
-	if a := silkrt.SimAgent(p); a != nil {
+	if a := simulator.Agent(p); a != nil {
 		fmt.Fprintf(stdout, "simulator %s: %d waves, %d wave instructions, %d lane instructions\n", a.Target, a.Stats.Waves, a.Stats.Instructions, a.Stats.LaneInstructions)
 	}
 	for i, k := range kargs {
@@ -476,15 +478,15 @@ func openProvider(name, hipLib string, target uint32, stderr io.Writer) (silkrt.
 	simTarget := fmt.Sprintf("gfx%d", target)
 	switch name {
 	case "hip":
-		return silkrt.OpenHIP(silkrt.HIPOptions{Library: hipLib})
+		return hip.Open(hip.Options{Library: hipLib})
 	case "sim":
-		return silkrt.NewSim(simTarget)
+		return simulator.New(simTarget)
 	case "auto":
-		h, err := silkrt.OpenHIP(silkrt.HIPOptions{Library: hipLib})
+		h, err := hip.Open(hip.Options{Library: hipLib})
 		if err == nil {
 			return h, nil
 		}
-		s, serr := silkrt.NewSim(simTarget)
+		s, serr := simulator.New(simTarget)
 		if serr != nil {
 			return nil, fmt.Errorf("no provider: %v; %v", err, serr)
 		}

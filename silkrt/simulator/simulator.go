@@ -1,4 +1,7 @@
-package silkrt
+// Package simulator is the simulator provider of silkrt: the generic AQL
+// provider (silkrt.AQL) on a simulated agent from hsa/sim, so that Silk
+// bundle entries run without a GPU.
+package simulator
 
 import (
 	"fmt"
@@ -6,30 +9,31 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/hsa/aql"
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
+	"github.com/rocjitsu/rocjitsu/silkrt"
 )
 
-// simDevice adapts a simulated agent (hsa/sim) to AQLDevice. Dispatch runs
+// simDevice adapts a simulated agent (hsa/sim) to silkrt.AQLDevice. Dispatch runs
 // the kernel to completion before it returns.
 type simDevice struct {
 	agent   *sim.Agent
 	kernels map[uint64]*sim.Kernel // by descriptor address
 }
 
-// NewSim returns the simulator provider: an AQL provider on a new
-// hsa/sim agent for target ("gfx942" or "gfx950"). It needs no GPU.
-func NewSim(target string) (*AQL, error) {
+// New returns the simulator provider: an AQL provider called "sim" on a
+// new hsa/sim agent for target ("gfx942" or "gfx950"). It needs no GPU.
+func New(target string) (*silkrt.AQL, error) {
 	a, err := sim.NewAgent(target)
 	if err != nil {
 		return nil, fmt.Errorf("silkrt: sim: %w", err)
 	}
-	return NewAQL("sim", &simDevice{agent: a, kernels: map[uint64]*sim.Kernel{}}), nil
+	return silkrt.NewAQL("sim", &simDevice{agent: a, kernels: map[uint64]*sim.Kernel{}}), nil
 }
 
-// SimAgent returns the simulated agent behind a provider made by NewSim
-// (for statistics), or nil.
-func SimAgent(p Provider) *sim.Agent {
-	if a, ok := p.(*AQL); ok {
-		if d, ok := a.dev.(*simDevice); ok {
+// Agent returns the simulated agent behind a provider made by New (for
+// statistics), or nil for any other provider.
+func Agent(p silkrt.Provider) *sim.Agent {
+	if a, ok := p.(*silkrt.AQL); ok {
+		if d, ok := a.Device().(*simDevice); ok {
 			return d.agent
 		}
 	}

@@ -1,37 +1,42 @@
-package silkrt
+package simulator
 
 import (
 	"encoding/binary"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/silkrt"
+	"github.com/rocjitsu/rocjitsu/silkrt/internal/fixture"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	fixture.Cleanup()
+	os.Exit(code)
+}
 
 // TestSimProvider runs the clang-built test kernels on the hsa/sim
 // simulator through the AQL provider and checks the memory they write.
 func TestSimProvider(t *testing.T) {
-	hsaco, _ := fixtures(t)
-	code, err := os.ReadFile(hsaco)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []Entry
+	code := fixture.KernelBytes(t)
+	var entries []silkrt.Entry
 	for _, n := range []string{"fill", "sizes"} {
-		e, _, err := EntryFromCodeObject(n, code)
+		e, _, err := silkrt.EntryFromCodeObject(n, code)
 		if err != nil {
 			t.Fatal(err)
 		}
 		entries = append(entries, e)
 	}
-	exe, err := AppendBundle([]byte("host"), &Bundle{Provider: ProviderHIP, Target: 942, Entries: entries})
+	exe, err := silkrt.AppendBundle([]byte("host"), &silkrt.Bundle{Provider: silkrt.ProviderHIP, Target: 942, Entries: entries})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := ParseBundle(exe)
+	b, _, err := silkrt.ParseBundle(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewSim("gfx942")
+	p, err := New("gfx942")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +53,7 @@ func TestSimProvider(t *testing.T) {
 	}
 	args := le.AppendUint64(nil, uint64(out))
 	args = le.AppendUint32(args, 1000)
-	if err := p.Launch("fill", Dim3{256, 1, 1}, Dim3{64, 1, 1}, args); err != nil {
+	if err := p.Launch("fill", silkrt.D3(256, 1, 1), silkrt.D3(64, 1, 1), args); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Synchronize(); err != nil {
@@ -69,7 +74,7 @@ func TestSimProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Launch("sizes", Dim3{200, 3, 1}, Dim3{64, 1, 1}, le.AppendUint64(nil, uint64(res))); err != nil {
+	if err := p.Launch("sizes", silkrt.D3(200, 3, 1), silkrt.D3(64, 1, 1), le.AppendUint64(nil, uint64(res))); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Synchronize(); err != nil {
@@ -85,10 +90,10 @@ func TestSimProvider(t *testing.T) {
 			t.Errorf("sizes out[%d] = %d, want %d", i, v, w)
 		}
 	}
-	if a := SimAgent(p); a == nil || a.Stats.Waves == 0 {
+	if a := Agent(p); a == nil || a.Stats.Waves == 0 {
 		t.Fatal("no simulator statistics")
 	}
-	if _, err := NewSim("gfx1100"); err == nil || !strings.Contains(err.Error(), "gfx1100") {
+	if _, err := New("gfx1100"); err == nil || !strings.Contains(err.Error(), "gfx1100") {
 		t.Fatalf("unsupported target: %v", err)
 	}
 }

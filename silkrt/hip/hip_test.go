@@ -1,4 +1,4 @@
-package silkrt
+package hip
 
 import (
 	"bytes"
@@ -12,87 +12,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
-	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+	"github.com/rocjitsu/rocjitsu/silkrt"
+	"github.com/rocjitsu/rocjitsu/silkrt/internal/fixture"
 )
-
-// testKernelSource has a kernel with two explicit arguments (a pointer and
-// a uint: 12 bytes) and one without arguments.
-const testKernelSource = `
-__kernel void fill(__global uint *out, uint value) {
-  uint i = __builtin_amdgcn_workgroup_id_x() * 64 + __builtin_amdgcn_workitem_id_x();
-  out[i] = value + i;
-}
-__kernel void nop(void) {}
-__kernel void sizes(__global uint *out) {
-  __constant uint *ia = (__constant uint *)__builtin_amdgcn_implicitarg_ptr();
-  __constant ushort *ib = (__constant ushort *)ia;
-  out[0] = ia[0]; out[1] = ia[1]; out[2] = ia[2];
-  out[3] = ib[6]; out[4] = ib[7]; out[5] = ib[8];
-  out[6] = ib[9]; out[7] = ib[32];
-}
-`
-
-var (
-	fixtureOnce sync.Once
-	fixtureDir  string
-	fixtureErr  error
-)
-
-// fixtures compiles the test kernel for gfx942 with clang-19 and ld.lld-19
-// and the HIP test double with gcc, once per test binary.
-func fixtures(t *testing.T) (hsaco, double string) {
-	t.Helper()
-	clang := llvmtool.Require(t, "clang-19")
-	lld := llvmtool.Require(t, "ld.lld-19")
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Fatalf("gcc not found (install Debian package gcc): %v", err)
-	}
-	root := projectpath.MustRoot(t)
-	fixtureOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "silkrt-test-")
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		fixtureDir = dir
-		run := func(name string, args ...string) {
-			if fixtureErr != nil {
-				return
-			}
-			if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
-				fixtureErr = fmt.Errorf("%s %v: %v\n%s", name, args, err, out)
-			}
-		}
-		cl := filepath.Join(dir, "k.cl")
-		if fixtureErr = os.WriteFile(cl, []byte(testKernelSource), 0o644); fixtureErr != nil {
-			return
-		}
-		run(clang, "-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942", "-nogpulib", "-O2", "-c", cl, "-o", filepath.Join(dir, "k.o"))
-		run(lld, "-shared", filepath.Join(dir, "k.o"), "-o", filepath.Join(dir, "k.hsaco"))
-		run(gcc, "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", filepath.Join(dir, "libamdhip64.so"), filepath.Join(root, "c", "hipdouble", "hipdouble.c"))
-	})
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
-	}
-	// A fresh copy per test gives a fresh dlopen handle and fresh state.
-	b, err := os.ReadFile(filepath.Join(fixtureDir, "libamdhip64.so"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	double = filepath.Join(t.TempDir(), "libamdhip64.so")
-	if err := os.WriteFile(double, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(fixtureDir, "k.hsaco"), double
-}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if fixtureDir != "" {
-		os.RemoveAll(fixtureDir)
-	}
+	fixture.Cleanup()
 	os.Exit(code)
 }
 
@@ -114,65 +40,35 @@ func readLog(t *testing.T, path string) string {
 	return string(b)
 }
 
-func TestInspectCodeObject(t *testing.T) {
-	hsaco, _ := fixtures(t)
-	code, err := os.ReadFile(hsaco)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := InspectCodeObject(code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Processor != "gfx942" || info.Target != 942 {
-		t.Fatalf("processor %q tag %d", info.Processor, info.Target)
-	}
-	fill, ok := info.Kernel("fill")
-	if !ok || fill.ExplicitKernargSize != 12 {
-		t.Fatalf("fill: %+v %v", fill, ok)
-	}
-	nop, ok := info.Kernel("nop")
-	if !ok || nop.ExplicitKernargSize != 0 {
-		t.Fatalf("nop: %+v %v", nop, ok)
-	}
-	if _, _, err := EntryFromCodeObject("missing", code); err == nil || !strings.Contains(err.Error(), "no kernel \"missing\"") {
-		t.Fatalf("missing kernel: %v", err)
-	}
-}
-
 // TestHIPProviderAgainstDouble drives the provider against the C test double
 // and compares the double's call log, argument by argument, with what the
 // provider must have passed.
 func TestHIPProviderAgainstDouble(t *testing.T) {
-	hsaco, double := fixtures(t)
-	code, err := os.ReadFile(hsaco)
-	if err != nil {
-		t.Fatal(err)
-	}
+	code, double := fixture.KernelBytes(t), fixture.HIPDouble(t)
 	logPath := filepath.Join(t.TempDir(), "hip.log")
 	t.Setenv("HIPDOUBLE_LOG", logPath)
 	t.Setenv("HIPDOUBLE_DEVICES", "1")
 	t.Setenv("HIPDOUBLE_FAIL", "")
 
-	fill, tag, err := EntryFromCodeObject("fill", code)
+	fill, tag, err := silkrt.EntryFromCodeObject("fill", code)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nop, _, err := EntryFromCodeObject("nop", code)
+	nop, _, err := silkrt.EntryFromCodeObject("nop", code)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Round-trip through the bundle format, as the CLI does.
-	exe, err := AppendBundle([]byte("host"), &Bundle{Provider: ProviderHIP, Target: tag, Entries: []Entry{fill, nop}})
+	exe, err := silkrt.AppendBundle([]byte("host"), &silkrt.Bundle{Provider: silkrt.ProviderHIP, Target: tag, Entries: []silkrt.Entry{fill, nop}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := ParseBundle(exe)
+	b, _, err := silkrt.ParseBundle(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	h, err := OpenHIP(HIPOptions{Library: double})
+	h, err := Open(Options{Library: double})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,10 +85,10 @@ func TestHIPProviderAgainstDouble(t *testing.T) {
 	}
 	args := binary.LittleEndian.AppendUint64(nil, uint64(buf))
 	args = binary.LittleEndian.AppendUint32(args, 0xdeadbeef)
-	if err := h.Launch("fill", Dim3{256, 1, 1}, Dim3{64, 1, 1}, args); err != nil {
+	if err := h.Launch("fill", silkrt.D3(256, 1, 1), silkrt.D3(64, 1, 1), args); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Launch("nop", Dim3{128, 4, 2}, Dim3{32, 2, 2}, nil); err != nil {
+	if err := h.Launch("nop", silkrt.D3(128, 4, 2), silkrt.D3(32, 2, 2), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Synchronize(); err != nil {
@@ -243,53 +139,49 @@ func TestHIPProviderAgainstDouble(t *testing.T) {
 }
 
 func TestHIPProviderErrors(t *testing.T) {
-	hsaco, double := fixtures(t)
-	code, err := os.ReadFile(hsaco)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill, _, err := EntryFromCodeObject("fill", code)
+	code, double := fixture.KernelBytes(t), fixture.HIPDouble(t)
+	fill, _, err := silkrt.EntryFromCodeObject("fill", code)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(t.TempDir(), "hip.log")
 	t.Setenv("HIPDOUBLE_LOG", logPath)
 
-	// No device: a clean error that matches ErrNoDevice and names HIP's code.
+	// No device: a clean error that matches silkrt.ErrNoDevice and names HIP's code.
 	t.Setenv("HIPDOUBLE_DEVICES", "0")
-	_, err = OpenHIP(HIPOptions{Library: double})
-	var he *HIPError
-	if !errors.Is(err, ErrNoDevice) || !errors.As(err, &he) || he.Name != "hipErrorNoDevice" || he.Func != "hipInit" {
+	_, err = Open(Options{Library: double})
+	var he *Error
+	if !errors.Is(err, silkrt.ErrNoDevice) || !errors.As(err, &he) || he.Name != "hipErrorNoDevice" || he.Func != "hipInit" {
 		t.Fatalf("no device: %v", err)
 	}
 	t.Logf("no device: %v", err)
 
 	// A missing library.
-	if _, err := OpenHIP(HIPOptions{Library: filepath.Join(t.TempDir(), "libnothere.so")}); err == nil || !strings.Contains(err.Error(), "cannot load the HIP runtime") {
+	if _, err := Open(Options{Library: filepath.Join(t.TempDir(), "libnothere.so")}); err == nil || !strings.Contains(err.Error(), "cannot load the HIP runtime") {
 		t.Fatalf("missing library: %v", err)
 	}
 	// A library without the HIP functions.
-	if _, err := OpenHIP(HIPOptions{Library: "libm.so.6"}); err == nil || !strings.Contains(err.Error(), "lacks hipInit, hipModuleLoadData") {
+	if _, err := Open(Options{Library: "libm.so.6"}); err == nil || !strings.Contains(err.Error(), "lacks hipInit, hipModuleLoadData") {
 		t.Fatalf("incomplete library: %v", err)
 	}
 
 	t.Setenv("HIPDOUBLE_DEVICES", "1")
-	_, double2 := fixtures(t)
-	h, err := OpenHIP(HIPOptions{Library: double2})
+	double2 := fixture.HIPDouble(t)
+	h, err := Open(Options{Library: double2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if err := h.Load(&Bundle{Provider: ProviderCUDA, Target: 80, Entries: []Entry{fill}}); err == nil || !strings.Contains(err.Error(), "provider cuda") {
+	if err := h.Load(&silkrt.Bundle{Provider: silkrt.ProviderCUDA, Target: 80, Entries: []silkrt.Entry{fill}}); err == nil || !strings.Contains(err.Error(), "provider cuda") {
 		t.Fatalf("cuda bundle offered to HIP: %v", err)
 	}
-	if err := h.Launch("fill", Dim3{64, 1, 1}, Dim3{64, 1, 1}, make([]byte, 12)); err == nil || !strings.Contains(err.Error(), "no bundle loaded") {
+	if err := h.Launch("fill", silkrt.D3(64, 1, 1), silkrt.D3(64, 1, 1), make([]byte, 12)); err == nil || !strings.Contains(err.Error(), "no bundle loaded") {
 		t.Fatalf("launch before load: %v", err)
 	}
 	// A kernel name the code object does not have: HIP's hipErrorNotFound.
 	bad := fill
 	bad.Name = "absent"
-	err = h.Load(&Bundle{Provider: ProviderHIP, Target: 942, Entries: []Entry{bad}})
+	err = h.Load(&silkrt.Bundle{Provider: silkrt.ProviderHIP, Target: 942, Entries: []silkrt.Entry{bad}})
 	if !errors.As(err, &he) || he.Name != "hipErrorNotFound" || he.Func != "hipModuleGetFunction" || !strings.Contains(err.Error(), "named symbol not found") {
 		t.Fatalf("absent kernel: %v", err)
 	}
@@ -297,29 +189,29 @@ func TestHIPProviderErrors(t *testing.T) {
 	if log := readLog(t, logPath); !strings.HasSuffix(log, "hipModuleUnload mod#1\n  -> hipSuccess\n") {
 		t.Fatalf("failed Load did not unload its module:\n%s", log)
 	}
-	if err := h.Load(&Bundle{Provider: ProviderHIP, Target: 942, Entries: []Entry{fill}}); err != nil {
+	if err := h.Load(&silkrt.Bundle{Provider: silkrt.ProviderHIP, Target: 942, Entries: []silkrt.Entry{fill}}); err != nil {
 		t.Fatalf("Load after a failed Load: %v", err)
 	}
 
-	_, double3 := fixtures(t)
-	h3, err := OpenHIP(HIPOptions{Library: double3})
+	double3 := fixture.HIPDouble(t)
+	h3, err := Open(Options{Library: double3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h3.Close()
 	// Not an ELF: hipErrorInvalidImage from the runtime.
-	junk := Entry{Name: "fill", KernargSize: 12, CodeObject: []byte("not an elf at all")}
-	if err := h3.Load(&Bundle{Provider: ProviderHIP, Target: 942, Entries: []Entry{junk}}); !errors.As(err, &he) || he.Name != "hipErrorInvalidImage" {
+	junk := silkrt.Entry{Name: "fill", KernargSize: 12, CodeObject: []byte("not an elf at all")}
+	if err := h3.Load(&silkrt.Bundle{Provider: silkrt.ProviderHIP, Target: 942, Entries: []silkrt.Entry{junk}}); !errors.As(err, &he) || he.Name != "hipErrorInvalidImage" {
 		t.Fatalf("junk image: %v", err)
 	}
 
-	_, double4 := fixtures(t)
-	h4, err := OpenHIP(HIPOptions{Library: double4})
+	double4 := fixture.HIPDouble(t)
+	h4, err := Open(Options{Library: double4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h4.Close()
-	if err := h4.Load(&Bundle{Provider: ProviderHIP, Target: 942, Entries: []Entry{fill}}); err != nil {
+	if err := h4.Load(&silkrt.Bundle{Provider: silkrt.ProviderHIP, Target: 942, Entries: []silkrt.Entry{fill}}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := h4.Alloc(64)
@@ -328,22 +220,22 @@ func TestHIPProviderErrors(t *testing.T) {
 	}
 	launch := []struct {
 		name        string
-		grid, block Dim3
+		grid, block silkrt.Dim3
 		args        int
 		want        string
 	}{
-		{"kernarg size", Dim3{64, 1, 1}, Dim3{64, 1, 1}, 8, "takes 12 bytes of kernel arguments, got 8"},
-		{"not a multiple", Dim3{100, 1, 1}, Dim3{64, 1, 1}, 12, "grid_size_x 100 is not a multiple of workgroup_size_x 64"},
-		{"flat too large", Dim3{2048, 1, 1}, Dim3{2048, 1, 1}, 12, "exceeds max_flat_workgroup_size 1024"},
-		{"grid smaller", Dim3{32, 1, 1}, Dim3{64, 1, 1}, 12, "smaller than the workgroup size"},
-		{"zero block", Dim3{64, 1, 1}, Dim3{0, 1, 1}, 12, "workgroup_size_x = 0"},
+		{"kernarg size", silkrt.D3(64, 1, 1), silkrt.D3(64, 1, 1), 8, "takes 12 bytes of kernel arguments, got 8"},
+		{"not a multiple", silkrt.D3(100, 1, 1), silkrt.D3(64, 1, 1), 12, "grid_size_x 100 is not a multiple of workgroup_size_x 64"},
+		{"flat too large", silkrt.D3(2048, 1, 1), silkrt.D3(2048, 1, 1), 12, "exceeds max_flat_workgroup_size 1024"},
+		{"grid smaller", silkrt.D3(32, 1, 1), silkrt.D3(64, 1, 1), 12, "smaller than the workgroup size"},
+		{"zero block", silkrt.D3(64, 1, 1), silkrt.D3(0, 1, 1), 12, "workgroup_size_x = 0"},
 	}
 	for _, l := range launch {
 		if err := h4.Launch("fill", l.grid, l.block, make([]byte, l.args)); err == nil || !strings.Contains(err.Error(), l.want) {
 			t.Errorf("%s: %v, want %q", l.name, err, l.want)
 		}
 	}
-	if err := h4.Launch("other", Dim3{64, 1, 1}, Dim3{64, 1, 1}, nil); err == nil || !strings.Contains(err.Error(), "no entry \"other\"") {
+	if err := h4.Launch("other", silkrt.D3(64, 1, 1), silkrt.D3(64, 1, 1), nil); err == nil || !strings.Contains(err.Error(), "no entry \"other\"") {
 		t.Errorf("unknown entry: %v", err)
 	}
 	if err := h4.CopyIn(p+60, make([]byte, 8)); err == nil || !strings.Contains(err.Error(), "runs past the end of the 64-byte buffer") {
@@ -375,16 +267,16 @@ func TestHIPProviderErrors(t *testing.T) {
 // "no device" error naming HIP's error code, not a crash.
 func TestRealHIPNoDevice(t *testing.T) {
 	if os.Getenv("SILKRT_REAL_HIP_CHILD") == "1" {
-		_, err := OpenHIP(HIPOptions{})
+		_, err := Open(Options{})
 		if err == nil {
 			fmt.Println("RESULT: device present")
 			return
 		}
-		fmt.Printf("RESULT: noDevice=%v err=%v\n", errors.Is(err, ErrNoDevice), err)
+		fmt.Printf("RESULT: noDevice=%v err=%v\n", errors.Is(err, silkrt.ErrNoDevice), err)
 		return
 	}
 	found := false
-	for _, n := range HIPLibraryNames {
+	for _, n := range LibraryNames {
 		for _, d := range []string{"/usr/lib/x86_64-linux-gnu", "/opt/rocm/lib", "/usr/lib64"} {
 			if _, err := os.Stat(filepath.Join(d, n)); err == nil {
 				found = true
@@ -422,24 +314,20 @@ func TestRealHIPNoDevice(t *testing.T) {
 // TestHIPProviderConcurrent uses one provider from several goroutines; the
 // provider serializes calls into the (not thread-safe) runtime double.
 func TestHIPProviderConcurrent(t *testing.T) {
-	hsaco, double := fixtures(t)
-	code, err := os.ReadFile(hsaco)
-	if err != nil {
-		t.Fatal(err)
-	}
+	code, double := fixture.KernelBytes(t), fixture.HIPDouble(t)
 	t.Setenv("HIPDOUBLE_LOG", "")
 	t.Setenv("HIPDOUBLE_DEVICES", "1")
 	t.Setenv("HIPDOUBLE_FAIL", "")
-	nop, _, err := EntryFromCodeObject("nop", code)
+	nop, _, err := silkrt.EntryFromCodeObject("nop", code)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := OpenHIP(HIPOptions{Library: double})
+	h, err := Open(Options{Library: double})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if err := h.Load(&Bundle{Provider: ProviderHIP, Target: 942, Entries: []Entry{nop}}); err != nil {
+	if err := h.Load(&silkrt.Bundle{Provider: silkrt.ProviderHIP, Target: 942, Entries: []silkrt.Entry{nop}}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -460,7 +348,7 @@ func TestHIPProviderConcurrent(t *testing.T) {
 					errs <- err
 					return
 				}
-				if err := h.Launch("nop", Dim3{64, 1, 1}, Dim3{64, 1, 1}, nil); err != nil {
+				if err := h.Launch("nop", silkrt.D3(64, 1, 1), silkrt.D3(64, 1, 1), nil); err != nil {
 					errs <- err
 					return
 				}

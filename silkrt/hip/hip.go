@@ -1,4 +1,8 @@
-package silkrt
+// Package hip is the HIP provider of silkrt: it dlopens the HIP runtime
+// (libamdhip64) with purego, without cgo, and runs Silk bundle entries with
+// hipModuleLoadData, hipModuleGetFunction and hipModuleLaunchKernel.
+// Nothing happens at package initialization; Open loads the library.
+package hip
 
 import (
 	"errors"
@@ -9,11 +13,13 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/rocjitsu/rocjitsu/silkrt"
 )
 
-// HIPLibraryNames are the names OpenHIP tries, in order, when
-// HIPOptions.Library is empty.
-var HIPLibraryNames = []string{"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}
+// LibraryNames are the names Open tries, in order, when
+// Options.Library is empty.
+var LibraryNames = []string{"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}
 
 // HIP launch parameter tags for the extra argument of hipModuleLaunchKernel.
 const (
@@ -49,8 +55,8 @@ var hipErrorNames = map[int32]string{
 	701: "hipErrorLaunchOutOfResources", 719: "hipErrorLaunchFailure", 999: "hipErrorUnknown",
 }
 
-// HIPError is a failed HIP call.
-type HIPError struct {
+// Error is a failed HIP call.
+type Error struct {
 	// Func is the HIP function, for example "hipModuleLoadData".
 	Func string
 	// Code is the hipError_t value.
@@ -62,7 +68,7 @@ type HIPError struct {
 }
 
 // Error formats the error as "hipFunc: hipErrorName (code): description".
-func (e *HIPError) Error() string {
+func (e *Error) Error() string {
 	s := fmt.Sprintf("%s: %s (%d)", e.Func, e.Name, e.Code)
 	if e.Text != "" && e.Text != e.Name {
 		s += ": " + e.Text
@@ -70,27 +76,26 @@ func (e *HIPError) Error() string {
 	return s
 }
 
-// HIPOptions configures OpenHIP.
-type HIPOptions struct {
+// Options configures Open.
+type Options struct {
 	// Library is the path or name of the HIP runtime library; empty tries
-	// HIPLibraryNames.
+	// LibraryNames.
 	Library string
 	// Device is the device index passed to hipSetDevice (when the library
 	// has it and there is more than one device).
 	Device int
 }
 
-// HIP is the HIP provider: it dlopens libamdhip64 with purego (no cgo) and
-// launches bundle entries with hipModuleLaunchKernel.
-type HIP struct {
+// Provider is the HIP provider (a silkrt.Provider).
+type Provider struct {
 	mu      sync.Mutex
 	lib     uintptr
 	libPath string
 	fn      hipFuncs
-	bundle  *Bundle
+	bundle  *silkrt.Bundle
 	modules map[string]uintptr // entry name -> hipModule_t
 	funcs   map[string]uintptr // entry name -> hipFunction_t
-	allocs  allocations
+	allocs  silkrt.Allocations
 	closed  bool
 }
 
@@ -115,11 +120,11 @@ type hipFuncs struct {
 	haveGetErrorName   bool
 }
 
-// OpenHIP loads the HIP runtime, resolves the functions the provider uses
-// and initializes HIP. A machine without a usable GPU gives an error that
-// matches ErrNoDevice and carries HIP's error name.
-func OpenHIP(opts HIPOptions) (*HIP, error) {
-	names := HIPLibraryNames
+// Open loads the HIP runtime, resolves the functions the provider uses and
+// initializes HIP. A machine without a usable GPU gives an error that
+// matches silkrt.silkrt.ErrNoDevice and carries HIP's error name.
+func Open(opts Options) (*Provider, error) {
+	names := LibraryNames
 	if opts.Library != "" {
 		names = []string{opts.Library}
 	}
@@ -137,7 +142,7 @@ func OpenHIP(opts HIPOptions) (*HIP, error) {
 	if lib == 0 {
 		return nil, fmt.Errorf("silkrt: hip: cannot load the HIP runtime (%s): %s", strings.Join(names, ", "), strings.Join(errs, "; "))
 	}
-	h := &HIP{lib: lib, libPath: path, modules: map[string]uintptr{}, funcs: map[string]uintptr{}, allocs: allocations{}}
+	h := &Provider{lib: lib, libPath: path, modules: map[string]uintptr{}, funcs: map[string]uintptr{}, allocs: silkrt.Allocations{}}
 	if err := h.resolve(); err != nil {
 		purego.Dlclose(lib)
 		return nil, err
@@ -150,7 +155,7 @@ func OpenHIP(opts HIPOptions) (*HIP, error) {
 	return h, nil
 }
 
-func (h *HIP) resolve() error {
+func (h *Provider) resolve() error {
 	required := []struct {
 		name string
 		fptr any
@@ -197,12 +202,12 @@ func (h *HIP) resolve() error {
 	return nil
 }
 
-// check turns a hipError_t into a *HIPError (nil for hipSuccess).
-func (h *HIP) check(fn string, code int32) error {
+// check turns a hipError_t into a *Error (nil for hipSuccess).
+func (h *Provider) check(fn string, code int32) error {
 	if code == hipSuccess {
 		return nil
 	}
-	e := &HIPError{Func: fn, Code: code}
+	e := &Error{Func: fn, Code: code}
 	if h.fn.haveGetErrorName {
 		e.Name = h.fn.getErrorName(code)
 	}
@@ -216,7 +221,7 @@ func (h *HIP) check(fn string, code int32) error {
 	return e
 }
 
-func (h *HIP) initDevice(dev int) error {
+func (h *Provider) initDevice(dev int) error {
 	initErr := h.check("hipInit", h.fn.init(0))
 	var count int32 = -1
 	var countErr error
@@ -258,7 +263,7 @@ func nonNil(errs ...error) []error {
 }
 
 // noDeviceError is OpenHIP's error on a machine without a usable GPU; it
-// matches ErrNoDevice and unwraps to the HIP errors behind it.
+// matches silkrt.ErrNoDevice and unwraps to the HIP errors behind it.
 type noDeviceError struct {
 	lib    string
 	causes []error
@@ -266,7 +271,7 @@ type noDeviceError struct {
 
 // Error lists the HIP errors that showed there is no device.
 func (e *noDeviceError) Error() string {
-	s := "silkrt: hip: " + ErrNoDevice.Error() + " (" + e.lib + ")"
+	s := "silkrt: hip: " + silkrt.ErrNoDevice.Error() + " (" + e.lib + ")"
 	for i, c := range e.causes {
 		if i == 0 {
 			s += ": "
@@ -278,24 +283,24 @@ func (e *noDeviceError) Error() string {
 	return s
 }
 
-// Unwrap returns ErrNoDevice and the HIP errors.
-func (e *noDeviceError) Unwrap() []error { return append([]error{ErrNoDevice}, e.causes...) }
+// Unwrap returns silkrt.ErrNoDevice and the HIP errors.
+func (e *noDeviceError) Unwrap() []error { return append([]error{silkrt.ErrNoDevice}, e.causes...) }
 
 func isHIPCode(err error, code int32) bool {
-	var he *HIPError
+	var he *Error
 	return errors.As(err, &he) && he.Code == code
 }
 
 // Name returns "hip".
-func (h *HIP) Name() string { return "hip" }
+func (h *Provider) Name() string { return "hip" }
 
 // LibraryPath returns the name the HIP runtime was loaded under.
-func (h *HIP) LibraryPath() string { return h.libPath }
+func (h *Provider) LibraryPath() string { return h.libPath }
 
 // Load loads every entry's code object with hipModuleLoadData and resolves
 // the kernel with hipModuleGetFunction.
-func (h *HIP) Load(b *Bundle) error {
-	if b.Provider != ProviderHIP {
+func (h *Provider) Load(b *silkrt.Bundle) error {
+	if b.Provider != silkrt.ProviderHIP {
 		return fmt.Errorf("silkrt: hip: bundle is for provider %v; HIP loads only hip bundles", b.Provider)
 	}
 	h.mu.Lock()
@@ -335,7 +340,7 @@ func (h *HIP) Load(b *Bundle) error {
 }
 
 // Alloc allocates device memory with hipMalloc.
-func (h *HIP) Alloc(size uint64) (DevicePtr, error) {
+func (h *Provider) Alloc(size uint64) (silkrt.DevicePtr, error) {
 	if size == 0 {
 		return 0, errors.New("silkrt: hip: zero-byte allocation")
 	}
@@ -345,18 +350,18 @@ func (h *HIP) Alloc(size uint64) (DevicePtr, error) {
 	if err := h.check("hipMalloc", h.fn.malloc(&p, uintptr(size))); err != nil {
 		return 0, fmt.Errorf("silkrt: hip: %w", err)
 	}
-	h.allocs[DevicePtr(p)] = size
-	return DevicePtr(p), nil
+	h.allocs[silkrt.DevicePtr(p)] = size
+	return silkrt.DevicePtr(p), nil
 }
 
 // CopyIn copies host bytes to the device with hipMemcpy (host to device).
-func (h *HIP) CopyIn(dst DevicePtr, src []byte) error {
+func (h *Provider) CopyIn(dst silkrt.DevicePtr, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, err := h.allocs.find(dst, uint64(len(src))); err != nil {
+	if _, err := h.allocs.Check(dst, uint64(len(src))); err != nil {
 		return err
 	}
 	if err := h.check("hipMemcpy", h.fn.memcpyToDevice(uintptr(dst), unsafe.Pointer(&src[0]), uintptr(len(src)), hipMemcpyHostToDevice)); err != nil {
@@ -366,13 +371,13 @@ func (h *HIP) CopyIn(dst DevicePtr, src []byte) error {
 }
 
 // CopyOut copies device bytes to the host with hipMemcpy (device to host).
-func (h *HIP) CopyOut(dst []byte, src DevicePtr) error {
+func (h *Provider) CopyOut(dst []byte, src silkrt.DevicePtr) error {
 	if len(dst) == 0 {
 		return nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, err := h.allocs.find(src, uint64(len(dst))); err != nil {
+	if _, err := h.allocs.Check(src, uint64(len(dst))); err != nil {
 		return err
 	}
 	if err := h.check("hipMemcpy", h.fn.memcpyToHost(unsafe.Pointer(&dst[0]), uintptr(src), uintptr(len(dst)), hipMemcpyDeviceToHost)); err != nil {
@@ -382,7 +387,7 @@ func (h *HIP) CopyOut(dst []byte, src DevicePtr) error {
 }
 
 // Free releases an allocation with hipFree.
-func (h *HIP) Free(p DevicePtr) error {
+func (h *Provider) Free(p silkrt.DevicePtr) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.allocs[p]; !ok {
@@ -400,7 +405,7 @@ func (h *HIP) Free(p DevicePtr) error {
 // hipModuleLaunchKernel with the arguments passed through
 // HIP_LAUNCH_PARAM_BUFFER_POINTER/SIZE/END on the null stream. HIP launches
 // whole workgroups, so each grid dimension must be a multiple of the block.
-func (h *HIP) Launch(entry string, grid, block Dim3, kernargs []byte) error {
+func (h *Provider) Launch(entry string, grid, block silkrt.Dim3, kernargs []byte) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.bundle == nil {
@@ -413,7 +418,7 @@ func (h *HIP) Launch(entry string, grid, block Dim3, kernargs []byte) error {
 	if uint64(len(kernargs)) != uint64(e.KernargSize) {
 		return fmt.Errorf("silkrt: hip: entry %q takes %d bytes of kernel arguments, got %d", entry, e.KernargSize, len(kernargs))
 	}
-	if _, err := LaunchConfig(grid, block, 0); err != nil {
+	if _, err := silkrt.LaunchConfig(grid, block, 0); err != nil {
 		return err
 	}
 	g := [3]uint32{grid.X, grid.Y, grid.Z}
@@ -421,7 +426,7 @@ func (h *HIP) Launch(entry string, grid, block Dim3, kernargs []byte) error {
 	var blocks [3]uint32
 	for i := range 3 {
 		if g[i]%b[i] != 0 {
-			return fmt.Errorf("silkrt: hip: grid_size_%s %d is not a multiple of workgroup_size_%s %d", axis[i], g[i], axis[i], b[i])
+			return fmt.Errorf("silkrt: hip: grid_size_%s %d is not a multiple of workgroup_size_%s %d", axes[i], g[i], axes[i], b[i])
 		}
 		blocks[i] = g[i] / b[i]
 	}
@@ -453,6 +458,8 @@ func (h *HIP) Launch(entry string, grid, block Dim3, kernargs []byte) error {
 	return nil
 }
 
+var axes = [3]string{"x", "y", "z"}
+
 type launchArgs struct {
 	extra [5]uintptr
 	size  uintptr
@@ -460,7 +467,7 @@ type launchArgs struct {
 }
 
 // Synchronize calls hipDeviceSynchronize.
-func (h *HIP) Synchronize() error {
+func (h *Provider) Synchronize() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err := h.check("hipDeviceSynchronize", h.fn.deviceSynchronize()); err != nil {
@@ -471,7 +478,7 @@ func (h *HIP) Synchronize() error {
 
 // Close frees remaining allocations and unloads the modules. The HIP
 // library itself stays loaded.
-func (h *HIP) Close() error {
+func (h *Provider) Close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -482,7 +489,7 @@ func (h *HIP) Close() error {
 	for p := range h.allocs {
 		errs = append(errs, h.check("hipFree", h.fn.free(uintptr(p))))
 	}
-	h.allocs = allocations{}
+	h.allocs = silkrt.Allocations{}
 	if h.fn.haveModuleUnload {
 		for _, m := range h.modules {
 			errs = append(errs, h.check("hipModuleUnload", h.fn.moduleUnload(m)))
