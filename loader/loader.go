@@ -150,10 +150,11 @@ func (f *File) CodeObjectVersion() int { return f.Header.CodeObjectVersion() }
 // section that holds them.
 func (f *File) ReadAt(addr, size uint64) ([]byte, error) {
 	for _, s := range f.Sections {
-		if !s.Alloc() || s.Type == SHT_NOBITS {
+		n := uint64(len(s.Data))
+		if !s.Alloc() || n == 0 {
 			continue
 		}
-		if addr >= s.Addr && addr-s.Addr <= s.Size && size <= s.Size-(addr-s.Addr) {
+		if addr >= s.Addr && addr-s.Addr <= n && size <= n-(addr-s.Addr) {
 			o := addr - s.Addr
 			return s.Data[o : o+size], nil
 		}
@@ -525,7 +526,8 @@ func (f *File) findKernels() error {
 			return formatErr(at-2, field, "descriptor symbol is not defined in a section (st_shndx %d)", sym.Shndx)
 		}
 		sec := f.Sections[sym.Shndx]
-		if sec.Type == SHT_NOBITS || sym.Value < sec.Addr || sym.Value-sec.Addr > sec.Size || sec.Size-(sym.Value-sec.Addr) < kd.Size {
+		n := uint64(len(sec.Data))
+		if sym.Value < sec.Addr || sym.Value-sec.Addr > n || n-(sym.Value-sec.Addr) < kd.Size {
 			return formatErr(at, field, "descriptor at 0x%x does not fit in section %s [0x%x, 0x%x)", sym.Value, sec.Name, sec.Addr, sec.Addr+sec.Size)
 		}
 		o := sym.Value - sec.Addr

@@ -111,6 +111,15 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 			p.page = s.Align
 		}
 	}
+	const maxAlign = 1 << 24
+	if p.page > maxAlign {
+		return nil, fmt.Errorf("loader: patch: alignment 0x%x of a LOAD segment or ALLOC section is too large to move contents by", p.page)
+	}
+	for i, s := range f.Sections {
+		if s.Align > maxAlign {
+			return nil, fmt.Errorf("loader: patch: section %d (%s) alignment 0x%x is too large", i, s.Name, s.Align)
+		}
+	}
 	textIdx := f.SectionIndex(".text")
 	if textIdx < 0 {
 		return nil, fmt.Errorf("loader: patch: no .text section")
@@ -323,7 +332,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 			return nil, fmt.Errorf("%w (entry of %s)", err, k.Name)
 		}
 		d.KernelCodeEntryByteOffset = int64(entry - kdAddr)
-		off, ok := p.fileOffset(kdAddr)
+		off, ok := p.fileOffset(kdAddr, kd.Size)
 		if !ok {
 			return nil, fmt.Errorf("loader: patch: descriptor %s at 0x%x has no file bytes", k.Symbol, kdAddr)
 		}
@@ -345,14 +354,19 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	return p.finish(spec.Sections)
 }
 
-// fileOffset maps a new virtual address to its new file offset.
-func (p *patcher) fileOffset(addr uint64) (uint64, bool) {
+// fileOffset maps size bytes at a new virtual address to their new file
+// offset.
+func (p *patcher) fileOffset(addr, size uint64) (uint64, bool) {
 	for _, s := range p.secs {
-		if s.Flags&SHF_ALLOC == 0 || s.Type == SHT_NOBITS {
+		if s.Flags&SHF_ALLOC == 0 || s.Type == SHT_NOBITS || s.Type == SHT_NULL {
 			continue
 		}
-		if addr >= s.Addr && addr < s.Addr+s.Size {
-			return s.Offset + (addr - s.Addr), true
+		if addr >= s.Addr && addr-s.Addr <= s.Size && size <= s.Size-(addr-s.Addr) {
+			off := s.Offset + (addr - s.Addr)
+			if off+size > uint64(len(p.img)) || off+size < off {
+				return 0, false
+			}
+			return off, true
 		}
 	}
 	return 0, false
@@ -557,11 +571,10 @@ func (p *patcher) finish(extra []NewSection) ([]byte, error) {
 		}
 		return ia < ib
 	})
-	img := p.img[:min(end, uint64(len(p.img)))]
-	img = append([]byte(nil), img...)
-	for uint64(len(img)) < end {
-		img = append(img, 0)
+	if end > uint64(len(p.img)) {
+		return nil, fmt.Errorf("loader: patch: loaded contents end at 0x%x, past the 0x%x-byte image", end, len(p.img))
 	}
+	img := append([]byte(nil), p.img[:end]...)
 	for _, i := range order {
 		s := &p.secs[i]
 		off := align(uint64(len(img)), max(s.Align, 1))

@@ -105,6 +105,9 @@ func (a *Arg) Hidden() bool {
 
 // Decode parses the MessagePack payload of an NT_AMDGPU_METADATA note.
 func Decode(b []byte) (*Metadata, error) {
+	if err := Validate(b); err != nil {
+		return nil, err
+	}
 	dec := msgpack.NewDecoder(bytes.NewReader(b))
 	dec.UseLooseInterfaceDecoding(true)
 	raw, err := dec.DecodeInterface()

@@ -1,0 +1,53 @@
+package loader
+
+import (
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+)
+
+// BenchmarkParseWrite parses and writes back every corpus object per
+// iteration and reports the speed against llvm-readelf-19 -a over the same
+// files, measured in the same run (x-vs-llvm-readelf = readelf time /
+// loader time; above 1 means the loader is faster). readelf's time
+// includes starting the process, which is what a caller pays for it.
+func BenchmarkParseWrite(b *testing.B) {
+	readelf := llvmtool.Require(b, llvmtool.Readelf)
+	files := corpusFiles(b)
+	var data [][]byte
+	var total int64
+	for _, p := range files {
+		d := readFile(b, p)
+		data = append(data, d)
+		total += int64(len(d))
+	}
+	// The peer: one llvm-readelf-19 -a run per file.
+	start := time.Now()
+	for _, p := range files {
+		if out, err := exec.Command(readelf, "-a", p).CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", p, err, out)
+		}
+	}
+	peer := time.Since(start)
+
+	b.SetBytes(total)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, d := range data {
+			f, err := Parse(d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := f.Write(); err != nil {
+				b.Fatal(err)
+			}
+			_ = f.Kernels()
+		}
+	}
+	b.StopTimer()
+	per := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(float64(peer)/float64(per), "x-vs-llvm-readelf")
+	b.ReportMetric(float64(len(files)), "objects")
+}
