@@ -43,6 +43,7 @@ static struct {
   uint32_t group, priv, kernarg, dyn;
   int threads, queues, fork_child, bench, info, no_shutdown, cycles;
   long n;
+  long barrier_every; /* also publish a barrier-AND packet after every N dispatches on a queue */
   long check_wrapper; /* offset of the original kernarg pointer in a rewritten buffer, or -1 */
   uint32_t copy_size;
 } opt = {.load = "memory", .threads = 1, .queues = 1, .n = 10, .check_wrapper = -1};
@@ -56,6 +57,7 @@ static _Atomic uint64_t errors;
 static uint64_t last_seq[MAXT][MAXQ];
 static uint64_t seen[MAXT][MAXQ];
 static _Atomic uint64_t hook_calls;
+static _Atomic uint64_t barriers_sent;
 
 #define CHECK(x)                                                                       \
   do {                                                                                 \
@@ -324,6 +326,9 @@ static void *run_worker(void *arg) {
     CHECK(hsa_signal_create(w->n, 0, NULL, &done[k]));
   }
   long total = w->n * w->nq;
+  hsa_signal_t bdone, zero_sig;
+  CHECK(hsa_signal_create(0, 0, NULL, &bdone));
+  CHECK(hsa_signal_create(0, 0, NULL, &zero_sig));
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (long i = 0; i < total; i++) {
@@ -352,11 +357,32 @@ static void *run_worker(void *arg) {
     pkt.kernarg_address = ka;
     pkt.completion_signal = done[k];
     publish(queues[qi], &pkt);
+    if (opt.barrier_every && (j + 1) % opt.barrier_every == 0) {
+      /* A barrier-AND on the dispatch just made (HIP's stream waits look so). */
+      hsa_barrier_and_packet_t bar;
+      memset(&bar, 0, sizeof bar);
+      bar.dep_signal[0] = zero_sig; /* an already-satisfied dependency */
+      bar.completion_signal = bdone;
+      hsa_signal_add_screlease(bdone, 1);
+      uint64_t idx = hsa_queue_add_write_index_screlease(queues[qi], 1);
+      while (idx - hsa_queue_load_read_index_scacquire(queues[qi]) >= queues[qi]->size) sched_yield();
+      hsa_barrier_and_packet_t *slot = (hsa_barrier_and_packet_t *)queues[qi]->base_address + (idx & (queues[qi]->size - 1));
+      memcpy((char *)slot + 4, (char *)&bar + 4, 60);
+      uint16_t header = (HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) | (1 << HSA_PACKET_HEADER_BARRIER);
+      __atomic_store_n((uint32_t *)slot, header, __ATOMIC_RELEASE);
+      hsa_signal_store_screlease(queues[qi]->doorbell_signal, (hsa_signal_value_t)idx);
+      atomic_fetch_add(&barriers_sent, 1);
+    }
   }
   for (int k = 0; k < w->nq; k++)
     if (hsa_signal_wait_scacquire(done[k], HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) != 0)
       err("thread %" PRIu64 " queue %" PRIu64 ": completion signal never reached 0 (%" PRIu64 " left)", (uint64_t)w->t,
           (uint64_t)k, (uint64_t)hsa_signal_load_relaxed(done[k]));
+  if (hsa_signal_wait_scacquire(bdone, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) != 0)
+    err("thread %" PRIu64 ": %" PRIu64 " barrier packets never completed%" PRIu64, (uint64_t)w->t,
+        (uint64_t)hsa_signal_load_relaxed(bdone), 0);
+  hsa_signal_destroy(bdone);
+  hsa_signal_destroy(zero_sig);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   w->ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)total;
   for (int k = 0; k < w->nq; k++) {
@@ -369,7 +395,8 @@ static void *run_worker(void *arg) {
 static void usage(void) {
   fprintf(stderr, "usage: hiplike -k KERNEL [-load memory|file|fileoff|program] [-group N] [-private N] [-kernarg N]\n"
                   "               [-dyn N] [-n N] [-t THREADS] [-q QUEUES] [-fork] [-bench] [-info]\n"
-                  "               [-check-wrapper OFF -copy N] [-no-shutdown] CODE_OBJECT\n");
+                  "               [-check-wrapper OFF -copy N] [-barrier-every N] [-cycles N] [-no-shutdown]\n"
+                  "               CODE_OBJECT\n");
   exit(2);
 }
 
@@ -387,6 +414,7 @@ static int report(const char *who) {
   printf("%s dispatched %" PRIu64 " of %ld faults %" PRIu64 " errors %" PRIu64 "\n", who, got, want, st.faults,
          (uint64_t)errors);
   printf("%s tools_loaded %" PRIu64 " onload_calls %" PRIu64 "\n", who, st.tools_loaded, st.onload_calls);
+  printf("%s barriers_sent %" PRIu64 " barriers_run %" PRIu64 "\n", who, (uint64_t)barriers_sent, st.barriers);
   if (st.faults) {
     char buf[512];
     standin_last_fault(buf, sizeof buf);
@@ -481,6 +509,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "-info")) opt.info = 1;
     else if (!strcmp(a, "-no-shutdown")) opt.no_shutdown = 1;
     else if (!strcmp(a, "-cycles")) opt.cycles = atoi(NEXT());
+    else if (!strcmp(a, "-barrier-every")) opt.barrier_every = atol(NEXT());
     else if (!strcmp(a, "-check-wrapper")) opt.check_wrapper = atol(NEXT());
     else if (!strcmp(a, "-copy")) opt.copy_size = (uint32_t)atoi(NEXT());
     else if (a[0] == '-') usage();

@@ -1792,6 +1792,12 @@ EXPORT hsa_signal_value_t hsa_signal_wait_scacquire(hsa_signal_t s, hsa_signal_c
   return CORE(SIGNAL_WAIT_SCACQUIRE, hsa_signal_value_t(*)(hsa_signal_t, hsa_signal_condition_t, hsa_signal_value_t,
                                                            uint64_t, hsa_wait_state_t))(s, c, v, t, w);
 }
+EXPORT void hsa_signal_add_screlease(hsa_signal_t s, hsa_signal_value_t v) {
+  CORE(SIGNAL_ADD_SCRELEASE, void (*)(hsa_signal_t, hsa_signal_value_t))(s, v);
+}
+EXPORT void hsa_signal_add_relaxed(hsa_signal_t s, hsa_signal_value_t v) {
+  CORE(SIGNAL_ADD_RELAXED, void (*)(hsa_signal_t, hsa_signal_value_t))(s, v);
+}
 EXPORT void hsa_signal_subtract_screlease(hsa_signal_t s, hsa_signal_value_t v) {
   CORE(SIGNAL_SUBTRACT_SCRELEASE, void (*)(hsa_signal_t, hsa_signal_value_t))(s, v);
 }

@@ -37,6 +37,7 @@ type Engine struct {
 
 type load struct {
 	exec, agent uint64
+	host        string
 	guest, out  *codeobj.Object
 	confirmed   bool
 	planned     bool
@@ -129,7 +130,7 @@ func (e *Engine) Translate(exec, agent uint64, in []byte, hostISA string) (out [
 	e.mu.Lock()
 	e.nextID++
 	id = e.nextID
-	e.loads[id] = &load{exec: exec, agent: agent, guest: g, out: o}
+	e.loads[id] = &load{exec: exec, agent: agent, host: host, guest: g, out: o}
 	e.mu.Unlock()
 	e.Log.Infof("translated code object for %s -> %s (%d -> %d bytes): %s", proc, host, len(in), len(res), report)
 	return res, id, true
@@ -187,6 +188,10 @@ func (e *Engine) Freeze(exec uint64, lookup func(agent uint64, name string) (uin
 			if err != nil {
 				e.Log.Warnf("kernel %s: %v; dispatching it unchanged", k.Name, err)
 				continue
+			}
+			if hi, ok := guest.Lookup(l.host); ok && hk.Desc.GroupSegmentFixedSize > hi.LDSSize && ent.NewKernelObject == 0 {
+				e.Log.Warnf("kernel %s needs %d bytes of LDS, %s has %d and the translation has no virtual-LDS sidecar: its dispatches will fault",
+					k.Name, hk.Desc.GroupSegmentFixedSize, l.host, hi.LDSSize)
 			}
 			if ent.IsZero() {
 				e.Log.Debugf("kernel %s: packets pass through", k.Name)

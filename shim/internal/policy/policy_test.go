@@ -128,3 +128,21 @@ func TestConcurrentExecutables(t *testing.T) {
 		t.Errorf("%d loads left", e.Pending())
 	}
 }
+
+func TestLDSWarning(t *testing.T) {
+	logPath := t.TempDir() + "/log"
+	e, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "retarget", "ROCJITSU_CACHE": "off", "ROCJITSU_LOG_FILE": logPath}), []string{host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, id, ok := e.Translate(1, 2, guestObject(t), host) // fmha: 160 KiB of LDS
+	if !ok {
+		t.Fatal("not translated")
+	}
+	e.LoadResult(id, true)
+	e.Freeze(1, func(uint64, string) (uint64, error) { return 1, nil })
+	data, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(data), "needs 163840 bytes of LDS, gfx942 has 65536 and the translation has no virtual-LDS sidecar") {
+		t.Errorf("log:\n%s", data)
+	}
+}
