@@ -12,7 +12,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
 
-func testKernels(t *testing.T, arch string) []string {
+func testKernels(t testing.TB, arch string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", arch, "*.co"))
 	if err != nil || len(files) == 0 {
@@ -21,7 +21,7 @@ func testKernels(t *testing.T, arch string) []string {
 	return files
 }
 
-func corpus(t *testing.T, arch string) []string {
+func corpus(t testing.TB, arch string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(projectpath.MustShared(t, "corpus", "aiter", arch), "*.co"))
 	if err != nil || len(files) == 0 {

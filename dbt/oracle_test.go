@@ -108,7 +108,7 @@ func verifyObject(t *testing.T, name string, src, out []byte) {
 	}
 }
 
-func readFile(t *testing.T, p string) []byte {
+func readFile(t testing.TB, p string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -117,7 +117,7 @@ func readFile(t *testing.T, p string) []byte {
 	return b
 }
 
-func textOf(t *testing.T, obj []byte) []byte {
+func textOf(t testing.TB, obj []byte) []byte {
 	t.Helper()
 	f, err := loader.Parse(obj)
 	if err != nil {

@@ -14,7 +14,6 @@ package legalize
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -67,10 +66,22 @@ func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	if err != nil {
 		return reject(fmt.Sprintf("%s does not decode for %s: %v", name, host, err))
 	}
-	if h.Name() != name || h.Size != in.Size || !reflect.DeepEqual(h.Operands, in.Operands) || h.Mod != in.Mod {
+	if h.Name() != name || h.Size != in.Size || !sameOperands(h.Operands, in.Operands) || h.Mod != in.Mod {
 		return reject(fmt.Sprintf("%s decodes differently for %s (%s)", name, host, h.Name()))
 	}
 	return Decision{Action: report.Identity, Fidelity: report.Exact}
+}
+
+func sameOperands(a, b []isa.Operand) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func reject(why string) Decision {
