@@ -25,13 +25,13 @@ func TestRecoveredCallAndReturn(t *testing.T) {
 	tx := text(
 		0xbe841c00,             // 0x00 s_getpc_b64 s[4:5]
 		0x8004ff04, 0x0000001c, // 0x04 s_add_u32 s4, s4, 0x1c   -> 0x1020
-		0x82058005,             // 0x0c s_addc_u32 s5, s5, 0
-		0xbe9e1e04,             // 0x10 s_swappc_b64 s[30:31], s[4:5]
-		0xbf840001,             // 0x14 s_cbranch_scc0 0x1c
-		0xbf800000,             // 0x18 s_nop 0
-		0xbf810000,             // 0x1c s_endpgm
-		0x7e000281,             // 0x20 v_mov_b32 v0, 1 (callee)
-		0xbe801d1e,             // 0x24 s_setpc_b64 s[30:31]
+		0x82058005, // 0x0c s_addc_u32 s5, s5, 0
+		0xbe9e1e04, // 0x10 s_swappc_b64 s[30:31], s[4:5]
+		0xbf840001, // 0x14 s_cbranch_scc0 0x1c
+		0xbf800000, // 0x18 s_nop 0
+		0xbf810000, // 0x1c s_endpgm
+		0x7e000281, // 0x20 v_mov_b32 v0, 1 (callee)
+		0xbe801d1e, // 0x24 s_setpc_b64 s[30:31]
 	)
 	g, err := Build(tx, []Root{{Kernel: 0, Addr: base}}, decode, Options{})
 	if err != nil {
@@ -87,10 +87,10 @@ func TestTwoTargetJump(t *testing.T) {
 		0x8004ff04, 0x00000020, // 0x08 s_add_u32 s4, s4, 0x20 -> 0x1024
 		0xbf820002,             // 0x10 s_branch 0x1c
 		0x8004ff04, 0x00000024, // 0x14 s_add_u32 s4, s4, 0x24 -> 0x1028
-		0xbe801d04,             // 0x1c s_setpc_b64 s[4:5]
-		0xbf810000,             // 0x20 s_endpgm
-		0xbf810000,             // 0x24 s_endpgm
-		0xbf810000,             // 0x28 s_endpgm
+		0xbe801d04, // 0x1c s_setpc_b64 s[4:5]
+		0xbf810000, // 0x20 s_endpgm
+		0xbf810000, // 0x24 s_endpgm
+		0xbf810000, // 0x28 s_endpgm
 	)
 	g, err := Build(tx, []Root{{Addr: base}}, decode, Options{})
 	if err != nil {
