@@ -772,13 +772,20 @@ static int pool_init(qstate *qs) {
   return 1;
 }
 
-/* A free kernarg slot: slot i may be reused once i - POOL_SLOTS + 1 slots
- * have retired (packets complete in order on a queue when the barrier bit is
- * set, which the retire barrier guarantees). */
+/* Slots retire in batches: after every RETIRE_BATCH-th slot the handler
+ * appends a barrier-AND (barrier bit set, so it completes only after every
+ * earlier packet of the queue) whose completion decrements the queue's retire
+ * signal. One completed barrier frees RETIRE_BATCH slots. */
+#define RETIRE_BATCH 16
+
+/* A free kernarg slot: slot i may be reused once slot i - POOL_SLOTS has
+ * retired, i.e. once (i - POOL_SLOTS) / RETIRE_BATCH + 1 barriers have
+ * completed. That barrier was appended long before (POOL_SLOTS >
+ * RETIRE_BATCH), so the wait always ends. */
 static uint8_t *pool_next(qstate *qs) {
   uint64_t i = qs->issued;
   if (i >= POOL_SLOTS) {
-    uint64_t need = i - POOL_SLOTS + 1;
+    uint64_t need = (i - POOL_SLOTS) / RETIRE_BATCH + 1;
     int waited = 0;
     struct timespec t0, t;
     for (;;) {
@@ -847,10 +854,7 @@ static void rj_handler(const void *pkts, uint64_t n, uint64_t user_idx, void *da
         if (e->payload_len) memcpy(slot + e->ptr_offset + 8, e->payload, e->payload_len);
       }
       out[0].kernarg_address = slot;
-      /* Retire the slot when this dispatch completes. */
-      if (out[0].completion_signal.handle == 0 && (p->header & (1 << HSA_PACKET_HEADER_BARRIER))) {
-        out[0].completion_signal = qs->retire;
-      } else {
+      if (qs->issued % RETIRE_BATCH == 0) {
         hsa_barrier_and_packet_t *b = (hsa_barrier_and_packet_t *)&out[1];
         memset(b, 0, sizeof *b);
         b->header = (uint16_t)((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
