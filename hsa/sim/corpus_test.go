@@ -45,7 +45,7 @@ func runCase(t testing.TB, c *kernelref.Case, objTarget, target string) (map[int
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Dispatch(k, c.Grid, c.Block, ka); err != nil {
+	if err := a.DispatchExt(k, c.Grid, c.Block, ka, c.DynamicLDS(), 0); err != nil {
 		return nil, a, err
 	}
 	out := map[int][]byte{}
@@ -61,9 +61,10 @@ func runCase(t testing.TB, c *kernelref.Case, objTarget, target string) (map[int
 
 // TestCorpus runs every kernel of testdata/kernels built for a gfx9 target
 // and compares its buffers with the Go CPU reference of internal/kernelref.
-// The gfx950-retargeted objects run with gfx950 semantics.
+// The gfx950-retargeted objects and the gfx950-only guests run with
+// gfx950 semantics.
 func TestCorpus(t *testing.T) {
-	cases := kernelref.Cases()
+	cases := kernelref.AllCases()
 	ran := 0
 	for _, target := range []string{"gfx942", "gfx950"} {
 		for i := range cases {

@@ -318,3 +318,70 @@ func fmaMix(mode int) func(*Wave, *Inst) error {
 		return nil
 	}
 }
+
+func init() {
+	// gfx950: v_bitop3 takes its 8-bit truth table from the OMOD, ABS and
+	// NEG fields (lut = omod<<6 | abs<<3 | neg); bit i of the result is
+	// bit (a_i<<2 | b_i<<1 | c_i) of the table.
+	bitop3 := func(mask uint32) func(*Wave, *Inst) error {
+		return func(w *Wave, in *Inst) error {
+			lut := uint32(in.Omod)<<6 | uint32(in.Abs)<<3 | uint32(in.Neg)
+			in2 := *in
+			in2.Abs, in2.Neg, in2.Omod, in2.Opsel, in2.Clamp = 0, 0, 0, 0, false
+			return v32(kB32, 3, func(a, b, c uint32) uint32 {
+				var r uint32
+				for v := uint32(0); v < 8; v++ {
+					if lut>>v&1 == 0 {
+						continue
+					}
+					m := ^uint32(0)
+					if v&4 != 0 {
+						m &= a
+					} else {
+						m &= ^a
+					}
+					if v&2 != 0 {
+						m &= b
+					} else {
+						m &= ^b
+					}
+					if v&1 != 0 {
+						m &= c
+					} else {
+						m &= ^c
+					}
+					r |= m
+				}
+				return r & mask
+			})(w, &in2)
+		}
+	}
+	def("v_bitop3_b32", bitop3(0xffffffff))
+	def("v_bitop3_b16", bitop3(0xffff))
+	// gfx950: v_permlane16_swap swaps the odd rows of vdst with the even
+	// rows of src0; v_permlane32_swap swaps vdst's upper half with src0's
+	// lower half. A pair is swapped when both of its lanes are active.
+	permSwap := func(rows int) func(*Wave, *Inst) error {
+		return func(w *Wave, in *Inst) error {
+			if in.Src[0] < opVGPR {
+				return errUnsupportedForm
+			}
+			d, s := w.vreg(in.Dst), w.vreg(in.Src[0])
+			exec := w.Exec()
+			for l := 0; l < 64; l++ {
+				if l%(2*rows) >= rows {
+					continue
+				}
+				hi := l + rows
+				if exec>>l&1 == 0 || exec>>hi&1 == 0 {
+					continue
+				}
+				d[hi], s[l] = s[l], d[hi]
+				w.Lanes += 2
+			}
+			return nil
+		}
+	}
+	def("v_permlane16_swap_b32", permSwap(16))
+	def("v_permlane32_swap_b32", permSwap(32))
+}
