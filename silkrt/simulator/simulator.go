@@ -7,17 +7,20 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rocjitsu/rocjitsu/hsa/aql"
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
 	"github.com/rocjitsu/rocjitsu/silkrt"
 )
 
-// simDevice adapts a simulated agent (hsa/sim) to silkrt.AQLDevice. Dispatch runs
-// the kernel to completion before it returns.
+// simDevice adapts a simulated agent (hsa/sim) to silkrt.AQLDevice: packets
+// go through one of the agent's AQL queues, which runs each kernel to
+// completion when the packet is submitted.
 type simDevice struct {
-	agent   *sim.Agent
-	kernels map[uint64]*sim.Kernel // by descriptor address
+	agent *sim.Agent
+	queue *sim.Queue
 }
+
+// queueSize is the ring size of the simulator queue, in packets.
+const queueSize = 64
 
 // New returns the simulator provider: an AQL provider called "sim" on a
 // new hsa/sim agent for target ("gfx942" or "gfx950"). It needs no GPU.
@@ -26,7 +29,11 @@ func New(target string) (*silkrt.AQL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("silkrt: sim: %w", err)
 	}
-	return silkrt.NewAQL("sim", &simDevice{agent: a, kernels: map[uint64]*sim.Kernel{}}), nil
+	q, err := a.NewQueue(queueSize)
+	if err != nil {
+		return nil, fmt.Errorf("silkrt: sim: %w", err)
+	}
+	return silkrt.NewAQL("sim", &simDevice{agent: a, queue: q}), nil
 }
 
 // Agent returns the simulated agent behind a provider made by New (for
@@ -51,7 +58,6 @@ func (d *simDevice) LoadKernel(code []byte, symbol string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	d.kernels[k.KD] = k
 	return k.KD, nil
 }
 
@@ -67,32 +73,19 @@ func (d *simDevice) Write(addr uint64, p []byte) error { return d.agent.CopyIn(a
 // Read copies agent memory into p.
 func (d *simDevice) Read(addr uint64, p []byte) error { return d.agent.CopyOut(addr, p) }
 
-// Wait returns nil: Dispatch runs each kernel to completion.
-func (d *simDevice) Wait() error { return nil }
-
-// Dispatch decodes the packet, reads its kernarg segment from device memory
-// and runs the kernel on the agent.
+// Dispatch submits the packet to the agent's queue; the kernel reads the
+// kernarg segment the provider wrote, hidden arguments included. A packet
+// that fails leaves its queue stopped at that packet, as a faulted HSA
+// queue is, so the device replaces the queue with a new one.
 func (d *simDevice) Dispatch(packet []byte) error {
-	p, err := aql.DecodeKernelDispatchPacket(packet)
+	err := d.queue.Submit(packet)
 	if err != nil {
-		return err
-	}
-	k, ok := d.kernels[p.KernelObject]
-	if !ok {
-		return fmt.Errorf("sim: kernel_object %#x is not a loaded kernel descriptor", p.KernelObject)
-	}
-	var kernarg []byte
-	if p.KernargAddress != 0 && k.KernargSegmentSize > 0 {
-		kernarg = make([]byte, k.KernargSegmentSize)
-		if err := d.agent.CopyOut(p.KernargAddress, kernarg); err != nil {
-			return fmt.Errorf("sim: kernarg segment: %w", err)
+		if q, qerr := d.agent.NewQueue(queueSize); qerr == nil {
+			d.queue = q
 		}
 	}
-	dyn := uint32(0)
-	if p.GroupSegmentSize > k.Desc.GroupSegmentFixedSize {
-		dyn = p.GroupSegmentSize - k.Desc.GroupSegmentFixedSize
-	}
-	grid := [3]uint32{p.GridSizeX, p.GridSizeY, p.GridSizeZ}
-	block := [3]uint32{uint32(p.WorkgroupSizeX), uint32(p.WorkgroupSizeY), uint32(p.WorkgroupSizeZ)}
-	return d.agent.DispatchExt(k, grid, block, kernarg, dyn, p.PrivateSegmentSize)
+	return err
 }
+
+// Wait returns nil: a submitted packet has completed when Dispatch returns.
+func (d *simDevice) Wait() error { return nil }

@@ -90,6 +90,18 @@ func TestSimProvider(t *testing.T) {
 			t.Errorf("sizes out[%d] = %d, want %d", i, v, w)
 		}
 	}
+	// A kernel that faults makes Launch fail with the simulator's report.
+	bad := le.AppendUint64(nil, 0x10)
+	bad = le.AppendUint32(bad, 1)
+	if err := p.Launch("fill", silkrt.D3(64, 1, 1), silkrt.D3(64, 1, 1), bad); err == nil || !strings.Contains(err.Error(), "fill") {
+		t.Fatalf("faulting kernel: %v", err)
+	} else {
+		t.Logf("faulting kernel: %v", err)
+	}
+	// The provider stays usable after a fault.
+	if err := p.Launch("fill", silkrt.D3(64, 1, 1), silkrt.D3(64, 1, 1), args); err != nil {
+		t.Fatalf("launch after a fault: %v", err)
+	}
 	if a := Agent(p); a == nil || a.Stats.Waves == 0 {
 		t.Fatal("no simulator statistics")
 	}
