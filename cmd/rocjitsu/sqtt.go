@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/sqtt"
+	"github.com/rocjitsu/rocjitsu/sqtt/attdir"
 	"github.com/rocjitsu/rocjitsu/sqtt/flame"
 	"github.com/rocjitsu/rocjitsu/sqtt/perfetto"
 	"github.com/rocjitsu/rocjitsu/sqtt/pipeline"
@@ -258,10 +259,22 @@ func sqttDecode(args []string, stdout, stderr io.Writer) int {
 	tf.register(fs)
 	var values sqttListFlag
 	fs.Var(&values, "value", "decode these marker words (decimal or 0x hex; comma-separated or repeated) instead of a trace")
+	format := fs.String("format", "text", "text (one line per marker event) or json (write corrected ui_* directories into the -o directory, like att_tool.py)")
 	fmFile := fs.String("funcmap", "", "with -value: code object or section blob whose funcmap decides packed decoding")
 	layout := fs.String("layout", "", "with -value: packed layout BITS:SHIFT (decode every word as a packed header)")
 	pos, err := sqttParseArgs(fs, args)
 	if err != nil {
+		return 2
+	}
+	if *format == "json" {
+		if len(pos) != 1 || *out == "" || *out == "-" {
+			fmt.Fprintln(stderr, "usage: rocjitsu sqtt decode -format json -o OUT_DIR [flags] DIR")
+			return 2
+		}
+		return sqttDecodeJSON(pos[0], *out, &tf, stderr)
+	}
+	if *format != "text" {
+		fmt.Fprintf(stderr, "rocjitsu sqtt decode: unknown -format %q\n", *format)
 		return 2
 	}
 	w, closeOut, err := sqttOpenOutput(*out, stdout)
@@ -302,6 +315,63 @@ func sqttDecode(args []string, stdout, stderr io.Writer) int {
 	if err := bw.Flush(); err != nil {
 		fmt.Fprintln(stderr, "rocjitsu sqtt decode:", err)
 		return 1
+	}
+	return 0
+}
+
+// sqttDecodeJSON writes a copy of every trace directory under base into
+// outDir with the shaderdata records corrected and normalized (or, with
+// -no-decode-markers, unchanged).
+func sqttDecodeJSON(base, outDir string, tf *sqttTraceFlags, stderr io.Writer) int {
+	c, err := tf.open(base, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "rocjitsu sqtt decode:", err)
+		return 1
+	}
+	for _, dir := range c.Traces {
+		dst := filepath.Join(outDir, filepath.Base(dir))
+		if attdir.SameDir(dir, dst) {
+			fmt.Fprintf(stderr, "rocjitsu sqtt decode: output %s is the input directory\n", dst)
+			return 1
+		}
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			fmt.Fprintln(stderr, "rocjitsu sqtt decode:", err)
+			return 1
+		}
+		var sw *attdir.ShaderdataWriter
+		discard := func() {
+			if sw == nil {
+				return
+			}
+			index, _ := sw.Close()
+			for _, files := range index {
+				for _, f := range files {
+					os.Remove(f.Path)
+				}
+			}
+		}
+		st, err := c.Records(dir, func() func(attdir.Record) error {
+			discard()
+			sw = attdir.NewShaderdataWriter(dst, 0)
+			return sw.Write
+		})
+		if err != nil {
+			discard()
+			fmt.Fprintln(stderr, "rocjitsu sqtt decode:", err)
+			return 1
+		}
+		index, err := sw.Close()
+		if err == nil {
+			err = attdir.CopyTrace(dir, dst, index)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "rocjitsu sqtt decode:", err)
+			return 1
+		}
+		for _, wmsg := range st.Warnings {
+			fmt.Fprintln(stderr, "warning:", wmsg)
+		}
+		fmt.Fprintf(stderr, "wrote %s: %d records, clock corrected: %v\n", dst, st.Records, st.Corrected)
 	}
 	return 0
 }

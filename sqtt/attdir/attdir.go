@@ -247,30 +247,38 @@ func (t *Trace) globIndex() error {
 // order; the caller can fall back to Sorted.
 var ErrUnsorted = errors.New("shaderdata records are not in time order")
 
-// Stream calls fn for every record of the trace in time order, merging the
-// files of all shader engines (ties keep index order). Memory is bounded by
-// the number of files. Files must be time-ordered internally, as the
-// writers produce them; a decreasing time returns an error wrapping
-// ErrUnsorted before the out-of-order record is delivered.
+// Stream calls fn for every record of the trace in time order. The files
+// of one shader engine are read one after another (the writers split an
+// engine's time-ordered records into consecutive files) and the engines are
+// merged by time, ties in index order. At most one file per shader engine
+// is open, so memory does not grow with the trace. A record earlier than
+// its predecessor in the same engine returns an error wrapping ErrUnsorted
+// before the out-of-order record is delivered; Sorted handles such input.
 func (t *Trace) Stream(fn func(Record) error) error {
 	h := &mergeHeap{}
-	var files []*os.File
+	var chains []*chain
 	defer func() {
-		for _, f := range files {
-			f.Close()
+		for _, c := range chains {
+			c.close()
 		}
 	}()
-	for i, sf := range t.Files {
-		f, err := os.Open(sf.Path)
-		if err != nil {
-			return fmt.Errorf("attdir: %w", err)
+	bySE := map[uint32]*chain{}
+	for _, sf := range t.Files {
+		c := bySE[sf.SE]
+		if c == nil {
+			c = &chain{}
+			bySE[sf.SE] = c
+			chains = append(chains, c)
 		}
-		files = append(files, f)
-		s := NewScanner(f, sf.Path, sf.SE)
-		if rec, ok := s.Next(); ok {
-			h.items = append(h.items, mergeItem{rec, i, s})
-		} else if s.Err() != nil {
-			return fmt.Errorf("attdir: %w", s.Err())
+		c.files = append(c.files, sf)
+	}
+	for i, c := range chains {
+		rec, ok, err := c.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h.items = append(h.items, mergeItem{rec, i, c})
 		}
 	}
 	heap.Init(h)
@@ -280,21 +288,62 @@ func (t *Trace) Stream(fn func(Record) error) error {
 		if err := fn(rec); err != nil {
 			return err
 		}
-		next, ok := top.s.Next()
+		next, ok, err := top.c.next()
+		if err != nil {
+			return err
+		}
 		if !ok {
-			if err := top.s.Err(); err != nil {
-				return fmt.Errorf("attdir: %w", err)
-			}
 			heap.Pop(h)
 			continue
 		}
 		if next.Time < rec.Time {
-			return fmt.Errorf("attdir: %s: record %d at time %d follows time %d: %w", t.Files[top.idx].Path, top.s.row-1, next.Time, rec.Time, ErrUnsorted)
+			return fmt.Errorf("attdir: %s: record %d at time %d follows time %d: %w", top.c.files[top.c.cur].Path, top.c.s.row-1, next.Time, rec.Time, ErrUnsorted)
 		}
 		top.rec = next
 		heap.Fix(h, 0)
 	}
 	return nil
+}
+
+// chain reads the files of one shader engine in order.
+type chain struct {
+	files []ShaderdataFile
+	cur   int
+	f     *os.File
+	s     *Scanner
+}
+
+func (c *chain) close() {
+	if c.f != nil {
+		c.f.Close()
+		c.f = nil
+	}
+}
+
+func (c *chain) next() (Record, bool, error) {
+	for {
+		if c.s == nil {
+			if c.cur >= len(c.files) {
+				return Record{}, false, nil
+			}
+			sf := c.files[c.cur]
+			f, err := os.Open(sf.Path)
+			if err != nil {
+				return Record{}, false, fmt.Errorf("attdir: %w", err)
+			}
+			c.f = f
+			c.s = NewScanner(f, sf.Path, sf.SE)
+		}
+		if r, ok := c.s.Next(); ok {
+			return r, true, nil
+		}
+		if err := c.s.Err(); err != nil {
+			return Record{}, false, fmt.Errorf("attdir: %w", err)
+		}
+		c.close()
+		c.s = nil
+		c.cur++
+	}
 }
 
 // Sorted reads every record into memory, stably sorts by time and calls fn
@@ -332,7 +381,7 @@ func (t *Trace) Sorted(fn func(Record) error) error {
 type mergeItem struct {
 	rec Record
 	idx int
-	s   *Scanner
+	c   *chain
 }
 
 type mergeHeap struct{ items []mergeItem }

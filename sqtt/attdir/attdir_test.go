@@ -206,6 +206,14 @@ func TestTraceIndexAndMerge(t *testing.T) {
 	if _, err := collect(t, tr3, false); !errors.Is(err, ErrUnsorted) {
 		t.Errorf("unsorted stream: %v", err)
 	}
+	across := writeFiles(t, map[string]string{"shaderdata_0_0.json": rec(`[5,1,0,0,0,0]`), "shaderdata_0_1.json": rec(`[3,2,0,0,0,0]`)})
+	tr4, err := OpenTrace(across)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := collect(t, tr4, false); !errors.Is(err, ErrUnsorted) || !strings.Contains(err.Error(), "shaderdata_0_1.json") {
+		t.Errorf("overlapping files of one engine: %v", err)
+	}
 	recs, err = collect(t, tr3, true)
 	if err != nil || len(recs) != 3 || recs[0].Time != 3 || recs[1].SE != 2 {
 		t.Errorf("sorted: %+v %v", recs, err)
@@ -271,4 +279,59 @@ func FuzzOccupancy(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWriterRoundTrip writes records with the shaderdata writer, copies the
+// directory and reads it back.
+func TestWriterRoundTrip(t *testing.T) {
+	src := writeFiles(t, map[string]string{
+		"filenames.json":      `{"gfxip":12,"shaderdata_filenames":{"0":[["shaderdata_0_0.json",1,3]]},"version":"3.0.0","wave_filenames":null}`,
+		"shaderdata_0_0.json": `{"records":[[1,1,0,0,0,0]]}`,
+		"occupancy.json":      `{"0":[[0,0,0,0,1,1]],"dispatches":{"1":"k"}}`,
+	})
+	dst := t.TempDir()
+	w := NewShaderdataWriter(dst, 2)
+	want := []Record{{1, 10, 0, 1, 2, 3, 1}, {2, 4294967295, 1, 0, 0, 0, 0}, {3, 12, 0, 0, 0, 0, 2}, {-4, 5, 0, 9, 9, 9, 0}}
+	for _, r := range want {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	index, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(index[0]) != 2 || len(index[1]) != 1 || index[0][1].Begin != -4 {
+		t.Fatalf("index %+v", index)
+	}
+	if err := CopyTrace(src, dst, index); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := OpenTrace(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := collect(t, tr, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byVal := map[uint64]Record{}
+	for _, r := range got {
+		byVal[r.Value] = r
+	}
+	for _, r := range want {
+		if byVal[r.Value] != r {
+			t.Errorf("record %+v read back as %+v", r, byVal[r.Value])
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dst, "filenames.json"))
+	if !strings.Contains(string(data), `"gfxip":12`) || !strings.Contains(string(data), `"shaderdata_1_0.json",2,2`) {
+		t.Errorf("filenames.json %s", data)
+	}
+	if tr.Occupancy.Dispatches[1] != "k" {
+		t.Error("occupancy not copied")
+	}
+	if !SameDir(dst, dst+"/.") || SameDir(src, dst) {
+		t.Error("SameDir")
+	}
 }

@@ -131,6 +131,34 @@ func KernelCodeObject(fms map[uint64]*sqtt.Funcmap) func(name string) (uint64, b
 // when the records turn out not to be time-ordered and are re-read sorted
 // in memory.
 func (c *Capture) Run(dir string, mk func() (waves.Sink, *waves.Trie)) (*Stats, error) {
+	var p *waves.Processor
+	var fms map[uint64]*sqtt.Funcmap
+	var occ *attdir.Occupancy
+	st, err := c.records(dir, func(t *attdir.Trace, f map[uint64]*sqtt.Funcmap) func(attdir.Record) error {
+		fms, occ = f, t.Occupancy
+		sink, trie := mk()
+		p = waves.NewProcessor(waves.Config{Funcmaps: fms, Occupancy: occ, Filter: c.opt.Filter, Trie: trie}, sink)
+		return func(r attdir.Record) error { p.Record(r); return nil }
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Close()
+	st.Markers = p.Markers
+	return st, nil
+}
+
+// Records delivers the records of one trace directory in time order after
+// shader-clock correction (unless Options.NoDecodeMarkers): packed headers
+// are rewritten to legacy words and moved to their issue time. mk returns
+// the consumer; it is called again, and the first consumer's output must
+// be discarded, when the records are not time-ordered and are re-read
+// sorted in memory.
+func (c *Capture) Records(dir string, mk func() func(attdir.Record) error) (*Stats, error) {
+	return c.records(dir, func(*attdir.Trace, map[uint64]*sqtt.Funcmap) func(attdir.Record) error { return mk() })
+}
+
+func (c *Capture) records(dir string, mk func(*attdir.Trace, map[uint64]*sqtt.Funcmap) func(attdir.Record) error) (*Stats, error) {
 	t, err := attdir.OpenTrace(dir)
 	if err != nil {
 		return nil, err
@@ -148,22 +176,18 @@ func (c *Capture) Run(dir string, mk func() (waves.Sink, *waves.Trie)) (*Stats, 
 		return kco(occ.Dispatches[ev.Launches[i].KernelID])
 	}
 	run := func(src func(func(attdir.Record) error) error) error {
-		sink, trie := mk()
-		p := waves.NewProcessor(waves.Config{Funcmaps: fms, Occupancy: occ, Filter: c.opt.Filter, Trie: trie}, sink)
-		deliver := func(r attdir.Record) error { p.Record(r); return nil }
+		fn := mk(t, fms)
+		st.Records = 0
+		deliver := func(r attdir.Record) error { st.Records++; return fn(r) }
 		var corr *clock.Corrector
+		var err error
 		if c.opt.NoDecodeMarkers {
 			err = src(deliver)
 		} else {
 			corr, err = clock.Stream(src, fms, coAt, deliver)
 		}
-		if err != nil {
-			return err
-		}
-		p.Close()
-		st.Records, st.Markers = p.Records, p.Markers
 		st.Corrected = corr != nil && corr.Changed()
-		return nil
+		return err
 	}
 	err = run(t.Stream)
 	if errors.Is(err, attdir.ErrUnsorted) {
