@@ -36,6 +36,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/rocjitsu/rocjitsu/shim/internal/dispatch"
@@ -92,7 +93,14 @@ func rjGoStart(runtimeVersion C.uint64_t, rootMajor C.uint32_t, amdSize C.uint32
 		hosts[i] = C.GoString(p)
 	}
 	e, err := policy.Start(os.Getenv, hosts)
-	C.rj_set_log(C.int(e.Log.Level()), C.int(e.Log.Fd()))
+	// C gets its own descriptor: the Go logger's file may be closed once
+	// this engine is dropped at OnUnload, and handlers of live queues may
+	// still log after that.
+	if fd, err := syscall.Dup(e.Log.Fd()); err == nil {
+		C.rj_set_log(C.int(e.Log.Level()), C.int(fd))
+	} else {
+		C.rj_set_log(C.int(e.Log.Level()), 2)
+	}
 	layout := "before ROCm 5.6"
 	if amdSize >= 456 {
 		layout = "ROCm 5.6 and later"

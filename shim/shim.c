@@ -76,8 +76,11 @@ static void clog_(int level, const char *fmt, ...) {
 }
 
 void rj_set_log(int level, int fd) {
+  int old = log_fd;
   log_level = level;
   log_fd = fd;
+  atomic_store(&log_budget, 200);
+  if (old > 2 && old != fd) close(old);
 }
 
 void rj_set_dispatch(int on) { rj_dispatch = on; }

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Logging from C: level (0 error .. 3 debug) and a file descriptor shared
- * with the Go logger. */
+/* Logging from C: level (0 error .. 3 debug) and a file descriptor that C
+ * owns (a duplicate of the Go logger's). */
 void rj_set_log(int level, int fd);
 
 /* The advertised guest. */
