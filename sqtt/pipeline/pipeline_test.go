@@ -489,4 +489,35 @@ func TestPackedTraceCorrection(t *testing.T) {
 	if got, want := folded(Options{NoDecodeMarkers: true}), "code_object_5;kern;f 293 1 293\ncode_object_5;kern;g 237 1 237\n"; got != want {
 		t.Errorf("uncorrected:\n%s\nwant:\n%s", got, want)
 	}
+
+	// Writing the corrected records out (att_tool style) and reading them
+	// back without correction gives the corrected result; correcting again
+	// changes nothing.
+	c, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "fixed")
+	dst := filepath.Join(out, filepath.Base(ui))
+	os.MkdirAll(dst, 0o755)
+	var sw *attdir.ShaderdataWriter
+	st, err := c.Records(ui, func() func(attdir.Record) error { sw = attdir.NewShaderdataWriter(dst, 0); return sw.Write })
+	if err != nil || !st.Corrected || st.Records != 4 {
+		t.Fatalf("Records: %+v %v", st, err)
+	}
+	index, err := sw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := attdir.CopyTrace(ui, dst, index); err != nil {
+		t.Fatal(err)
+	}
+	dir = out
+	want := "code_object_5;kern;f 411 2 206\ncode_object_5;kern;f;g 182 1 182\n"
+	if got := folded(Options{NoDecodeMarkers: true}); got != want {
+		t.Errorf("rewritten, uncorrected:\n%s", got)
+	}
+	if got := folded(Options{}); got != want {
+		t.Errorf("rewritten, corrected again:\n%s", got)
+	}
 }
