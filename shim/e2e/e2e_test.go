@@ -440,3 +440,28 @@ func TestDBT(t *testing.T) {
 		t.Fatal("no corpus object ran")
 	}
 }
+
+// Debian's real ROCR 5.2.3 (libhsa-runtime64-1, installed with
+// libhsa-runtime-dev) without a GPU: hsa_init fails before any tool is
+// loaded. With librocjitsu.so preloaded or named as a tool, the application
+// still gets the runtime's own clean error: the Go runtime in the process
+// neither hangs nor crashes it.
+func TestRealROCRWithoutGPU(t *testing.T) {
+	bt := setup(t)
+	const lib = "/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1"
+	if _, err := os.Stat(lib); err != nil {
+		t.Fatalf("%s missing (apt-get install libhsa-runtime-dev, listed in scripts/apt-packages.txt): %v", lib, err)
+	}
+	for _, env := range []map[string]string{
+		{"LD_PRELOAD": bt.shim},
+		{"HSA_TOOLS_LIB": bt.shim},
+		{"LD_PRELOAD": bt.shim, "HSA_TOOLS_LIB": bt.shim},
+	} {
+		env["LD_LIBRARY_PATH"] = "" // the system's libhsa-runtime64.so.1, not the stand-in
+		env["ROCJITSU_GUEST"] = "gfx950"
+		r := bt.run(t, env, "-info")
+		if r.rc != 6 || !strings.Contains(r.stdout, "hsa_init 0x1008") {
+			t.Fatalf("%v: want the runtime's HSA_STATUS_ERROR_OUT_OF_RESOURCES\n%s", env, r)
+		}
+	}
+}
