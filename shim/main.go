@@ -140,6 +140,10 @@ func rjGoTranslate(exec, agent C.uint64_t, data unsafe.Pointer, size C.size_t, i
 		return 0
 	}
 	defer guard(e, "code-object load", func() { ok = 0 })
+	if size > 1<<30 {
+		e.Log.Warnf("code object of %d bytes is too large to translate; loading it unchanged", uint64(size))
+		return 0
+	}
 	res, lid, done := e.Translate(uint64(exec), uint64(agent), C.GoBytes(data, C.int(size)), C.GoString(isa))
 	if !done {
 		return 0

@@ -1058,8 +1058,39 @@ EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_tool_c
   return true;
 }
 
+/* Drops what the last session kept: the runtime is shut down, so its
+ * readers, executables and queues are gone (their handles may be reused by
+ * the next session). */
+static void drop_session(void) {
+  pthread_mutex_lock(&readers_mu);
+  for (reader_rec *r = readers, *nx; r; r = nx) {
+    nx = r->next;
+    if (r->owned) free((void *)r->data);
+    free(r);
+  }
+  readers = NULL;
+  pthread_mutex_unlock(&readers_mu);
+  pthread_mutex_lock(&owned_mu);
+  for (owned_co *o = owned, *nx; o; o = nx) {
+    nx = o->next;
+    free(o->bytes);
+    free(o);
+  }
+  owned = NULL;
+  pthread_mutex_unlock(&owned_mu);
+  pthread_mutex_lock(&qstates_mu);
+  for (qstate *q = qstates, *nx; q; q = nx) {
+    nx = q->next;
+    free(q); /* its pool and signal belonged to the runtime that just shut down */
+  }
+  qstates = NULL;
+  pthread_mutex_unlock(&qstates_mu);
+  atomic_store(&rj_map, NULL);
+}
+
 EXPORT void OnUnload(void) {
   if (in_child()) return;
   if (rj_active) rjGoUnload();
   rj_active = 0;
+  drop_session();
 }
