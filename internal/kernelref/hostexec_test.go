@@ -166,7 +166,13 @@ func TestReferencesAgainstHostExecution(t *testing.T) {
 				}
 				cmdArgs = append(cmdArgs, p)
 			}
-			if out, err := exec.Command(bin, cmdArgs...).CombinedOutput(); err != nil {
+			cmd := exec.Command(bin, cmdArgs...)
+			fp8 := "ocp"
+			if c.HasTarget("gfx942") {
+				fp8 = "fnuz" // gfx942's FP8/BF8 formats; gfx950 and gfx12 use OCP
+			}
+			cmd.Env = append(os.Environ(), "RJ_FP8="+fp8)
+			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Errorf("%s wave%d: harness: %v\n%s", c.Name, wave, err, out)
 				continue
 			}

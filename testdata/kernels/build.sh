@@ -8,8 +8,10 @@
 # objects are then retargeted to gfx950 (OUTDIR/gfx950/NAME.co) by
 # internal/kernelcorpus/cmd/retarget. A source whose targets line names
 # gfx950 is a gfx950-only guest (raw gfx950 instruction words, see
-# src/gfx950.h): it is compiled for gfx942 into a staging folder and only
-# its retargeted copy is kept. OUTDIR defaults to this folder.
+# src/gfx950.h) or one whose meaning differs on gfx950: it is compiled for
+# gfx942 into a staging folder and only its retargeted copy is kept. A
+# "// retarget: none" line keeps a gfx942 object out of gfx950 (the same
+# code means something else there). OUTDIR defaults to this folder.
 #
 # Determinism: sources are compiled from inside src/ by relative name, no
 # debug info is emitted and the linker adds no build id, so no path or time
@@ -40,8 +42,12 @@ mkdir -p "$tmp/stage950"
 cd "$here/src"
 jobs_file="$tmp/jobs"
 : >"$jobs_file"
+no_retarget=" "
 for src in *.cl; do
   name=${src%.cl}
+  if grep -q '^// retarget: none' "$src"; then
+    no_retarget="$no_retarget$name "
+  fi
   targets=$(sed -n 's|^// targets: *||p' "$src" | head -n1)
   [ -n "$targets" ] || targets=$default_targets
   for t in $targets; do
@@ -65,7 +71,11 @@ xargs -P "$JOBS" -n 2 bash -c 'build_one "$0" "$1"' <"$jobs_file"
 
 cd "$root"
 shopt -s nullglob
-gfx942=("$out"/gfx942/*.co "$tmp"/stage950/*.co)
+gfx942=()
+for f in "$out"/gfx942/*.co "$tmp"/stage950/*.co; do
+  case "$no_retarget" in *" $(basename "$f" .co) "*) continue ;; esac
+  gfx942+=("$f")
+done
 if [ ${#gfx942[@]} -gt 0 ]; then
   "$GO" run ./internal/kernelcorpus/cmd/retarget -o "$out/gfx950" "${gfx942[@]}"
 fi

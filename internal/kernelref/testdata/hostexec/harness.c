@@ -68,6 +68,30 @@ uint16_t rj_fmaf16(uint16_t a, uint16_t b, uint16_t c) {
   return out;
 }
 
+// FP8/BF8 decoding; RJ_FP8=fnuz selects gfx942's FNUZ formats, otherwise
+// OCP (gfx950, gfx12).
+float rj_cvt_f32_fp8(uint32_t w, int sel, int bf8) {
+  static int fnuz = -1;
+  if (fnuz < 0) {
+    const char *m = getenv("RJ_FP8");
+    fnuz = m && strcmp(m, "fnuz") == 0;
+  }
+  uint32_t v = (w >> (8 * sel)) & 0xff;
+  int mbits = bf8 ? 2 : 3, ebits = bf8 ? 5 : 4;
+  int bias = fnuz ? (bf8 ? 16 : 8) : (bf8 ? 15 : 7);
+  int e = (v >> mbits) & ((1 << ebits) - 1), m = v & ((1 << mbits) - 1);
+  double sign = (v & 0x80) ? -1 : 1;
+  if (fnuz && v == 0x80)
+    return NAN;
+  if (!fnuz && bf8 && e == 31)
+    return m ? NAN : (float)(sign * INFINITY);
+  if (!fnuz && !bf8 && e == 15 && m == 7)
+    return NAN;
+  if (e == 0)
+    return (float)(sign * ldexp(m, 1 - bias - mbits));
+  return (float)(sign * ldexp((1 << mbits) + m, e - bias - mbits));
+}
+
 static double h2d(const unsigned char *p) {
   _Float16 h;
   memcpy(&h, p, 2);

@@ -16,6 +16,7 @@ float rj_rcpf(float);
 float rj_sinf(float);
 float rj_cosf(float);
 ushort rj_fmaf16(ushort, ushort, ushort);
+float rj_cvt_f32_fp8(uint w, int sel, int bf8);
 void rj_mma(int kind, const void *a, const void *b, const void *c, void *d);
 
 #define __builtin_amdgcn_workitem_id_x() rj_workitem_id(0)
@@ -35,6 +36,8 @@ void rj_mma(int kind, const void *a, const void *b, const void *c, void *d);
 #define __builtin_amdgcn_rcpf(x) rj_rcpf(x)
 #define __builtin_amdgcn_sinf(x) rj_sinf(x)
 #define __builtin_amdgcn_cosf(x) rj_cosf(x)
+#define __builtin_amdgcn_cvt_f32_fp8(w, sel) rj_cvt_f32_fp8((w), (sel), 0)
+#define __builtin_amdgcn_cvt_f32_bf8(w, sel) rj_cvt_f32_fp8((w), (sel), 1)
 #define __builtin_fmaf16(a, b, c) as_half(rj_fmaf16(as_ushort(a), as_ushort(b), as_ushort(c)))
 
 typedef half rj_half4 __attribute__((ext_vector_type(4)));
