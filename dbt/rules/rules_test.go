@@ -91,6 +91,9 @@ func (m *machine) run(t *testing.T, code []byte) {
 				r = a&b | ^a&m.src(s2)
 			case op3BfeU32:
 				r = a >> (b & 31) & (1<<(m.src(s2)&31) - 1)
+			case op3BfeI32:
+				n := m.src(s2) & 31
+				r = uint32(int32(a>>(b&31)<<(32-n)) >> (32 - n))
 			case op3CndmaskB32:
 				r = a
 				if m.s[s2]&1 != 0 {
@@ -107,6 +110,21 @@ func (m *machine) run(t *testing.T, code []byte) {
 				t.Fatalf("unexpected VOP3 opcode %#x", op)
 			}
 			m.v[w0&0xff] = r
+			continue
+		}
+		if w0>>25 == 0x3f { // VOP1
+			i += 4
+			a := m.src(w0 & 0x1ff)
+			var r uint32
+			switch op := w0 >> 9 & 0xff; op {
+			case op1CvtF32FP8:
+				r = math.Float32bits(fp.E4M3FNUZ.Decode(uint8(a)))
+			case op1CvtF32BF8:
+				r = math.Float32bits(fp.E5M2FNUZ.Decode(uint8(a)))
+			default:
+				t.Fatalf("unexpected VOP1 opcode %#x", op)
+			}
+			m.v[w0>>17&0xff] = r
 			continue
 		}
 		if w0>>31 != 0 {
@@ -133,6 +151,8 @@ func (m *machine) run(t *testing.T, code []byte) {
 			r = a | b
 		case op2AddU32:
 			r = a + b
+		case op2AddF32:
+			r = math.Float32bits(math.Float32frombits(a) + math.Float32frombits(b))
 		default:
 			t.Fatalf("unexpected VOP2 opcode %#x", op)
 		}
@@ -541,5 +561,38 @@ func TestCvtF32BF16(t *testing.T) {
 	}
 	if _, err := CvtF32BF16Code(5, 7, true); err == nil {
 		t.Fatal("hi half of an SGPR accepted")
+	}
+}
+
+// TestCvtF32FP8OCP checks every code in every byte position, for both
+// formats, against the simulator's OCP decoders.
+func TestCvtF32FP8OCP(t *testing.T) {
+	for _, bf8 := range []bool{false, true} {
+		ocp := fp.E4M3FN
+		if bf8 {
+			ocp = fp.E5M2
+		}
+		for sel := 0; sel < 4; sel++ {
+			code := CvtF32FP8OCPCode(bf8, 5, 256+2, sel, 100, 101, 102)
+			for c := 0; c < 256; c++ {
+				var m machine
+				m.v[2] = uint32(c)<<(8*sel) | 0x5a5a5a5a&^(0xff<<(8*sel))
+				m.run(t, code)
+				want := ocp.Decode(uint8(c))
+				got := math.Float32frombits(m.v[5])
+				if want != want {
+					if got == got {
+						t.Fatalf("bf8=%v sel %d code %#x: got %v, want NaN", bf8, sel, c, got)
+					}
+					continue
+				}
+				if math.Float32bits(want) != m.v[5] {
+					t.Fatalf("bf8=%v sel %d code %#x: got %#x (%v), want %#x (%v)", bf8, sel, c, m.v[5], got, math.Float32bits(want), want)
+				}
+			}
+		}
+		if n := len(disasm(t, CvtF32FP8OCPCode(bf8, 5, 7, 2, 100, 101, 102))); n != 10 {
+			t.Fatalf("llvm-mc decoded %d instructions", n)
+		}
 	}
 }
