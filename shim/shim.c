@@ -302,6 +302,51 @@ static hsa_status_t w_isa_from_name(const char *name, hsa_isa_t *out) {
   return ORIG(ISA_FROM_NAME, hsa_status_t(*)(const char *, hsa_isa_t *))(name, out);
 }
 
+/* The rest of the ISA API receives the guest handle too: answer for the
+ * guest where the guest differs (wavefront size), else ask about the host
+ * ISA. Never hand the runtime a handle it did not make. */
+static hsa_isa_t host_for(hsa_isa_t isa) { return isa.handle == GUEST_ISA_HANDLE ? first_host_isa() : isa; }
+
+static const char guest_wave_tag[] = "rocjitsu-guest-wavefront";
+#define GUEST_WAVE_HANDLE ((uint64_t)(uintptr_t)guest_wave_tag)
+
+static hsa_status_t w_isa_get_exception_policies(hsa_isa_t isa, hsa_profile_t profile, uint16_t *mask) {
+  return ORIG(ISA_GET_EXCEPTION_POLICIES, hsa_status_t(*)(hsa_isa_t, hsa_profile_t, uint16_t *))(host_for(isa), profile,
+                                                                                                 mask);
+}
+
+static hsa_status_t w_isa_get_round_method(hsa_isa_t isa, hsa_fp_type_t t, hsa_flush_mode_t f, hsa_round_method_t *m) {
+  return ORIG(ISA_GET_ROUND_METHOD, hsa_status_t(*)(hsa_isa_t, hsa_fp_type_t, hsa_flush_mode_t, hsa_round_method_t *))(
+      host_for(isa), t, f, m);
+}
+
+static hsa_status_t w_isa_iterate_wavefronts(hsa_isa_t isa, hsa_status_t (*cb)(hsa_wavefront_t, void *), void *data) {
+  if (isa.handle == GUEST_ISA_HANDLE && guest.on && cb) {
+    hsa_status_t st = cb((hsa_wavefront_t){GUEST_WAVE_HANDLE}, data);
+    return st == HSA_STATUS_INFO_BREAK ? HSA_STATUS_SUCCESS : st;
+  }
+  return ORIG(ISA_ITERATE_WAVEFRONTS, hsa_status_t(*)(hsa_isa_t, hsa_status_t(*)(hsa_wavefront_t, void *), void *))(
+      isa, cb, data);
+}
+
+static hsa_status_t w_wavefront_get_info(hsa_wavefront_t wf, hsa_wavefront_info_t attr, void *v) {
+  if (wf.handle == GUEST_WAVE_HANDLE) {
+    if (attr != HSA_WAVEFRONT_INFO_SIZE || !v) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    *(uint32_t *)v = guest.wave;
+    return HSA_STATUS_SUCCESS;
+  }
+  return ORIG(WAVEFRONT_GET_INFO, hsa_status_t(*)(hsa_wavefront_t, hsa_wavefront_info_t, void *))(wf, attr, v);
+}
+
+static hsa_status_t w_isa_compatible(hsa_isa_t code_isa, hsa_isa_t agent_isa, bool *result) {
+  if (code_isa.handle == GUEST_ISA_HANDLE && agent_isa.handle == GUEST_ISA_HANDLE && result) {
+    *result = true;
+    return HSA_STATUS_SUCCESS;
+  }
+  return ORIG(ISA_COMPATIBLE, hsa_status_t(*)(hsa_isa_t, hsa_isa_t, bool *))(host_for(code_isa), host_for(agent_isa),
+                                                                          result);
+}
+
 typedef struct pool_iter {
   hsa_status_t (*cb)(hsa_amd_memory_pool_t, void *);
   void *data;
@@ -1038,6 +1083,11 @@ EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_tool_c
     install(live_core, core_size, RJ_CORE_ISA_GET_INFO_ALT, (void *)w_isa_get_info_alt);
     install(live_core, core_size, RJ_CORE_ISA_GET_INFO, (void *)w_isa_get_info);
     install(live_core, core_size, RJ_CORE_ISA_FROM_NAME, (void *)w_isa_from_name);
+    install(live_core, core_size, RJ_CORE_ISA_GET_EXCEPTION_POLICIES, (void *)w_isa_get_exception_policies);
+    install(live_core, core_size, RJ_CORE_ISA_GET_ROUND_METHOD, (void *)w_isa_get_round_method);
+    install(live_core, core_size, RJ_CORE_ISA_ITERATE_WAVEFRONTS, (void *)w_isa_iterate_wavefronts);
+    install(live_core, core_size, RJ_CORE_WAVEFRONT_GET_INFO, (void *)w_wavefront_get_info);
+    install(live_core, core_size, RJ_CORE_ISA_COMPATIBLE, (void *)w_isa_compatible);
     install(live_core, core_size, RJ_CORE_AGENT_ITERATE_REGIONS, (void *)w_iterate_regions);
     install(live_core, core_size, RJ_CORE_REGION_GET_INFO, (void *)w_region_get_info);
     install(live_amd, amd_size, AMD_OFF(AMD_AGENT_ITERATE_MEMORY_POOLS), (void *)w_iterate_pools);

@@ -168,6 +168,14 @@ static hsa_status_t print_group_region(hsa_region_t r, void *d) {
   return HSA_STATUS_SUCCESS;
 }
 
+static hsa_status_t print_wavefront(hsa_wavefront_t wf, void *d) {
+  (void)d;
+  uint32_t size;
+  CHECK(hsa_wavefront_get_info(wf, HSA_WAVEFRONT_INFO_SIZE, &size));
+  printf("isa_wavefront %u\n", size);
+  return HSA_STATUS_SUCCESS;
+}
+
 static void print_info(void) {
   char name[64], product[64];
   uint32_t wave, waves_cu, simds;
@@ -184,6 +192,15 @@ static void print_info(void) {
   CHECK(hsa_agent_iterate_isas(gpu, print_isa, NULL));
   CHECK(hsa_amd_agent_iterate_memory_pools(gpu, print_group_pool, NULL));
   CHECK(hsa_agent_iterate_regions(gpu, print_group_region, NULL));
+  /* The rest of the ISA API must accept the agent's ISA handle. */
+  CHECK(hsa_isa_iterate_wavefronts(isa, print_wavefront, NULL));
+  hsa_round_method_t rm;
+  uint16_t mask;
+  bool compat = false;
+  CHECK(hsa_isa_get_round_method(isa, HSA_FP_TYPE_32, HSA_FLUSH_MODE_FTZ, &rm));
+  CHECK(hsa_isa_get_exception_policies(isa, HSA_PROFILE_FULL, &mask));
+  CHECK(hsa_isa_compatible(isa, isa, &compat));
+  printf("round_method %d exception_policies %u compatible %d\n", (int)rm, mask, (int)compat);
 }
 
 static void *read_file(const char *path, size_t *size) {

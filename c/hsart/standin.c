@@ -1257,6 +1257,42 @@ static hsa_status_t isa_from_name(const char *name, hsa_isa_t *out) {
   return HSA_STATUS_ERROR_INVALID_ISA_NAME;
 }
 
+static hsa_status_t isa_iterate_wavefronts(hsa_isa_t isa, hsa_status_t (*cb)(hsa_wavefront_t, void *), void *data) {
+  const isa_desc *d = isa_of(isa);
+  if (!d || !cb) return HSA_STATUS_ERROR_INVALID_ISA;
+  return cb((hsa_wavefront_t){(uintptr_t)&d->wave}, data); /* the handle points at the size */
+}
+
+static hsa_status_t wavefront_get_info(hsa_wavefront_t wf, hsa_wavefront_info_t attr, void *v) {
+  for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++)
+    if ((uintptr_t)&isas[i].wave == wf.handle && attr == HSA_WAVEFRONT_INFO_SIZE) {
+      *(uint32_t *)v = isas[i].wave;
+      return HSA_STATUS_SUCCESS;
+    }
+  return HSA_STATUS_ERROR_INVALID_WAVEFRONT;
+}
+
+static hsa_status_t isa_get_round_method(hsa_isa_t isa, hsa_fp_type_t t, hsa_flush_mode_t f, hsa_round_method_t *m) {
+  (void)t;
+  (void)f;
+  if (!isa_of(isa)) return HSA_STATUS_ERROR_INVALID_ISA;
+  *m = HSA_ROUND_METHOD_SINGLE;
+  return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t isa_get_exception_policies(hsa_isa_t isa, hsa_profile_t p, uint16_t *mask) {
+  (void)p;
+  if (!isa_of(isa)) return HSA_STATUS_ERROR_INVALID_ISA;
+  *mask = HSA_EXCEPTION_POLICY_BREAK | HSA_EXCEPTION_POLICY_DETECT;
+  return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t isa_compatible(hsa_isa_t a, hsa_isa_t b, bool *result) {
+  if (!isa_of(a) || !isa_of(b)) return HSA_STATUS_ERROR_INVALID_ISA;
+  *result = a.handle == b.handle;
+  return HSA_STATUS_SUCCESS;
+}
+
 static hsa_status_t iterate_pools(hsa_agent_t a, hsa_status_t (*cb)(hsa_amd_memory_pool_t, void *), void *data) {
   agent *ag = agent_of(a);
   if (!ag || !cb) return HSA_STATUS_ERROR_INVALID_AGENT;
@@ -1475,6 +1511,11 @@ static void build_tables(void) {
   C(ISA_GET_INFO, isa_get_info);
   C(AGENT_ITERATE_ISAS, agent_iterate_isas);
   C(ISA_GET_INFO_ALT, isa_get_info_alt);
+  C(ISA_ITERATE_WAVEFRONTS, isa_iterate_wavefronts);
+  C(WAVEFRONT_GET_INFO, wavefront_get_info);
+  C(ISA_GET_ROUND_METHOD, isa_get_round_method);
+  C(ISA_GET_EXCEPTION_POLICIES, isa_get_exception_policies);
+  C(ISA_COMPATIBLE, isa_compatible);
   C(EXECUTABLE_CREATE, exec_create);
   C(EXECUTABLE_CREATE_ALT, exec_create_alt);
   C(EXECUTABLE_DESTROY, exec_destroy);
@@ -1738,6 +1779,21 @@ EXPORT hsa_status_t hsa_isa_get_info_alt(hsa_isa_t i, hsa_isa_info_t at, void *v
 }
 EXPORT hsa_status_t hsa_isa_get_info(hsa_isa_t i, hsa_isa_info_t at, uint32_t idx, void *v) {
   return CORE(ISA_GET_INFO, hsa_status_t(*)(hsa_isa_t, hsa_isa_info_t, uint32_t, void *))(i, at, idx, v);
+}
+EXPORT hsa_status_t hsa_isa_iterate_wavefronts(hsa_isa_t i, hsa_status_t (*cb)(hsa_wavefront_t, void *), void *d) {
+  return CORE(ISA_ITERATE_WAVEFRONTS, hsa_status_t(*)(hsa_isa_t, hsa_status_t(*)(hsa_wavefront_t, void *), void *))(i, cb, d);
+}
+EXPORT hsa_status_t hsa_wavefront_get_info(hsa_wavefront_t w, hsa_wavefront_info_t at, void *v) {
+  return CORE(WAVEFRONT_GET_INFO, hsa_status_t(*)(hsa_wavefront_t, hsa_wavefront_info_t, void *))(w, at, v);
+}
+EXPORT hsa_status_t hsa_isa_get_round_method(hsa_isa_t i, hsa_fp_type_t t, hsa_flush_mode_t f, hsa_round_method_t *m) {
+  return CORE(ISA_GET_ROUND_METHOD, hsa_status_t(*)(hsa_isa_t, hsa_fp_type_t, hsa_flush_mode_t, hsa_round_method_t *))(i, t, f, m);
+}
+EXPORT hsa_status_t hsa_isa_get_exception_policies(hsa_isa_t i, hsa_profile_t p, uint16_t *m) {
+  return CORE(ISA_GET_EXCEPTION_POLICIES, hsa_status_t(*)(hsa_isa_t, hsa_profile_t, uint16_t *))(i, p, m);
+}
+EXPORT hsa_status_t hsa_isa_compatible(hsa_isa_t a, hsa_isa_t b, bool *r) {
+  return CORE(ISA_COMPATIBLE, hsa_status_t(*)(hsa_isa_t, hsa_isa_t, bool *))(a, b, r);
 }
 EXPORT hsa_status_t hsa_agent_iterate_regions(hsa_agent_t a, hsa_status_t (*cb)(hsa_region_t, void *), void *d) {
   return CORE(AGENT_ITERATE_REGIONS, hsa_status_t(*)(hsa_agent_t, hsa_status_t(*)(hsa_region_t, void *), void *))(a, cb, d);

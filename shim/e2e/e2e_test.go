@@ -56,6 +56,9 @@ func TestNoTool(t *testing.T) {
 		t.Fatalf("the guest object loaded on gfx942 without rocjitsu\n%s", r)
 	}
 	want(t, r, r.stdout, "load_status 0x100d")
+	r = bt.run(t, map[string]string{"STANDIN_GPUS": "gfx1201"}, "-info")
+	ok(t, r)
+	want(t, r, r.stdout, "agent gfx1201\n", "wavefront 32\n", "isa_wavefront 32\n", "lds 65536\n", "isa amdgcn-amd-amdhsa--gfx1201\n")
 }
 
 func TestLoadRoutes(t *testing.T) {
@@ -110,7 +113,7 @@ func TestGuestIdentity(t *testing.T) {
 		ok(t, r)
 		want(t, r, r.stdout, "agent gfx950\n", "product AMD Instinct MI355X\n", "wavefront 64\n", "waves_per_simd 8\n",
 			"agent_isa amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-\n", "\nisa amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-\n",
-			"lds 163840\n", "region_lds 163840\n")
+			"lds 163840\n", "region_lds 163840\n", "isa_wavefront 64\n", "round_method 1 exception_policies 3 compatible 1\n")
 		wantNot(t, r, r.stdout, "gfx942")
 	})
 	t.Run("config-file", func(t *testing.T) {
@@ -119,7 +122,8 @@ func TestGuestIdentity(t *testing.T) {
 			"host":{"isa":"gfx1201","backend":"hardware"}}`), 0o644)
 		r := bt.run(t, map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_CONFIG": cfg, "STANDIN_GPUS": "gfx1201"}, "-info")
 		ok(t, r)
-		want(t, r, r.stdout, "agent gfx950\n", "product Guest 950\n", "waves_per_simd 4\n", "lds 98304\n", "wavefront 64\n")
+		want(t, r, r.stdout, "agent gfx950\n", "product Guest 950\n", "waves_per_simd 4\n", "lds 98304\n", "wavefront 64\n",
+			"isa_wavefront 64\n", "round_method 1 exception_policies 3 compatible 1\n") // the host (gfx1201) alone would say 32
 	})
 	for _, c := range []struct {
 		name, why string
