@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocjitsu/rocjitsu/hsa/aql"
 	"github.com/rocjitsu/rocjitsu/silkrt"
 	"github.com/rocjitsu/rocjitsu/silkrt/hip"
 	"github.com/rocjitsu/rocjitsu/silkrt/simulator"
@@ -42,6 +44,13 @@ const silkUsage = `usage:
         buf:SIZE        zeroed device buffer of SIZE bytes (pointer)
         in:FILE         device buffer holding FILE (pointer)
         out:FILE:SIZE   zeroed device buffer copied to FILE afterwards (pointer)
+  rocjitsu silk packet --grid X[,Y,Z] --block X[,Y,Z] [--kernel-object A] [--kernarg A]
+                       [--signal H] [--private N] [--group N] [--max-flat N]
+                       [--barrier] [--acquire none|agent|system] [--release ...]
+      build an AQL kernel dispatch packet with the validation rules and print
+      its 64 bytes and fields
+  rocjitsu silk packet --decode HEX
+      print the fields of a 64-byte AQL packet (kernel dispatch or barrier)
 `
 
 func runSilk(args []string, stdout, stderr io.Writer) int {
@@ -57,6 +66,8 @@ func runSilk(args []string, stdout, stderr io.Writer) int {
 		err = silkInspect(args[1:], stdout, stderr)
 	case "run":
 		err = silkRun(args[1:], stdout, stderr)
+	case "packet":
+		err = silkPacket(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, silkUsage)
 		return 0
@@ -494,4 +505,118 @@ func openProvider(name, hipLib string, target uint32, stderr io.Writer) (silkrt.
 		return s, nil
 	}
 	return nil, usageError{fmt.Sprintf("--provider %q: want auto, hip or sim", name)}
+}
+
+func parseScope(s string) (aql.FenceScope, error) {
+	switch s {
+	case "none":
+		return aql.FenceScopeNone, nil
+	case "agent":
+		return aql.FenceScopeAgent, nil
+	case "system":
+		return aql.FenceScopeSystem, nil
+	}
+	return 0, usageError{fmt.Sprintf("fence scope %q: want none, agent or system", s)}
+}
+
+func silkPacket(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("packet", stderr)
+	decode := fs.String("decode", "", "hex of a 64-byte packet to decode")
+	gridS := fs.String("grid", "", "grid size in work-items: X[,Y,Z]")
+	blockS := fs.String("block", "", "workgroup size in work-items: X[,Y,Z]")
+	kobj := fs.Uint64("kernel-object", 0, "kernel descriptor address")
+	karg := fs.Uint64("kernarg", 0, "kernarg segment address")
+	signal := fs.Uint64("signal", 0, "completion signal handle")
+	private := fs.Uint("private", 0, "private segment bytes per work-item")
+	group := fs.Uint("group", 0, "group segment bytes per workgroup")
+	maxFlat := fs.Uint("max-flat", 0, "max flat workgroup size (0: 1024)")
+	barrier := fs.Bool("barrier", false, "set the barrier bit")
+	acq := fs.String("acquire", "system", "acquire fence scope")
+	rel := fs.String("release", "system", "release fence scope")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+	}
+	if *decode != "" {
+		b, err := hex.DecodeString(strings.TrimPrefix(strings.ReplaceAll(*decode, " ", ""), "0x"))
+		if err != nil {
+			return fmt.Errorf("--decode: %v", err)
+		}
+		if len(b) != aql.PacketSize {
+			return fmt.Errorf("--decode: %d bytes, want %d", len(b), aql.PacketSize)
+		}
+		return printPacket(stdout, b)
+	}
+	if *gridS == "" || *blockS == "" {
+		return usageError{"need --grid and --block (or --decode HEX)"}
+	}
+	grid, err := silkrt.ParseDim3(*gridS)
+	if err != nil {
+		return err
+	}
+	block, err := silkrt.ParseDim3(*blockS)
+	if err != nil {
+		return err
+	}
+	if *private > math.MaxUint32 || *group > math.MaxUint32 || *maxFlat > math.MaxUint32 {
+		return errors.New("--private, --group and --max-flat must fit 32 bits")
+	}
+	c, err := silkrt.LaunchConfig(grid, block, uint32(*maxFlat))
+	if err != nil {
+		return err
+	}
+	c.KernelObject, c.KernargAddress, c.CompletionSignal = *kobj, *karg, *signal
+	c.PrivateSegmentSize, c.GroupSegmentSize = uint32(*private), uint32(*group)
+	c.Barrier = *barrier
+	if c.AcquireFenceScope, err = parseScope(*acq); err != nil {
+		return err
+	}
+	if c.ReleaseFenceScope, err = parseScope(*rel); err != nil {
+		return err
+	}
+	var b [aql.PacketSize]byte
+	if err := silkrt.EncodeDispatchPacket(&c, b[:]); err != nil {
+		return err
+	}
+	return printPacket(stdout, b[:])
+}
+
+func printPacket(w io.Writer, b []byte) error {
+	fmt.Fprintf(w, "%x\n", b)
+	h, err := aql.ReadHeader(b)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "header             %#06x  %v\n", uint16(h), h)
+	switch h.Type() {
+	case aql.PacketTypeKernelDispatch:
+		p, err := aql.DecodeKernelDispatchPacket(b)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "setup              %#06x  dimensions=%d\n", p.Setup, p.Dimensions())
+		fmt.Fprintf(w, "workgroup_size     %d,%d,%d\n", p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ)
+		fmt.Fprintf(w, "grid_size          %d,%d,%d\n", p.GridSizeX, p.GridSizeY, p.GridSizeZ)
+		fmt.Fprintf(w, "private_segment    %d\n", p.PrivateSegmentSize)
+		fmt.Fprintf(w, "group_segment      %d\n", p.GroupSegmentSize)
+		fmt.Fprintf(w, "kernel_object      %#x\n", p.KernelObject)
+		fmt.Fprintf(w, "kernarg_address    %#x\n", p.KernargAddress)
+		fmt.Fprintf(w, "completion_signal  %#x\n", p.CompletionSignal)
+		if p.Reserved0 != 0 || p.Reserved2 != 0 {
+			fmt.Fprintf(w, "reserved           %#x %#x (must be 0)\n", p.Reserved0, p.Reserved2)
+		}
+	case aql.PacketTypeBarrierAnd, aql.PacketTypeBarrierOr:
+		p, err := aql.DecodeBarrierPacket(b)
+		if err != nil {
+			return err
+		}
+		for i, s := range p.DepSignal {
+			fmt.Fprintf(w, "dep_signal[%d]      %#x\n", i, s)
+		}
+		fmt.Fprintf(w, "completion_signal  %#x\n", p.CompletionSignal)
+	}
+	return nil
 }

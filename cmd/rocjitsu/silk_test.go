@@ -272,3 +272,43 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+func TestSilkPacket(t *testing.T) {
+	code, out, errs := run("silk", "packet", "--grid", "256,4", "--block", "64,2", "--kernel-object", "0x1000", "--kernarg", "0x2000", "--signal", "0x3000", "--group", "512", "--barrier")
+	if code != 0 {
+		t.Fatalf("packet: %d %q", code, errs)
+	}
+	want := "0215" + "0200" + "4000" + "0200" + "0100" + "0000" + "00010000" + "04000000" + "01000000" + "00000000" + "00020000" +
+		"0010000000000000" + "0020000000000000" + "0000000000000000" + "0030000000000000"
+	lines := strings.Split(out, "\n")
+	if lines[0] != want {
+		t.Fatalf("packet bytes\n got %s\nwant %s", lines[0], want)
+	}
+	for _, w := range []string{"KERNEL_DISPATCH barrier acquire=SYSTEM release=SYSTEM", "dimensions=2", "grid_size          256,4,1", "kernel_object      0x1000"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	// Decoding the printed bytes gives the same fields.
+	code, out2, errs := run("silk", "packet", "--decode", want)
+	if code != 0 || out2 != out {
+		t.Fatalf("decode: %d %q\n%s\nwant\n%s", code, errs, out2, out)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--grid", "32", "--block", "64"}, 1, "grid_size_x = 32 is smaller than the workgroup size 64"},
+		{[]string{"--grid", "64,2", "--block", "64,1,2"}, 1, "grid_size_z = 1 is smaller than the workgroup size 2"},
+		{[]string{"--grid", "2048", "--block", "1024", "--max-flat", "256"}, 1, "exceeds max_flat_workgroup_size 256"},
+		{[]string{"--grid", "64", "--block", "64", "--acquire", "cluster"}, 2, "want none, agent or system"},
+		{[]string{"--decode", "0102"}, 1, "2 bytes, want 64"},
+		{[]string{"--grid", "64"}, 2, "need --grid and --block"},
+	} {
+		code, _, errs := run(append([]string{"silk", "packet"}, c.args...)...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: %d %q, want %d %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
