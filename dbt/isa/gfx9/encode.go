@@ -258,10 +258,10 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 			if o.Kind == isa.KindOff {
 				continue
 			}
-			if o.Class == isa.SGPR || o.Class == isa.Special || o.Class == isa.TTMP {
-				v = operandCode(o)
-			} else {
+			if o.Kind == isa.KindReg && (o.Class == isa.VGPR || o.Class == isa.AGPR) {
 				v = uint32(o.Reg)
+			} else {
+				v = operandCode(o)
 			}
 		case enc.CodeImm:
 			if k >= enc.SDWA1 && k <= enc.SDWAC && (f == enc.FSrc0 || f == enc.FVSrc1) {

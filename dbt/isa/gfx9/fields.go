@@ -240,8 +240,6 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		}
 		md.Src0Sel = uint8(take(mSDWAS0Sel))
 		md.Src1Sel = uint8(take(mSDWAS1Sel))
-		take(mSDWAS0)
-		take(mSDWAS1)
 		if take(mSDWAS0Neg) != 0 {
 			negBits |= 1
 		}
@@ -326,6 +324,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		md.SMemImm, md.SMemSOE = imm, soe
 	}
 	in.Operands = in.Operands[:0]
+	consumed := uint32(0)
 	for i := range e.ops {
 		d := &e.ops[i]
 		o := isa.Operand{Role: d.role, Field: isa.Field(d.field), Width: d.width}
@@ -344,7 +343,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 					o, pad = srcOperand(code, 2, false)
 					o.Role, o.Field = d.role, isa.Field(enc.FSDstV)
 					cov[1] |= 0x7f << 8
-					_ = pad
+					in.Pad[1] |= pad << 8
 				}
 			} else {
 				o.Kind = isa.KindImm
@@ -442,8 +441,10 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		case enc.CodeImm:
 			if k >= enc.SDWA1 && k <= enc.SDWAC && (d.field == enc.FSrc0 || d.field == enc.FVSrc1) {
 				s := mSDWAS0.get(w)
+				cov[1] |= mSDWAS0.mask()
 				if d.field == enc.FVSrc1 {
 					s = mSDWAS1.get(w)
+					cov[1] |= mSDWAS1.mask()
 				}
 				code := v + 256
 				if s != 0 {
@@ -471,6 +472,9 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		if pad != 0 {
 			in.Pad[bb.Word] |= pad << bb.Lo
 		}
+		if srcIdx >= 0 {
+			consumed |= 1 << srcIdx
+		}
 		if srcIdx >= 0 && k != enc.MAI {
 			if negBits>>srcIdx&1 != 0 {
 				o.Mods |= isa.ModNeg
@@ -485,6 +489,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		o.Type = valueType(d)
 		in.Operands = append(in.Operands, o)
 	}
+	padSrcMods(in, k, negBits&^consumed, absBits&^consumed, (absBits>>4)&^consumed)
 	fixShapes(in, e, k, w)
 	fixAccPad(in, e, k, w, agprBits(k, w))
 	for i := range w {
@@ -543,13 +548,15 @@ func fixShapes(in *isa.Inst, e *entry, k enc.Kind, w []uint32) {
 					o.Width = 2
 				}
 			}
-			if enc.FieldID(o.Field) == enc.FSAddr && o.Kind == isa.KindReg {
+			if enc.FieldID(o.Field) == enc.FSAddr && o.Kind == isa.KindReg && (o.Class == isa.SGPR || o.Class == isa.TTMP) {
 				if seg == 1 {
 					o.Width = 1
 				} else {
 					o.Width = 2
 				}
-				o.Reg = uint16(align(uint32(o.Reg), o.Width))
+				a := uint16(align(uint32(o.Reg), o.Width))
+				in.Pad[1] |= uint32(o.Reg-a) << 16
+				o.Reg = a
 			}
 		}
 	}
@@ -616,5 +623,28 @@ func fixAccPad(in *isa.Inst, e *entry, k enc.Kind, w []uint32, acc uint32) {
 		in.Pad[0] |= rest << 25
 	case enc.FLAT, enc.MUBUF, enc.MTBUF:
 		in.Pad[1] |= rest << 23
+	}
+}
+
+// padSrcMods keeps source-modifier bits of sources the opcode does not have.
+func padSrcMods(in *isa.Inst, k enc.Kind, neg, abs, sext uint32) {
+	if neg|abs|sext == 0 {
+		return
+	}
+	for i := uint32(0); i < 3; i++ {
+		n, a, x := neg>>i&1, abs>>i&1, sext>>i&1
+		switch k {
+		case enc.VOP3:
+			in.Pad[1] |= n << (29 + i)
+			in.Pad[0] |= a << (8 + i)
+		case enc.SDWA1, enc.SDWA2, enc.SDWAC:
+			if i < 2 {
+				in.Pad[1] |= n<<(20+8*i) | a<<(21+8*i) | x<<(19+8*i)
+			}
+		case enc.DPP1, enc.DPP2, enc.DPPC:
+			if i < 2 {
+				in.Pad[1] |= n<<(20+2*i) | a<<(21+2*i)
+			}
+		}
 	}
 }

@@ -183,11 +183,11 @@ func OpcodeMask(k Kind) uint32 {
 	case VOP3P, MAI, VOP3PX2:
 		return 0xffff0000
 	case DS:
-		return 0xfffe0000
+		return 0xfdfe0000
 	case FLAT:
 		return 0xfdfc0000 | 0xc000 // op, prefix and seg
 	case MUBUF:
-		return 0xfffc0000
+		return 0xfdfc0000
 	case MTBUF:
 		return 0xfc078000
 	}
