@@ -590,14 +590,14 @@ func printPacket(w io.Writer, b []byte) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "header             %#06x  %v\n", uint16(h), h)
+	fmt.Fprintf(w, "header             %#04x  %v\n", uint16(h), h)
 	switch h.Type() {
 	case aql.PacketTypeKernelDispatch:
 		p, err := aql.DecodeKernelDispatchPacket(b)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "setup              %#06x  dimensions=%d\n", p.Setup, p.Dimensions())
+		fmt.Fprintf(w, "setup              %#04x  dimensions=%d\n", p.Setup, p.Dimensions())
 		fmt.Fprintf(w, "workgroup_size     %d,%d,%d\n", p.WorkgroupSizeX, p.WorkgroupSizeY, p.WorkgroupSizeZ)
 		fmt.Fprintf(w, "grid_size          %d,%d,%d\n", p.GridSizeX, p.GridSizeY, p.GridSizeZ)
 		fmt.Fprintf(w, "private_segment    %d\n", p.PrivateSegmentSize)
