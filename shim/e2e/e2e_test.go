@@ -469,3 +469,14 @@ func TestRealROCRWithoutGPU(t *testing.T) {
 		}
 	}
 }
+
+// Two Go runtimes in one process are unsupported: with another Go c-shared
+// library loaded, the shim refuses to start and the application runs on.
+func TestSecondGoRuntime(t *testing.T) {
+	bt := setup(t)
+	r := bt.run(t, map[string]string{"LD_PRELOAD": bt.other, "HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950"},
+		append([]string{"-info"}, bt.kargs("-n", "10", bt.host)...)...)
+	ok(t, r)
+	want(t, r, r.stderr, "not loading: another Go runtime is loaded in this process")
+	want(t, r, r.stdout, "agent gfx942\n", "tools_loaded 0 onload_calls 1", "parent dispatched 10 of 10 faults 0")
+}

@@ -25,6 +25,7 @@ type built struct {
 	shim      string // librocjitsu.so
 	app       string // hiplike
 	chaintool string
+	other     string // a second Go c-shared library
 	host      string // scale.co for gfx942
 	guest     string // the same with the gfx950 machine (a guest object)
 	kernarg   uint32 // the guest descriptor's sizes, as HIP reads them from metadata
@@ -92,6 +93,7 @@ func doBuild(root, clang, lld string) error {
 			filepath.Join(root, "c", "apps", "scale.cl"), "-o", filepath.Join(d, "scale.o")},
 		{lld, "-shared", filepath.Join(d, "scale.o"), "-o", filepath.Join(d, "scale.co")},
 		{filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-buildmode=c-shared", "-o", filepath.Join(d, "librocjitsu.so"), "./shim"},
+		{filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-buildmode=c-shared", "-o", filepath.Join(d, "otherruntime.so"), "./shim/e2e/testdata/otherruntime"},
 	}
 	for _, s := range steps {
 		if err := runCmd(root, s[0], s[1:]...); err != nil {
@@ -119,7 +121,7 @@ func doBuild(root, clang, lld string) error {
 		return err
 	}
 	b = built{
-		dir: d, shim: filepath.Join(d, "librocjitsu.so"), app: filepath.Join(d, "hiplike"), chaintool: filepath.Join(d, "chaintool.so"),
+		dir: d, shim: filepath.Join(d, "librocjitsu.so"), app: filepath.Join(d, "hiplike"), chaintool: filepath.Join(d, "chaintool.so"), other: filepath.Join(d, "otherruntime.so"),
 		host: filepath.Join(d, "scale.co"), guest: filepath.Join(d, "guest-gfx950.co"),
 		kernarg: k.Desc.KernargSize, group: k.Desc.GroupSegmentFixedSize, private: k.Desc.PrivateSegmentFixedSize,
 	}
