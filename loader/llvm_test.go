@@ -206,6 +206,10 @@ func TestLLVMFieldByField(t *testing.T) {
 		mdFields, kdFields, kdRefused, kdCleared int
 		errs                                     []string
 	}
+	notes, kdDump, err := batchLLVM(readelf, objdump, files)
+	if err != nil {
+		t.Fatal(err)
+	}
 	results := make([]result, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
@@ -225,9 +229,9 @@ func TestLLVMFieldByField(t *testing.T) {
 				return
 			}
 			// Metadata, through the typed form and back.
-			out, err := exec.Command(readelf, "--notes", path).CombinedOutput()
-			if err != nil {
-				fail("readelf: %v\n%s", err, out)
+			out, ok := notes[path]
+			if !ok {
+				fail("llvm-readelf printed nothing for the file")
 				return
 			}
 			want, err := readelfMetadata(string(out))
@@ -272,11 +276,9 @@ func TestLLVMFieldByField(t *testing.T) {
 				if m.Symbol != k.Symbol {
 					fail("kernel %s: metadata symbol %s, descriptor symbol %s", k.Name, m.Symbol, k.Symbol)
 				}
-				if uint64(k.Descriptor.GroupSegmentFixedSize) != m.GroupSegmentFixedSize && m.GroupSegmentFixedSize <= 65536 {
-					// Dynamic LDS can make the descriptor larger, never smaller.
-					if uint64(k.Descriptor.GroupSegmentFixedSize) < m.GroupSegmentFixedSize {
-						fail("kernel %s: descriptor LDS %d < metadata %d", k.Name, k.Descriptor.GroupSegmentFixedSize, m.GroupSegmentFixedSize)
-					}
+				if uint64(k.Descriptor.GroupSegmentFixedSize) != m.GroupSegmentFixedSize || uint64(k.Descriptor.PrivateSegmentFixedSize) != m.PrivateSegmentFixedSize {
+					fail("kernel %s: descriptor LDS/scratch %d/%d, metadata %d/%d", k.Name, k.Descriptor.GroupSegmentFixedSize,
+						k.Descriptor.PrivateSegmentFixedSize, m.GroupSegmentFixedSize, m.PrivateSegmentFixedSize)
 				}
 			}
 
@@ -297,12 +299,7 @@ func TestLLVMFieldByField(t *testing.T) {
 				args = append(args, "--mcpu=gfx942")
 			}
 			args = append(args, path)
-			out, err = exec.Command(objdump, args...).CombinedOutput()
-			if err != nil {
-				fail("objdump: %v\n%s", err, out)
-				return
-			}
-			kds := parseObjdumpKDs(string(out))
+			kds := parseObjdumpKDs(kdDump[path])
 			// LLVM 19 refuses gfx10+ descriptors whose
 			// GRANULATED_WAVEFRONT_SGPR_COUNT is not zero (clang-19 writes
 			// such descriptors for gfx12). Decode those once more from a
@@ -326,7 +323,7 @@ func TestLLVMFieldByField(t *testing.T) {
 					return
 				}
 				args[len(args)-1] = tmp
-				out, err = exec.Command(objdump, args...).CombinedOutput()
+				out, err := exec.Command(objdump, args...).CombinedOutput()
 				if err != nil {
 					fail("objdump: %v\n%s", err, out)
 					return
@@ -407,4 +404,117 @@ func TestLLVMFieldByField(t *testing.T) {
 	}
 	t.Logf("%d objects: %d metadata fields and %d descriptor directives compared with LLVM 19; %d gfx12 descriptors decoded by LLVM 19 only with GRANULATED_WAVEFRONT_SGPR_COUNT cleared; %d refused outright (byte dump compared); %d mismatches",
 		len(files), md, kdf, cleared, refused, len(all))
+}
+
+// batchLLVM runs llvm-readelf-19 --notes and llvm-objdump-19 -D on the
+// descriptor sections over many files per process (grouped by the --mcpu
+// LLVM 19 needs) and returns each file's part of the output.
+func batchLLVM(readelf, objdump string, files []string) (map[string]string, map[string]string, error) {
+	const batch = 48
+	notes := map[string]string{}
+	for i := 0; i < len(files); i += batch {
+		chunk := files[i:min(i+batch, len(files))]
+		out, err := exec.Command(readelf, append([]string{"--notes"}, chunk...)...).CombinedOutput()
+		if err != nil {
+			return nil, nil, fmt.Errorf("llvm-readelf --notes: %v\n%s", err, out)
+		}
+		parts := strings.Split("\n"+string(out), "\nFile: ")
+		for _, p := range parts[1:] {
+			nl := strings.IndexByte(p, '\n')
+			notes[p[:nl]] = p[nl:]
+		}
+		if len(chunk) == 1 {
+			notes[chunk[0]] = string(out)
+		}
+	}
+	type group struct {
+		args  []string
+		files []string
+		syms  map[string]bool
+	}
+	groups := map[string]*group{}
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := Parse(b)
+		if err != nil {
+			continue // reported by the caller
+		}
+		secs := map[string]bool{}
+		var secList []string
+		for _, k := range f.Kernels() {
+			n := f.Sections[k.DescriptorSection].Name
+			if !secs[n] {
+				secs[n] = true
+				secList = append(secList, n)
+			}
+		}
+		sort.Strings(secList)
+		key := strings.Join(secList, ",")
+		var args []string
+		for _, s := range secList {
+			args = append(args, "-j", s)
+		}
+		// One objdump process decodes all its files for one processor.
+		mcpu := f.Processor.Name
+		if mcpu == "gfx950" {
+			mcpu = "gfx942"
+		}
+		key += "|" + mcpu
+		args = append(args, "--mcpu="+mcpu)
+		g := groups[key]
+		if g == nil {
+			g = &group{args: args, syms: map[string]bool{}}
+			groups[key] = g
+		}
+		g.files = append(g.files, path)
+		for _, k := range f.Kernels() {
+			g.syms[k.Symbol] = true
+		}
+	}
+	dumps := map[string]string{}
+	for _, g := range groups {
+		for i := 0; i < len(g.files); i += batch {
+			chunk := g.files[i:min(i+batch, len(g.files))]
+			syms := map[string]bool{}
+			for _, path := range chunk {
+				b, _ := os.ReadFile(path)
+				f, _ := Parse(b)
+				for _, k := range f.Kernels() {
+					syms[k.Symbol] = true
+				}
+			}
+			var names []string
+			for n := range syms {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			args := append([]string{"-D"}, g.args...)
+			args = append(args, "--disassemble-symbols="+strings.Join(names, ","))
+			out, err := exec.Command(objdump, append(args, chunk...)...).CombinedOutput()
+			if err != nil {
+				return nil, nil, fmt.Errorf("llvm-objdump -D: %v\n%s", err, out)
+			}
+			cur := ""
+			var sb strings.Builder
+			for _, l := range strings.Split(string(out), "\n") {
+				if strings.HasSuffix(l, "file format elf64-amdgpu") {
+					if cur != "" {
+						dumps[cur] = sb.String()
+					}
+					cur = strings.TrimSuffix(strings.TrimSuffix(l, "file format elf64-amdgpu"), ":\t")
+					sb.Reset()
+					continue
+				}
+				sb.WriteString(l)
+				sb.WriteByte('\n')
+			}
+			if cur != "" {
+				dumps[cur] = sb.String()
+			}
+		}
+	}
+	return notes, dumps, nil
 }

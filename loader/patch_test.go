@@ -51,12 +51,24 @@ type insn struct {
 }
 
 func disasm(t *testing.T, objdump, mcpu, path string) ([]insn, error) {
-	out, err := exec.Command(objdump, "-d", "--mcpu="+mcpu, path).CombinedOutput()
+	m, err := disasmFiles(objdump, mcpu, path)
+	return m[path], err
+}
+
+// disasmFiles runs one llvm-objdump -d over several files and splits its
+// output by file.
+func disasmFiles(objdump, mcpu string, paths ...string) (map[string][]insn, error) {
+	out, err := exec.Command(objdump, append([]string{"-d", "--mcpu=" + mcpu}, paths...)...).CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("objdump -d: %v\n%s", err, out)
 	}
-	var res []insn
+	res := map[string][]insn{}
+	cur := ""
 	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasSuffix(l, "file format elf64-amdgpu") {
+			cur = strings.TrimSuffix(strings.TrimSuffix(l, "file format elf64-amdgpu"), ":\t")
+			continue
+		}
 		i := strings.LastIndex(l, "// ")
 		if i < 0 || !strings.HasPrefix(l, "\t") {
 			continue
@@ -70,7 +82,12 @@ func disasm(t *testing.T, objdump, mcpu, path string) ([]insn, error) {
 		if err != nil {
 			continue
 		}
-		res = append(res, insn{a, strings.TrimSpace(l[:i]) + " |" + rest[c+1:]})
+		res[cur] = append(res[cur], insn{a, strings.TrimSpace(l[:i]) + " |" + rest[c+1:]})
+	}
+	for _, p := range paths {
+		if _, ok := res[p]; !ok {
+			return nil, fmt.Errorf("objdump -d printed no instructions for %s", p)
+		}
 	}
 	return res, nil
 }
@@ -227,16 +244,12 @@ func verifyPatch(t *testing.T, readelf, objdump, dir, path string, edit func(*Fi
 	if mcpu == "gfx950" {
 		mcpu = "gfx942"
 	}
-	before, err := disasm(t, objdump, mcpu, path)
+	both, err := disasmFiles(objdump, mcpu, path, tmp)
 	if err != nil {
 		fail("%v", err)
 		return 0, errs
 	}
-	after, err := disasm(t, objdump, mcpu, tmp)
-	if err != nil {
-		fail("%v", err)
-		return 0, errs
-	}
+	before, after := both[path], both[tmp]
 	if len(after) != len(before)+1024 {
 		fail("disassembly has %d instructions, want %d + 1024", len(after), len(before))
 		return 0, errs
