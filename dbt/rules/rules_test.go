@@ -400,6 +400,7 @@ func TestBufferLoadLDSCode(t *testing.T) {
 // emits.
 type wave struct {
 	v [256][64]uint32
+	a [256][64]uint32
 	s [106]uint32
 }
 
@@ -413,6 +414,8 @@ func (wv *wave) src(code uint32, l int) uint32 {
 		return code - 128
 	case code == srcOnes:
 		return 0xffffffff
+	case code == srcF4:
+		return math.Float32bits(4)
 	}
 	panic(fmt.Sprintf("code %d", code))
 }
@@ -453,8 +456,21 @@ func (wv *wave) run(t *testing.T, code []byte) {
 				val = wv.src(v, 0)
 			}
 			wv.s[w0>>16&0x7f] = val
-		case w0>>23 == 0x17f: // s_waitcnt
+		case w0>>23 == 0x17f: // s_waitcnt, s_nop
 			i += 4
+		case w0>>23 == 0x1a7: // VOP3P: accvgpr moves and MFMA
+			w1 := w(i + 4)
+			i += 8
+			switch op := w0 >> 16 & 0x7f; op {
+			case op3PAccRead:
+				wv.v[w0&0xff] = wv.a[w1&0x1ff-256]
+			case op3PAccWrite:
+				wv.a[w0&0xff] = wv.v[w1&0x1ff-256]
+			case 0x73: // v_mfma_f32_16x16x32_fp8_fp8, FNUZ (gfx942)
+				wv.mfmaFP8(t, w0, w1, fp.E4M3FNUZ)
+			default:
+				t.Fatalf("VOP3P op %#x", op)
+			}
 		case w0>>26 == 0x34: // VOP3
 			w1 := w(i + 4)
 			i += 8
@@ -480,14 +496,33 @@ func (wv *wave) run(t *testing.T, code []byte) {
 			wv.v[w0&0xff] = out
 		case w0>>31 == 0: // VOP2
 			i += 4
+			lit, hasLit := uint32(0), w0&0x1ff == srcLit
+			if hasLit {
+				lit = w(i)
+				i += 4
+			}
 			var out [64]uint32
 			for l := 0; l < 64; l++ {
-				a, b := wv.src(w0&0x1ff, l), wv.v[w0>>9&0xff][l]
+				var a uint32
+				if hasLit {
+					a = lit
+				} else {
+					a = wv.src(w0&0x1ff, l)
+				}
+				b := wv.v[w0>>9&0xff][l]
 				switch op := w0 >> 25 & 0x3f; op {
 				case op2XorB32:
 					out[l] = a ^ b
 				case op2LshlrevB32:
 					out[l] = b << (a & 31)
+				case op2AndB32:
+					out[l] = a & b
+				case op2OrB32:
+					out[l] = a | b
+				case op2AddU32:
+					out[l] = a + b
+				case op2MulF32:
+					out[l] = math.Float32bits(math.Float32frombits(a) * math.Float32frombits(b))
 				default:
 					t.Fatalf("VOP2 op %#x", op)
 				}
@@ -593,6 +628,120 @@ func TestCvtF32FP8OCP(t *testing.T) {
 		}
 		if n := len(disasm(t, CvtF32FP8OCPCode(bf8, 5, 7, 2, 100, 101, 102))); n != 10 {
 			t.Fatalf("llvm-mc decoded %d instructions", n)
+		}
+	}
+}
+
+// mfmaFP8 is a 16x16x32 FP8 MFMA on the wave model (layout: lane l holds
+// row/column l%16 and k = 8*(l/16)+j in byte j of its register pair; D
+// register r of lane l is element [4*(l/16)+r][l%16]).
+func (wv *wave) mfmaFP8(t *testing.T, w0, w1 uint32, f fp.Format) {
+	file := func(acc bool) *[256][64]uint32 {
+		if acc {
+			return &wv.a
+		}
+		return &wv.v
+	}
+	A, B := file(w1>>27&1 != 0), file(w1>>28&1 != 0)
+	CD := file(w0>>15&1 != 0)
+	a0, b0 := w1&0x1ff-256, w1>>9&0x1ff-256
+	c := w1 >> 18 & 0x1ff
+	d0 := w0 & 0xff
+	byteOf := func(reg *[256][64]uint32, base uint32, l, j int) uint8 {
+		return uint8(reg[base+uint32(j/4)][l] >> (8 * (j % 4)))
+	}
+	var out [4][64]uint32
+	for l := 0; l < 64; l++ {
+		for r := 0; r < 4; r++ {
+			row, col := 4*(l/16)+r, l%16
+			var acc float64
+			if c != srcZero {
+				acc = float64(math.Float32frombits(CD[c-256+uint32(r)][l]))
+			}
+			for k := 0; k < 32; k++ {
+				la, lb := row+16*(k/8), col+16*(k/8)
+				acc += float64(f.Decode(byteOf(A, a0, la, k%8))) * float64(f.Decode(byteOf(B, b0, lb, k%8)))
+			}
+			out[r][l] = math.Float32bits(float32(acc))
+		}
+	}
+	for r := 0; r < 4; r++ {
+		CD[d0+uint32(r)] = out[r]
+	}
+}
+
+// TestFP8MFMAExpansion runs the OCP FP8 MFMA expansion on the wave model
+// (whose host MFMA reads FNUZ) and compares with the same MFMA reading OCP,
+// with accumulators and operands in VGPRs and in AGPRs, including -0
+// (0x80) codes.
+func TestFP8MFMAExpansion(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	code := func() uint32 { // OCP E4M3FN codes with exponents 5..9, zeros and -0
+		var x uint32
+		for b := 0; b < 4; b++ {
+			var c uint32
+			switch r.IntN(8) {
+			case 0:
+				c = 0x80
+			case 1:
+				c = 0
+			default:
+				c = uint32(r.IntN(2))<<7 | uint32(5+r.IntN(5))<<3 | uint32(r.IntN(8))
+			}
+			x |= c << (8 * b)
+		}
+		return x
+	}
+	for _, acc := range []struct{ ab, cd bool }{{false, false}, {true, true}, {false, true}} {
+		for _, zeroC := range []bool{false, true} {
+			var wv wave
+			A, B := &wv.v, &wv.v
+			if acc.ab {
+				A, B = &wv.a, &wv.a
+			}
+			CD := &wv.v
+			if acc.cd {
+				CD = &wv.a
+			}
+			for l := 0; l < 64; l++ {
+				A[10][l], A[11][l] = code(), code()
+				B[12][l], B[13][l] = code(), code()
+				for i := 0; i < 4; i++ {
+					CD[20+i][l] = math.Float32bits(float32(r.IntN(64)-32) / 4)
+				}
+			}
+			w0 := uint32(0xd3800000 | 0x73<<16 | 20)
+			if acc.cd {
+				w0 |= 1 << 15
+			}
+			c := uint32(256 + 20)
+			if zeroC {
+				c = srcZero
+			}
+			w1 := (256 + 10) | (256+12)<<9 | c<<18
+			if acc.ab {
+				w1 |= 3 << 27
+			}
+			ref := wv
+			ref.mfmaFP8(t, w0, w1, fp.E4M3FN)
+			exp, err := FP8MFMACode(w0, w1, 4, 100, 102, 104)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wv.run(t, exp)
+			for i := 0; i < 4; i++ {
+				got, want := CD[20+i], (*map[bool]*[256][64]uint32{false: &ref.v, true: &ref.a}[acc.cd])[20+i]
+				if got != want {
+					t.Fatalf("acc %+v zeroC %v: D[%d] = %x, want %x", acc, zeroC, i, got[:4], want[:4])
+				}
+			}
+			// The guest operands are untouched.
+			if A[10] != ref.v[10] && A[10] != ref.a[10] {
+				t.Fatal("A clobbered")
+			}
+			if len(disasm(t, exp)) == 0 {
+				t.Fatal("no instructions")
+			}
 		}
 	}
 }
