@@ -785,20 +785,41 @@ typedef struct qstate {
   uint8_t *pool; /* POOL_SLOTS * SLOT_BYTES, allocated on first rewrite */
   int pool_failed;
   uint64_t issued; /* slots handed out; guarded by the runtime's queue lock */
+  /* Per-queue counters (same lock): no shared cache line on the packet path. */
+  uint64_t rewritten, passed, fallbacks, pool_waits;
   hsa_signal_t retire;
   struct qstate *next;
 } qstate;
 
 static qstate *qstates;
 static pthread_mutex_t qstates_mu = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uint64_t c_rewritten, c_passed, c_pool_waits, c_fallbacks;
+/* Totals of queues already destroyed; live queues are summed on request. */
+static uint64_t c_rewritten, c_passed, c_pool_waits, c_fallbacks;
 
 void rj_get_counters(rj_counters *out) {
+  pthread_mutex_lock(&qstates_mu);
   out->rewritten = c_rewritten;
   out->passed = c_passed;
   out->pool_waits = c_pool_waits;
   out->fallbacks = c_fallbacks;
+  for (qstate *q = qstates; q; q = q->next) {
+    out->rewritten += __atomic_load_n(&q->rewritten, __ATOMIC_RELAXED);
+    out->passed += __atomic_load_n(&q->passed, __ATOMIC_RELAXED);
+    out->pool_waits += __atomic_load_n(&q->pool_waits, __ATOMIC_RELAXED);
+    out->fallbacks += __atomic_load_n(&q->fallbacks, __ATOMIC_RELAXED);
+  }
+  pthread_mutex_unlock(&qstates_mu);
 }
+
+/* Called with qstates_mu held when a queue goes away. */
+static void retire_counters(qstate *q) {
+  c_rewritten += q->rewritten;
+  c_passed += q->passed;
+  c_pool_waits += q->pool_waits;
+  c_fallbacks += q->fallbacks;
+}
+
+#define BUMP(q, field, n) __atomic_store_n(&(q)->field, (q)->field + (n), __ATOMIC_RELAXED)
 
 static int pool_init(qstate *qs) {
   if (qs->pool) return 1;
@@ -841,7 +862,7 @@ static uint8_t *pool_next(qstate *qs) {
       if ((uint64_t)(RETIRE_BASE - v) >= need) break;
       if (!waited) {
         waited = 1;
-        atomic_fetch_add(&c_pool_waits, 1);
+        BUMP(qs, pool_waits, 1);
         clock_gettime(CLOCK_MONOTONIC, &t0);
       }
       sched_yield();
@@ -863,7 +884,7 @@ static void rj_handler(const void *pkts, uint64_t n, uint64_t user_idx, void *da
   (void)user_idx;
   rj_table *t = atomic_load_explicit(&rj_map, memory_order_acquire);
   if (!t || !t->count || !rj_dispatch) {
-    atomic_fetch_add_explicit(&c_passed, n, memory_order_relaxed);
+    BUMP((qstate *)data, passed, n);
     writer(pkts, n);
     return;
   }
@@ -873,7 +894,7 @@ static void rj_handler(const void *pkts, uint64_t n, uint64_t user_idx, void *da
     const hsa_kernel_dispatch_packet_t *p = &in[k];
     const rj_entry *e = PKT_TYPE(p->header) == HSA_PACKET_TYPE_KERNEL_DISPATCH ? map_get(t, p->kernel_object) : NULL;
     if (!e) {
-      atomic_fetch_add_explicit(&c_passed, 1, memory_order_relaxed);
+      BUMP(qs, passed, 1);
       writer(p, 1);
       continue;
     }
@@ -889,7 +910,7 @@ static void rj_handler(const void *pkts, uint64_t n, uint64_t user_idx, void *da
     if (e->kernarg_size) {
       uint8_t *slot = pool_init(qs) ? pool_next(qs) : NULL;
       if (!slot) {
-        atomic_fetch_add_explicit(&c_fallbacks, 1, memory_order_relaxed);
+        BUMP(qs, fallbacks, 1);
         writer(p, 1);
         continue;
       }
@@ -913,7 +934,7 @@ static void rj_handler(const void *pkts, uint64_t n, uint64_t user_idx, void *da
         nout = 2;
       }
     }
-    atomic_fetch_add_explicit(&c_rewritten, 1, memory_order_relaxed);
+    BUMP(qs, rewritten, 1);
     writer(out, nout);
   }
 }
@@ -981,6 +1002,7 @@ static hsa_status_t w_queue_destroy(hsa_queue_t *q) {
     if ((*p)->queue == q) {
       found = *p;
       *p = found->next;
+      retire_counters(found);
       break;
     }
   pthread_mutex_unlock(&qstates_mu);
@@ -1009,10 +1031,9 @@ static hsa_status_t w_exec_destroy(hsa_executable_t exec) {
 /* OnLoad / OnUnload                                                         */
 
 static void reset_state(void) {
-  atomic_store(&c_rewritten, 0);
-  atomic_store(&c_passed, 0);
-  atomic_store(&c_pool_waits, 0);
-  atomic_store(&c_fallbacks, 0);
+  pthread_mutex_lock(&qstates_mu);
+  c_rewritten = c_passed = c_pool_waits = c_fallbacks = 0;
+  pthread_mutex_unlock(&qstates_mu);
   ngpus = 0;
   cpu_agent.handle = 0;
   have_kernarg_pool = 0;
