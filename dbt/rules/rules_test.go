@@ -60,6 +60,8 @@ func (m *machine) src(code uint32) uint32 {
 		return code - 128
 	case code >= 193 && code <= 208:
 		return uint32(int32(192 - int32(code)))
+	case code == srcHalf:
+		return math.Float32bits(0.5)
 	}
 	panic(fmt.Sprintf("source code %d", code))
 }
@@ -77,6 +79,13 @@ func (m *machine) run(t *testing.T, code []byte) {
 			switch op := w0 >> 16 & 0x3ff; op {
 			case op3LshlrevB32:
 				r = b << (a & 31)
+			case op3LshrrevB32:
+				r = b >> (a & 31)
+			case op3MulF32:
+				r = math.Float32bits(math.Float32frombits(a) * math.Float32frombits(b))
+			case op3CvtPkFP8F32: // gfx942: FNUZ, low half written, high half kept
+				lo := uint32(fp.E4M3FNUZ.Encode(math.Float32frombits(a), false)) | uint32(fp.E4M3FNUZ.Encode(math.Float32frombits(b), false))<<8
+				r = m.v[w0&0xff]&0xffff0000 | lo
 			case opMovB32:
 				r = a
 			case opNotB32:
@@ -114,13 +123,21 @@ func (m *machine) run(t *testing.T, code []byte) {
 		}
 		if w0>>25 == 0x3f { // VOP1
 			i += 4
-			a := m.src(w0 & 0x1ff)
+			var a uint32
+			if w0&0x1ff == srcLit {
+				a = binary.LittleEndian.Uint32(code[i:])
+				i += 4
+			} else {
+				a = m.src(w0 & 0x1ff)
+			}
 			var r uint32
 			switch op := w0 >> 9 & 0xff; op {
 			case op1CvtF32FP8:
 				r = math.Float32bits(fp.E4M3FNUZ.Decode(uint8(a)))
 			case op1CvtF32BF8:
 				r = math.Float32bits(fp.E5M2FNUZ.Decode(uint8(a)))
+			case op1MovB32:
+				r = a
 			default:
 				t.Fatalf("unexpected VOP1 opcode %#x", op)
 			}
@@ -153,6 +170,8 @@ func (m *machine) run(t *testing.T, code []byte) {
 			r = a + b
 		case op2AddF32:
 			r = math.Float32bits(math.Float32frombits(a) + math.Float32frombits(b))
+		case op2MulU32U24:
+			r = (a & 0xffffff) * (b & 0xffffff)
 		default:
 			t.Fatalf("unexpected VOP2 opcode %#x", op)
 		}
@@ -743,5 +762,49 @@ func TestFP8MFMAExpansion(t *testing.T) {
 				t.Fatal("no instructions")
 			}
 		}
+	}
+}
+
+func TestCvtPkFP8OCP(t *testing.T) {
+	in := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 448, -448, 450, 463.9, 464, 470, 480, 500, -1e6,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 0.001953125, 0.0009765625, 0.0009765626,
+		-0.0001, 1e-30, -1e-30, 3.14159, 0.3, 17.5, 18.5, 240, 241}
+	r := rand.New(rand.NewPCG(21, 22))
+	for i := 0; i < 3000; i++ {
+		in = append(in, float32(math.Ldexp(r.Float64()*2-1, r.IntN(24)-14)))
+	}
+	for _, hi := range []bool{false, true} {
+		code := CvtPkFP8OCPCode(5, 256+1, 256+2, hi, [5]uint16{100, 101, 102, 103, 104})
+		for i := 0; i+1 < len(in); i++ {
+			var m machine
+			m.v[1], m.v[2] = math.Float32bits(in[i]), math.Float32bits(in[i+1])
+			m.v[5] = 0xa5a5a5a5
+			m.run(t, code)
+			got := m.v[5]
+			if hi {
+				if got&0xffff != 0xa5a5 {
+					t.Fatalf("low half clobbered: %#x", got)
+				}
+				got >>= 16
+			} else {
+				if got>>16 != 0xa5a5 {
+					t.Fatalf("high half clobbered: %#x", got)
+				}
+				got &= 0xffff
+			}
+			for b, x := range []float32{in[i], in[i+1]} {
+				g := uint8(got >> (8 * b))
+				want := fp.E4M3FN.Encode(x, false)
+				if fp.E4M3FN.IsNaN(want) && fp.E4M3FN.IsNaN(g) {
+					continue
+				}
+				if g != want {
+					t.Fatalf("hi=%v x=%v (%#x): got %#x want %#x", hi, x, math.Float32bits(x), g, want)
+				}
+			}
+		}
+	}
+	if n := len(disasm(t, CvtPkFP8OCPCode(5, 256+1, 7, true, [5]uint16{100, 101, 102, 103, 104}))); n != 22 {
+		t.Fatalf("llvm-mc decoded %d instructions", n)
 	}
 }
