@@ -33,6 +33,9 @@ type AQLDevice interface {
 	Wait() error
 }
 
+// KernargSegmentPad is the granule kernarg segments are padded to.
+const KernargSegmentPad = 256
+
 // AQL is the provider for an AQLDevice.
 type AQL struct {
 	mu      sync.Mutex
@@ -195,7 +198,12 @@ func (a *AQL) Launch(entry string, grid, block Dim3, kernargs []byte) error {
 	if err != nil {
 		return err
 	}
-	seg := make([]byte, max(k.info.KernargSegmentSize, uint32(len(kernargs))))
+	// Scalar loads of kernel arguments may read past the declared segment
+	// (an s_load_dwordx8 of the last few arguments), which hardware
+	// tolerates; the segment is padded with zeros to a multiple of
+	// KernargSegmentPad bytes so that such reads stay in bounds.
+	segSize := max(k.info.KernargSegmentSize, uint32(len(kernargs)))
+	seg := make([]byte, (segSize+KernargSegmentPad-1)/KernargSegmentPad*KernargSegmentPad)
 	copy(seg, kernargs)
 	for _, h := range k.info.HiddenArgs {
 		if uint64(h.Offset)+uint64(h.Size) > uint64(len(seg)) {
@@ -207,7 +215,7 @@ func (a *AQL) Launch(entry string, grid, block Dim3, kernargs []byte) error {
 		copy(seg[h.Offset:h.Offset+h.Size], w[:min(h.Size, 8)])
 	}
 	var kernarg uint64
-	if len(seg) > 0 {
+	if segSize > 0 {
 		if kernarg, err = a.dev.Alloc(uint64(len(seg))); err != nil {
 			return fmt.Errorf("silkrt: %s: kernarg segment: %w", a.name, err)
 		}

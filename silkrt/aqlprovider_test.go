@@ -146,8 +146,11 @@ func TestAQLProvider(t *testing.T) {
 		t.Fatalf("packet %+v\nwant   %+v", p, want)
 	}
 	seg := pk[64:]
-	if len(seg) != 264 {
-		t.Fatalf("kernarg segment %d bytes, metadata says 264", len(seg))
+	if len(seg) != 512 {
+		t.Fatalf("kernarg segment %d bytes, want the metadata's 264 padded to 512", len(seg))
+	}
+	if !bytes.Equal(seg[264:], make([]byte, 512-264)) {
+		t.Fatal("kernarg padding is not zero")
 	}
 	le := binary.LittleEndian
 	checks := []struct {
@@ -199,7 +202,7 @@ func TestAQLProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	p2, _ := aql.DecodeKernelDispatchPacket(dev.packets[1])
-	if p2.KernelObject != 0x7000_0040 || len(dev.packets[1]) != 64+12 {
+	if p2.KernelObject != 0x7000_0040 || len(dev.packets[1]) != 64+256 {
 		t.Errorf("fill packet %+v, %d kernarg bytes", p2, len(dev.packets[1])-64)
 	}
 	dev.waitErr = errors.New("wave 3 faulted")
