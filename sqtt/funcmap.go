@@ -342,12 +342,17 @@ func (fm *Funcmap) Lookup(id uint32) (*Entry, bool) {
 }
 
 // ExtraPayloadCount returns the number of raw records that follow a header
-// of marker id (0 without an R: row).
+// of marker id (0 without an R: row). An R: row for an id without an entry
+// still counts here, as in the upstream scripts; Entry.ExtraPayloadCount
+// (and the code.json payload table) only carry rows for known ids.
 func (fm *Funcmap) ExtraPayloadCount(id uint32) uint32 {
-	if e, ok := fm.Lookup(id); ok {
+	if fm == nil {
+		return 0
+	}
+	if e, ok := fm.ByID[id]; ok {
 		return e.ExtraPayloadCount
 	}
-	return 0
+	return fm.payloads[id]
 }
 
 // HasPayloads reports whether any marker declares payload records.

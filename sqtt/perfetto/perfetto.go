@@ -39,9 +39,10 @@ type Options struct {
 	Demangle bool
 }
 
-// TID packs a wave key into a thread id. Instances above 255 wrap.
+// TID packs a wave key into a thread id. The instance has 8 bits; like the
+// upstream tool, larger instance counts are OR-ed in unmasked.
 func TID(k waves.WaveKey) uint64 {
-	return uint64(k.SE)<<32 | uint64(k.CU)<<20 | uint64(k.SIMD)<<16 | uint64(k.WaveID)<<8 | uint64(k.Instance&0xFF)
+	return uint64(k.SE)<<32 | uint64(k.CU)<<20 | uint64(k.SIMD)<<16 | uint64(k.WaveID)<<8 | uint64(k.Instance)
 }
 
 // ThreadName returns "SE{se}/CU{cu}/SIMD{simd}/W{wave}#{instance}".
@@ -65,6 +66,7 @@ type Writer struct {
 	names     map[*waves.Node][]byte
 	points    map[*sqtt.Entry][]byte
 	demangled map[string]string
+	lastWave  *waves.Wave
 	// UnmatchedExits counts exits that found no open scope.
 	UnmatchedExits int64
 	// Events counts the data events written.
@@ -118,6 +120,9 @@ func (p *Writer) appendTS(b []byte, cycles int64) []byte {
 }
 
 func (p *Writer) begin(ph byte, t int64, w *waves.Wave) {
+	if w != p.lastWave {
+		p.meta(w)
+	}
 	b := p.buf[:0]
 	if p.n > 0 {
 		b = append(b, ',')
@@ -142,8 +147,12 @@ func (p *Writer) end() {
 	p.Events++
 }
 
-// WaveStart records the process and thread names of the wave.
-func (p *Writer) WaveStart(w *waves.Wave) {
+// WaveStart implements waves.Sink. Process and thread names are recorded
+// with a wave's first event, so waves without events get none.
+func (p *Writer) WaveStart(w *waves.Wave) {}
+
+func (p *Writer) meta(w *waves.Wave) {
+	p.lastWave = w
 	id := pid(w)
 	if _, ok := p.processes[id]; !ok {
 		var name string

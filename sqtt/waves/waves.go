@@ -288,23 +288,25 @@ func (p *Processor) Record(r attdir.Record) {
 		st.payloadLeft--
 		return
 	}
-	w.Last = r.Time
 	raw := uint32(r.Value)
 	fm := w.Funcmap
 	m := fm.Decode(raw)
-	if m.IsNoop() {
-		return
-	}
 	e, known := fm.ByID[m.ID]
-	if known && e.Kind != sqtt.KindKernel {
-		if proto, ok := sqtt.AddressProtocolFor(e.Name); ok && e.Kind == sqtt.KindPoint {
-			ws := int(fm.WaveSize)
-			if ws == 32 || ws == 64 {
+	if known {
+		if proto, ok := sqtt.AddressProtocolFor(e.Name); ok {
+			// An address-trace block is consumed whole (header, exec
+			// mask, lanes); it is not a marker. Without a valid W: row
+			// only the header is consumed.
+			if ws := int(fm.WaveSize); ws == 32 || ws == 64 {
 				st.payloadLeft = proto.PayloadWords(ws)
 			}
-		} else {
-			st.payloadLeft = int(e.ExtraPayloadCount)
+			return
 		}
+	}
+	st.payloadLeft = int(fm.ExtraPayloadCount(m.ID))
+	w.Last = r.Time
+	if m.IsNoop() {
+		return
 	}
 	p.Markers++
 	if known && e.Kind == sqtt.KindPoint {

@@ -144,3 +144,17 @@ func TestPackedDecodingInStacks(t *testing.T) {
 		t.Errorf("packed: %q", got)
 	}
 }
+
+func TestPayloadRowsForUnknownIDs(t *testing.T) {
+	// R: for an id without an entry still skips its payload (as the
+	// upstream scripts do); the payload would otherwise be an exit.
+	got := run(t, "R:9:extra_payload_count=1\nW:32\nP:4:addr_trace_lds_load\n", nil, Filter{},
+		rec(1, sqtt.Encode(9, true, false)),
+		rec(2, 1),
+		rec(3, sqtt.Encode(4, false, false)), // address block: header + 34 words
+	)
+	want := []string{"0#0 start ", "0#0 B 1 event#9", "0#0 end last=1 depth=1"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("events %q", got)
+	}
+}
