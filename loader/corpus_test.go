@@ -65,6 +65,15 @@ func TestCorpusParseAndRoundTrip(t *testing.T) {
 			if k.EntrySymbol == "" {
 				t.Errorf("%s: kernel %s: no function symbol at entry 0x%x", path, k.Name, k.EntryAddr)
 			}
+			if s, ok := f.LookupSymbol(k.Symbol); !ok || s.Value != k.DescriptorAddr {
+				t.Errorf("%s: LookupSymbol(%s) = %v, %v", path, k.Symbol, s, ok)
+			}
+			if s, ok := f.SymbolAt(k.DescriptorAddr + 8); !ok || s.Name != k.Symbol {
+				t.Errorf("%s: SymbolAt(kd+8) = %v", path, s)
+			}
+			if s, ok := f.SymbolAt(k.EntryAddr); !ok || s.Value != k.EntryAddr {
+				t.Errorf("%s: SymbolAt(entry 0x%x) = %v", path, k.EntryAddr, s)
+			}
 		}
 		out, err := Write(f)
 		if err != nil {

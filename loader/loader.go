@@ -30,6 +30,7 @@ package loader
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/loader/kd"
@@ -626,4 +627,55 @@ func (f *File) Write() ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// Open reads and parses the code object at path.
+func Open(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("loader: %w", err)
+	}
+	f, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// LookupSymbol returns the first symbol called name, searching .symtab and
+// then .dynsym.
+func (f *File) LookupSymbol(name string) (*Symbol, bool) {
+	for _, tab := range [][]Symbol{f.Symbols, f.DynSymbols} {
+		for i := range tab {
+			if tab[i].Name == name {
+				return &tab[i], true
+			}
+		}
+	}
+	return nil, false
+}
+
+// SymbolAt returns the named .symtab (or, without one, .dynsym) symbol
+// whose [value, value+size) range holds addr, preferring a sized FUNC or
+// OBJECT symbol, else the closest preceding symbol in the same section
+// (labels have size 0). It returns false when no symbol precedes addr.
+func (f *File) SymbolAt(addr uint64) (*Symbol, bool) {
+	tab := f.Symbols
+	if len(tab) == 0 {
+		tab = f.DynSymbols
+	}
+	var best *Symbol
+	for i := range tab {
+		s := &tab[i]
+		if s.Name == "" || s.Shndx == SHN_UNDEF || s.Shndx >= SHN_LORESERVE || s.Type() == STT_SECTION || s.Value > addr {
+			continue
+		}
+		if s.Size > 0 && addr-s.Value < s.Size && (s.Type() == STT_FUNC || s.Type() == STT_OBJECT) {
+			return s, true
+		}
+		if best == nil || s.Value > best.Value {
+			best = s
+		}
+	}
+	return best, best != nil
 }
