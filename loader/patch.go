@@ -21,7 +21,9 @@ type PatchSpec struct {
 	// the old .text: pad the translated code first.
 	Text []byte
 	// TextMap maps an offset into the old .text to the offset of the same
-	// code in Text. Symbols, descriptor entry points, dynamic entries and
+	// code in Text. Symbols (offsets 0 through len(old .text) inclusive, for
+	// labels at the end), descriptor entry points (including those of
+	// descriptor tails from earlier patches), dynamic entries and
 	// relocations that point into the old .text go through it; an offset
 	// it cannot map fails the patch. Nil is the identity.
 	TextMap func(oldOff uint64) (newOff uint64, ok bool)
@@ -337,6 +339,28 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 			return nil, fmt.Errorf("loader: patch: descriptor %s at 0x%x has no file bytes", k.Symbol, kdAddr)
 		}
 		d.EncodeTo(p.img[off:])
+	}
+	// Descriptor tails of earlier patches move with their section; their
+	// entry points follow the code they enter.
+	for si, s := range f.Sections {
+		if s.Name != TailSectionName || !s.Alloc() || uint64(len(s.Data)) != s.Size {
+			continue
+		}
+		for o := uint64(0); o+kd.Size <= s.Size; o += kd.Size {
+			d, _ := kd.Decode(s.Data[o:])
+			oldKd := s.Addr + o
+			oldEntry := d.EntryAddress(oldKd)
+			if oldEntry < oldText.Addr || oldEntry >= oldText.Addr+oldText.Size {
+				continue
+			}
+			entry, err := mapAddr(oldEntry, false)
+			if err != nil {
+				return nil, fmt.Errorf("%w (entry of descriptor %d in %s)", err, o/kd.Size, s.Name)
+			}
+			kdAddr := p.secs[si].Addr + o
+			off := p.secs[si].Offset + o
+			le.PutUint64(p.img[off+kd.KERNEL_CODE_ENTRY_BYTE_OFFSET_OFFSET:], uint64(int64(entry)-int64(kdAddr)))
+		}
 	}
 	for i, toff := range spec.TailEntries {
 		if i < 0 || (i+1)*kd.Size > len(spec.DescriptorTail) {

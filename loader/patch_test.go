@@ -380,3 +380,43 @@ func readelfComplains(out []byte) bool {
 	l := bytes.ToLower(out)
 	return bytes.Contains(l, []byte("warning")) || bytes.Contains(l, []byte("error")) || bytes.Contains(l, []byte("invalid"))
 }
+
+// TestPatchTwice patches a patched object again: the first descriptor
+// tail moves and its entry point follows the kernel.
+func TestPatchTwice(t *testing.T) {
+	for _, path := range corpusFiles(t)[:3] {
+		f, err := Parse(readFile(t, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p1, err := Patch(f, growSpec(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2, err := Patch(p1, growSpec(p1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		entry := p2.Kernels()[0].EntryAddr
+		if entry != p1.Kernels()[0].EntryAddr+4096 {
+			t.Errorf("%s: kernel entry 0x%x after the second patch, want 0x%x", path, entry, p1.Kernels()[0].EntryAddr+4096)
+		}
+		n := 0
+		for _, s := range p2.Sections {
+			if s.Name != TailSectionName {
+				continue
+			}
+			n++
+			d, _ := kd.Decode(s.Data)
+			if d.EntryAddress(s.Addr) != entry {
+				t.Errorf("%s: tail at 0x%x enters 0x%x, want 0x%x", path, s.Addr, d.EntryAddress(s.Addr), entry)
+			}
+		}
+		if n != 2 {
+			t.Errorf("%s: %d descriptor tails, want 2", path, n)
+		}
+		if err := p2.CheckLayout(); err != nil {
+			t.Error(err)
+		}
+	}
+}
