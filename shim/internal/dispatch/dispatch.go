@@ -75,6 +75,19 @@ const MaxKernarg = 4096
 // then the payload (zeros here; translators that need payload data supply it
 // through the entry later).
 func Plan(guest, host codeobj.Descriptor) (Entry, error) {
+	return PlanArgs(guest, host, guest.KernargSize)
+}
+
+// PlanArgs is Plan when the application's kernarg buffer holds appKernarg
+// bytes: HIP sizes and fills it from the code object's metadata
+// (.kernarg_segment_size), which hand-written kernels can have larger than
+// their descriptor's kernarg_size. The larger of the two is what the wrapper
+// copies and what the translated descriptor is compared with.
+func PlanArgs(guest, host codeobj.Descriptor, appKernarg uint32) (Entry, error) {
+	if guest.KernargSize > appKernarg {
+		appKernarg = guest.KernargSize
+	}
+	guest.KernargSize = appKernarg
 	var e Entry
 	if host.GroupSegmentFixedSize > guest.GroupSegmentFixedSize {
 		e.GroupAdd = host.GroupSegmentFixedSize - guest.GroupSegmentFixedSize

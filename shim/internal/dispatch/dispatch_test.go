@@ -32,3 +32,20 @@ func TestPlan(t *testing.T) {
 		t.Errorf("oversized kernarg: %v", err)
 	}
 }
+
+// A hand-written kernel whose descriptor says kernarg_size 0 while HIP fills
+// 64 bytes from the metadata: the wrapper copies all 64.
+func TestPlanArgsMetadata(t *testing.T) {
+	g := codeobj.Descriptor{KernargSize: 0}
+	h := codeobj.Descriptor{KernargSize: 88}
+	e, err := PlanArgs(g, h, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.CopySize != 64 || e.PtrOffset != 64 || len(e.Payload) != 16 || e.KernargSize != 88 {
+		t.Errorf("%+v", e)
+	}
+	if e, _ := PlanArgs(g, codeobj.Descriptor{KernargSize: 64}, 64); !e.IsZero() {
+		t.Errorf("translated kernarg equal to the app's buffer needs no wrapper: %s", e)
+	}
+}

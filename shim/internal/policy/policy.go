@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/shim/internal/cocache"
 	"github.com/rocjitsu/rocjitsu/shim/internal/codeobj"
 	"github.com/rocjitsu/rocjitsu/shim/internal/dispatch"
@@ -39,6 +40,7 @@ type load struct {
 	exec, agent uint64
 	host        string
 	guest, out  *codeobj.Object
+	appKernarg  map[string]uint32 // .kd name -> metadata .kernarg_segment_size
 	confirmed   bool
 	planned     bool
 }
@@ -130,7 +132,7 @@ func (e *Engine) Translate(exec, agent uint64, in []byte, hostISA string) (out [
 	e.mu.Lock()
 	e.nextID++
 	id = e.nextID
-	e.loads[id] = &load{exec: exec, agent: agent, host: host, guest: g, out: o}
+	e.loads[id] = &load{exec: exec, agent: agent, host: host, guest: g, out: o, appKernarg: metadataKernarg(e.Log, in)}
 	e.mu.Unlock()
 	e.Log.Infof("translated code object for %s -> %s (%d -> %d bytes): %s", proc, host, len(in), len(res), report)
 	return res, id, true
@@ -184,7 +186,7 @@ func (e *Engine) Freeze(exec uint64, lookup func(agent uint64, name string) (uin
 				e.Log.Warnf("kernel %s is missing from the translated code object", k.Name)
 				continue
 			}
-			ent, err := dispatch.Plan(k.Desc, hk.Desc)
+			ent, err := dispatch.PlanArgs(k.Desc, hk.Desc, l.appKernarg[k.Name])
 			if err != nil {
 				e.Log.Warnf("kernel %s: %v; dispatching it unchanged", k.Name, err)
 				continue
@@ -229,4 +231,21 @@ func (e *Engine) Pending() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return len(e.loads)
+}
+
+// metadataKernarg reads each kernel's .kernarg_segment_size from the code
+// object's metadata note: the size of the buffer HIP fills.
+func metadataKernarg(lg *logx.Logger, b []byte) map[string]uint32 {
+	f, err := loader.Parse(b)
+	if err != nil {
+		lg.Debugf("metadata unreadable (%v): kernarg sizes from the descriptors", err)
+		return nil
+	}
+	out := map[string]uint32{}
+	for _, k := range f.Kernels() {
+		if k.Metadata != nil && k.Metadata.KernargSegmentSize <= 1<<20 {
+			out[k.Symbol] = uint32(k.Metadata.KernargSegmentSize)
+		}
+	}
+	return out
 }
