@@ -6,6 +6,7 @@
 package attdir
 
 import (
+	"bytes"
 	"container/heap"
 	"encoding/json"
 	"errors"
@@ -142,29 +143,27 @@ func (t *Trace) readIndex() error {
 		return fmt.Errorf("attdir: %w", err)
 	}
 	var doc struct {
-		Shaderdata map[string][]json.RawMessage `json:"shaderdata_filenames"`
+		Shaderdata json.RawMessage `json:"shaderdata_filenames"`
 	}
 	if err := decodeJSON(data, &doc); err != nil {
 		return fmt.Errorf("attdir: %s: %w", path, err)
 	}
-	keys := make([]string, 0, len(doc.Shaderdata))
-	for k := range doc.Shaderdata {
-		keys = append(keys, k)
+	// Keep the engines in file order: records with equal times are
+	// ordered by it, as in a stable sort of the files read in that order.
+	keys, lists, err := orderedObject(doc.Shaderdata)
+	if err != nil {
+		return fmt.Errorf("attdir: %s: shaderdata_filenames: %w", path, err)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, ea := strconv.ParseUint(keys[i], 10, 32)
-		b, eb := strconv.ParseUint(keys[j], 10, 32)
-		if ea == nil && eb == nil {
-			return a < b
-		}
-		return keys[i] < keys[j]
-	})
 	for _, k := range keys {
 		se, err := strconv.ParseUint(k, 10, 32)
 		if err != nil {
 			continue // not a shader engine key
 		}
-		for i, raw := range doc.Shaderdata[k] {
+		var entries []json.RawMessage
+		if err := decodeJSON(lists[k], &entries); err != nil {
+			return fmt.Errorf("attdir: %s: shaderdata_filenames[%q]: %w", path, k, err)
+		}
+		for i, raw := range entries {
 			f := ShaderdataFile{SE: uint32(se)}
 			var name string
 			if err := json.Unmarshal(raw, &name); err != nil {
@@ -423,6 +422,40 @@ func CodeObjectDispatch(name string) (co, addr uint64, ok bool) {
 		return 0, 0, false
 	}
 	return co, addr, true
+}
+
+// orderedObject returns the member names of a JSON object in file order and
+// their raw values; null or absent gives no members.
+func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil, nil
+	}
+	var vals map[string]json.RawMessage
+	if err := decodeJSON(raw, &vals); err != nil {
+		return nil, nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	var keys []string
+	seen := map[string]bool{}
+	if _, err := d.Token(); err != nil { // '{'
+		return nil, nil, jsonError(err)
+	}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, nil, jsonError(err)
+		}
+		key, _ := tok.(string)
+		if _, dup := seen[key]; !dup {
+			seen[key] = true
+			keys = append(keys, key)
+		}
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			return nil, nil, jsonError(err)
+		}
+	}
+	return keys, vals, nil
 }
 
 // decodeJSON is json.Unmarshal with errors that name the byte offset.

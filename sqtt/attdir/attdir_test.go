@@ -174,7 +174,8 @@ func TestTraceIndexAndMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Files) != 3 || tr.Files[0].SE != 0 || tr.Files[2].SE != 1 || tr.Files[0].Begin != 1 || tr.Files[0].End != 8 {
+	// Engines in file order ("1" before "0"), files in list order.
+	if len(tr.Files) != 3 || tr.Files[0].SE != 1 || tr.Files[1].SE != 0 || tr.Files[1].Begin != 1 || tr.Files[1].End != 8 {
 		t.Errorf("files %+v", tr.Files)
 	}
 	recs, err := collect(t, tr, false)
@@ -185,8 +186,8 @@ func TestTraceIndexAndMerge(t *testing.T) {
 	for _, r := range recs {
 		vals = append(vals, r.Value)
 	}
-	// Time order; the tie at 8 keeps index order (SE0 file before SE1).
-	if !reflect.DeepEqual(vals, []uint64{1, 4, 2, 5, 3}) {
+	// Time order; the tie at 8 keeps index order (SE1 listed before SE0).
+	if !reflect.DeepEqual(vals, []uint64{1, 4, 5, 2, 3}) {
 		t.Errorf("merge order %v", vals)
 	}
 	if len(tr.Warnings) < 1 || !strings.Contains(strings.Join(tr.Warnings, ";"), "occupancy") {

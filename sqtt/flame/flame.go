@@ -19,18 +19,16 @@ import (
 
 // Collector is a waves.Sink that attributes interval cycles to the stack
 // trie.
-type Collector struct {
-	seq int64
-}
+type Collector struct{}
 
 // WaveStart implements waves.Sink.
 func (c *Collector) WaveStart(*waves.Wave) {}
 
 // Interval adds dt cycles and one execution to the stack ending at n.
-func (c *Collector) Interval(_ *waves.Wave, n *waves.Node, dt int64) {
-	if n.FirstSample == 0 {
-		c.seq++
-		n.FirstSample = c.seq
+func (c *Collector) Interval(w *waves.Wave, n *waves.Node, dt int64) {
+	// Order: wave, then interval within the wave.
+	if key := w.Seq<<32 | w.Intervals&0xFFFFFFFF; n.FirstSample == 0 || key < n.FirstSample {
+		n.FirstSample = key
 	}
 	n.Cycles += dt
 	n.Execs++

@@ -42,8 +42,10 @@ type Node struct {
 	Order []*Node
 	// Seq is the creation order of the node within its trie.
 	Seq int
-	// FirstSample orders stacks by their first interval (0 = no interval
-	// yet); folded output lists ties in this order.
+	// FirstSample orders stacks by their first interval as if the waves
+	// were processed one after another in order of their first record (the
+	// upstream tools' order); 0 = no interval yet. Folded output lists
+	// stacks with equal weight in this order.
 	FirstSample int64
 }
 
@@ -141,6 +143,10 @@ type Wave struct {
 	First, Last int64
 	// Unmatched counts exits that found an empty stack.
 	Unmatched int64
+	// Seq numbers the waves of a trace in order of their first record.
+	Seq int64
+	// Intervals counts the intervals attributed so far.
+	Intervals int64
 
 	lastScope    int64
 	hasLastScope bool
@@ -209,6 +215,7 @@ type Processor struct {
 	kernelToCO map[string]uint64
 	slots      map[attdir.Slot]*slotState
 	prefix     map[prefixKey]*Node
+	waves      int64
 	// Records counts the records seen; Markers the ones that reached the
 	// stack logic.
 	Records, Markers int64
@@ -316,6 +323,7 @@ func (p *Processor) Record(r attdir.Record) {
 	t := r.Time
 	if w.hasLastScope && w.Depth() > 0 {
 		if dt := t - w.lastScope; dt > 0 {
+			w.Intervals++
 			p.sink.Interval(w, w.Top, dt)
 		}
 	}
@@ -343,7 +351,8 @@ func (p *Processor) Record(r attdir.Record) {
 }
 
 func (p *Processor) newWave(r attdir.Record, idx int, has bool, ev *attdir.SlotEvents) *Wave {
-	w := &Wave{Key: WaveKey{r.Slot(), uint32(idx)}, First: r.Time, Last: r.Time, Funcmap: p.merged}
+	p.waves++
+	w := &Wave{Key: WaveKey{r.Slot(), uint32(idx)}, First: r.Time, Last: r.Time, Funcmap: p.merged, Seq: p.waves}
 	if has {
 		w.Dispatch, w.HasDispatch = ev.Launches[idx].KernelID, true
 		w.Kernel = p.cfg.Occupancy.Dispatches[w.Dispatch]
