@@ -599,21 +599,33 @@ func sqttPerfetto(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	written := 0
 	for _, dir := range c.Traces {
 		dest := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+".perfetto.json")
 		if *out != "" {
 			dest = filepath.Join(*out, filepath.Base(dir)+".perfetto.json")
 		}
-		if err := sqttWritePerfetto(c, dir, dest, perfetto.Options{ClockRateGHz: *ghz, Demangle: tf.demangle}, stderr); err != nil {
+		err := sqttWritePerfetto(c, dir, dest, perfetto.Options{ClockRateGHz: *ghz, Demangle: tf.demangle}, stderr)
+		if errors.Is(err, errNoEvents) {
+			continue
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "rocjitsu sqtt perfetto:", err)
 			return 1
 		}
+		written++
+	}
+	if written == 0 {
+		fmt.Fprintln(stderr, "rocjitsu sqtt perfetto: no trace directory had marker events")
+		return 1
 	}
 	if *ghz == 0 {
 		fmt.Fprintln(stderr, "note: without -clock-rate-ghz the timestamps are shader-clock cycles shown as microseconds")
 	}
 	return 0
 }
+
+var errNoEvents = errors.New("no marker events")
 
 func sqttWritePerfetto(c *pipeline.Capture, dir, dest string, opt perfetto.Options, stderr io.Writer) error {
 	var w *perfetto.Writer
@@ -646,6 +658,11 @@ func sqttWritePerfetto(c *pipeline.Capture, dir, dest string, opt perfetto.Optio
 	}
 	for _, wmsg := range st.Warnings {
 		fmt.Fprintln(stderr, "warning:", wmsg)
+	}
+	if w.Events == 0 {
+		w.Close()
+		fmt.Fprintf(stderr, "%s: no marker events; nothing written\n", dir)
+		return errNoEvents
 	}
 	f, err := os.Create(dest)
 	if err != nil {
