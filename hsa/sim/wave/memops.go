@@ -411,8 +411,8 @@ func (w *Wave) atomic(in *Inst, op memOp, b []byte, l int, data, dst uint16, ret
 // bufferOp builds the semantics of a MUBUF instruction.
 func bufferOp(op memOp) func(*Wave, *Inst) error {
 	return func(w *Wave, in *Inst) error {
-		if in.Lds {
-			return fmt.Errorf("LDS-direct buffer loads are not supported")
+		if in.Lds && (op.store || op.atomic != "") {
+			return fmt.Errorf("lds bit on a buffer store or atomic")
 		}
 		rs := in.Src[2]
 		base := (uint64(w.S[rs&127]) | uint64(w.S[(rs+1)&127])<<32) & 0xffffffffffff
@@ -453,6 +453,31 @@ func bufferOp(op memOp) func(*Wave, *Inst) error {
 			b, err := w.slice(spaceGlobal, addr, l, op.size, op.store || op.atomic != "")
 			if err != nil {
 				return err
+			}
+			if in.Lds {
+				// LDS-direct: M0 + offset + lane * size (at least a dword).
+				n := max(op.size, 4)
+				dst, err := w.lds(uint64(w.S[RegM0]&0x3ffff)+uint64(in.Imm)+uint64(l*n), n, true)
+				if err != nil {
+					return fmt.Errorf("lane %d: %w", l, err)
+				}
+				var tmp [16]byte
+				copy(tmp[:], b)
+				if op.size < 4 {
+					v := uint32(tmp[0])
+					switch {
+					case op.size == 1 && op.sign:
+						v = uint32(int8(tmp[0]))
+					case op.size == 2:
+						v = uint32(le.Uint16(tmp[:]))
+						if op.sign {
+							v = uint32(int16(v))
+						}
+					}
+					le.PutUint32(tmp[:], v)
+				}
+				copy(dst, tmp[:n])
+				continue
 			}
 			switch {
 			case op.atomic != "":
@@ -528,7 +553,7 @@ func init() {
 		}
 	}
 	for _, n := range namesMUBUF {
-		if n == "" || !strings.HasPrefix(n, "buffer_") {
+		if n == "" || !strings.HasPrefix(n, "buffer_") || semantics[n] != nil {
 			continue
 		}
 		if op, ok := parseMemName(n); ok {

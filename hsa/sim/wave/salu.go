@@ -464,7 +464,7 @@ func init() {
 	// SOPP.
 	nop := func(w *Wave, in *Inst) error { return nil }
 	for _, n := range []string{"s_nop", "s_waitcnt", "s_sleep", "s_setprio", "s_icache_inv", "s_incperflevel",
-		"s_decperflevel", "s_ttracedata", "s_set_gpr_idx_off", "s_sethalt", "s_setkill", "s_sendmsghalt", "s_sendmsg", "s_endpgm_saved"} {
+		"s_decperflevel", "s_ttracedata", "s_sethalt", "s_setkill", "s_sendmsghalt", "s_sendmsg", "s_endpgm_saved"} {
 		def(n, nop)
 	}
 	def("s_endpgm", func(w *Wave, in *Inst) error { w.Done = true; return nil })

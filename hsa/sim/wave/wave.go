@@ -77,6 +77,8 @@ type Wave struct {
 	// instructions, one per scalar instruction).
 	Lanes uint64
 
+	gprIdx bool // s_set_gpr_idx_on is in effect
+
 	prog   *Program
 	mem    *mem.Memory
 	group  *Group
@@ -138,7 +140,7 @@ func (w *Wave) Reset(p *Program, m *mem.Memory, g *Group, target Target, pc uint
 		w.V[256+r] = [64]uint32{}
 	}
 	w.prog, w.mem, w.group, w.target = p, m, g, target
-	w.Done, w.AtBarrier = false, false
+	w.Done, w.AtBarrier, w.gprIdx = false, false, false
 	w.Count, w.Lanes = 0, 0
 }
 
@@ -157,12 +159,37 @@ func (w *Wave) Run(limit uint64) error {
 		pc := w.PC
 		w.PC += uint64(in.Size)
 		w.Count++
+		if w.gprIdx {
+			in = w.indexed(in)
+		}
 		if err := in.exec(w, in); err != nil {
 			w.PC = pc
 			return &Fault{PC: pc, Wave: w.ID, Inst: in.String(), Err: err}
 		}
 	}
 	return nil
+}
+
+// indexed applies VGPR indexing (s_set_gpr_idx_on) to a vector ALU
+// instruction's VGPR operands.
+func (w *Wave) indexed(in *Inst) *Inst {
+	switch in.Fmt {
+	case FmtVOP1, FmtVOP2, FmtVOPC, FmtVOP3, FmtVOP3P:
+	default:
+		return in
+	}
+	idx := uint16(w.S[RegM0] & 0xff)
+	mode := w.S[RegM0] >> 12 & 0xf
+	c := *in
+	for i := 0; i < 3; i++ {
+		if mode>>i&1 != 0 && c.Src[i] >= opVGPR && c.Src[i] < 512 {
+			c.Src[i] = opVGPR + (c.Src[i]-opVGPR+idx)&255
+		}
+	}
+	if mode&8 != 0 && c.Dst >= opVGPR && c.Dst < 512 {
+		c.Dst = opVGPR + (c.Dst-opVGPR+idx)&255
+	}
+	return &c
 }
 
 // Step executes one instruction.

@@ -288,3 +288,65 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestMiscOps checks VGPR indexing, byte packing, int4 offsets, scalar
+// atomics and LDS-direct global loads.
+func TestMiscOps(t *testing.T) {
+	code := assemble(t, `
+s_mov_b32 s0, 3
+s_set_gpr_idx_on s0, gpr_idx(SRC0,DST)
+v_mov_b32 v10, v1
+s_set_gpr_idx_off
+v_cvt_pk_u8_f32 v20, v2, 1, v3
+v_cvt_off_f32_i4 v21, v4
+s_atomic_add s6, s[8:9], 0x0 glc
+s_mov_b32 m0, 16
+global_load_lds_dword v[30:31], off
+s_waitcnt vmcnt(0)
+ds_read_b32 v22, v5`)
+	w, m := newWave(t, code, GFX942)
+	buf, err := m.Alloc(64*4, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := 0; l < 64; l++ {
+		w.V[4][l] = w.V[1][l] + uint32(l) // v4 = ... set below
+		w.V[1][l] = 100 + uint32(l)
+		w.V[4][l] = uint32(l) // v[4] = l: v1+idx3 -> v4
+		w.V[2][l] = u32(float32(l) * 5.5)
+		w.V[3][l] = 0x11223344
+		a := buf + uint64(4*l)
+		w.V[30][l], w.V[31][l] = uint32(a), uint32(a>>32)
+		if err := m.Store32(a, 0xabc0000+uint32(l)); err != nil {
+			t.Fatal(err)
+		}
+		w.V[5][l] = 16 + 4*uint32(l)
+	}
+	cnt, _ := m.Alloc(8, 256)
+	m.Store32(cnt, 41)
+	w.S[8], w.S[9] = uint32(cnt), uint32(cnt>>32)
+	w.S[6] = 1
+	run(t, w)
+	for l := 0; l < 64; l++ {
+		// v_mov_b32 v10, v1 with index 3 on SRC0 and DST: v13 = v4.
+		if w.V[13][l] != uint32(l) {
+			t.Errorf("lane %d: indexed move wrote %d", l, w.V[13][l])
+		}
+		u := math.RoundToEven(float64(l) * 5.5)
+		if u > 255 {
+			u = 255
+		}
+		if want := uint32(0x11223344)&^0xff00 | uint32(u)<<8; w.V[20][l] != want {
+			t.Errorf("lane %d: v_cvt_pk_u8_f32 = %#x, want %#x", l, w.V[20][l], want)
+		}
+		if want := float32(int32(uint32(l)<<28)>>28) / 16; f32(w.V[21][l]) != want {
+			t.Errorf("lane %d: v_cvt_off_f32_i4 = %v, want %v", l, f32(w.V[21][l]), want)
+		}
+		if w.V[22][l] != 0xabc0000+uint32(l) {
+			t.Errorf("lane %d: LDS-direct load = %#x", l, w.V[22][l])
+		}
+	}
+	if v, _ := m.Load32(cnt); v != 42 || w.S[6] != 41 {
+		t.Errorf("s_atomic_add: memory %d, returned %d", v, w.S[6])
+	}
+}
