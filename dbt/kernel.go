@@ -151,12 +151,13 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		}
 		fx := place.Fixup{Kind: place.Branch, Op: uint8(in.Opcode), Off: len(code), Size: 4, Target: t, Src: in.PC}
 		if kt.long[in.PC] {
-			pair, why := kt.longPair(in, t)
+			pair, sccReg, save, why := kt.longPair(in, t)
 			if why != "" {
 				kt.reject(in, why)
 				return append(code, raw...)
 			}
-			fx.Long, fx.Pair, fx.Size = true, pair, place.LongSize(fx.Op)
+			fx.Long, fx.Pair, fx.SaveSCC, fx.SCCReg = true, pair, save, sccReg
+			fx.Size = place.LongSize(fx.Op, save)
 		}
 		kt.body.Fixups = append(kt.body.Fixups, fx)
 		kt.relocated(in)
@@ -325,40 +326,76 @@ func (kt *kernelT) getpc(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []b
 	return append(code, raw...)
 }
 
-// longPair finds the scratch SGPR pair for a long window at branch in and
-// checks SCC is dead at the target (the window's s_add_u32 writes it).
-func (kt *kernelT) longPair(in *isa.Inst, t uint64) (uint16, string) {
+// longPair finds the scratch SGPR pair for a long window at branch in and,
+// unless SCC is provably dead at the target (the window's s_add_u32 writes
+// it), a third dead SGPR to save SCC in.
+func (kt *kernelT) longPair(in *isa.Inst, t uint64) (pair, sccReg uint16, save bool, why string) {
 	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102) // VCC, FLAT_SCRATCH, XNACK_MASK
 	pair, ok := kt.live.FreeSGPRPair(in, limit)
 	if !ok {
-		return 0, "out-of-range branch needs a long window but no dead SGPR pair exists (branch islands are not implemented)"
+		return 0, 0, false, "out-of-range branch needs a long window but no dead SGPR pair exists (branch islands are not implemented)"
 	}
-	if !kt.sccDeadAt(t) {
-		return 0, "out-of-range branch needs a long window, which would clobber SCC that the target reads"
+	if kt.sccDeadAt(t) {
+		return pair, 0, false, ""
 	}
-	return pair, ""
+	after := kt.live.After(in.PC)
+	for r := 0; r < limit; r++ {
+		if r == int(pair) || r == int(pair)+1 || after == nil || after.S.Has(r) || kt.selfUsesSGPR(in, r) {
+			continue
+		}
+		return pair, uint16(r), true, ""
+	}
+	return 0, 0, false, "out-of-range branch needs a long window that saves SCC, but no third dead SGPR exists"
 }
 
-func (kt *kernelT) sccDeadAt(a uint64) bool {
-	b := kt.g.Blocks[a]
-	if b == nil {
-		return false
-	}
-	for _, x := range b.Insts {
-		reads := x.Info.ImplicitReads&isa.ImpSCC != 0
-		for _, o := range x.Operands {
-			if o.Kind == isa.KindReg && o.Class == isa.Special && isa.SpecialReg(o.Reg) == isa.RegSCC && o.Role.Uses() {
-				reads = true
-			}
-		}
-		if reads {
-			return false
-		}
-		if x.Info.ImplicitWrites&isa.ImpSCC != 0 {
+func (kt *kernelT) selfUsesSGPR(in *isa.Inst, r int) bool {
+	for _, o := range in.Operands {
+		if o.Kind == isa.KindReg && o.Class == isa.SGPR && r >= int(o.Reg) && r < int(o.Reg)+int(o.Width) {
 			return true
 		}
 	}
 	return false
+}
+
+// sccDeadAt reports whether every path from a writes SCC before reading
+// it (searching a bounded number of blocks; unknown means live).
+func (kt *kernelT) sccDeadAt(a uint64) bool {
+	seen := map[uint64]bool{}
+	var visit func(a uint64, budget int) bool
+	visit = func(a uint64, budget int) bool {
+		if seen[a] {
+			return true // a loop back to a block already being checked
+		}
+		b := kt.g.Blocks[a]
+		if b == nil || budget == 0 {
+			return false
+		}
+		seen[a] = true
+		for _, x := range b.Insts {
+			reads := x.Info.ImplicitReads&isa.ImpSCC != 0
+			for _, o := range x.Operands {
+				if o.Kind == isa.KindReg && o.Class == isa.Special && isa.SpecialReg(o.Reg) == isa.RegSCC && o.Role.Uses() {
+					reads = true
+				}
+			}
+			if reads {
+				return false
+			}
+			if x.Info.ImplicitWrites&isa.ImpSCC != 0 {
+				return true
+			}
+		}
+		if len(b.Calls) > 0 || len(b.Succs) == 0 {
+			return len(b.Succs) == 0 && b.Last().Info.Branch == isa.BranchEnd
+		}
+		for _, s := range b.Succs {
+			if !visit(s, budget-1) {
+				return false
+			}
+		}
+		return true
+	}
+	return visit(a, 16)
 }
 
 // TempVGPRs implements rules.Context.

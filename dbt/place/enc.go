@@ -78,3 +78,11 @@ func put(b []byte, words ...uint32) {
 		binary.LittleEndian.PutUint32(b[4*i:], w)
 	}
 }
+
+// cselectWord is s_cselect_b32 s[reg], 1, 0 (saves SCC).
+func cselectWord(reg uint16) uint32 {
+	return 0x80000000 | 0x0a<<23 | uint32(reg&0x7f)<<16 | 0x80<<8 | 0x81
+}
+
+// cmpLgWord is s_cmp_lg_u32 s[reg], 0 (restores SCC from the saved value).
+func cmpLgWord(reg uint16) uint32 { return 0xbf000000 | 0x07<<16 | 0x80<<8 | uint32(reg&0xff) }

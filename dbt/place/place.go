@@ -50,6 +50,11 @@ type Fixup struct {
 	Pair uint16
 	// Long asks for a long window (24 bytes, 28 when conditional).
 	Long bool
+	// SaveSCC makes a long window preserve SCC through SCCReg (the
+	// window's s_add_u32/s_addc_u32 write SCC): s_cselect_b32 saves it,
+	// s_cmp_lg_u32 restores it before the s_setpc_b64.
+	SaveSCC bool
+	SCCReg  uint16
 	// LoLit, HiLit locate PCRel literals; Data marks a PCRel whose target
 	// is data, whose address does not move.
 	LoLit, HiLit int
@@ -59,12 +64,16 @@ type Fixup struct {
 }
 
 // LongSize is the long window size for op (unconditional 24, conditional
-// 28 bytes).
-func LongSize(op uint8) int {
-	if op == OpBranch {
-		return 24
+// 28 bytes; 8 more when SCC is saved).
+func LongSize(op uint8, saveSCC bool) int {
+	n := 24
+	if op != OpBranch {
+		n += 4
 	}
-	return 28
+	if saveSCC {
+		n += 8
+	}
+	return n
 }
 
 // Body is one translated kernel scope.
@@ -247,17 +256,32 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 				if !ok {
 					return 0, fmt.Errorf("place: %s: conditional branch op %#x at source %#x cannot be inverted for a long window", b.Name, f.Op, f.Src)
 				}
-				put(w, sopp(inv, 6)) // skip the 24-byte long jump
+				skip := int16(6) // the 24-byte long jump
+				if f.SaveSCC {
+					skip = 8
+				}
+				put(w, sopp(inv, skip))
 				w = w[4:]
 				from += 4
 			}
-			if len(w) < 24 {
-				return 0, fmt.Errorf("place: %s: long window at source %#x is %d bytes, need %d", b.Name, f.Src, f.Size, LongSize(f.Op))
+			if len(w) < LongSize(OpBranch, f.SaveSCC) {
+				return 0, fmt.Errorf("place: %s: long window at source %#x is %d bytes, need %d", b.Name, f.Src, f.Size, LongSize(f.Op, f.SaveSCC))
+			}
+			if f.SaveSCC {
+				put(w, cselectWord(f.SCCReg))
+				w = w[4:]
+				from += 4
 			}
 			delta := int64(to) - int64(from+4)
 			lo := addLit(f.Pair, false, uint32(uint64(delta)))
 			hi := addLit(f.Pair+1, true, uint32(uint64(delta)>>32))
-			put(w, getpcWord(f.Pair), lo[0], lo[1], hi[0], hi[1], setpcWord(f.Pair))
+			put(w, getpcWord(f.Pair), lo[0], lo[1], hi[0], hi[1])
+			w = w[20:]
+			if f.SaveSCC {
+				put(w, cmpLgWord(f.SCCReg))
+				w = w[4:]
+			}
+			put(w, setpcWord(f.Pair))
 		case Call:
 			simm, ok := simm16(from, to)
 			if !ok {

@@ -70,6 +70,8 @@ func TestEncodingsMatchLLVM(t *testing.T) {
 		{"s_swappc_b64 s[30:31], s[6:7]", le(swappcWord(30, 6))},
 		{"s_add_u32 s6, s6, 0x12345678", le(a[0], a[1])},
 		{"s_addc_u32 s7, s7, 0x7ffffffe", le(c[0], c[1])},
+		{"s_cselect_b32 s40, 1, 0", le(cselectWord(40))},
+		{"s_cmp_lg_u32 s40, 0", le(cmpLgWord(40))},
 	}
 	var src strings.Builder
 	for _, c := range cases {
@@ -149,7 +151,7 @@ func TestLongBranchWindow(t *testing.T) {
 		t.Fatalf("want OutOfRange, got %v", err)
 	}
 	b.Fixups[0].Long = true
-	b.Fixups[0].Size = LongSize(OpCbranchEXECZ)
+	b.Fixups[0].Size = LongSize(OpCbranchEXECZ, false)
 	b.Fixups[0].Pair = 40
 	text, pl, err := Layout(0x1000, 0, []*Body{b})
 	if err != nil {
@@ -173,7 +175,7 @@ func TestLongBranchWindow(t *testing.T) {
 		t.Fatalf("long window reaches %#x, want %#x", pc+delta, 0x1000+4*far)
 	}
 	// Skip distance of the inverted branch lands right after the window.
-	if 4+6*4 != LongSize(OpCbranchEXECZ) {
+	if 4+6*4 != LongSize(OpCbranchEXECZ, false) {
 		t.Fatal("inverted skip does not cover the long window")
 	}
 }
@@ -193,5 +195,27 @@ func TestPreloadStub(t *testing.T) {
 	tgt := func(a uint64) uint64 { return uint64(int64(a) + 4 + 4*int64(int16(at(a)))) }
 	if tgt(0x1000) != pl[0].Base || tgt(0x1100) != pl[0].Base+0x40 {
 		t.Fatalf("stub branches go to %#x and %#x (base %#x)", tgt(0x1000), tgt(0x1100), pl[0].Base)
+	}
+}
+
+func TestLongBranchSavesSCC(t *testing.T) {
+	far := 200 * 1024 / 4
+	b := body("k", 0x1000, far+16, Fixup{Kind: Branch, Op: OpCbranchSCC1, Off: 0, Size: LongSize(OpCbranchSCC1, true), Target: 0x1000 + uint64(4*far), Src: 0x1000, Long: true, Pair: 40, SaveSCC: true, SCCReg: 42})
+	b.Map[0x1000+uint64(4*far)] = 4 * far
+	text, _, err := Layout(0x1000, 0, []*Body{b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := func(i int) uint32 { return binary.LittleEndian.Uint32(text[4*i:]) }
+	// Inverted branch skips the 32-byte window: lands right after it.
+	if w(0) != sopp(OpCbranchSCC0, 8) || 4+4*8 != LongSize(OpCbranchSCC1, true) {
+		t.Fatalf("inverted branch %#x", w(0))
+	}
+	if w(1) != cselectWord(42) || w(2) != getpcWord(40) || w(7) != cmpLgWord(42) || w(8) != setpcWord(40) {
+		t.Fatalf("window % x", text[:36])
+	}
+	pc := uint64(0x1000 + 12) // after s_getpc_b64
+	if pc+(uint64(w(4))|uint64(w(6))<<32) != 0x1000+uint64(4*far) {
+		t.Fatal("window target wrong")
 	}
 }

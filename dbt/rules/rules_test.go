@@ -808,3 +808,30 @@ func TestCvtPkFP8OCP(t *testing.T) {
 		t.Fatalf("llvm-mc decoded %d instructions", n)
 	}
 }
+
+func TestGlobalLoadLDSCode(t *testing.T) {
+	// global_load_lds_dwordx4 v2, s[4:5] offset:4 (LLVM gfx950 MC test).
+	got := disasm(t, GlobalLoadLDSCode(0xddf48004, 0x00040002, 100, 104))
+	want := []string{"global_load_dwordx4 v[100:103], v2, s[4:5] offset:4", "s_waitcnt vmcnt(0)", "v_mbcnt_lo_u32_b32 v104, -1, 0",
+		"v_mbcnt_hi_u32_b32 v104, -1, v104", "v_lshl_add_u32 v104, v104, 4, m0", "ds_write_b128 v104, v[100:103] offset:4", "s_waitcnt lgkmcnt(0)"}
+	for i := range want {
+		if i >= len(got) || !strings.HasPrefix(got[i], want[i]) {
+			t.Fatalf("got %q\nwant %q", got, want)
+		}
+	}
+	// A negative instruction offset moves the LDS address with an add.
+	got = disasm(t, GlobalLoadLDSCode(0xddf49ff0, 0x007f0002, 100, 104))
+	if !strings.HasPrefix(got[0], "global_load_dwordx4 v[100:103], v[2:3], off offset:-16") || !strings.HasPrefix(got[5], "v_add_u32_e32 v104, -16, v104") || !strings.HasPrefix(got[6], "ds_write_b128 v104, v[100:103]") {
+		t.Fatalf("negative offset: %q", got)
+	}
+}
+
+func TestCvtPkF16Code(t *testing.T) {
+	got := disasm(t, CvtPkF16Code(5, 256+1, 7, 100, 101))
+	want := []string{"v_cvt_f16_f32_e64 v100, v1", "v_cvt_f16_f32_e64 v101, s7", "v_and_b32_e32 v100, 0xffff, v100", "v_lshl_or_b32 v5, v101, 16, v100"}
+	for i := range want {
+		if i >= len(got) || !strings.HasPrefix(got[i], want[i]) {
+			t.Fatalf("got %q\nwant %q", got, want)
+		}
+	}
+}
