@@ -16,11 +16,20 @@ import (
 // pool, plus a retire barrier). Each configuration runs five times,
 // interleaved, and keeps its fastest run. Reported: ns per dispatch of each, the
 // nanoseconds rocjitsu adds, and each as a ratio against the no-tool peer.
-func BenchmarkDispatch(b *testing.B) {
+func BenchmarkDispatch(b *testing.B) { benchDispatch(b, 100000, nil, "ns_per_dispatch ") }
+
+// BenchmarkDispatchParallel is BenchmarkDispatch with 8 threads sharing 8
+// queues (wall time over all dispatches): the handler runs under each
+// queue's lock on whichever thread rings its doorbell.
+func BenchmarkDispatchParallel(b *testing.B) {
+	benchDispatch(b, 10000, []string{"-t", "8", "-q", "8"}, "wall_ns_per_dispatch ")
+}
+
+func benchDispatch(b *testing.B, minN int, shape []string, metric string) {
 	bt := setup(b)
 	n := b.N
-	if n < 100000 {
-		n = 100000
+	if n < minN {
+		n = minN
 	}
 	ptr := (bt.kernarg + 7) &^ 7
 	configs := []struct {
@@ -39,12 +48,13 @@ func BenchmarkDispatch(b *testing.B) {
 	b.ResetTimer()
 	for round := 0; round < 5; round++ {
 		for _, c := range configs {
-			args := append(bt.kargs("-bench", "-n", fmt.Sprint(n)), c.args...)
+			args := append(bt.kargs("-bench", "-n", fmt.Sprint(n)), shape...)
+			args = append(args, c.args...)
 			r := bt.run(b, c.env, append(args, bt.guest)...)
 			if r.rc != 0 {
 				b.Fatalf("%s: %s", c.name, r)
 			}
-			v, err := parseNs(r.stdout)
+			v, err := parseMetric(r.stdout, metric)
 			if err != nil {
 				b.Fatalf("%s: %v\n%s", c.name, err, r)
 			}
@@ -64,11 +74,13 @@ func BenchmarkDispatch(b *testing.B) {
 	b.ReportMetric(ns["rewrite"]/base, "x-vs-notool-rewrite")
 }
 
-func parseNs(out string) (float64, error) {
+func parseNs(out string) (float64, error) { return parseMetric(out, "ns_per_dispatch ") }
+
+func parseMetric(out, prefix string) (float64, error) {
 	for _, line := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(line, "ns_per_dispatch "); ok {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
 			return strconv.ParseFloat(strings.TrimSpace(v), 64)
 		}
 	}
-	return 0, fmt.Errorf("no ns_per_dispatch line")
+	return 0, fmt.Errorf("no %q line", prefix)
 }
