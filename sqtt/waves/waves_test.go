@@ -158,3 +158,16 @@ func TestPayloadRowsForUnknownIDs(t *testing.T) {
 		t.Errorf("events %q", got)
 	}
 }
+
+func TestEqualTimesGiveNoInterval(t *testing.T) {
+	got := run(t, "F:1:f\nF:2:g\n", nil, Filter{},
+		rec(10, sqtt.Encode(1, true, false)),
+		rec(10, sqtt.Encode(2, true, false)),
+		rec(15, 1),
+		rec(15, 1),
+	)
+	want := []string{"0#0 start ", "0#0 B 10 f", "0#0 B 10 g", "0#0 interval f;g 5", "0#0 E 15 g", "0#0 E 15 f", "0#0 end last=15 depth=0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("events %q", got)
+	}
+}
