@@ -26,12 +26,20 @@ const FP8MFMABound = "products and sums as the gfx942 MFMA computes them; OCP Na
 
 // fp8MFMA describes a supported FP8 MFMA: its opcode (the same on both
 // targets) and its C/D register count.
+//
+// The F8F6F4 shapes with both formats FP8 (cbsz = blgp = 0) are the same
+// operation with four times the K: they run as four chained gfx942 FP8
+// MFMAs on consecutive register pairs of A and B (each pair holds the same
+// permutation of K for A and B, as for the other MFMA splits).
 var fp8MFMA = map[string]struct {
-	op uint32
-	cd int
+	op    uint32 // host opcode
+	cd    int
+	parts int
 }{
-	"v_mfma_f32_16x16x32_fp8_fp8": {0x73, 4},
-	"v_mfma_f32_32x32x16_fp8_fp8": {0x77, 16},
+	"v_mfma_f32_16x16x32_fp8_fp8": {0x73, 4, 1},
+	"v_mfma_f32_32x32x16_fp8_fp8": {0x77, 16, 1},
+	"v_mfma_f32_16x16x128_f8f6f4": {0x73, 4, 4},
+	"v_mfma_f32_32x32x64_f8f6f4":  {0x77, 16, 4},
 }
 
 func init() {
@@ -62,9 +70,9 @@ func sNop(n uint32) uint32 { return 0xbf800000 | n&0xf }
 
 // FP8MFMACode returns the expansion of the FP8 MFMA (w0, w1) with C/D of
 // cd registers, using scratch pairs ta and tb (even) and scratch u.
-func FP8MFMACode(w0, w1 uint32, cd int, ta, tb, u uint16) ([]byte, error) {
+func FP8MFMACode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16) ([]byte, error) {
 	if cbsz, abid, blgp := w0>>8&7, w0>>11&0xf, w1>>29; cbsz|abid|blgp != 0 {
-		return nil, fmt.Errorf("cbsz/abid/blgp broadcast (%d/%d/%d) is not supported", cbsz, abid, blgp)
+		return nil, fmt.Errorf("cbsz/abid/blgp (%d/%d/%d: broadcast, or non-FP8 F8F6F4 formats) are not supported", cbsz, abid, blgp)
 	}
 	accCD := w0>>15&1 != 0
 	vdst := uint16(w0 & 0xff)
@@ -72,29 +80,21 @@ func FP8MFMACode(w0, w1 uint32, cd int, ta, tb, u uint16) ([]byte, error) {
 	if src0 < srcVGPR || src1 < srcVGPR {
 		return nil, fmt.Errorf("constant A or B operand")
 	}
-	var w []uint32
-	// 1. Sanitized copies of A and B.
-	for _, op := range []struct {
-		code uint32
-		acc  bool
-		dst  uint16
-	}{{src0, w1>>27&1 != 0, ta}, {src1, w1>>28&1 != 0, tb}} {
-		for i := uint16(0); i < 2; i++ {
-			x := uint16(op.code-srcVGPR) + i
-			y := op.dst + i
-			xr := srcVGPR + x
-			if op.acc {
-				r := accRead(y, x)
-				w = append(w, r[0], r[1])
-				xr = srcVGPR + y
+	if parts > 1 {
+		// Part 0 writes D before later parts read their A/B pairs.
+		dLo, dHi := uint32(vdst), uint32(vdst)+uint32(cd)
+		for _, o := range []struct {
+			code uint32
+			acc  bool
+		}{{src0, w1>>27&1 != 0}, {src1, w1>>28&1 != 0}} {
+			lo, hi := o.code-srcVGPR+2, o.code-srcVGPR+uint32(2*parts)
+			if o.acc == accCD && lo < dHi && dLo < hi {
+				return nil, fmt.Errorf("D overlaps a later part's A/B registers")
 			}
-			w = append(w, vop2(op2AndB32, u, srcLit, xr-srcVGPR, 0x7f7f7f7f)...)
-			w = append(w, vop2(op2AddU32, u, srcLit, u, 0x7f7f7f7f)...)
-			w = append(w, vop2(op2OrB32, u, srcLit, u, 0x7f7f7f7f)...)
-			w = append(w, vop2(op2AndB32, y, xr, u, 0)...)
 		}
 	}
-	// 2. Accumulator scaled by 1/4 into D.
+	var w []uint32
+	// 2. Accumulator scaled by 1/4 into D (once).
 	c := src2
 	switch {
 	case c == srcZero:
@@ -118,9 +118,38 @@ func FP8MFMACode(w0, w1 uint32, cd int, ta, tb, u uint16) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("accumulator operand code %d is not supported", c)
 	}
-	// 3. The gfx942 MFMA on the sanitized operands (VGPRs: acc bits clear).
-	w = append(w, sNop(4))
-	w = append(w, w0, w1&^(3<<27)&^0x7ffffff|uint32(srcVGPR+ta)|uint32(srcVGPR+tb)<<9|c<<18)
+	for p := 0; p < parts; p++ {
+		// 1. Sanitized copies of this part's A and B register pairs.
+		for _, op := range []struct {
+			code uint32
+			acc  bool
+			dst  uint16
+		}{{src0, w1>>27&1 != 0, ta}, {src1, w1>>28&1 != 0, tb}} {
+			for i := uint16(0); i < 2; i++ {
+				x := uint16(op.code-srcVGPR) + uint16(2*p) + i
+				if x > 255 {
+					return nil, fmt.Errorf("operand registers run past 255")
+				}
+				y := op.dst + i
+				xr := srcVGPR + x
+				if op.acc {
+					r := accRead(y, x)
+					w = append(w, r[0], r[1])
+					xr = srcVGPR + y
+				}
+				w = append(w, vop2(op2AndB32, u, srcLit, xr-srcVGPR, 0x7f7f7f7f)...)
+				w = append(w, vop2(op2AddU32, u, srcLit, u, 0x7f7f7f7f)...)
+				w = append(w, vop2(op2OrB32, u, srcLit, u, 0x7f7f7f7f)...)
+				w = append(w, vop2(op2AndB32, y, xr, u, 0)...)
+			}
+		}
+		// 3. The gfx942 MFMA on the sanitized operands (VGPRs: acc bits
+		// clear), chained through D after the first part.
+		w = append(w, sNop(4))
+		nw0 := w0&^(0x7f<<16) | hostOp<<16
+		w = append(w, nw0, w1&^(3<<27)&^0x7ffffff|uint32(srcVGPR+ta)|uint32(srcVGPR+tb)<<9|c<<18)
+		c = srcVGPR + uint32(vdst)
+	}
 	// 4. Wait for the result (an 8- or 16-pass XDL write read by VALU),
 	// then scale D by 4.
 	w = append(w, sNop(7), sNop(7), sNop(7))
@@ -157,7 +186,7 @@ func emitFP8MFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	code, err := FP8MFMACode(w[0], w[1], m.cd, ta, tb, u[0])
+	code, err := FP8MFMACode(w[0], w[1], m.op, m.cd, m.parts, ta, tb, u[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
 	}

@@ -486,7 +486,7 @@ func (wv *wave) run(t *testing.T, code []byte) {
 			case op3PAccWrite:
 				wv.a[w0&0xff] = wv.v[w1&0x1ff-256]
 			case 0x73: // v_mfma_f32_16x16x32_fp8_fp8, FNUZ (gfx942)
-				wv.mfmaFP8(t, w0, w1, fp.E4M3FNUZ)
+				wv.mfmaFP8(t, w0, w1, fp.E4M3FNUZ, 32)
 			default:
 				t.Fatalf("VOP3P op %#x", op)
 			}
@@ -654,7 +654,7 @@ func TestCvtF32FP8OCP(t *testing.T) {
 // mfmaFP8 is a 16x16x32 FP8 MFMA on the wave model (layout: lane l holds
 // row/column l%16 and k = 8*(l/16)+j in byte j of its register pair; D
 // register r of lane l is element [4*(l/16)+r][l%16]).
-func (wv *wave) mfmaFP8(t *testing.T, w0, w1 uint32, f fp.Format) {
+func (wv *wave) mfmaFP8(t *testing.T, w0, w1 uint32, f fp.Format, K int) {
 	file := func(acc bool) *[256][64]uint32 {
 		if acc {
 			return &wv.a
@@ -677,9 +677,10 @@ func (wv *wave) mfmaFP8(t *testing.T, w0, w1 uint32, f fp.Format) {
 			if c != srcZero {
 				acc = float64(math.Float32frombits(CD[c-256+uint32(r)][l]))
 			}
-			for k := 0; k < 32; k++ {
-				la, lb := row+16*(k/8), col+16*(k/8)
-				acc += float64(f.Decode(byteOf(A, a0, la, k%8))) * float64(f.Decode(byteOf(B, b0, lb, k%8)))
+			e := K / 4 // bytes per lane
+			for k := 0; k < K; k++ {
+				la, lb := row+16*(k/e), col+16*(k/e)
+				acc += float64(f.Decode(byteOf(A, a0, la, k%e))) * float64(f.Decode(byteOf(B, b0, lb, k%e)))
 			}
 			out[r][l] = math.Float32bits(float32(acc))
 		}
@@ -742,8 +743,8 @@ func TestFP8MFMAExpansion(t *testing.T) {
 				w1 |= 3 << 27
 			}
 			ref := wv
-			ref.mfmaFP8(t, w0, w1, fp.E4M3FN)
-			exp, err := FP8MFMACode(w0, w1, 4, 100, 102, 104)
+			ref.mfmaFP8(t, w0, w1, fp.E4M3FN, 32)
+			exp, err := FP8MFMACode(w0, w1, 0x73, 4, 1, 100, 102, 104)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -833,5 +834,45 @@ func TestCvtPkF16Code(t *testing.T) {
 		if i >= len(got) || !strings.HasPrefix(got[i], want[i]) {
 			t.Fatalf("got %q\nwant %q", got, want)
 		}
+	}
+}
+
+// TestF8F6F4FP8Split runs v_mfma_f32_16x16x128_f8f6f4 with FP8 operands
+// (8 AGPRs each, C = 0, D in VGPRs, as the corpus uses it) as four FNUZ
+// MFMAs on the wave model and compares with the OCP K=128 reference.
+func TestF8F6F4FP8Split(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	var wv wave
+	for l := 0; l < 64; l++ {
+		for i := 0; i < 8; i++ {
+			var a, b uint32
+			for k := 0; k < 4; k++ {
+				ca := uint32(r.IntN(2))<<7 | uint32(6+r.IntN(3))<<3 | uint32(r.IntN(8))
+				cb := uint32(r.IntN(2))<<7 | uint32(6+r.IntN(3))<<3 | uint32(r.IntN(8))
+				if r.IntN(10) == 0 {
+					ca = 0x80
+				}
+				a |= ca << (8 * k)
+				b |= cb << (8 * k)
+			}
+			wv.a[40+i][l], wv.a[60+i][l] = a, b
+		}
+	}
+	w0 := uint32(0xd3800000 | 0x2d<<16 | 20) // D = v[20:23]
+	w1 := uint32(256+40) | (256+60)<<9 | srcZero<<18 | 3<<27
+	ref := wv
+	ref.mfmaFP8(t, w0, w1, fp.E4M3FN, 128)
+	code, err := FP8MFMACode(w0, w1, 0x73, 4, 4, 100, 102, 104)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wv.run(t, code)
+	for i := 0; i < 4; i++ {
+		if wv.v[20+i] != ref.v[20+i] {
+			t.Fatalf("D[%d] = %x, want %x", i, wv.v[20+i][:4], ref.v[20+i][:4])
+		}
+	}
+	if _, err := FP8MFMACode(w0|3<<8, w1, 0x73, 4, 4, 100, 102, 104); err == nil {
+		t.Fatal("non-FP8 F8F6F4 format accepted")
 	}
 }
