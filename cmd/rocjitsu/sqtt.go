@@ -140,7 +140,7 @@ func (t *sqttTraceFlags) register(fs *flag.FlagSet) {
 	fs.Var(sqttIntFlag{&t.filter.SIMD}, "simd", "only this SIMD")
 	fs.Var(sqttIntFlag{&t.filter.Wave}, "wave", "only this wave slot")
 	fs.BoolVar(&t.noDecode, "no-decode-markers", false, "keep packed gfx12 header values and arrival times (no shader-clock correction)")
-	fs.BoolVar(&t.demangle, "demangle", false, "demangle C++ names")
+	fs.BoolVar(&t.demangle, "demangle", false, "demangle C++ names (flamegraph SVG: on unless -demangle=false)")
 }
 
 func (t *sqttTraceFlags) open(dir string, stderr io.Writer) (*pipeline.Capture, error) {
@@ -518,6 +518,15 @@ func sqttFlamegraph(args []string, stdout, stderr io.Writer, forced string) int 
 		fmt.Fprintf(stderr, "%s: unknown -format %q\n", name, f)
 		return 2
 	}
+	// The SVG is for people: demangle unless -demangle=false was given.
+	demangle := tf.demangle
+	if f == "svg" {
+		set := false
+		fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == "demangle" })
+		if !set {
+			demangle = true
+		}
+	}
 	c, err := tf.open(pos[0], stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
@@ -534,7 +543,7 @@ func sqttFlamegraph(args []string, stdout, stderr io.Writer, forced string) int 
 		for _, wmsg := range st.Warnings {
 			fmt.Fprintln(stderr, "warning:", wmsg)
 		}
-		stacks = append(stacks, flame.Stacks(trie, tf.demangle)...)
+		stacks = append(stacks, flame.Stacks(trie, demangle)...)
 	}
 	stacks = flame.Merge(stacks)
 	if len(stacks) == 0 {
