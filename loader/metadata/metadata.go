@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"sync"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -168,33 +169,52 @@ func Decode(b []byte) (*Metadata, error) {
 // and stores the remaining keys in its Extra field and the presence set.
 func fromMap(m map[string]any, dst any, extraOut *map[string]any, presentOut *map[string]bool, where string) error {
 	v := reflect.ValueOf(dst).Elem()
-	t := v.Type()
-	known := map[string]bool{}
-	present := map[string]bool{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		key := f.Tag.Get("msgpack")
-		if key == "" || key == "-" {
-			continue
-		}
-		known[key] = true
-		val, ok := m[key]
+	tf := fieldsOf(v.Type())
+	present := make(map[string]bool, len(m))
+	var extra map[string]any
+	for key, val := range m {
+		idx, ok := tf.index[key]
 		if !ok {
+			if extra == nil {
+				extra = map[string]any{}
+			}
+			extra[key] = val
 			continue
 		}
 		present[key] = true
-		if err := assign(v.Field(i), val); err != nil {
+		if err := assign(v.Field(idx), val); err != nil {
 			return fmt.Errorf("metadata: %s key %q: %w", where, key, err)
-		}
-	}
-	extra := map[string]any{}
-	for k, val := range m {
-		if !known[k] {
-			extra[k] = val
 		}
 	}
 	*extraOut, *presentOut = extra, present
 	return nil
+}
+
+// typeFields lists the msgpack-tagged fields of a struct type.
+type typeFields struct {
+	keys  []string
+	idx   []int
+	index map[string]int
+}
+
+var fieldCache sync.Map // reflect.Type -> *typeFields
+
+func fieldsOf(t reflect.Type) *typeFields {
+	if c, ok := fieldCache.Load(t); ok {
+		return c.(*typeFields)
+	}
+	tf := &typeFields{index: map[string]int{}}
+	for i := 0; i < t.NumField(); i++ {
+		key := t.Field(i).Tag.Get("msgpack")
+		if key == "" || key == "-" {
+			continue
+		}
+		tf.keys = append(tf.keys, key)
+		tf.idx = append(tf.idx, i)
+		tf.index[key] = i
+	}
+	fieldCache.Store(t, tf)
+	return tf
 }
 
 func assign(dst reflect.Value, val any) error {
@@ -274,15 +294,10 @@ var (
 // Extra keys as a map.
 func toMap(src any, extra map[string]any, present, required map[string]bool) map[string]any {
 	v := reflect.ValueOf(src).Elem()
-	t := v.Type()
-	out := map[string]any{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		key := f.Tag.Get("msgpack")
-		if key == "" || key == "-" {
-			continue
-		}
-		fv := v.Field(i)
+	tf := fieldsOf(v.Type())
+	out := make(map[string]any, len(present)+len(extra)+len(required))
+	for n, key := range tf.keys {
+		fv := v.Field(tf.idx[n])
 		if !present[key] && !required[key] && fv.IsZero() {
 			continue
 		}
