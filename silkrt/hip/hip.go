@@ -122,7 +122,7 @@ type hipFuncs struct {
 
 // Open loads the HIP runtime, resolves the functions the provider uses and
 // initializes HIP. A machine without a usable GPU gives an error that
-// matches silkrt.silkrt.ErrNoDevice and carries HIP's error name.
+// matches silkrt.ErrNoDevice and carries HIP's error name.
 func Open(opts Options) (*Provider, error) {
 	names := LibraryNames
 	if opts.Library != "" {
