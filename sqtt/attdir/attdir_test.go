@@ -56,6 +56,7 @@ func TestScannerVariants(t *testing.T) {
 		{`{"records":[]}`, nil},
 		{`{}`, nil},
 		{`{"type":"shaderdata"}`, nil},
+		{"{\"note\":\"\xef\xbf\xbd \xc3\xa9 " + strings.Repeat("x", 5000) + "\",\"records\":[[1,2,3,4,5,0]]}", []Record{{1, 2, 0, 3, 4, 5, 0}}},
 	} {
 		got, err := scanAll(tc.in, 0)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
@@ -78,6 +79,8 @@ func TestScannerErrors(t *testing.T) {
 		{`{"records":[[1,2,3,4,5,0]]} x`, "trailing data"},
 		{`{"a":tru}`, "bad literal"},
 		{`{"a":1.}`, "bad number"},
+		{"{\"a\":\"\xff\"}", "invalid UTF-8"},
+		{"{\"a\":\"\xc3\"}", "invalid UTF-8"},
 	} {
 		_, err := scanAll(tc.in, 0)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "test.json: offset ") {

@@ -449,24 +449,49 @@ func (s *Scanner) readInt(field string, allowNeg bool) (uint64, bool, bool) {
 	return v, neg, true
 }
 
+// readString reads a JSON string. Only its first 64 bytes are kept (enough
+// to compare member names); the rest is validated and dropped, so a huge
+// string value does not grow memory.
 func (s *Scanner) readString(what string) (string, bool) {
 	if !s.expect('"', what) {
 		return "", false
 	}
 	var b []byte
+	var carry [utf8.UTFMax]byte
+	nc := 0
+	keep := func(c byte) {
+		if len(b) < 64 {
+			b = append(b, c)
+		}
+	}
 	for {
 		c, ok := s.next()
 		if !ok {
 			s.fail("unexpected end of file in string (%s)", what)
 			return "", false
 		}
-		switch c {
-		case '"':
-			// Escapes are kept raw: the members looked for have none.
-			if !utf8.Valid(b) {
+		if nc > 0 || c >= utf8.RuneSelf {
+			// Validate multi-byte sequences as they complete.
+			carry[nc] = c
+			nc++
+			if utf8.FullRune(carry[:nc]) {
+				if r, size := utf8.DecodeRune(carry[:nc]); r == utf8.RuneError && size <= 1 {
+					s.fail("invalid UTF-8 in string (%s)", what)
+					return "", false
+				}
+				for _, x := range carry[:nc] {
+					keep(x)
+				}
+				nc = 0
+			} else if nc == utf8.UTFMax {
 				s.fail("invalid UTF-8 in string (%s)", what)
 				return "", false
 			}
+			continue
+		}
+		switch c {
+		case '"':
+			// Escapes are kept raw: the members looked for have none.
 			return string(b), true
 		case '\\':
 			d, ok := s.next()
@@ -482,20 +507,21 @@ func (s *Scanner) readString(what string) (string, bool) {
 						return "", false
 					}
 				}
-				b = append(b, '?')
+				keep('?')
 				continue
 			}
 			if !isEscape(d) {
 				s.fail("bad escape \\%c in string (%s)", d, what)
 				return "", false
 			}
-			b = append(b, '\\', d)
+			keep('\\')
+			keep(d)
 		default:
 			if c < 0x20 {
 				s.fail("control character %#x in string (%s)", c, what)
 				return "", false
 			}
-			b = append(b, c)
+			keep(c)
 		}
 	}
 }
