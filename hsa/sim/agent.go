@@ -264,6 +264,10 @@ func (a *Agent) run(k *Kernel, grid, block [3]uint32, kaAddr, pktAddr uint64, gr
 // initWave sets the initial register state the descriptor requests.
 func (a *Agent) initWave(w *wave.Wave, k *Kernel, wi, threads int, bs, gid [3]uint32, kaAddr, pktAddr uint64, ka []byte, preloadOff, preloadLen int, private uint32) {
 	d := k.Desc
+	// FLOAT_DENORM_MODE: 0 flushes inputs and outputs; 3 preserves. Modes
+	// 1 and 2 (flush one side) are treated as flushing both.
+	w.FlushF32 = d.RSRC1>>16&3 != 3
+	w.FlushF64 = d.RSRC1>>18&3 != 3
 	var exec uint64
 	for l := 0; l < 64; l++ {
 		t := wi*64 + l

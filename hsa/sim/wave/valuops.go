@@ -38,6 +38,22 @@ func fma32(a, b, c float32) float32 {
 	return float32(s)
 }
 
+// ftz32 flushes a denormal f32 to a zero of the same sign.
+func ftz32(u uint32) uint32 {
+	if u&0x7f800000 == 0 {
+		return u & 0x80000000
+	}
+	return u
+}
+
+// ftz64 flushes a denormal f64 to a zero of the same sign.
+func ftz64(u uint64) uint64 {
+	if u&0x7ff0000000000000 == 0 {
+		return u & (1 << 63)
+	}
+	return u
+}
+
 func minF32(a, b float32) float32 {
 	switch {
 	case a != a:
@@ -167,15 +183,36 @@ func fract64(f float64) float64 {
 
 func init() {
 	U := func(name string, n int, fn func(a, b, c uint32) uint32) { def(name, v32(kB32, n, fn)) }
+	// F and D register f32 and f64 operations twice: as written, and with
+	// denormal inputs and results flushed to zero (signed), used when the
+	// kernel descriptor's FLOAT_DENORM_MODE flushes.
 	F := func(name string, n int, fn func(a, b, c float32) float32) {
-		def(name, v32(kF32, n, func(a, b, c uint32) uint32 { return u32(fn(f32(a), f32(b), f32(c))) }))
+		keep := v32(kF32, n, func(a, b, c uint32) uint32 { return u32(fn(f32(a), f32(b), f32(c))) })
+		flush := v32(kF32, n, func(a, b, c uint32) uint32 {
+			return ftz32(u32(fn(f32(ftz32(a)), f32(ftz32(b)), f32(ftz32(c)))))
+		})
+		def(name, func(w *Wave, in *Inst) error {
+			if w.FlushF32 {
+				return flush(w, in)
+			}
+			return keep(w, in)
+		})
 	}
 	H := func(name string, n int, fn func(a, b, c float32) float32) {
 		def(name, v32(kF16, n, func(a, b, c uint32) uint32 { return f2h(fn(h2f(a), h2f(b), h2f(c))) }))
 	}
 	U16 := func(name string, n int, fn func(a, b, c uint32) uint32) { def(name, v32(kB16, n, fn)) }
 	D := func(name string, n int, fn func(a, b, c float64) float64) {
-		def(name, v64(kF64, n, [4]bool{true, true, true, true}, func(a, b, c uint64) uint64 { return u64f(fn(f64(a), f64(b), f64(c))) }))
+		keep := v64(kF64, n, [4]bool{true, true, true, true}, func(a, b, c uint64) uint64 { return u64f(fn(f64(a), f64(b), f64(c))) })
+		flush := v64(kF64, n, [4]bool{true, true, true, true}, func(a, b, c uint64) uint64 {
+			return ftz64(u64f(fn(f64(ftz64(a)), f64(ftz64(b)), f64(ftz64(c)))))
+		})
+		def(name, func(w *Wave, in *Inst) error {
+			if w.FlushF64 {
+				return flush(w, in)
+			}
+			return keep(w, in)
+		})
 	}
 
 	// Moves and bit operations.

@@ -71,6 +71,10 @@ type Wave struct {
 	Done bool
 	// AtBarrier is set by s_barrier until the group releases it.
 	AtBarrier bool
+	// FlushF32 and FlushF64 flush denormal inputs and results of f32 and
+	// f64 arithmetic to zero (the descriptor's FLOAT_DENORM_MODE_32 and
+	// _16_64 fields set to flush); false preserves denormals.
+	FlushF32, FlushF64 bool
 	// Count is the number of instructions the wave executed.
 	Count uint64
 	// Lanes is the number of lane-instructions (active lanes of vector
@@ -141,6 +145,7 @@ func (w *Wave) Reset(p *Program, m *mem.Memory, g *Group, target Target, pc uint
 	}
 	w.prog, w.mem, w.group, w.target = p, m, g, target
 	w.Done, w.AtBarrier, w.gprIdx = false, false, false
+	w.FlushF32, w.FlushF64 = false, false
 	w.Count, w.Lanes = 0, 0
 }
 

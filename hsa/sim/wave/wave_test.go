@@ -350,3 +350,30 @@ ds_read_b32 v22, v5`)
 		t.Errorf("s_atomic_add: memory %d, returned %d", v, w.S[6])
 	}
 }
+
+// TestDenormModes checks that the descriptor's denormal mode decides
+// whether f32/f64 denormals survive.
+func TestDenormModes(t *testing.T) {
+	code := assemble(t, "v_mul_f32 v2, v0, v1\nv_add_f64 v[4:5], v[6:7], v[6:7]")
+	den := math.Float32frombits(0x00000400) // a denormal
+	den64 := math.Float64frombits(0x0000000000001000)
+	for _, flush := range []bool{false, true} {
+		w, _ := newWave(t, code, GFX942)
+		w.FlushF32, w.FlushF64 = flush, flush
+		for l := 0; l < 64; l++ {
+			w.V[0][l], w.V[1][l] = u32(den), u32(3)
+			w.V[6][l], w.V[7][l] = uint32(u64f(den64)), uint32(u64f(den64)>>32)
+		}
+		run(t, w)
+		want32, want64 := u32(den*3), u64f(den64+den64)
+		if flush {
+			want32, want64 = 0, 0
+		}
+		if w.V[2][0] != want32 {
+			t.Errorf("flush=%v: v_mul_f32 = %#x, want %#x", flush, w.V[2][0], want32)
+		}
+		if got := uint64(w.V[4][0]) | uint64(w.V[5][0])<<32; got != want64 {
+			t.Errorf("flush=%v: v_add_f64 = %#x, want %#x", flush, got, want64)
+		}
+	}
+}
