@@ -106,6 +106,35 @@ func verifyObject(t *testing.T, name string, src, out []byte) {
 	if of.Processor.Name != "gfx942" {
 		t.Fatalf("%s: output processor %q", name, of.Processor.Name)
 	}
+	// Every VGPR and AGPR the host code names is allocated by the
+	// descriptors (resource feedback).
+	allocV, allocA := 0, 0
+	for _, k := range ks {
+		total := k.Descriptor.NextFreeVGPR(of.Processor)
+		acc := k.Descriptor.AccumOffset()
+		if acc > total {
+			acc = total
+		}
+		allocV = max(allocV, min(acc, 256))
+		allocA = max(allocA, total-acc)
+	}
+	tx := of.Section(".text")
+	for off := 0; off < len(tx.Data); {
+		in, err := gfx9.Decode(tx.Data[off:], tx.Addr+uint64(off), isa.GFX942)
+		if err != nil {
+			t.Fatalf("%s: host code at %#x does not decode: %v", name, tx.Addr+uint64(off), err)
+		}
+		for _, o := range in.Operands {
+			if o.Kind != isa.KindReg {
+				continue
+			}
+			end := int(o.Reg) + int(o.Width)
+			if o.Class == isa.VGPR && end > allocV || o.Class == isa.AGPR && end > allocA {
+				t.Fatalf("%s: %s at %#x names %s%d..%d beyond the allocation (%d VGPRs, %d AGPRs)", name, gfx9.Print(&in), in.PC, o.Class, o.Reg, end-1, allocV, allocA)
+			}
+		}
+		off += int(in.Size)
+	}
 }
 
 func readFile(t testing.TB, p string) []byte {

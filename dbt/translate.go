@@ -211,6 +211,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 			return fail(fmt.Errorf("dbt: kernel %s: %w", kt.k.Name, err))
 		}
 		rep.Kernels[i].After = kt.resources(d)
+		rep.Kernels[i].Notes = kt.rep.Notes
 		spec.Descriptors[kt.k.Symbol] = d
 	}
 	spec.TextMap = textMap(text, hostAt, uint64(len(newText)))
