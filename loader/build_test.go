@@ -21,10 +21,10 @@ import (
 func buildText(endpgm uint32) []byte {
 	words := make([]uint32, 128)
 	for i := range words {
-		words[i] = sNop0
+		words[i] = SNop0
 	}
-	words[0], words[1], words[2] = sNop0, sNop0|1, endpgm
-	words[64], words[65] = sNop0|2, endpgm
+	words[0], words[1], words[2] = SNop0, SNop0|1, endpgm
+	words[64], words[65] = SNop0|2, endpgm
 	b := make([]byte, 4*len(words))
 	for i, w := range words {
 		binary.LittleEndian.PutUint32(b[4*i:], w)

@@ -9,6 +9,10 @@ import (
 	"github.com/rocjitsu/rocjitsu/loader/target"
 )
 
+// SNop0 is the instruction word of s_nop 0 on gfx9 and gfx12, used to pad
+// .text.
+const SNop0 = 0xbf800000
+
 // TailSectionName is the name Patch gives the section that holds the
 // appended descriptor storage.
 const TailSectionName = ".rocjitsu.kd"
@@ -17,8 +21,8 @@ const TailSectionName = ".rocjitsu.kd"
 // DBT specification, "Commit the Code Object"). Zero fields leave that
 // part of the object alone.
 type PatchSpec struct {
-	// Text replaces the contents of .text. It must be at least as long as
-	// the old .text: pad the translated code first.
+	// Text replaces the contents of .text: whole 4-byte words. Shorter
+	// code is padded with s_nop 0 to the old .text size.
 	Text []byte
 	// TextMap maps an offset into the old .text to the offset of the same
 	// code in Text. Symbols (offsets 0 through len(old .text) inclusive, for
@@ -172,8 +176,18 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	if newText == nil {
 		newText = oldText.Data
 	}
+	if len(newText)%4 != 0 {
+		return nil, fmt.Errorf("loader: patch: new .text is %d bytes, not a whole number of instruction words", len(newText))
+	}
 	if uint64(len(newText)) < oldText.Size {
-		return nil, fmt.Errorf("loader: patch: new .text is %d bytes, smaller than the old %d; pad it", len(newText), oldText.Size)
+		// Pad to the old size with s_nop 0, which decodes as such on every
+		// supported family.
+		padded := make([]byte, oldText.Size)
+		copy(padded, newText)
+		for i := len(newText); i+4 <= len(padded); i += 4 {
+			le.PutUint32(padded[i:], SNop0)
+		}
+		newText = padded
 	}
 	end := uint64(len(newText))
 	var tailOff uint64

@@ -17,15 +17,13 @@ import (
 	"github.com/rocjitsu/rocjitsu/loader/target"
 )
 
-const sNop0 = 0xbf800000 // s_nop 0 on gfx9 and gfx12
-
 // growSpec is the test patch: 4 KiB of s_nop before the old .text, one
 // 64-byte descriptor tail, a .rocjitsu.lds section and another machine.
 func growSpec(f *File) PatchSpec {
 	text := f.Section(".text")
 	nt := make([]byte, 4096, 4096+len(text.Data))
 	for i := 0; i < 4096; i += 4 {
-		binary.LittleEndian.PutUint32(nt[i:], sNop0)
+		binary.LittleEndian.PutUint32(nt[i:], SNop0)
 	}
 	nt = append(nt, text.Data...)
 	k := f.Kernels()[0]
@@ -349,7 +347,7 @@ func TestPatchAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := map[string]func(*PatchSpec){
-		"short text":     func(s *PatchSpec) { s.Text = s.Text[:8] },
+		"ragged text":    func(s *PatchSpec) { s.Text = s.Text[:4094] },
 		"unmapped label": func(s *PatchSpec) { s.TextMap = func(o uint64) (uint64, bool) { return o, false } },
 		"ragged tail":    func(s *PatchSpec) { s.DescriptorTail = s.DescriptorTail[:10] },
 		"bad tail entry": func(s *PatchSpec) { s.TailEntries = map[int]uint64{3: 0} },
@@ -417,6 +415,30 @@ func TestPatchTwice(t *testing.T) {
 		}
 		if err := p2.CheckLayout(); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestPatchPadsShortText checks that a shorter .text is padded with s_nop 0
+// to the old size.
+func TestPatchPadsShortText(t *testing.T) {
+	f, err := Parse(readFile(t, corpusFiles(t)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := f.Section(".text")
+	code := old.Data[:8]
+	nf, err := Patch(f, PatchSpec{Text: code})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt := nf.Section(".text")
+	if nt.Size != old.Size || !bytes.Equal(nt.Data[:8], code) {
+		t.Fatalf(".text is %d bytes", nt.Size)
+	}
+	for i := 8; i < len(nt.Data); i += 4 {
+		if binary.LittleEndian.Uint32(nt.Data[i:]) != SNop0 {
+			t.Fatalf("word at %d is 0x%x, want s_nop 0", i, binary.LittleEndian.Uint32(nt.Data[i:]))
 		}
 	}
 }
