@@ -490,10 +490,8 @@ static int cycle(void) {
       /* The child dispatches on the queues inherited from the parent. */
       memset(seen, 0, sizeof seen);
       memset(last_seq, 0, sizeof last_seq);
-      int threads = opt.threads;
-      opt.threads = 1;
+      opt.threads = 1; /* one dispatching thread in the child */
       worker cw = {.t = 0, .n = opt.n, .first_q = 0, .nq = opt.queues};
-      (void)threads;
       run_worker(&cw);
       int crc = report("child");
       if (!opt.no_shutdown) {
