@@ -182,6 +182,12 @@ func HiddenArgValue(kind string, grid, block Dim3) (uint64, bool) {
 // BuildDispatchPacket (barrier bit set, system-scope acquire and release,
 // the kernel's LDS and scratch sizes) and submits it.
 func (a *AQL) Launch(entry string, grid, block Dim3, kernargs []byte) error {
+	return a.LaunchWith(entry, grid, block, kernargs, LaunchOptions{})
+}
+
+// LaunchWith is Launch with options; dynamic LDS is added to the packet's
+// group_segment_size.
+func (a *AQL) LaunchWith(entry string, grid, block Dim3, kernargs []byte, opts LaunchOptions) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.bundle == nil {
@@ -197,6 +203,9 @@ func (a *AQL) Launch(entry string, grid, block Dim3, kernargs []byte) error {
 	c, err := LaunchConfig(grid, block, k.info.MaxFlatWorkgroupSize)
 	if err != nil {
 		return err
+	}
+	if uint64(k.info.GroupSegmentFixedSize)+uint64(opts.DynamicGroupSegmentSize) > 1<<32-1 {
+		return fmt.Errorf("silkrt: %s: entry %q: group segment of %d + %d bytes does not fit 32 bits", a.name, entry, k.info.GroupSegmentFixedSize, opts.DynamicGroupSegmentSize)
 	}
 	// Scalar loads of kernel arguments may read past the declared segment
 	// (an s_load_dwordx8 of the last few arguments), which hardware
@@ -226,7 +235,7 @@ func (a *AQL) Launch(entry string, grid, block Dim3, kernargs []byte) error {
 	}
 	c.KernelObject = k.kernelObject
 	c.KernargAddress = kernarg
-	c.GroupSegmentSize = k.info.GroupSegmentFixedSize
+	c.GroupSegmentSize = k.info.GroupSegmentFixedSize + opts.DynamicGroupSegmentSize
 	c.PrivateSegmentSize = k.info.PrivateSegmentFixedSize
 	c.Barrier = true
 	c.AcquireFenceScope, c.ReleaseFenceScope = aql.FenceScopeSystem, aql.FenceScopeSystem

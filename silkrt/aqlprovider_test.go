@@ -202,8 +202,14 @@ func TestAQLProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	p2, _ := aql.DecodeKernelDispatchPacket(dev.packets[1])
-	if p2.KernelObject != 0x7000_0040 || len(dev.packets[1]) != 64+256 {
+	if p2.KernelObject != 0x7000_0040 || len(dev.packets[1]) != 64+256 || p2.GroupSegmentSize != 0 {
 		t.Errorf("fill packet %+v, %d kernarg bytes", p2, len(dev.packets[1])-64)
+	}
+	if err := a.LaunchWith("fill", D3(64, 1, 1), D3(64, 1, 1), make([]byte, 12), LaunchOptions{DynamicGroupSegmentSize: 4096}); err != nil {
+		t.Fatal(err)
+	}
+	if p3, _ := aql.DecodeKernelDispatchPacket(dev.packets[2]); p3.GroupSegmentSize != 4096 {
+		t.Errorf("dynamic LDS: group_segment_size %d, want 4096", p3.GroupSegmentSize)
 	}
 	dev.waitErr = errors.New("wave 3 faulted")
 	if err := a.Synchronize(); err == nil || !strings.Contains(err.Error(), "wave 3 faulted") {

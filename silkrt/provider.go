@@ -73,10 +73,19 @@ type Provider interface {
 	// in work-items; kernargs are the explicit kernel arguments and must be
 	// exactly the entry's KernargSize bytes. Launch does not wait.
 	Launch(entry string, grid, block Dim3, kernargs []byte) error
+	// LaunchWith is Launch with the less common parameters.
+	LaunchWith(entry string, grid, block Dim3, kernargs []byte, opts LaunchOptions) error
 	// Synchronize waits until every launched kernel has finished.
 	Synchronize() error
 	// Close releases modules and allocations.
 	Close() error
+}
+
+// LaunchOptions are launch parameters beyond grid, block and arguments.
+type LaunchOptions struct {
+	// DynamicGroupSegmentSize is LDS bytes per workgroup added to the
+	// kernel's static group segment (HIP's sharedMemBytes).
+	DynamicGroupSegmentSize uint32
 }
 
 // ErrNoDevice is matched (errors.Is) by provider errors caused by the

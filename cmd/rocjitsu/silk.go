@@ -35,7 +35,7 @@ const silkUsage = `usage:
   rocjitsu silk inspect EXE
       list the bundle at the end of EXE
   rocjitsu silk run EXE ENTRY --grid X[,Y,Z] --block X[,Y,Z] [--arg A ...]
-                   [--provider auto|hip|sim] [--hip-lib PATH]
+                   [--dyn-lds BYTES] [--provider auto|hip|sim] [--hip-lib PATH]
       launch ENTRY of EXE's bundle and wait for it; grid and block are in
       work-items. --provider auto (the default) uses HIP when a GPU is
       present and the simulator (gfx942, gfx950) otherwise. Arguments,
@@ -368,6 +368,7 @@ func silkRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&argS, "arg", "kernel argument (repeatable)")
 	hipLib := fs.String("hip-lib", "", "HIP runtime library (default: libamdhip64.so, .so.6, .so.5)")
 	provider := fs.String("provider", "auto", "auto, hip or sim")
+	dynLDS := fs.Uint("dyn-lds", 0, "dynamic LDS bytes per workgroup")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -456,7 +457,10 @@ func silkRun(args []string, stdout, stderr io.Writer) error {
 		}
 		packed = append(packed, v...)
 	}
-	if err := p.Launch(entry.Name, grid, block, packed); err != nil {
+	if *dynLDS > math.MaxUint32 {
+		return errors.New("--dyn-lds must fit 32 bits")
+	}
+	if err := p.LaunchWith(entry.Name, grid, block, packed, silkrt.LaunchOptions{DynamicGroupSegmentSize: uint32(*dynLDS)}); err != nil {
 		return err
 	}
 	if err := p.Synchronize(); err != nil {

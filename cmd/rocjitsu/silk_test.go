@@ -133,9 +133,12 @@ func TestSilkBundleInspectRun(t *testing.T) {
 	if i < 0 || log[i+9+16:i+9+24] != "2a000000" {
 		t.Errorf("kernarg bytes: %q", log[i:min(len(log), i+40)])
 	}
-	code, out, errs = run("silk", "run", exe, "nop", "--grid", "64,2", "--block", "32,2", "--hip-lib", double)
+	code, out, errs = run("silk", "run", exe, "nop", "--grid", "64,2", "--block", "32,2", "--dyn-lds", "1024", "--hip-lib", double)
 	if code != 0 || !strings.Contains(out, "ran nop grid=64,2,1 block=32,2,1 kernargs=0 bytes") {
 		t.Fatalf("run nop: %d %q %q", code, out, errs)
+	}
+	if !strings.Contains(string(mustRead(t, logPath)), "(nop) grid=2,1,1 block=32,2,1 shared=1024 ") {
+		t.Errorf("--dyn-lds did not reach sharedMemBytes:\n%s", mustRead(t, logPath))
 	}
 	code, _, _ = run("silk", "run", exe, "fill", "--grid", "64", "--block", "64", "--arg", "in:"+in, "--arg", "i32:-1", "--hip-lib", double)
 	if code != 0 {

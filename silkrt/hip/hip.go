@@ -406,6 +406,12 @@ func (h *Provider) Free(p silkrt.DevicePtr) error {
 // HIP_LAUNCH_PARAM_BUFFER_POINTER/SIZE/END on the null stream. HIP launches
 // whole workgroups, so each grid dimension must be a multiple of the block.
 func (h *Provider) Launch(entry string, grid, block silkrt.Dim3, kernargs []byte) error {
+	return h.LaunchWith(entry, grid, block, kernargs, silkrt.LaunchOptions{})
+}
+
+// LaunchWith is Launch with options; dynamic LDS is passed as
+// hipModuleLaunchKernel's sharedMemBytes.
+func (h *Provider) LaunchWith(entry string, grid, block silkrt.Dim3, kernargs []byte, opts silkrt.LaunchOptions) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.bundle == nil {
@@ -450,7 +456,7 @@ func (h *Provider) Launch(entry string, grid, block silkrt.Dim3, kernargs []byte
 		hipLaunchParamBufferSize, uintptr(unsafe.Pointer(&args.size)),
 		hipLaunchParamEnd,
 	}
-	code := h.fn.moduleLaunchKernel(h.funcs[entry], blocks[0], blocks[1], blocks[2], b[0], b[1], b[2], 0, 0, nil, unsafe.Pointer(&args.extra[0]))
+	code := h.fn.moduleLaunchKernel(h.funcs[entry], blocks[0], blocks[1], blocks[2], b[0], b[1], b[2], opts.DynamicGroupSegmentSize, 0, nil, unsafe.Pointer(&args.extra[0]))
 	runtime.KeepAlive(args)
 	if err := h.check("hipModuleLaunchKernel", code); err != nil {
 		return fmt.Errorf("silkrt: hip: entry %q: %w", entry, err)

@@ -88,7 +88,7 @@ func TestHIPProviderAgainstDouble(t *testing.T) {
 	if err := h.Launch("fill", silkrt.D3(256, 1, 1), silkrt.D3(64, 1, 1), args); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Launch("nop", silkrt.D3(128, 4, 2), silkrt.D3(32, 2, 2), nil); err != nil {
+	if err := h.LaunchWith("nop", silkrt.D3(128, 4, 2), silkrt.D3(32, 2, 2), nil, silkrt.LaunchOptions{DynamicGroupSegmentSize: 4096}); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Synchronize(); err != nil {
@@ -122,7 +122,7 @@ func TestHIPProviderAgainstDouble(t *testing.T) {
 		"hipMalloc ptr=ptr size=256", "  buf#1", "  -> hipSuccess",
 		"hipMemcpy dst=buf#1+16 src=host size=16 kind=1 data=01020304010203040102030401020304", "  -> hipSuccess",
 		"hipModuleLaunchKernel fn#1(fill) grid=4,1,1 block=64,1,1 shared=0 stream=NULL kernelParams=NULL extra=buffer args[12]=" + argHex, "  -> hipSuccess",
-		"hipModuleLaunchKernel fn#2(nop) grid=4,2,1 block=32,2,2 shared=0 stream=NULL kernelParams=NULL extra=buffer args[0]=", "  -> hipSuccess",
+		"hipModuleLaunchKernel fn#2(nop) grid=4,2,1 block=32,2,2 shared=4096 stream=NULL kernelParams=NULL extra=buffer args[0]=", "  -> hipSuccess",
 		"hipDeviceSynchronize", "  -> hipSuccess",
 		"hipMemcpy dst=host src=buf#1+8 size=24 kind=2 data=a5a5a5a5a5a5a5a5" + fmt.Sprintf("%x", in), "  -> hipSuccess",
 		"hipFree buf#1", "  -> hipSuccess",
