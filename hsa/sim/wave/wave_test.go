@@ -377,3 +377,55 @@ func TestDenormModes(t *testing.T) {
 		}
 	}
 }
+
+// TestMFMAFP8 runs v_mfma_f32_16x16x32_fp8_fp8 with the same bytes on
+// gfx942 (E4M3FNUZ) and gfx950 (E4M3FN) and compares with a reference
+// that places the operands by the documented 16x16 layout: A[i][k] in lane
+// i + 16*(k/8), byte k%8; B[k][j] in lane j + 16*(k/8); D[i][j] in lane
+// j + 16*(i/4), register i%4.
+func TestMFMAFP8(t *testing.T) {
+	code := assemble(t, "v_mfma_f32_16x16x32_fp8_fp8 v[0:3], v[4:5], v[6:7], v[8:11]\ns_nop 7\ns_nop 7")
+	rng := rand.New(rand.NewSource(5))
+	var A, B [16 * 32]uint8 // codes: A[i*32+k], B[k*16+j]
+	for i := range A {
+		A[i] = uint8(rng.Intn(256))
+		B[i] = uint8(rng.Intn(256))
+		for _, c := range []*uint8{&A[i], &B[i]} {
+			if *c&0x7f == 0x7f || *c == 0x80 || *c&0x78 == 0x78 { // no NaN, keep values moderate
+				*c &= 0x37
+			}
+		}
+	}
+	for _, tc := range []struct {
+		target Target
+		f      fp.Format
+	}{{GFX942, fp.E4M3FNUZ}, {GFX950, fp.E4M3FN}} {
+		w, _ := newWave(t, code, tc.target)
+		for l := 0; l < 64; l++ {
+			var a, b uint64
+			for e := 0; e < 8; e++ {
+				k := 8*(l/16) + e
+				a |= uint64(A[(l%16)*32+k]) << (8 * e)
+				b |= uint64(B[k*16+l%16]) << (8 * e)
+			}
+			w.V[4][l], w.V[5][l] = uint32(a), uint32(a>>32)
+			w.V[6][l], w.V[7][l] = uint32(b), uint32(b>>32)
+			for r := 0; r < 4; r++ {
+				w.V[8+r][l] = u32(float32(l*4 + r))
+			}
+		}
+		run(t, w)
+		for l := 0; l < 64; l++ {
+			for r := 0; r < 4; r++ {
+				i, j := 4*(l/16)+r, l%16
+				acc := float64(l*4 + r)
+				for k := 0; k < 32; k++ {
+					acc += float64(tc.f.Decode(A[i*32+k])) * float64(tc.f.Decode(B[k*16+j]))
+				}
+				if got := f32(w.V[r][l]); got != float32(acc) {
+					t.Fatalf("%v D[%d][%d] = %v, want %v", tc.target, i, j, got, float32(acc))
+				}
+			}
+		}
+	}
+}
