@@ -154,9 +154,9 @@ func (a *AQL) Free(p DevicePtr) error {
 
 // HiddenArgValue returns the value the runtime stores in a hidden kernel
 // argument of the given kind for a dispatch of grid work-items in
-// workgroups of block, and whether the kind is one it fills (others are
-// zero: global offsets, hostcall and heap pointers, queue pointers).
-func HiddenArgValue(kind string, grid, block Dim3) (uint64, bool) {
+// workgroups of block with the given options, and whether the kind is one
+// it fills (others are zero: hostcall and heap pointers, queue pointers).
+func HiddenArgValue(kind string, grid, block Dim3, opts LaunchOptions) (uint64, bool) {
 	g := [3]uint64{uint64(grid.X), uint64(grid.Y), uint64(grid.Z)}
 	b := [3]uint64{uint64(block.X), uint64(block.Y), uint64(block.Z)}
 	for i, ax := range axis {
@@ -169,6 +169,8 @@ func HiddenArgValue(kind string, grid, block Dim3) (uint64, bool) {
 			return b[i], true
 		case "hidden_remainder_" + ax:
 			return g[i] % b[i], true
+		case "hidden_global_offset_" + ax:
+			return opts.GlobalOffset[i], true
 		}
 	}
 	if kind == "hidden_grid_dims" {
@@ -186,7 +188,7 @@ func (a *AQL) Launch(entry string, grid, block Dim3, kernargs []byte) error {
 }
 
 // LaunchWith is Launch with options; dynamic LDS is added to the packet's
-// group_segment_size.
+// group_segment_size and the global offset goes to the hidden arguments.
 func (a *AQL) LaunchWith(entry string, grid, block Dim3, kernargs []byte, opts LaunchOptions) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -218,7 +220,7 @@ func (a *AQL) LaunchWith(entry string, grid, block Dim3, kernargs []byte, opts L
 		if uint64(h.Offset)+uint64(h.Size) > uint64(len(seg)) {
 			return fmt.Errorf("silkrt: %s: entry %q: hidden argument %s at %d+%d is outside the %d-byte kernarg segment", a.name, entry, h.Kind, h.Offset, h.Size, len(seg))
 		}
-		v, _ := HiddenArgValue(h.Kind, grid, block)
+		v, _ := HiddenArgValue(h.Kind, grid, block, opts)
 		var w [8]byte
 		binary.LittleEndian.PutUint64(w[:], v)
 		copy(seg[h.Offset:h.Offset+h.Size], w[:min(h.Size, 8)])

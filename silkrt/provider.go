@@ -86,6 +86,11 @@ type LaunchOptions struct {
 	// DynamicGroupSegmentSize is LDS bytes per workgroup added to the
 	// kernel's static group segment (HIP's sharedMemBytes).
 	DynamicGroupSegmentSize uint32
+	// GlobalOffset is added to work-item ids by code that reads the
+	// hidden_global_offset_* arguments (OpenCL's global work offset). The
+	// AQL provider writes it; HIP has no such parameter and rejects a
+	// nonzero offset.
+	GlobalOffset [3]uint64
 }
 
 // ErrNoDevice is matched (errors.Is) by provider errors caused by the

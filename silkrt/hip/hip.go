@@ -410,8 +410,12 @@ func (h *Provider) Launch(entry string, grid, block silkrt.Dim3, kernargs []byte
 }
 
 // LaunchWith is Launch with options; dynamic LDS is passed as
-// hipModuleLaunchKernel's sharedMemBytes.
+// hipModuleLaunchKernel's sharedMemBytes. HIP has no global offset: a
+// nonzero one is an error.
 func (h *Provider) LaunchWith(entry string, grid, block silkrt.Dim3, kernargs []byte, opts silkrt.LaunchOptions) error {
+	if opts.GlobalOffset != [3]uint64{} {
+		return fmt.Errorf("silkrt: hip: global offset %v: hipModuleLaunchKernel has no global offset", opts.GlobalOffset)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.bundle == nil {

@@ -235,6 +235,9 @@ func TestHIPProviderErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %q", l.name, err, l.want)
 		}
 	}
+	if err := h4.LaunchWith("fill", silkrt.D3(64, 1, 1), silkrt.D3(64, 1, 1), make([]byte, 12), silkrt.LaunchOptions{GlobalOffset: [3]uint64{7}}); err == nil || !strings.Contains(err.Error(), "no global offset") {
+		t.Errorf("global offset: %v", err)
+	}
 	if err := h4.Launch("other", silkrt.D3(64, 1, 1), silkrt.D3(64, 1, 1), nil); err == nil || !strings.Contains(err.Error(), "no entry \"other\"") {
 		t.Errorf("unknown entry: %v", err)
 	}

@@ -1,9 +1,9 @@
 package simulator
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/internal/kernelref"
@@ -15,21 +15,16 @@ import (
 // testdata/kernels in a Silk bundle, runs it through the provider
 // interface on the simulator (the AQL provider writes the kernarg segment
 // and its hidden arguments and builds the packet) and compares the
-// buffers with the CPU references of internal/kernelref. Cases with a
-// nonzero global offset are left out: the provider interface, like
-// hipModuleLaunchKernel, has none.
+// buffers with the CPU references of internal/kernelref. Dynamic LDS and
+// global offsets go through LaunchOptions.
 func TestCorpusThroughBundles(t *testing.T) {
 	root := projectpath.MustRoot(t)
-	ran, skipped := 0, 0
+	ran := 0
 	cases := kernelref.AllCases()
 	for _, target := range []string{"gfx942", "gfx950"} {
 		for i := range cases {
 			c := &cases[i]
 			if !c.HasTarget(target) {
-				continue
-			}
-			if globalOffset(c) {
-				skipped++
 				continue
 			}
 			t.Run(target+"/"+c.Name, func(t *testing.T) {
@@ -77,7 +72,7 @@ func TestCorpusThroughBundles(t *testing.T) {
 				explicit := ka[:entry.KernargSize]
 				grid := silkrt.D3(c.Grid[0], c.Grid[1], c.Grid[2])
 				block := silkrt.D3(c.Block[0], c.Block[1], c.Block[2])
-				opts := silkrt.LaunchOptions{DynamicGroupSegmentSize: c.DynamicLDS()}
+				opts := silkrt.LaunchOptions{DynamicGroupSegmentSize: c.DynamicLDS(), GlobalOffset: globalOffset(c)}
 				if err := p.LaunchWith(c.Name, grid, block, explicit, opts); err != nil {
 					t.Fatal(err)
 				}
@@ -99,23 +94,25 @@ func TestCorpusThroughBundles(t *testing.T) {
 			ran++
 		}
 	}
-	t.Logf("%d corpus dispatches through bundles on the simulator match their references; %d with a global offset left out", ran, skipped)
+	t.Logf("%d corpus dispatches through bundles on the simulator match their references", ran)
 	if ran == 0 {
 		t.Fatal("no corpus kernels ran")
 	}
 }
 
-// globalOffset reports whether the case dispatches with a nonzero global
-// offset (a hidden_global_offset_* value).
-func globalOffset(c *kernelref.Case) bool {
+// globalOffset returns the case's global offset (its
+// hidden_global_offset_* values).
+func globalOffset(c *kernelref.Case) [3]uint64 {
+	var off [3]uint64
 	for _, a := range c.Args {
-		if a.Kind == kernelref.Hidden && strings.HasPrefix(a.Name, "hidden_global_offset_") {
-			for _, b := range a.Value {
-				if b != 0 {
-					return true
-				}
+		if a.Kind != kernelref.Hidden || len(a.Value) != 8 {
+			continue
+		}
+		for i, ax := range []string{"x", "y", "z"} {
+			if a.Name == "hidden_global_offset_"+ax {
+				off[i] = binary.LittleEndian.Uint64(a.Value)
 			}
 		}
 	}
-	return false
+	return off
 }
