@@ -48,6 +48,8 @@ func TestBuildOracles(t *testing.T) {
 		{"amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-", "gfx942", 0xbf810000, 64},
 		{"gfx1200", "gfx1200", 0xbfb00000, 32},
 		{"amdgcn-amd-amdhsa-gfx1201", "gfx1201", 0xbfb00000, 32},
+		{"amdgcn-amd-amdhsa--gfx1100", "gfx1100", 0xbfb00000, 32},
+		{"gfx1151", "gfx1151", 0xbfb00000, 32},
 	} {
 		t.Run(tc.mcpu+"_"+strings.ReplaceAll(tc.target, ":", "_"), func(t *testing.T) {
 			id, _ := target.ParseID(tc.target)

@@ -115,8 +115,8 @@ type Processor struct {
 	// Wave64 is true when the default wavefront size is 64.
 	Wave64 bool
 	// ArchitectedFlatScratch is true when the hardware sets up flat
-	// scratch itself (gfx940+, gfx12): descriptors then have no private
-	// segment buffer or flat-scratch-init user SGPRs.
+	// scratch itself (gfx940+, gfx11, gfx12): descriptors then have no
+	// private segment buffer or flat-scratch-init user SGPRs.
 	ArchitectedFlatScratch bool
 }
 
@@ -130,12 +130,12 @@ var processors = []Processor{
 	{"gfx942", MachGFX942, FamilyGFX90A, true, true, true, true},
 	{"gfx950", MachGFX950, FamilyGFX90A, true, true, true, true},
 	{"gfx1030", MachGFX1030, FamilyGFX10, false, false, false, false},
-	{"gfx1100", MachGFX1100, FamilyGFX11, false, false, false, false},
-	{"gfx1101", MachGFX1101, FamilyGFX11, false, false, false, false},
-	{"gfx1102", MachGFX1102, FamilyGFX11, false, false, false, false},
-	{"gfx1103", MachGFX1103, FamilyGFX11, false, false, false, false},
-	{"gfx1150", MachGFX1150, FamilyGFX11, false, false, false, false},
-	{"gfx1151", MachGFX1151, FamilyGFX11, false, false, false, false},
+	{"gfx1100", MachGFX1100, FamilyGFX11, false, false, false, true},
+	{"gfx1101", MachGFX1101, FamilyGFX11, false, false, false, true},
+	{"gfx1102", MachGFX1102, FamilyGFX11, false, false, false, true},
+	{"gfx1103", MachGFX1103, FamilyGFX11, false, false, false, true},
+	{"gfx1150", MachGFX1150, FamilyGFX11, false, false, false, true},
+	{"gfx1151", MachGFX1151, FamilyGFX11, false, false, false, true},
 	{"gfx1200", MachGFX1200, FamilyGFX12, false, false, false, true},
 	{"gfx1201", MachGFX1201, FamilyGFX12, false, false, false, true},
 }
