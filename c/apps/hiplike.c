@@ -41,7 +41,7 @@
 static struct {
   const char *path, *kernel, *load;
   uint32_t group, priv, kernarg, dyn;
-  int threads, queues, fork_child, bench, info, no_shutdown, cycles;
+  int threads, queues, fork_child, bench, info, no_shutdown, cycles, load_storm;
   long n;
   long barrier_every; /* also publish a barrier-AND packet after every N dispatches on a queue */
   long check_wrapper; /* offset of the original kernarg pointer in a rewritten buffer, or -1 */
@@ -409,10 +409,68 @@ static void *run_worker(void *arg) {
   return NULL;
 }
 
+/* -load-storm: every thread loads, freezes, dispatches once and destroys
+ * its own executable, opt.n times, all at once: code-object hooks (and the
+ * Go half of a tool) entered from many threads, the tool's kernel_object map
+ * rebuilt while other threads dispatch. */
+static void *storm_worker(void *arg) {
+  worker *w = arg;
+  size_t size;
+  void *bytes = read_file(opt.path, &size);
+  char sym[512];
+  snprintf(sym, sizeof sym, "%s.kd", opt.kernel);
+  uint8_t *ka;
+  CHECK(hsa_amd_memory_pool_allocate(kernarg_pool, 4096, 0, (void **)&ka));
+  hsa_signal_t done;
+  CHECK(hsa_signal_create(1, 0, NULL, &done));
+  for (long j = 0; j < w->n; j++) {
+    hsa_executable_t e;
+    hsa_code_object_reader_t r;
+    CHECK(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, NULL, &e));
+    CHECK(hsa_code_object_reader_create_from_memory(bytes, size, &r));
+    CHECK(hsa_executable_load_agent_code_object(e, gpu, r, NULL, NULL));
+    CHECK(hsa_executable_freeze(e, NULL));
+    hsa_executable_symbol_t s;
+    uint64_t ko;
+    CHECK(hsa_executable_get_symbol_by_name(e, sym, &gpu, &s));
+    CHECK(hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &ko));
+    uint32_t magic = MAGIC, t = (uint32_t)w->t, q = 0;
+    uint64_t seq = (uint64_t)j + 1;
+    memset(ka, 0, 64);
+    memcpy(ka, &magic, 4);
+    memcpy(ka + 4, &t, 4);
+    memcpy(ka + 8, &q, 4);
+    memcpy(ka + 16, &seq, 8);
+    hsa_signal_store_screlease(done, 1);
+    hsa_kernel_dispatch_packet_t pkt;
+    memset(&pkt, 0, sizeof pkt);
+    pkt.setup = 1;
+    pkt.workgroup_size_x = 64;
+    pkt.workgroup_size_y = pkt.workgroup_size_z = 1;
+    pkt.grid_size_x = 64;
+    pkt.grid_size_y = pkt.grid_size_z = 1;
+    pkt.group_segment_size = opt.group + opt.dyn;
+    pkt.private_segment_size = opt.priv;
+    pkt.kernel_object = ko;
+    pkt.kernarg_address = ka;
+    pkt.completion_signal = done;
+    publish(queues[0], &pkt);
+    if (hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED) != 0)
+      err("thread %" PRIu64 " iteration %" PRIu64 ": dispatch never completed%" PRIu64, (uint64_t)w->t, (uint64_t)j, 0);
+    CHECK(hsa_code_object_reader_destroy(r));
+    CHECK(hsa_executable_destroy(e));
+  }
+  hsa_signal_destroy(done);
+  hsa_amd_memory_pool_free(ka);
+  free(bytes);
+  return NULL;
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: hiplike -k KERNEL [-load memory|file|fileoff|program] [-group N] [-private N] [-kernarg N]\n"
                   "               [-dyn N] [-n N] [-t THREADS] [-q QUEUES] [-fork] [-bench] [-info]\n"
-                  "               [-check-wrapper OFF -copy N] [-barrier-every N] [-cycles N] [-no-shutdown]\n"
+                  "               [-check-wrapper OFF -copy N] [-barrier-every N] [-cycles N] [-load-storm]\n"
+                  "               [-no-shutdown]\n"
                   "               CODE_OBJECT\n");
   exit(2);
 }
@@ -470,9 +528,10 @@ static int cycle(void) {
   pthread_t th[MAXT];
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
+  if (opt.load_storm) opt.queues = 1; /* storm threads dispatch on queue 0 */
   for (int t = 0; t < opt.threads; t++) {
     w[t] = (worker){.t = t, .n = opt.n, .first_q = 0, .nq = opt.queues};
-    pthread_create(&th[t], NULL, run_worker, &w[t]);
+    pthread_create(&th[t], NULL, opt.load_storm ? storm_worker : run_worker, &w[t]);
   }
   for (int t = 0; t < opt.threads; t++) pthread_join(th[t], NULL);
   clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -533,6 +592,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "-no-shutdown")) opt.no_shutdown = 1;
     else if (!strcmp(a, "-cycles")) opt.cycles = atoi(NEXT());
     else if (!strcmp(a, "-barrier-every")) opt.barrier_every = atol(NEXT());
+    else if (!strcmp(a, "-load-storm")) opt.load_storm = 1;
     else if (!strcmp(a, "-check-wrapper")) opt.check_wrapper = atol(NEXT());
     else if (!strcmp(a, "-copy")) opt.copy_size = (uint32_t)atoi(NEXT());
     else if (a[0] == '-') usage();

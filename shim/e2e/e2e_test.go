@@ -480,3 +480,28 @@ func TestSecondGoRuntime(t *testing.T) {
 	want(t, r, r.stderr, "not loading: another Go runtime is loaded in this process")
 	want(t, r, r.stdout, "agent gfx942\n", "tools_loaded 0 onload_calls 1", "parent dispatched 10 of 10 faults 0")
 }
+
+// Eight threads each load, freeze, dispatch on a shared queue and destroy
+// their own executable 100 times at once: the load and freeze hooks enter Go
+// from many threads, and the kernel_object map is rebuilt while other
+// threads' packets go through the handler.
+func TestLoadStorm(t *testing.T) {
+	bt := setup(t)
+	ptr := (bt.kernarg + 7) &^ 7
+	for _, gpu := range []string{"sync", "async"} {
+		t.Run(gpu, func(t *testing.T) {
+			env := map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "grow", "STANDIN_GPU": gpu}
+			r := bt.run(t, env, bt.kargs("-load-storm", "-t", "8", "-n", "100", "-check-wrapper", fmt.Sprint(ptr), "-copy", fmt.Sprint(bt.kernarg), bt.guest)...)
+			ok(t, r)
+			want(t, r, r.stdout, "parent dispatched 800 of 800 faults 0 errors 0")
+			want(t, r, r.log, "OnUnload: 800 dispatches rewritten, 0 passed through")
+			// 800 storm loads plus the main thread's one.
+			if n := strings.Count(r.log, "translated code object for gfx950 -> gfx942"); n != 801 {
+				t.Errorf("%d translated loads, want 801", n)
+			}
+			if n := strings.Count(r.log, "kernel scale.kd (kernel_object"); n != 801 {
+				t.Errorf("%d rewrite plans, want 801", n)
+			}
+		})
+	}
+}
