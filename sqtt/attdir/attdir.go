@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/sqtt"
 )
@@ -248,20 +249,22 @@ var ErrUnsorted = errors.New("shaderdata records are not in time order")
 
 // Stream calls fn for every record of the trace in time order. The files
 // of one shader engine are read one after another (the writers split an
-// engine's time-ordered records into consecutive files) and the engines are
-// merged by time, ties in index order. At most one file per shader engine
-// is open, so memory does not grow with the trace. A record earlier than
-// its predecessor in the same engine returns an error wrapping ErrUnsorted
-// before the out-of-order record is delivered; Sorted handles such input.
+// engine's time-ordered records into consecutive files), each engine by its
+// own goroutine in batches, and the engines are merged by time, ties in
+// index order. At most one file per shader engine is open and a few batches
+// per engine are in flight, so memory does not grow with the trace. A
+// record earlier than its predecessor in the same engine returns an error
+// wrapping ErrUnsorted before the out-of-order record is delivered; Sorted
+// handles such input.
 func (t *Trace) Stream(fn func(Record) error) error {
-	h := &mergeHeap{}
-	var chains []*chain
+	done := make(chan struct{})
+	var wg sync.WaitGroup
 	defer func() {
-		for _, c := range chains {
-			c.close()
-		}
+		close(done)
+		wg.Wait()
 	}()
 	bySE := map[uint32]*chain{}
+	var chains []*chain
 	for _, sf := range t.Files {
 		c := bySE[sf.SE]
 		if c == nil {
@@ -271,23 +274,29 @@ func (t *Trace) Stream(fn func(Record) error) error {
 		}
 		c.files = append(c.files, sf)
 	}
+	h := &mergeHeap{}
 	for i, c := range chains {
-		rec, ok, err := c.next()
+		f := &feed{ch: make(chan batch, 2), free: make(chan []Record, 4)}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.produce(f, done)
+		}()
+		rec, ok, err := f.next()
 		if err != nil {
 			return err
 		}
 		if ok {
-			h.items = append(h.items, mergeItem{rec, i, c})
+			h.items = append(h.items, mergeItem{rec, i, f})
 		}
 	}
 	heap.Init(h)
 	for len(h.items) > 0 {
 		top := &h.items[0]
-		rec := top.rec
-		if err := fn(rec); err != nil {
+		if err := fn(top.rec); err != nil {
 			return err
 		}
-		next, ok, err := top.c.next()
+		next, ok, err := top.f.next()
 		if err != nil {
 			return err
 		}
@@ -295,13 +304,95 @@ func (t *Trace) Stream(fn func(Record) error) error {
 			heap.Pop(h)
 			continue
 		}
-		if next.Time < rec.Time {
-			return fmt.Errorf("attdir: %s: record %d at time %d follows time %d: %w", top.c.files[top.c.cur].Path, top.c.s.row-1, next.Time, rec.Time, ErrUnsorted)
-		}
 		top.rec = next
 		heap.Fix(h, 0)
 	}
 	return nil
+}
+
+const batchSize = 4096
+
+// batch is a run of records from one engine, or the error that ended it.
+type batch struct {
+	recs []Record
+	err  error
+}
+
+// feed is the consumer side of one engine's producer goroutine.
+type feed struct {
+	ch   chan batch
+	free chan []Record
+	cur  []Record
+	i    int
+}
+
+func (f *feed) next() (Record, bool, error) {
+	for f.i >= len(f.cur) {
+		if f.cur != nil {
+			select {
+			case f.free <- f.cur[:0]:
+			default:
+			}
+			f.cur = nil
+		}
+		b, ok := <-f.ch
+		if !ok {
+			return Record{}, false, nil
+		}
+		if b.err != nil {
+			return Record{}, false, b.err
+		}
+		f.cur, f.i = b.recs, 0
+	}
+	r := f.cur[f.i]
+	f.i++
+	return r, true, nil
+}
+
+// produce reads the chain into batches until the end, an error, or done.
+func (c *chain) produce(f *feed, done <-chan struct{}) {
+	defer close(f.ch)
+	defer c.close()
+	send := func(b batch) bool {
+		select {
+		case f.ch <- b:
+			return true
+		case <-done:
+			return false
+		}
+	}
+	var buf []Record
+	last, have := int64(0), false
+	for {
+		if buf == nil {
+			select {
+			case buf = <-f.free:
+			default:
+				buf = make([]Record, 0, batchSize)
+			}
+		}
+		r, ok, err := c.next()
+		if err == nil && ok && have && r.Time < last {
+			err = fmt.Errorf("attdir: %s: record %d at time %d follows time %d: %w", c.files[c.cur].Path, c.s.row-1, r.Time, last, ErrUnsorted)
+		}
+		if err != nil || !ok {
+			if len(buf) > 0 && !send(batch{recs: buf}) {
+				return
+			}
+			if err != nil {
+				send(batch{err: err})
+			}
+			return
+		}
+		last, have = r.Time, true
+		buf = append(buf, r)
+		if len(buf) == batchSize {
+			if !send(batch{recs: buf}) {
+				return
+			}
+			buf = nil
+		}
+	}
 }
 
 // chain reads the files of one shader engine in order.
@@ -380,7 +471,7 @@ func (t *Trace) Sorted(fn func(Record) error) error {
 type mergeItem struct {
 	rec Record
 	idx int
-	c   *chain
+	f   *feed
 }
 
 type mergeHeap struct{ items []mergeItem }
