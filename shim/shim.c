@@ -666,11 +666,14 @@ static hsa_status_t w_load_program(hsa_executable_t exec, hsa_code_object_reader
 }
 
 int rj_kernel_object(uint64_t exec, uint64_t agent, const char *name, uint64_t *kobj) {
+  typedef hsa_status_t (*by_name_fn)(hsa_executable_t, const char *, const hsa_agent_t *, hsa_executable_symbol_t *);
   hsa_executable_symbol_t sym;
   hsa_agent_t a = {agent};
-  if (ORIG(EXECUTABLE_GET_SYMBOL_BY_NAME,
-           hsa_status_t(*)(hsa_executable_t, const char *, const hsa_agent_t *, hsa_executable_symbol_t *))(
-          (hsa_executable_t){exec}, name, agent ? &a : NULL, &sym) != HSA_STATUS_SUCCESS)
+  /* Agent symbols first; program code objects' symbols have no agent. */
+  if (ORIG(EXECUTABLE_GET_SYMBOL_BY_NAME, by_name_fn)((hsa_executable_t){exec}, name, agent ? &a : NULL, &sym) !=
+          HSA_STATUS_SUCCESS &&
+      (!agent ||
+       ORIG(EXECUTABLE_GET_SYMBOL_BY_NAME, by_name_fn)((hsa_executable_t){exec}, name, NULL, &sym) != HSA_STATUS_SUCCESS))
     return -1;
   if (ORIG(EXECUTABLE_SYMBOL_GET_INFO, hsa_status_t(*)(hsa_executable_symbol_t, hsa_executable_symbol_info_t, void *))(
           sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, kobj) != HSA_STATUS_SUCCESS)
