@@ -75,6 +75,19 @@ func TestCorpusParseAndRoundTrip(t *testing.T) {
 				t.Errorf("%s: SymbolAt(entry 0x%x) = %v", path, k.EntryAddr, s)
 			}
 		}
+		img, err := f.LoadImage()
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		for _, k := range f.Kernels() {
+			if string(img[k.DescriptorAddr:k.DescriptorAddr+64]) != string(k.Descriptor.Encode()) {
+				t.Errorf("%s: image holds no descriptor at 0x%x", path, k.DescriptorAddr)
+			}
+		}
+		if tx := f.Section(".text"); string(img[tx.Addr:tx.Addr+tx.Size]) != string(tx.Data) {
+			t.Errorf("%s: image .text differs", path)
+		}
 		out, err := Write(f)
 		if err != nil {
 			t.Errorf("%s: write: %v", path, err)

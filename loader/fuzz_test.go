@@ -62,6 +62,7 @@ func FuzzParse(f *testing.F) {
 		if !bytes.Equal(out, in) {
 			t.Fatalf("Write(Parse(b)) != b")
 		}
+		_, _ = file.LoadImage()
 		for _, k := range file.Kernels() {
 			_ = k.Descriptor.Check(file.Processor)
 			_ = k.Descriptor.Directives(file.Processor, file.CodeObjectVersion())

@@ -679,3 +679,32 @@ func (f *File) SymbolAt(addr uint64) (*Symbol, bool) {
 	}
 	return best, best != nil
 }
+
+// MaxImageSize bounds the memory image LoadImage builds.
+const MaxImageSize = 1 << 30
+
+// LoadImage returns the code object as a loader maps it: the PT_LOAD
+// segments copied to their virtual addresses (relative to 0) in one
+// buffer, the bytes past p_filesz up to p_memsz zero (a later segment's
+// bytes win where segments overlap). It fails for an image over
+// MaxImageSize.
+func (f *File) LoadImage() ([]byte, error) {
+	var size uint64
+	for i, g := range f.Segments {
+		if g.Type != PT_LOAD {
+			continue
+		}
+		end := g.Vaddr + g.Memsz
+		if end < g.Vaddr || end > MaxImageSize {
+			return nil, fmt.Errorf("loader: LOAD segment %d [0x%x, +0x%x) is beyond the %d-byte image limit", i, g.Vaddr, g.Memsz, MaxImageSize)
+		}
+		size = max(size, end)
+	}
+	img := make([]byte, size)
+	for _, g := range f.Segments {
+		if g.Type == PT_LOAD && g.Filesz > 0 {
+			copy(img[g.Vaddr:g.Vaddr+g.Filesz], f.raw[g.Offset:g.Offset+g.Filesz])
+		}
+	}
+	return img, nil
+}
