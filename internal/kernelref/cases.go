@@ -51,6 +51,8 @@ var registry = []entry{
 	{"gfx950_bitop3", gfx950Bitop3},
 	{"gfx950_mfma_f32_16x16x32_f16", gfx950MfmaF32x16x16x32f16},
 	{"gfx950_mfma_f32_32x32x16_f16", gfx950MfmaF32x32x32x16f16},
+	{"gfx950_cvt_pk_f16_f32", gfx950CvtPkF16F32},
+	{"gfx950_global_load_lds", gfx950GlobalLoadLDS},
 }
 
 // entry names one case constructor.

@@ -150,3 +150,56 @@ func gfx950MfmaF32x32x32x16f16() Case {
 	return mmaHalfCase("gfx950_mfma_f32_32x32x16_f16", "gfx950-only v_mfma_f32_32x32x16_f16: D = A(32x16) * B(16x32) + C, one wave64",
 		dim(64, 1, 1), dim(64, 1, 1), gfx950Only, 32, 32, 16, 1)
 }
+
+func gfx950CvtPkF16F32() Case {
+	const n = 300
+	b := newCase("gfx950_cvt_pk_f16_f32", "gfx950-only v_cvt_pk_f16_f32: two f32 to packed f16 (RNE)", dim(320, 1, 1), dim(64, 1, 1))
+	b.targets(gfx950Only)
+	gen := func() []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			switch i % 5 {
+			case 0:
+				s[i] = b.rng.f32(-70000, 70000) // some overflow to infinity
+			case 1:
+				s[i] = b.rng.f32(-1e-4, 1e-4) // f16 denormals
+			case 2: // exactly between two halves
+				h := F16FromFloat64(b.rng.f64(-1000, 1000))
+				s[i] = float32((F16ToFloat64(h) + F16ToFloat64(h+1)) / 2)
+			case 3:
+				s[i] = b.rng.f32(-4, 4)
+			default:
+				s[i] = []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), 65519.99, 65520}[b.rng.below(6)]
+			}
+		}
+		return s
+	}
+	x, y := gen(), gen()
+	b.in("a", F32, x)
+	b.in("b", F32, y)
+	o := b.out("out", U32, n)
+	b.scalar("n", U32, uint32(n))
+	want := make([]uint32, n)
+	for i := range want {
+		want[i] = uint32(F16FromFloat64(float64(y[i])))<<16 | uint32(F16FromFloat64(float64(x[i])))
+	}
+	b.expect(o, want)
+	return b.done()
+}
+
+func gfx950GlobalLoadLDS() Case {
+	const groups, wg = 4, 128
+	b := newCase("gfx950_global_load_lds", "gfx950-only global_load_lds_dwordx4: 16 bytes per lane straight into LDS", dim(groups*wg, 1, 1), dim(wg, 1, 1))
+	b.targets(gfx950Only)
+	in := b.rng.u32s(4 * groups * wg)
+	b.in("in", U32, in)
+	o := b.out("out", U32, 4*groups*wg)
+	want := make([]uint32, 4*groups*wg)
+	for g := 0; g < groups; g++ {
+		for t := 0; t < wg; t++ {
+			copy(want[4*(g*wg+t):4*(g*wg+t)+4], in[4*(g*wg+wg-1-t):])
+		}
+	}
+	b.expect(o, want)
+	return b.done()
+}

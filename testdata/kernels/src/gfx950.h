@@ -56,6 +56,20 @@ typedef float rj950_float16 __attribute__((ext_vector_type(16)));
                    : "+{v[0:15]}"(acc)                                                      \
                    : "{v[16:19]}"(a), "{v[20:23]}"(b))
 
+// v_cvt_pk_f16_f32 v5, v1, v2: r = f16(b) << 16 | f16(a), round to
+// nearest even (gfx942 only has v_cvt_pkrtz_f16_f32, round toward zero).
+#define CVT_PK_F16_F32(r, a, b) \
+  __asm__ volatile(".long 0xd2670005, 0x00020501" : "={v5}"(r) : "{v1}"(a), "{v2}"(b))
+
+// global_load_lds_dwordx4 v[2:3], off with M0 = the LDS byte address of
+// dst: every lane copies the 16 bytes at its src to dst + lane*16, then
+// the wave waits for it (vmcnt). dst must be wave-uniform.
+#define GLOBAL_LOAD_LDS_DWORDX4(src, dst)                                                 \
+  __asm__ volatile("s_mov_b32 m0, %1\n.long 0xddf48000, 0x007f0002\ns_waitcnt vmcnt(0)"   \
+                   :                                                                      \
+                   : "{v[2:3]}"(src), "s"(__builtin_amdgcn_readfirstlane((uint)(size_t)(dst))) \
+                   : "memory", "m0")
+
 #else // RJ_HOST: emulations in internal/kernelref/testdata/hostexec/harness.c
 
 uint rj950_cvt_pk_bf16_f32(float a, float b);
@@ -63,6 +77,8 @@ float rj950_cvt_f32_bf16(uint x);
 void rj950_permlane_swap(int rows, uint *x, uint *y);
 uint rj950_bitop3(uint lut, uint a, uint b, uint c);
 void rj950_mma(int kind, const void *a, const void *b, void *acc);
+uint rj950_cvt_pk_f16_f32(float a, float b);
+void rj950_global_load_lds16(const void *src, void *dst);
 
 #define CVT_PK_BF16_F32(r, a, b) ((r) = rj950_cvt_pk_bf16_f32((a), (b)))
 #define CVT_F32_BF16(r, x) ((r) = rj950_cvt_f32_bf16(x))
@@ -74,6 +90,8 @@ void rj950_mma(int kind, const void *a, const void *b, void *acc);
 #define BITOP3_A1(r, a, b, c) ((r) = rj950_bitop3(0xa1, (a), (b), (c)))
 #define MFMA_F32_16X16X32_F16(acc, a, b) rj950_mma(0, &(a), &(b), &(acc))
 #define MFMA_F32_32X32X16_F16(acc, a, b) rj950_mma(1, &(a), &(b), &(acc))
+#define CVT_PK_F16_F32(r, a, b) ((r) = rj950_cvt_pk_f16_f32((a), (b)))
+#define GLOBAL_LOAD_LDS_DWORDX4(src, dst) rj950_global_load_lds16((src), (dst))
 
 #endif
 #endif

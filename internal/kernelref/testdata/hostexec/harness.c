@@ -211,6 +211,18 @@ void rj950_mma(int kind, const void *a, const void *b, void *acc) {
   rj_barrier();
 }
 
+uint32_t rj950_cvt_pk_f16_f32(float a, float b) {
+  _Float16 x = (_Float16)a, y = (_Float16)b; // direct f32 -> f16, round to nearest even
+  uint16_t lo, hi;
+  memcpy(&lo, &x, 2);
+  memcpy(&hi, &y, 2);
+  return (uint32_t)hi << 16 | lo;
+}
+
+void rj950_global_load_lds16(const void *src, void *dst) {
+  memcpy((unsigned char *)dst + 16 * (flat_tid % wave_size), src, 16);
+}
+
 static const char *kname;
 static void **bufs;
 static unsigned char *kernarg;
