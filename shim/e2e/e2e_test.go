@@ -229,6 +229,13 @@ func TestDispatchRewrite(t *testing.T) {
 	delete(env, "ROCJITSU_DISPATCH")
 	r = bt.run(t, env, bt.kargs("-n", "5", "-dyn", "4096", bt.guest)...)
 	ok(t, r)
+
+	// Every load route gets its dispatches fixed.
+	for _, load := range []string{"file", "fileoff", "program"} {
+		r = bt.run(t, env, bt.kargs("-n", "50", "-load", load, "-check-wrapper", fmt.Sprint(ptr), "-copy", fmt.Sprint(bt.kernarg), bt.guest)...)
+		ok(t, r)
+		want(t, r, r.log, "OnUnload: 50 dispatches rewritten")
+	}
 }
 
 func TestFork(t *testing.T) {
