@@ -155,12 +155,22 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		var oor *place.OutOfRange
 		if errors.As(err, &oor) && attempt < 8 {
 			for _, kt := range kts {
-				if kt.body.Name == oor.Body && !kt.long[oor.Src] {
-					kt.long[oor.Src] = true
-					kt.emit()
-					if kt.rep.Fidelity == report.Rejected {
-						rejected++
+				if kt.body.Name != oor.Body {
+					continue
+				}
+				grew := false
+				for _, src := range oor.Srcs {
+					if !kt.long[src] {
+						kt.long[src] = true
+						grew = true
 					}
+				}
+				if !grew {
+					return fail(fmt.Errorf("dbt: %w", err))
+				}
+				kt.emit()
+				if kt.rep.Fidelity == report.Rejected {
+					rejected++
 				}
 			}
 			continue

@@ -205,19 +205,21 @@ func simm16(from, to uint64) (int16, bool) {
 	return int16(d), true
 }
 
-// OutOfRange is returned when a short window cannot reach its target; the
-// caller re-emits the body with a long window for Src.
+// OutOfRange is returned when short windows cannot reach their targets;
+// the caller re-emits the body with long windows for every Srcs address.
 type OutOfRange struct {
 	Body string
-	Src  uint64
+	Src  uint64   // the first one
+	Srcs []uint64 // all of them, in body order
 }
 
 func (e *OutOfRange) Error() string {
-	return fmt.Sprintf("place: %s: branch at source %#x is out of SOPP range", e.Body, e.Src)
+	return fmt.Sprintf("place: %s: %d branches (first at source %#x) are out of SOPP range", e.Body, len(e.Srcs), e.Src)
 }
 
 func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 	long := 0
+	var oor *OutOfRange
 	fx := append([]Fixup(nil), b.Fixups...)
 	sort.SliceStable(fx, func(i, j int) bool { return fx[i].Off < fx[j].Off })
 	for _, f := range fx {
@@ -244,7 +246,11 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 			if !f.Long {
 				simm, ok := simm16(from, to)
 				if !ok {
-					return 0, &OutOfRange{Body: b.Name, Src: f.Src}
+					if oor == nil {
+						oor = &OutOfRange{Body: b.Name, Src: f.Src}
+					}
+					oor.Srcs = append(oor.Srcs, f.Src)
+					continue
 				}
 				put(win, sopp(f.Op, simm))
 				continue
@@ -303,6 +309,9 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 			put(text[int(p.Base-textAddr)+f.LoLit:], uint32(d))
 			put(text[int(p.Base-textAddr)+f.HiLit:], uint32(d>>32))
 		}
+	}
+	if oor != nil {
+		return 0, oor
 	}
 	return long, nil
 }
