@@ -126,6 +126,15 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 		put(ws, mVOP3OMod, uint32(md.OMod))
 		put(ws, mVOP3Neg, negBits)
 	case enc.VOP3P:
+		if e.flags&(fNeg0|fNeg1|fNeg2|fAbs0|fAbs1|fAbs2) != 0 {
+			put(ws, mPNegHi, uint32(md.NegHi)|absBits)
+			put(ws, mVOP3Neg, uint32(md.NegLo)|negBits)
+			put(ws, mPOpSel, uint32(md.OpSel))
+			put(ws, mPOpSelHi, uint32(md.OpSelHi))
+			put(ws, mPOpSelHi2, uint32(md.OpSelHi>>2))
+			put(ws, mClamp15, b2u(md.Clamp))
+			break
+		}
 		put(ws, mPNegHi, uint32(md.NegHi))
 		put(ws, mPOpSel, uint32(md.OpSel))
 		put(ws, mPOpSelHi, uint32(md.OpSelHi))
@@ -222,6 +231,9 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 		put(ws, mTBufNT, b2u(md.NT))
 		put(ws, mBufAcc, b2u(usesAGPRData(in, e)))
 	case enc.SMEM:
+		if md.SMemSOE && md.SMemImm {
+			put(ws, modField{1, 0, 21}, uint32(md.Offset))
+		}
 		put(ws, mSMemGLC, b2u(md.SC0))
 		put(ws, mSMemNV, b2u(md.NV))
 		put(ws, mSMemImm, b2u(md.SMemImm))
@@ -281,9 +293,9 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 				v = uint32(o.Imm)
 			}
 		case enc.CodeSBase6:
-			v = uint32(o.Reg) / 2
+			v = operandCode(o) / 2
 		case enc.CodeSRsrc5:
-			v = uint32(o.Reg) / 4
+			v = operandCode(o) / 4
 		}
 		if o.Kind == isa.KindOff {
 			v = 0x7f
@@ -291,8 +303,12 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 				continue
 			}
 		}
-		if k == enc.SMEM && f == enc.FSMOff && !md.SMemImm && o.Kind != isa.KindImm {
-			v = operandCode(o)
+		if k == enc.SMEM && f == enc.FSMOff {
+			if o.Kind == isa.KindImm {
+				v = uint32(o.Imm) & 0x1fffff
+			} else {
+				v = operandCode(o)
+			}
 		}
 		// Keep padding bits (alignment remainders) that decode stored.
 		pad := (in.Pad[bb.Word] >> bb.Lo) & (1<<bb.Width - 1)

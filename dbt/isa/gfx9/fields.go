@@ -10,7 +10,7 @@ import (
 // Special operand codes of GFX9 sources.
 var specialByCode = map[uint32]isa.SpecialReg{
 	102: isa.RegFlatScratchLo, 103: isa.RegFlatScratchHi, 104: isa.RegXnackMaskLo, 105: isa.RegXnackMaskHi,
-	106: isa.RegVCCLo, 107: isa.RegVCCHi, 124: isa.RegM0, 126: isa.RegEXECLo, 127: isa.RegEXECHi,
+	106: isa.RegVCCLo, 107: isa.RegVCCHi, 124: isa.RegM0, 125: isa.RegNull, 126: isa.RegEXECLo, 127: isa.RegEXECHi,
 	235: isa.RegSharedBase, 236: isa.RegSharedLimit, 237: isa.RegPrivateBase, 238: isa.RegPrivateLimit,
 	239: isa.RegPopsExitingWaveID, 251: isa.RegVCCZ, 252: isa.RegEXECZ, 253: isa.RegSCC, 254: isa.RegLDSDirect,
 }
@@ -211,6 +211,11 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		md.OpSelHi = uint8(take(mPOpSelHi) | take(mPOpSelHi2)<<2)
 		md.Clamp = take(mClamp15) != 0
 		md.NegLo = uint8(take(mVOP3Neg))
+		if e.flags&(fNeg0|fNeg1|fNeg2|fAbs0|fAbs1|fAbs2) != 0 {
+			// Mix ops: neg_lo is -x and neg_hi is |x| of each source.
+			negBits, absBits = uint32(md.NegLo), uint32(md.NegHi)
+			md.NegLo, md.NegHi = 0, 0
+		}
 	case enc.MAI, enc.VOP3PX2:
 		ww := w
 		off := uint8(0)
@@ -453,21 +458,43 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 				o2, p := srcOperand(code, d.width, false)
 				o2.Role, o2.Field = o.Role, o.Field
 				o, pad = o2, p
+			} else if k == enc.SMEM && d.field == enc.FSMOff && md.SMemSOE {
+				// soffset from word 1 [31:25]; the immediate, if any, is
+				// a modifier.
+				cov[bb.Word] &^= bb.Mask()
+				if md.SMemImm {
+					cov[bb.Word] |= bb.Mask()
+					md.Offset = int32(v<<11) >> 11
+				}
+				sb, _ := enc.Lookup(k, enc.FSOffset)
+				cov[sb.Word] |= sb.Mask()
+				o2, _ := srcOperand(sb.Get(w), 1, false)
+				o2.Role, o2.Field = o.Role, isa.Field(enc.FSOffset)
+				o = o2
 			} else if k == enc.SMEM && d.field == enc.FSMOff && !md.SMemImm {
 				o2, _ := srcOperand(v&0xff, 1, false)
 				o2.Role, o2.Field = o.Role, o.Field
 				o = o2
 				cov[bb.Word] &^= bb.Mask() &^ 0xff
+			} else if k == enc.SMEM && d.field == enc.FSMOff {
+				o.Kind, o.Width, o.Imm = isa.KindImm, 0, int64(int32(v<<11)>>11)
 			} else {
 				o.Kind, o.Width, o.Imm = isa.KindImm, 0, int64(v)
 				if br := opInfos[e.info].Branch; d.field == enc.FSImm16 && (br == isa.BranchJump || br == isa.BranchCond || br == isa.BranchCall) {
 					o.Kind, o.Imm = isa.KindLabel, int64(int16(v))
 				}
 			}
-		case enc.CodeSBase6:
-			o.Kind, o.Class, o.Reg = isa.KindReg, isa.SGPR, uint16(2*v)
-		case enc.CodeSRsrc5:
-			o.Kind, o.Class, o.Reg = isa.KindReg, isa.SGPR, uint16(4*v)
+		case enc.CodeSBase6, enc.CodeSRsrc5:
+			code, wd := 2*v, uint8(2)
+			if bb.Code == enc.CodeSRsrc5 {
+				code, wd = 4*v, 4
+			}
+			if d.width > wd {
+				wd = d.width
+			}
+			o2, _ := srcOperand(code, wd, false)
+			o2.Role, o2.Field = o.Role, o.Field
+			o = o2
 		}
 		if pad != 0 {
 			in.Pad[bb.Word] |= pad << bb.Lo
@@ -548,11 +575,14 @@ func fixShapes(in *isa.Inst, e *entry, k enc.Kind, w []uint32) {
 					o.Width = 2
 				}
 			}
-			if enc.FieldID(o.Field) == enc.FSAddr && o.Kind == isa.KindReg && (o.Class == isa.SGPR || o.Class == isa.TTMP) {
+			if enc.FieldID(o.Field) == enc.FSAddr && o.Kind == isa.KindReg && (o.Class == isa.SGPR || o.Class == isa.TTMP || o.Class == isa.Special) {
 				if seg == 1 {
 					o.Width = 1
 				} else {
 					o.Width = 2
+				}
+				if o.Class == isa.Special {
+					continue
 				}
 				a := uint16(align(uint32(o.Reg), o.Width))
 				in.Pad[1] |= uint32(o.Reg-a) << 16
@@ -645,6 +675,9 @@ func padSrcMods(in *isa.Inst, k enc.Kind, neg, abs, sext uint32) {
 			if i < 2 {
 				in.Pad[1] |= n<<(20+2*i) | a<<(21+2*i)
 			}
+		case enc.VOP3P:
+			in.Pad[1] |= n << (29 + i)
+			in.Pad[0] |= a << (8 + i)
 		}
 	}
 }

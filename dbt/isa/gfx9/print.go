@@ -84,7 +84,7 @@ var specialNames = map[isa.SpecialReg][2]string{
 	isa.RegVCCZ: {"src_vccz", "src_vccz"}, isa.RegEXECZ: {"src_execz", "src_execz"},
 	isa.RegLDSDirect: {"src_lds_direct", "src_lds_direct"}, isa.RegSharedBase: {"src_shared_base", "src_shared_base"},
 	isa.RegSharedLimit: {"src_shared_limit", "src_shared_limit"}, isa.RegPrivateBase: {"src_private_base", "src_private_base"},
-	isa.RegPrivateLimit: {"src_private_limit", "src_private_limit"}, isa.RegPopsExitingWaveID: {"src_pops_exiting_wave_id", "src_pops_exiting_wave_id"},
+	isa.RegPrivateLimit: {"src_private_limit", "src_private_limit"}, isa.RegNull: {"null", "null"}, isa.RegPopsExitingWaveID: {"src_pops_exiting_wave_id", "src_pops_exiting_wave_id"},
 }
 
 var floatConst = [9][3]string{
@@ -132,9 +132,18 @@ func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Op
 			neg = o.Mods&isa.ModNeg != 0 && e.flags&(fNeg0<<idx) != 0
 			abs = o.Mods&isa.ModAbs != 0 && e.flags&(fAbs0<<idx) != 0
 			sext = o.Mods&isa.ModSext != 0 && idx < 2 && e.flags&(fSext0<<idx) != 0
+			if o.Mods&isa.ModNeg != 0 && idx < 2 && e.flags&(fSext0<<idx) != 0 && e.kind >= enc.DPP1 && e.kind <= enc.DPPC {
+				// Integer DPP sources: the neg bit is a sign extension.
+				sext = true
+			}
 		}
 	}
-	if neg {
+	negFn := false
+	if neg && !abs && (o.Kind == isa.KindInline || o.Kind == isa.KindLiteral) {
+		// LLVM writes neg(x) for a negated constant.
+		negFn = true
+		b.WriteString("neg(")
+	} else if neg {
 		b.WriteByte('-')
 	}
 	if abs {
@@ -197,19 +206,25 @@ func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Op
 	if abs {
 		b.WriteByte('|')
 	}
+	if negFn {
+		b.WriteByte(')')
+	}
 }
 
 func writeImm(b *strings.Builder, in *isa.Inst, e *entry, o *isa.Operand, style string) {
 	v := uint32(o.Imm)
+	if e.kind == enc.SOPP && strings.HasPrefix(e.mnem, "s_sendmsg") {
+		style = "sendmsg"
+	}
+	if e.kind == enc.SMEM {
+		writeSignedHex(b, o.Imm)
+		return
+	}
 	switch style {
 	case "hwreg":
 		writeHwreg(b, v)
 	case "sendmsg":
-		if v>>10 != 0 {
-			b.WriteString(strconv.Itoa(int(v)))
-		} else {
-			writeSendmsg(b, v)
-		}
+		writeSendmsg(b, v)
 	case "waitcnt":
 		writeWaitcnt(b, v)
 	case "gpr_idx":
@@ -315,7 +330,11 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry, k enc.Kind) {
 			b.WriteString(" abid:")
 			b.WriteString(strconv.Itoa(int(md.ABID)))
 		}
-		if md.BLGP != 0 && (e.flags&fBLGP != 0 || k == enc.VOP3PX2) {
+		if e.flags&fMAINeg != 0 {
+			if md.BLGP != 0 {
+				writeBits(b, " neg:", uint32(md.BLGP), 3)
+			}
+		} else if md.BLGP != 0 && (e.flags&fBLGP != 0 || k == enc.VOP3PX2) {
 			b.WriteString(" blgp:")
 			b.WriteString(strconv.Itoa(int(md.BLGP)))
 		}
@@ -375,11 +394,11 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry, k enc.Kind) {
 		if k == enc.MTBUF {
 			writeTBufFormat(b, md.Format)
 		}
-		if md.Offen {
-			b.WriteString(" offen")
-		}
 		if md.Idxen {
 			b.WriteString(" idxen")
+		}
+		if md.Offen {
+			b.WriteString(" offen")
 		}
 		if md.Offset != 0 {
 			b.WriteString(" offset:")
@@ -390,6 +409,10 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry, k enc.Kind) {
 			b.WriteString(" lds")
 		}
 	case enc.SMEM:
+		if md.SMemSOE && md.SMemImm {
+			b.WriteString(" offset:")
+			writeSignedHex(b, int64(md.Offset))
+		}
 		if md.SC0 {
 			b.WriteString(" glc")
 		}
@@ -465,6 +488,8 @@ func sdwaUnused(u uint8) string {
 		return "UNUSED_SEXT"
 	case 2:
 		return "UNUSED_PRESERVE"
+	case 3:
+		return "UNUSED_PAD"
 	}
 	return strconv.Itoa(int(u))
 }
@@ -518,12 +543,6 @@ func writeDPP(b *strings.Builder, md *isa.Modifiers) {
 	}
 }
 
-var hwregNames = map[uint32]string{
-	1: "HW_REG_MODE", 2: "HW_REG_STATUS", 3: "HW_REG_TRAPSTS", 4: "HW_REG_HW_ID", 5: "HW_REG_GPR_ALLOC",
-	6: "HW_REG_LDS_ALLOC", 7: "HW_REG_IB_STS", 15: "HW_REG_SH_MEM_BASES", 16: "HW_REG_TBA_LO", 17: "HW_REG_TBA_HI",
-	18: "HW_REG_TMA_LO", 19: "HW_REG_TMA_HI", 20: "HW_REG_FLAT_SCR_LO", 21: "HW_REG_FLAT_SCR_HI",
-	22: "HW_REG_XNACK_MASK", 23: "HW_REG_HW_ID1", 24: "HW_REG_HW_ID2", 25: "HW_REG_POPS_PACKER", 29: "HW_REG_SHADER_CYCLES",
-}
 
 func writeHwreg(b *strings.Builder, v uint32) {
 	id := v & 0x3f
@@ -544,17 +563,50 @@ func writeHwreg(b *strings.Builder, v uint32) {
 	b.WriteByte(')')
 }
 
+var msgNames = map[uint32]string{1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 4: "MSG_SAVEWAVE", 5: "MSG_STALL_WAVE_GEN",
+	6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE", 8: "MSG_EARLY_PRIM_DEALLOC", 9: "MSG_GS_ALLOC_REQ", 10: "MSG_GET_DOORBELL", 15: "MSG_SYSMSG"}
+
+// writeSendmsg prints a message immediate as LLVM does for GFX9: the
+// symbolic form when the id, operation and stream are valid (other bits are
+// ignored), the numeric triple when the three fields say everything, and
+// the plain number otherwise.
 func writeSendmsg(b *strings.Builder, v uint32) {
-	id := v & 0xf
-	op := (v >> 4) & 7
-	stream := (v >> 8) & 3
-	names := map[uint32]string{1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 15: "MSG_SYSMSG", 9: "MSG_GS_ALLOC_REQ", 10: "MSG_GET_DOORBELL", 11: "MSG_GET_DDID", 4: "MSG_SAVEWAVE", 5: "MSG_STALL_WAVE_GEN", 6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE", 8: "MSG_EARLY_PRIM_DEALLOC"}
-	b.WriteString("sendmsg(")
-	n, known := names[id]
-	if known && id != 2 && id != 3 && id != 15 && op != 0 {
-		known = false
+	id, op, stream := v&0xf, (v>>4)&7, (v>>8)&3
+	name, known := msgNames[id]
+	gs := id == 2 || id == 3
+	validOp := false
+	switch {
+	case gs:
+		validOp = op <= 3 && !(id == 2 && op == 0)
+	case id == 15:
+		validOp = op == 1 || op == 2 || op == 4 // HOST_TRAP_ACK is not a GFX9 operation
+	default:
+		validOp = op == 0
 	}
-	if !known {
+	supportsStream := gs && op != 0
+	validStream := supportsStream || stream == 0
+	if known && validOp && validStream {
+		b.WriteString("sendmsg(")
+		b.WriteString(name)
+		switch {
+		case gs:
+			ops := []string{"GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"}
+			b.WriteString(", ")
+			b.WriteString(ops[op])
+			if supportsStream {
+				b.WriteString(", ")
+				b.WriteString(strconv.Itoa(int(stream)))
+			}
+		case id == 15:
+			ops := []string{"", "SYSMSG_OP_ECC_ERR_INTERRUPT", "SYSMSG_OP_REG_RD", "SYSMSG_OP_HOST_TRAP_ACK", "SYSMSG_OP_TTRACE_PC"}
+			b.WriteString(", ")
+			b.WriteString(ops[op])
+		}
+		b.WriteByte(')')
+		return
+	}
+	if v>>10 == 0 && v&0x80 == 0 {
+		b.WriteString("sendmsg(")
 		b.WriteString(strconv.Itoa(int(id)))
 		b.WriteString(", ")
 		b.WriteString(strconv.Itoa(int(op)))
@@ -563,30 +615,7 @@ func writeSendmsg(b *strings.Builder, v uint32) {
 		b.WriteByte(')')
 		return
 	}
-	b.WriteString(n)
-	switch id {
-	case 2, 3:
-		ops := []string{"GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"}
-		b.WriteString(", ")
-		if op < 4 {
-			b.WriteString(ops[op])
-		} else {
-			b.WriteString(strconv.Itoa(int(op)))
-		}
-		if op != 0 {
-			b.WriteString(", ")
-			b.WriteString(strconv.Itoa(int(stream)))
-		}
-	case 15:
-		ops := []string{"", "SYSMSG_OP_ECC_ERR_INTERRUPT", "SYSMSG_OP_REG_RD", "SYSMSG_OP_HOST_TRAP_ACK", "SYSMSG_OP_TTRACE_PC"}
-		b.WriteString(", ")
-		if op >= 1 && op < 5 {
-			b.WriteString(ops[op])
-		} else {
-			b.WriteString(strconv.Itoa(int(op)))
-		}
-	}
-	b.WriteByte(')')
+	b.WriteString(strconv.Itoa(int(v)))
 }
 
 func writeWaitcnt(b *strings.Builder, v uint32) {
@@ -666,10 +695,35 @@ func writeSwizzle(b *strings.Builder, off uint32) {
 	b.WriteString("\")")
 }
 
+var dfmtNames = []string{"INVALID", "8", "16", "8_8", "32", "16_16", "10_11_11", "11_11_10", "10_10_10_2", "2_10_10_10", "8_8_8_8", "32_32", "16_16_16_16", "32_32_32", "32_32_32_32", "RESERVED_15"}
+var nfmtNames = []string{"UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT"}
+
 func writeTBufFormat(b *strings.Builder, f uint8) {
+	dfmt, nfmt := f&0xf, f>>4&7
+	if dfmt == 1 && nfmt == 0 {
+		return
+	}
 	b.WriteString(" format:[")
-	b.WriteString(strconv.Itoa(int(f)))
+	if dfmt != 1 {
+		b.WriteString("BUF_DATA_FORMAT_")
+		b.WriteString(dfmtNames[dfmt])
+		if nfmt != 0 {
+			b.WriteByte(',')
+		}
+	}
+	if nfmt != 0 {
+		b.WriteString("BUF_NUM_FORMAT_")
+		b.WriteString(nfmtNames[nfmt])
+	}
 	b.WriteByte(']')
+}
+
+func writeSignedHex(b *strings.Builder, v int64) {
+	if v < 0 {
+		b.WriteByte('-')
+		v = -v
+	}
+	writeHex(b, uint64(v))
 }
 
 var literalFloats = map[uint32]string{

@@ -71,13 +71,19 @@ func main() {
 			if e == nil {
 				continue
 			}
+			if e.kind != p.kind {
+				key = keyOf(e.kind, p.op, p.aux)
+				if entries[key] != nil {
+					continue
+				}
+			}
 			e.targets = "isa.GFX9"
 			if strings.Contains(e.mnem, "xf32") {
 				e.targets = "isa.GFX942"
 			}
 			entries[key] = e
 			order = append(order, key)
-			if p.kind == enc.VOP1 || p.kind == enc.VOP2 || p.kind == enc.VOPC {
+			if e.kind == enc.VOP1 || e.kind == enc.VOP2 || e.kind == enc.VOPC {
 				e32[[2]int{int(p.kind), p.op}] = true
 			}
 		}
@@ -114,7 +120,11 @@ func main() {
 		}
 		return a.aux < b.aux
 	})
-	src := emit(entries, order)
+	hw, err := probeHwreg(mc)
+	if err != nil {
+		fail(err)
+	}
+	src := emit(entries, order, hw)
 	if err := os.WriteFile(*out, src, 0o644); err != nil {
 		fail(err)
 	}
@@ -176,7 +186,7 @@ func fieldMatches(k enc.Kind, f enc.FieldID, words []uint32, t token) bool {
 			return v >= 108 && v < 124 && align(v-108) == t.num
 		}
 	case enc.CodeVGPR8, enc.CodeImm:
-		if t.class == 's' && f != enc.FVDst && f != enc.FSrc0 && f != enc.FVSrc1 {
+		if t.class == 's' && f != enc.FVDst && f != enc.FSrc0 && f != enc.FVSrc1 && f != enc.FSMOff {
 			return false
 		}
 		return (t.class == 'v' || t.class == 'a' || t.class == 's') && v == t.num
@@ -192,6 +202,9 @@ func fieldMatches(k enc.Kind, f enc.FieldID, words []uint32, t token) bool {
 func parseEntry(k enc.Kind, op, aux int, words []uint32, text string) *entry {
 	text = strings.TrimSpace(text)
 	mnem, rest, _ := strings.Cut(text, " ")
+	if k == enc.VOP3P && (strings.HasPrefix(mnem, "v_mfma") || strings.HasPrefix(mnem, "v_smfmac")) && !strings.HasPrefix(mnem, "v_mfma_ld_scale") {
+		k = enc.MAI
+	}
 	toks, mods := splitOperands(mnem, rest)
 	e := &entry{kind: k, op: op, aux: aux, mnem: mnem, name: canonical(mnem), mods: mods, words: words}
 	mfma := strings.HasPrefix(mnem, "v_mfma") || strings.HasPrefix(mnem, "v_smfmac")
@@ -356,4 +369,33 @@ func roleOf(e *entry, o opnd, sawSrc bool) string {
 		}
 	}
 	return "isa.Use"
+}
+
+// probeHwreg asks llvm-mc for the symbolic name of every hardware register
+// id (s_getreg_b32 with a full-width field).
+func probeHwreg(mc string) (map[int]string, error) {
+	var ps []probe
+	for id := 0; id < 64; id++ {
+		ps = append(ps, probe{words: []uint32{0xB8880000 | uint32(id) | 31<<11}})
+	}
+	res, err := disassemble(mc, ps)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]string{}
+	for id, p := range ps {
+		t := res[p.key()]
+		i := strings.Index(t, "hwreg(")
+		if i < 0 {
+			continue
+		}
+		name := strings.TrimSuffix(t[i+len("hwreg("):], ")")
+		if strings.HasPrefix(name, "HW_REG_") {
+			out[id] = name
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("llvm-mc printed no hwreg names")
+	}
+	return out, nil
 }

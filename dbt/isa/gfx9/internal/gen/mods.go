@@ -42,8 +42,10 @@ func probeMods(mc string, entries map[string]*entry) error {
 			mod("opsel", func(w []uint32) { w[0] |= 0x9 << 11 })
 			mod("opsel", func(w []uint32) { w[0] |= 0x8 << 11 })
 		case enc.VOP3P:
-			mod("neg_lo", func(w []uint32) { w[1] |= 7 << 29 })
-			mod("neg_hi", func(w []uint32) { w[0] |= 7 << 8 })
+			for _, m := range []uint32{7, 3, 1} {
+				mod("neg_lo", func(w []uint32) { w[1] |= m << 29 })
+				mod("neg_hi", func(w []uint32) { w[0] |= m << 8 })
+			}
 			mod("clamp", func(w []uint32) { w[0] |= 1 << 15 })
 			mod("opsel", func(w []uint32) { w[0] |= 7 << 11 })
 		case enc.MAI:
@@ -52,16 +54,20 @@ func probeMods(mc string, entries map[string]*entry) error {
 			mod("blgp", func(w []uint32) { w[1] |= 1 << 29 })
 			mod("neg", func(w []uint32) { w[1] |= 7 << 29 })
 		case enc.SDWA1, enc.SDWA2, enc.SDWAC:
-			mod("sneg", func(w []uint32) { w[1] |= 1<<20 | 1<<28 })
-			mod("sabs", func(w []uint32) { w[1] |= 1<<21 | 1<<29 })
-			mod("ssext", func(w []uint32) { w[1] |= 1<<19 | 1<<27 })
+			for _, sh := range []uint32{0, 8} {
+				mod("sneg", func(w []uint32) { w[1] |= 1 << (20 + sh) })
+				mod("sabs", func(w []uint32) { w[1] |= 1 << (21 + sh) })
+				mod("ssext", func(w []uint32) { w[1] |= 1 << (19 + sh) })
+			}
 			if e.kind != enc.SDWAC {
 				mod("clamp", func(w []uint32) { w[1] |= 1 << 13 })
 				mod("omod", func(w []uint32) { w[1] |= 1 << 14 })
 			}
 		case enc.DPP1, enc.DPP2, enc.DPPC:
-			mod("dneg", func(w []uint32) { w[1] |= 1<<20 | 1<<22 })
-			mod("dabs", func(w []uint32) { w[1] |= 1<<21 | 1<<23 })
+			for _, sh := range []uint32{0, 2} {
+				mod("dneg", func(w []uint32) { w[1] |= 1 << (20 + sh) })
+				mod("dabs", func(w []uint32) { w[1] |= 1 << (21 + sh) })
+			}
 		}
 		// Constant spellings per source operand.
 		for i, o := range e.ops {
@@ -130,7 +136,7 @@ func probeMods(mc string, entries map[string]*entry) error {
 					}
 				}
 			}
-			if m.what == "neg" && strings.Contains(mods, "neg_lo:") {
+			if m.what == "neg" && strings.Contains(mods, "neg:[") {
 				e.flags = append(e.flags, "maineg")
 			}
 		case "sneg", "sabs", "ssext", "dneg", "dabs":
@@ -140,8 +146,12 @@ func probeMods(mc string, entries map[string]*entry) error {
 				}
 				t := parseToken(ts)
 				hit := (m.what[1:] == "neg" && t.neg) || (m.what[1:] == "abs" && t.abs) || (m.what == "ssext" && strings.HasPrefix(ts, "sext("))
-				if hit {
-					e.flags = append(e.flags, fmt.Sprintf("%s%d", m.what[1:], e.ops[i].field-enc.FSrc0))
+				idx := srcIndex(e.ops[i].field)
+				if m.what == "dneg" && strings.HasPrefix(ts, "sext(") && idx >= 0 {
+					e.flags = append(e.flags, fmt.Sprintf("sext%d", idx))
+				}
+				if hit && idx >= 0 {
+					e.flags = append(e.flags, fmt.Sprintf("%s%d", m.what[1:], idx))
 				}
 			}
 		case "clamp":
@@ -163,6 +173,20 @@ func probeMods(mc string, entries map[string]*entry) error {
 			if strings.Contains(mods, m.what+":") {
 				e.flags = append(e.flags, m.what)
 			}
+			// Mix ops print neg_lo as -x and neg_hi as |x|.
+			for i, ts := range toks {
+				if i >= len(e.ops) {
+					break
+				}
+				t := parseToken(ts)
+				idx := srcIndex(e.ops[i].field)
+				if idx >= 0 && m.what == "neg_lo" && t.neg {
+					e.flags = append(e.flags, fmt.Sprintf("neg%d", idx))
+				}
+				if idx >= 0 && m.what == "neg_hi" && t.abs {
+					e.flags = append(e.flags, fmt.Sprintf("abs%d", idx))
+				}
+			}
 		}
 	}
 	for _, e := range entries {
@@ -171,4 +195,17 @@ func probeMods(mc string, entries map[string]*entry) error {
 		}
 	}
 	return nil
+}
+
+// srcIndex returns the source number of a field, or -1.
+func srcIndex(f enc.FieldID) int {
+	switch f {
+	case enc.FSrc0:
+		return 0
+	case enc.FSrc1, enc.FVSrc1:
+		return 1
+	case enc.FSrc2:
+		return 2
+	}
+	return -1
 }
