@@ -543,7 +543,6 @@ func writeDPP(b *strings.Builder, md *isa.Modifiers) {
 	}
 }
 
-
 func writeHwreg(b *strings.Builder, v uint32) {
 	id := v & 0x3f
 	off := (v >> 6) & 0x1f
