@@ -125,3 +125,45 @@ func TestClangDescriptors(t *testing.T) {
 	}
 	t.Logf("%d descriptor directives of clang-19 objects agree with llvm-objdump-19", checked)
 }
+
+// TestRelocatableEntries parses clang-19's relocatable output, where the
+// entry offset is a relocation, and checks the entries against the
+// linked object.
+func TestRelocatableEntries(t *testing.T) {
+	clang := llvmtool.Require(t, llvmtool.Clang)
+	lld := llvmtool.Require(t, llvmtool.LLD)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "k.cl")
+	os.WriteFile(src, []byte(clangKernels), 0o644)
+	obj, co := filepath.Join(dir, "k.o"), filepath.Join(dir, "k.co")
+	if out, err := exec.Command(clang, "-x", "cl", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942", "-nogpulib", "-O1", "-c", src, "-o", obj).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if out, err := exec.Command(lld, "-shared", obj, "-o", co).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	rel, err := Parse(readFile(t, obj))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := Parse(readFile(t, co))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Header.Type != ET_REL || len(rel.Relocations) == 0 {
+		t.Fatalf("type %d, %d relocations", rel.Header.Type, len(rel.Relocations))
+	}
+	rt, dt := rel.Section(".text"), dyn.Section(".text")
+	for _, k := range rel.Kernels() {
+		dk, ok := dyn.Kernel(k.Name)
+		if !ok {
+			t.Fatalf("%s missing after linking", k.Name)
+		}
+		if k.EntrySymbol != k.Name || k.EntryAddr-rt.Addr != dk.EntryAddr-dt.Addr {
+			t.Errorf("%s: relocatable entry %s+0x%x, linked entry .text+0x%x", k.Name, k.EntrySymbol, k.EntryAddr, dk.EntryAddr-dt.Addr)
+		}
+		if k.Descriptor.ComputePgmRsrc1 != dk.Descriptor.ComputePgmRsrc1 || k.Descriptor.ComputePgmRsrc2 != dk.Descriptor.ComputePgmRsrc2 {
+			t.Errorf("%s: descriptors differ", k.Name)
+		}
+	}
+}

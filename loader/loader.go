@@ -96,7 +96,9 @@ type Kernel struct {
 	// DescriptorSection is the index of the section holding the
 	// descriptor.
 	DescriptorSection int
-	// EntryAddr is DescriptorAddr + KERNEL_CODE_ENTRY_BYTE_OFFSET.
+	// EntryAddr is DescriptorAddr + KERNEL_CODE_ENTRY_BYTE_OFFSET. In a
+	// relocatable object (ET_REL) it comes from the entry's relocation
+	// instead and is an offset into the entry symbol's section.
 	EntryAddr uint64
 	// EntrySymbol is the name of the function symbol at EntryAddr, if any.
 	EntrySymbol string
@@ -542,8 +544,11 @@ func (f *File) findKernels() error {
 			Descriptor:        d,
 			EntryAddr:         d.EntryAddress(sym.Value),
 		}
+		if f.Header.Type == ET_REL {
+			f.relocatedEntry(&k, sym)
+		}
 		for _, s2 := range syms {
-			if s2.Type() == STT_FUNC && s2.Value == k.EntryAddr && s2.Name != "" {
+			if k.EntrySymbol == "" && s2.Type() == STT_FUNC && s2.Value == k.EntryAddr && s2.Name != "" {
 				k.EntrySymbol = s2.Name
 				break
 			}
@@ -707,4 +712,32 @@ func (f *File) LoadImage() ([]byte, error) {
 		}
 	}
 	return img, nil
+}
+
+// relocatedEntry resolves the entry of a kernel in a relocatable object,
+// where KERNEL_CODE_ENTRY_BYTE_OFFSET is filled in at link time by an
+// R_AMDGPU_REL64 relocation (S + A - P, with P the field itself). EntryAddr
+// then is an offset into the entry symbol's section.
+func (f *File) relocatedEntry(k *Kernel, kdSym Symbol) {
+	field := kdSym.Value + kd.KERNEL_CODE_ENTRY_BYTE_OFFSET_OFFSET
+	for _, r := range f.Relocations {
+		rs := f.Sections[r.Section]
+		if int(rs.Info) != k.DescriptorSection || r.Offset != field || r.Type != R_AMDGPU_REL64 || !r.HasAddend {
+			continue
+		}
+		var tab []Symbol
+		switch f.Sections[rs.Link].Type {
+		case SHT_SYMTAB:
+			tab = f.Symbols
+		case SHT_DYNSYM:
+			tab = f.DynSymbols
+		}
+		if int(r.Sym) >= len(tab) {
+			return
+		}
+		s := tab[r.Sym]
+		k.EntryAddr = s.Value + uint64(r.Addend) - kd.KERNEL_CODE_ENTRY_BYTE_OFFSET_OFFSET
+		k.EntrySymbol = s.Name
+		return
+	}
 }
