@@ -137,6 +137,18 @@ type Format struct {
 	// (E5M2). Non-IEEE, non-FNUZ formats (E4M3FN) only reserve the all-ones
 	// code as NaN.
 	IEEE bool
+	// Finite formats (the OCP MX FP6 and FP4 element types) have no NaN
+	// or infinity codes; conversions to them saturate.
+	Finite bool
+	// Bits is the code width; 0 means 8.
+	Bits int
+}
+
+func (f Format) bits() int {
+	if f.Bits == 0 {
+		return 8
+	}
+	return f.Bits
 }
 
 // The 8-bit formats.
@@ -149,17 +161,34 @@ var (
 	E4M3FN = Format{Name: "E4M3FN", ExpBits: 4, ManBits: 3, Bias: 7}
 	// E5M2 is gfx950's (OCP) BF8: bias 15 with infinities and NaNs.
 	E5M2 = Format{Name: "E5M2", ExpBits: 5, ManBits: 2, Bias: 15, IEEE: true}
+	// E2M3 is the OCP MX FP6 format: bias 1, largest 7.5, no NaN/Inf.
+	E2M3 = Format{Name: "E2M3", ExpBits: 2, ManBits: 3, Bias: 1, Finite: true, Bits: 6}
+	// E3M2 is the OCP MX BF6 format: bias 3, largest 28, no NaN/Inf.
+	E3M2 = Format{Name: "E3M2", ExpBits: 3, ManBits: 2, Bias: 3, Finite: true, Bits: 6}
+	// E2M1 is the OCP MX FP4 format: bias 1, largest 6, no NaN/Inf.
+	E2M1 = Format{Name: "E2M1", ExpBits: 2, ManBits: 1, Bias: 1, Finite: true, Bits: 4}
 )
+
+// E8M0 returns the value of an OCP MX shared scale: 2^(s-127), NaN for 0xff.
+func E8M0(s uint8) float64 {
+	if s == 0xff {
+		return math.NaN()
+	}
+	return math.Ldexp(1, int(s)-127)
+}
 
 // IsNaN reports whether code is a NaN in f.
 func (f Format) IsNaN(code uint8) bool {
+	mag := code & uint8(1<<(f.bits()-1)-1)
 	switch {
+	case f.Finite:
+		return false
 	case f.FNUZ:
 		return code == 0x80
 	case f.IEEE:
-		return code&0x7f > uint8(((1<<f.ExpBits)-1)<<f.ManBits)
+		return mag > uint8(((1<<f.ExpBits)-1)<<f.ManBits)
 	default:
-		return code&0x7f == 0x7f
+		return mag == uint8(1<<(f.bits()-1)-1)
 	}
 }
 
@@ -168,6 +197,7 @@ func (f Format) MaxFinite() float64 {
 	maxExp := (1 << f.ExpBits) - 1
 	maxMan := (1 << f.ManBits) - 1
 	switch {
+	case f.Finite:
 	case f.IEEE:
 		maxExp--
 	case !f.FNUZ:
@@ -181,7 +211,8 @@ func (f Format) Decode(code uint8) float32 {
 	if f.IsNaN(code) {
 		return float32(math.NaN())
 	}
-	neg := code&0x80 != 0
+	signBit := uint8(1) << (f.bits() - 1)
+	neg := code&signBit != 0
 	e := int(code>>f.ManBits) & (1<<f.ExpBits - 1)
 	m := int(code) & (1<<f.ManBits - 1)
 	var v float64
@@ -203,9 +234,16 @@ func (f Format) Decode(code uint8) float32 {
 // (with x's sign) when saturate is set; otherwise it becomes infinity in
 // IEEE formats and NaN in the others. NaN becomes NaN.
 func (f Format) Encode(x float32, saturate bool) uint8 {
+	signBit := uint8(1) << (f.bits() - 1)
 	nan := uint8(0x80)
 	if !f.FNUZ {
-		nan = 0x7f
+		nan = signBit - 1
+	}
+	if f.Finite {
+		saturate = true
+		if x != x {
+			return 0
+		}
 	}
 	if x != x {
 		return nan
@@ -213,7 +251,7 @@ func (f Format) Encode(x float32, saturate bool) uint8 {
 	var sign uint8
 	a := float64(x)
 	if math.Signbit(a) {
-		sign = 0x80
+		sign = signBit
 		a = -a
 	}
 	overflow := func() uint8 {

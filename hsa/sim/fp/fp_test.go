@@ -12,18 +12,24 @@ import (
 // big.Float arithmetic, independently of Decode.
 func refValue(t *testing.T, f Format, code uint8) (v float64, nan bool) {
 	t.Helper()
+	bits := 8
+	if f.Bits != 0 {
+		bits = f.Bits
+	}
+	signBit := uint8(1) << (bits - 1)
 	e := int(code>>uint(f.ManBits)) & (1<<uint(f.ExpBits) - 1)
 	m := int64(code) & (1<<uint(f.ManBits) - 1)
 	allOnesExp := e == 1<<uint(f.ExpBits)-1
 	switch {
+	case f.Finite:
 	case f.FNUZ && code == 0x80:
 		return 0, true
 	case f.IEEE && allOnesExp && m != 0:
 		return 0, true
-	case !f.IEEE && !f.FNUZ && code&0x7f == 0x7f:
+	case !f.IEEE && !f.FNUZ && code&(signBit-1) == signBit-1:
 		return 0, true
 	}
-	if f.IEEE && allOnesExp {
+	if f.IEEE && allOnesExp && !f.Finite {
 		v = math.Inf(1)
 	} else {
 		r := new(big.Rat)
@@ -36,7 +42,7 @@ func refValue(t *testing.T, f Format, code uint8) (v float64, nan bool) {
 		}
 		v, _ = r.Float64()
 	}
-	if code&0x80 != 0 {
+	if code&signBit != 0 {
 		v = -v
 	}
 	return v, false
@@ -336,5 +342,47 @@ func TestBF16(t *testing.T) {
 	}
 	if v := F32ToBF16(float32(math.NaN())); BF16ToF32(v) == BF16ToF32(v) {
 		t.Error("NaN must stay NaN")
+	}
+}
+
+func TestMXFormats(t *testing.T) {
+	e2m1 := []float64{0, 0.5, 1, 1.5, 2, 3, 4, 6}
+	for c, want := range e2m1 {
+		if got := E2M1.Decode(uint8(c)); float64(got) != want {
+			t.Errorf("E2M1 %#x = %v, want %v", c, got, want)
+		}
+		if got := E2M1.Decode(uint8(c) | 8); float64(got) != -want {
+			t.Errorf("E2M1 %#x = %v, want %v", c|8, got, -want)
+		}
+	}
+	for _, c := range []struct {
+		f        Format
+		max, sub float64
+	}{{E2M3, 7.5, 0.125}, {E3M2, 28, 0.0625}, {E2M1, 6, 0.5}} {
+		if c.f.MaxFinite() != c.max || float64(c.f.Decode(1)) != c.sub {
+			t.Errorf("%s: max %v, smallest %v", c.f.Name, c.f.MaxFinite(), c.f.Decode(1))
+		}
+		n := 1 << c.f.Bits
+		rng := rand.New(rand.NewSource(int64(n)))
+		for i := 0; i < 800; i++ {
+			x := float32((rng.Float64()*2 - 1) * c.max * 1.3)
+			best, bestD := -1, math.Inf(1)
+			for code := 0; code < n; code++ {
+				v, _ := refValue(t, c.f, uint8(code))
+				if (code&(n/2) != 0) != math.Signbit(float64(x)) {
+					continue
+				}
+				d := math.Abs(v - float64(x))
+				if d < bestD || (d == bestD && code&1 == 0) {
+					best, bestD = code, d
+				}
+			}
+			if got := c.f.Encode(x, false); int(got) != best {
+				t.Errorf("%s encode(%v) = %#x (%v), want %#x", c.f.Name, x, got, c.f.Decode(got), best)
+			}
+		}
+	}
+	if E8M0(127) != 1 || E8M0(130) != 8 || E8M0(0) != math.Ldexp(1, -127) || !math.IsNaN(E8M0(255)) {
+		t.Error("E8M0")
 	}
 }

@@ -190,7 +190,7 @@ func mfmaOp(s mfmaShape) func(*Wave, *Inst) error {
 				w.V[(d+uint16(r))&511][l] = out[l*dRegs+r]
 			}
 		}
-		w.Lanes += uint64(64 * s.k * dRegs)
+		w.Lanes += 64
 		return nil
 	}
 }
@@ -203,5 +203,99 @@ func init() {
 		if s, ok := parseMFMA(n); ok {
 			def(n, mfmaOp(s))
 		}
+	}
+	def("v_mfma_f32_16x16x128_f8f6f4", mfmaF8F6F4(16))
+	def("v_mfma_f32_32x32x64_f8f6f4", mfmaF8F6F4(32))
+	// v_mfma_ld_scale_b32 loads the E8M0 scales of the next f8f6f4 MFMA
+	// (the two together are v_mfma_scale_*): byte op_sel|op_sel_hi<<1 of
+	// src0 scales A, of src1 scales B, per lane.
+	def("v_mfma_ld_scale_b32", func(w *Wave, in *Inst) error {
+		a := w.vsrc(in.Src[0], in, kB32, 0)
+		b := w.vsrc(in.Src[1], in, kB32, 1)
+		sa := uint(in.Opsel&1 | in.OpselHi&1<<1)
+		sb := uint(in.Opsel>>1&1 | in.OpselHi>>1&1<<1)
+		for l := 0; l < 64; l++ {
+			w.scale[0][l] = uint8(a[l] >> (8 * sa))
+			w.scale[1][l] = uint8(b[l] >> (8 * sb))
+		}
+		w.scalePC = w.PC // valid for the instruction that follows
+		w.Lanes++
+		return nil
+	})
+}
+
+// f8f6f4Formats are the element formats cbsz (A) and blgp (B) select.
+var f8f6f4Formats = [5]fp.Format{fp.E4M3FN, fp.E5M2, fp.E2M3, fp.E3M2, fp.E2M1}
+
+// mfmaF8F6F4 implements v_mfma_f32_{16x16x128,32x32x64}_f8f6f4: A and B
+// elements in the formats cbsz and blgp select, 32 per lane packed
+// contiguously, optionally scaled per lane (one E8M0 scale per 32-element
+// block) by a preceding v_mfma_ld_scale_b32.
+func mfmaF8F6F4(m int) func(*Wave, *Inst) error {
+	k := 128
+	if m == 32 {
+		k = 64
+	}
+	g := 64 / m
+	dRegs := m * m / 64
+	return func(w *Wave, in *Inst) error {
+		if in.Cbsz > 4 || in.Blgp > 4 {
+			return fmt.Errorf("f8f6f4 MFMA: cbsz %d / blgp %d select no format", in.Cbsz, in.Blgp)
+		}
+		if in.Src[0] < opVGPR || in.Src[1] < opVGPR {
+			return fmt.Errorf("MFMA with scalar or constant A/B operands is not supported")
+		}
+		fa, fb := f8f6f4Formats[in.Cbsz], f8f6f4Formats[in.Blgp]
+		scaled := w.scalePC == in.PC
+		elem := func(base uint16, lane, e int, f fp.Format) float64 {
+			bits := f.Bits
+			if bits == 0 {
+				bits = 8
+			}
+			bit := e * bits
+			r := (base - opVGPR + uint16(bit/32)) & 511
+			v := uint64(w.V[r][lane]) | uint64(w.V[(r+1)&511][lane])<<32
+			return float64(f.Decode(uint8(v >> (bit % 32) & (1<<bits - 1))))
+		}
+		A := make([]float64, m*k)
+		B := make([]float64, k*m)
+		for l := 0; l < 64; l++ {
+			i, k0 := l%m, 32*(l/m)
+			sa, sb := 1.0, 1.0
+			if scaled {
+				sa, sb = fp.E8M0(w.scale[0][l]), fp.E8M0(w.scale[1][l])
+			}
+			for e := 0; e < 32; e++ {
+				A[i*k+k0+e] = elem(in.Src[0], l, e, fa) * sa
+				B[(k0+e)*m+i] = elem(in.Src[1], l, e, fb) * sb
+			}
+		}
+		var cval func(l, r int) float32
+		if in.Src[2] >= opVGPR {
+			cb := (in.Src[2] - opVGPR) & 511
+			cval = func(l, r int) float32 { return f32(w.V[(cb+uint16(r))&511][l]) }
+		} else {
+			c := f32(uint32(w.scalar64(in.Src[2], in, kF32)))
+			cval = func(l, r int) float32 { return c }
+		}
+		out := make([]uint32, 64*dRegs)
+		for l := 0; l < 64; l++ {
+			for r := 0; r < dRegs; r++ {
+				i, j := (r/4)*(4*g)+(l/m)*4+r%4, l%m
+				acc := 0.0
+				for kk := 0; kk < k; kk++ {
+					acc += A[i*k+kk] * B[kk*m+j]
+				}
+				out[l*dRegs+r] = u32(float32(acc + float64(cval(l, r))))
+			}
+		}
+		d := (in.Dst - opVGPR) & 511
+		for l := 0; l < 64; l++ {
+			for r := 0; r < dRegs; r++ {
+				w.V[(d+uint16(r))&511][l] = out[l*dRegs+r]
+			}
+		}
+		w.Lanes += 64
+		return nil
 	}
 }

@@ -82,6 +82,10 @@ type Wave struct {
 	Lanes uint64
 
 	gprIdx bool // s_set_gpr_idx_on is in effect
+	// scale holds the per-lane E8M0 scales loaded by v_mfma_ld_scale_b32
+	// for A and B; scalePC is the address of the MFMA they apply to.
+	scale   [2][64]uint8
+	scalePC uint64
 
 	prog   *Program
 	mem    *mem.Memory
@@ -146,6 +150,7 @@ func (w *Wave) Reset(p *Program, m *mem.Memory, g *Group, target Target, pc uint
 	w.prog, w.mem, w.group, w.target = p, m, g, target
 	w.Done, w.AtBarrier, w.gprIdx = false, false, false
 	w.FlushF32, w.FlushF64 = false, false
+	w.scalePC = 0
 	w.Count, w.Lanes = 0, 0
 }
 

@@ -429,3 +429,76 @@ func TestMFMAFP8(t *testing.T) {
 		}
 	}
 }
+
+// words turns little-endian instruction bytes into code bytes with an
+// s_endpgm appended.
+func words(b ...byte) []byte { return append(b, 0x00, 0x00, 0x81, 0xbf) }
+
+// TestMFMAF8F6F4 runs gfx950's f8f6f4 MFMA (encodings from LLVM's gfx950
+// MC tests) with and without v_mfma_ld_scale_b32 scales and compares with
+// a reference built from the fp formats: A[i][k] is element k%32 of lane
+// i + 16*(k/32), packed contiguously at the format's bit width.
+func TestMFMAF8F6F4(t *testing.T) {
+	cases := []struct {
+		name   string
+		code   []byte
+		fa, fb fp.Format
+		a, b   int // first VGPR of A and B
+		c      int // first VGPR of C
+		scaled bool
+	}{
+		{"v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[20:23], v24, v25",
+			words(0x00, 0x00, 0xac, 0xd3, 0x18, 0x33, 0x02, 0x00, 0x00, 0x08, 0xad, 0xd3, 0x04, 0x19, 0x52, 0x04),
+			fp.E4M3FN, fp.E4M3FN, 4, 12, 20, true},
+		{"v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[4:9], v[4:11], v[0:3] cbsz:3 blgp:1",
+			words(0x00, 0x03, 0xad, 0xd3, 0x04, 0x09, 0x02, 0x24),
+			fp.E3M2, fp.E5M2, 4, 4, 0, false},
+	}
+	rng := rand.New(rand.NewSource(6))
+	for _, tc := range cases {
+		w, _ := newWave(t, tc.code, GFX950)
+		for r := 0; r < 32; r++ {
+			for l := 0; l < 64; l++ {
+				w.V[r][l] = rng.Uint32() & 0x3b3b3b3b // moderate codes in every format
+			}
+		}
+		for l := 0; l < 64; l++ {
+			w.V[24][l] = 120 + uint32(l%16) // E8M0 scales 2^-7 .. 2^8
+			w.V[25][l] = 130 - uint32(l%8)
+		}
+		elem := func(base, lane, e int, f fp.Format) float64 {
+			bits := f.Bits
+			if bits == 0 {
+				bits = 8
+			}
+			bit := e * bits
+			v := uint64(w.V[base+bit/32][lane]) | uint64(w.V[base+bit/32+1][lane])<<32
+			return float64(f.Decode(uint8(v >> (bit % 32) & (1<<bits - 1))))
+		}
+		var want [64][4]float32
+		for l := 0; l < 64; l++ {
+			for r := 0; r < 4; r++ {
+				i, j := 4*(l/16)+r, l%16
+				acc := 0.0
+				for k := 0; k < 128; k++ {
+					la, lb := i+16*(k/32), j+16*(k/32)
+					x, y := elem(tc.a, la, k%32, tc.fa), elem(tc.b, lb, k%32, tc.fb)
+					if tc.scaled {
+						x *= math.Ldexp(1, int(w.V[24][la]&0xff)-127)
+						y *= math.Ldexp(1, int(w.V[25][lb]&0xff)-127)
+					}
+					acc += x * y
+				}
+				want[l][r] = float32(acc + float64(f32(w.V[tc.c+r][l])))
+			}
+		}
+		run(t, w)
+		for l := 0; l < 64; l++ {
+			for r := 0; r < 4; r++ {
+				if got := f32(w.V[r][l]); got != want[l][r] {
+					t.Fatalf("%s: lane %d reg %d = %v, want %v", tc.name, l, r, got, want[l][r])
+				}
+			}
+		}
+	}
+}
