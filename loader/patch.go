@@ -100,6 +100,9 @@ func Patch(f *File, spec PatchSpec) (*File, error) {
 }
 
 func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
+	if f.Header.Type != ET_DYN {
+		return nil, fmt.Errorf("loader: patch: e_type %d; only linked (ET_DYN) code objects can be patched", f.Header.Type)
+	}
 	p := &patcher{f: f, img: append([]byte(nil), f.raw...), hdr: f.Header, page: 1}
 	for _, s := range f.Sections {
 		c := *s
