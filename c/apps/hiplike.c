@@ -42,6 +42,7 @@ static struct {
   const char *path, *kernel, *load;
   uint32_t group, priv, kernarg, dyn;
   int threads, queues, fork_child, bench, info, no_shutdown, cycles, load_storm;
+  int gpu_index; /* which GPU agent to use (-gpu N) */
   long n;
   long barrier_every; /* also publish a barrier-AND packet after every N dispatches on a queue */
   long check_wrapper; /* offset of the original kernarg pointer in a rewritten buffer, or -1 */
@@ -49,6 +50,7 @@ static struct {
 } opt = {.load = "memory", .threads = 1, .queues = 1, .n = 10, .check_wrapper = -1};
 
 static hsa_agent_t gpu, cpu;
+static int gpus_seen;
 static hsa_amd_memory_pool_t kernarg_pool;
 static int have_kernarg_pool;
 static hsa_queue_t *queues[MAXQ];
@@ -114,7 +116,7 @@ static hsa_status_t find_agents(hsa_agent_t a, void *d) {
   (void)d;
   hsa_device_type_t t;
   CHECK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t));
-  if (t == HSA_DEVICE_TYPE_GPU && !gpu.handle) gpu = a;
+  if (t == HSA_DEVICE_TYPE_GPU && gpus_seen++ == opt.gpu_index) gpu = a;
   if (t == HSA_DEVICE_TYPE_CPU && !cpu.handle) cpu = a;
   return HSA_STATUS_SUCCESS;
 }
@@ -470,7 +472,7 @@ static void usage(void) {
   fprintf(stderr, "usage: hiplike -k KERNEL [-load memory|file|fileoff|program] [-group N] [-private N] [-kernarg N]\n"
                   "               [-dyn N] [-n N] [-t THREADS] [-q QUEUES] [-fork] [-bench] [-info]\n"
                   "               [-check-wrapper OFF -copy N] [-barrier-every N] [-cycles N] [-load-storm]\n"
-                  "               [-no-shutdown]\n"
+                  "               [-gpu N] [-no-shutdown]\n"
                   "               CODE_OBJECT\n");
   exit(2);
 }
@@ -593,6 +595,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "-cycles")) opt.cycles = atoi(NEXT());
     else if (!strcmp(a, "-barrier-every")) opt.barrier_every = atol(NEXT());
     else if (!strcmp(a, "-load-storm")) opt.load_storm = 1;
+    else if (!strcmp(a, "-gpu")) opt.gpu_index = atoi(NEXT());
     else if (!strcmp(a, "-check-wrapper")) opt.check_wrapper = atol(NEXT());
     else if (!strcmp(a, "-copy")) opt.copy_size = (uint32_t)atoi(NEXT());
     else if (a[0] == '-') usage();
@@ -604,6 +607,7 @@ int main(int argc, char **argv) {
   for (int c = 0; c < opt.cycles && rc == 0; c++) {
     /* A later hsa_init after a full shutdown loads the tools again. */
     gpu.handle = cpu.handle = 0;
+    gpus_seen = 0;
     have_kernarg_pool = 0;
     memset(queues, 0, sizeof queues);
     memset(seen, 0, sizeof seen);

@@ -512,3 +512,20 @@ func TestLoadStorm(t *testing.T) {
 		})
 	}
 }
+
+// Two different GPUs: both advertise the guest, and each load is translated
+// for the ISA of the agent it is loaded on.
+func TestTwoGPUs(t *testing.T) {
+	bt := setup(t)
+	for _, c := range []struct {
+		gpu, host string
+	}{{"0", "gfx942"}, {"1", "gfx1201"}} {
+		t.Run(c.host, func(t *testing.T) {
+			env := map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "retarget", "STANDIN_GPUS": "gfx942,gfx1201"}
+			r := bt.run(t, env, append([]string{"-info", "-gpu", c.gpu}, bt.kargs("-n", "20", bt.guest)...)...)
+			ok(t, r)
+			want(t, r, r.stdout, "agent gfx950\n", "wavefront 64\n", "parent dispatched 20 of 20 faults 0 errors 0")
+			want(t, r, r.log, "translated code object for gfx950 -> "+c.host)
+		})
+	}
+}
