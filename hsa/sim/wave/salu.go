@@ -5,6 +5,19 @@ import (
 	"math/bits"
 )
 
+// mode returns the MODE hardware register: round to nearest even, the
+// denormal fields from the flush flags, DX10 clamp and IEEE set.
+func (w *Wave) mode() uint32 {
+	m := uint32(1<<8 | 1<<9)
+	if !w.FlushF32 {
+		m |= 3 << 4
+	}
+	if !w.FlushF64 {
+		m |= 3 << 6
+	}
+	return m
+}
+
 func b2u(b bool) uint32 {
 	if b {
 		return 1
@@ -279,13 +292,36 @@ func init() {
 		w.SCC = w.s64(in.Src[0], in)>>(w.s32(in.Src[1], in)&63)&1 == 1
 		return nil
 	})
+	// Hardware registers: MODE (1) reflects the denormal flags (round to
+	// nearest, DX10 clamp and IEEE set); HW_ID (4) holds the wave number;
+	// the others read as zero. Writes to MODE's denormal bits take effect.
+	hwreg := func(imm int32) (id, off, size uint32) {
+		return uint32(imm) & 0x3f, uint32(imm) >> 6 & 0x1f, uint32(imm)>>11&0x1f + 1
+	}
 	def("s_getreg_b32", func(w *Wave, in *Inst) error {
-		// Hardware registers read as zero except MODE's defaults.
-		w.setS32(in.Dst, 0)
+		id, off, size := hwreg(in.Imm)
+		var v uint32
+		switch id {
+		case 1:
+			v = w.mode()
+		case 4:
+			v = uint32(w.ID) & 0xf
+		}
+		w.setS32(in.Dst, v>>off&(uint32(1)<<size-1))
 		return nil
 	})
-	def("s_setreg_b32", func(w *Wave, in *Inst) error { return nil })
-	def("s_setreg_imm32_b32", func(w *Wave, in *Inst) error { return nil })
+	setreg := func(w *Wave, imm int32, data uint32) {
+		id, off, size := hwreg(imm)
+		if id != 1 {
+			return
+		}
+		mask := (uint32(1)<<size - 1) << off
+		m := w.mode()&^mask | data<<off&mask
+		w.FlushF32 = m>>4&3 != 3
+		w.FlushF64 = m>>6&3 != 3
+	}
+	def("s_setreg_b32", func(w *Wave, in *Inst) error { setreg(w, in.Imm, w.s32(in.Dst, in)); return nil })
+	def("s_setreg_imm32_b32", func(w *Wave, in *Inst) error { setreg(w, in.Imm, in.Lit); return nil })
 	def("s_call_b64", func(w *Wave, in *Inst) error {
 		w.setS64(in.Dst, w.PC)
 		w.PC = uint64(int64(w.PC) + int64(in.Imm)*4)

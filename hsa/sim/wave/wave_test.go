@@ -502,3 +502,29 @@ func TestMFMAF8F6F4(t *testing.T) {
 		}
 	}
 }
+
+// TestModeRegister checks s_getreg/s_setreg on MODE and an unknown
+// instruction fault.
+func TestModeRegister(t *testing.T) {
+	w, _ := newWave(t, assemble(t, `
+s_getreg_b32 s0, hwreg(HW_REG_MODE, 4, 4)
+s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0
+s_getreg_b32 s1, hwreg(HW_REG_MODE, 4, 4)
+v_mul_f32 v1, v0, 1.0`), GFX942)
+	for l := 0; l < 64; l++ {
+		w.V[0][l] = 0x00000400 // f32 denormal
+	}
+	run(t, w)
+	if w.S[0] != 0xf || w.S[1] != 0xc || !w.FlushF32 || w.FlushF64 {
+		t.Errorf("MODE denorm fields %#x then %#x, flush32 %v flush64 %v", w.S[0], w.S[1], w.FlushF32, w.FlushF64)
+	}
+	if w.V[1][0] != 0 {
+		t.Errorf("denormal survived flush mode: %#x", w.V[1][0])
+	}
+	// An opcode no gfx9 target has: the fault names it as unknown.
+	w, _ = newWave(t, words(0x00, 0x00, 0x94, 0xd3, 0x00, 0x00, 0x00, 0x00), GFX942)
+	err := w.Run(10)
+	if err == nil || !strings.Contains(err.Error(), "unknown") {
+		t.Errorf("got %v, want an unknown-instruction fault", err)
+	}
+}
