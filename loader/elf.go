@@ -5,7 +5,8 @@ import (
 	"fmt"
 )
 
-// ELF constants used by AMDGPU code objects (System V ABI names).
+// ELF constants used by AMDGPU code objects (System V ABI and AMDGPU ELF
+// names).
 const (
 	ELFCLASS64  = 2
 	ELFDATA2LSB = 1
@@ -33,61 +34,59 @@ const (
 	SHF_MERGE     = 0x10
 	SHF_STRINGS   = 0x20
 
-	PT_NULL         = 0
-	PT_LOAD         = 1
-	PT_DYNAMIC      = 2
-	PT_NOTE         = 4
-	PT_PHDR         = 6
-	PT_GNU_STACK    = 0x6474e551
-	PT_GNU_RELRO    = 0x6474e552
-	PF_X            = 1
-	PF_W            = 2
-	PF_R            = 4
-	STB_LOCAL       = 0
-	STB_GLOBAL      = 1
-	STB_WEAK        = 2
-	STT_NOTYPE      = 0
-	STT_OBJECT      = 1
-	STT_FUNC        = 2
-	STT_SECTION     = 3
-	STV_DEFAULT     = 0
-	STV_HIDDEN      = 2
-	STV_PROTECTED   = 3
-	SHN_UNDEF       = 0
-	SHN_LORESERVE   = 0xff00
-	SHN_ABS         = 0xfff1
-	SHN_COMMON      = 0xfff2
-	NT_AMDGPU_META  = 32
-	DT_NULL         = 0
-	DT_NEEDED       = 1
-	DT_PLTRELSZ     = 2
-	DT_PLTGOT       = 3
-	DT_HASH         = 4
-	DT_STRTAB       = 5
-	DT_SYMTAB       = 6
-	DT_RELA         = 7
-	DT_RELASZ       = 8
-	DT_RELAENT      = 9
-	DT_STRSZ        = 10
-	DT_SYMENT       = 11
-	DT_INIT         = 12
-	DT_FINI         = 13
-	DT_SONAME       = 14
-	DT_REL          = 17
-	DT_RELSZ        = 18
-	DT_RELENT       = 19
-	DT_JMPREL       = 23
-	DT_INIT_ARRAY   = 25
-	DT_FINI_ARRAY   = 26
-	DT_RELACOUNT    = 0x6ffffff9
-	DT_RELCOUNT     = 0x6ffffffa
-	DT_GNU_HASH     = 0x6ffffef5
-	DT_VERSYM       = 0x6ffffff0
-	DT_VERDEF       = 0x6ffffffc
-	DT_VERNEED      = 0x6ffffffe
-	R_AMDGPU_ABS64  = 3
-	R_AMDGPU_REL64  = 5
-	R_AMDGPU_REL64_ = R_AMDGPU_REL64
+	PT_NULL        = 0
+	PT_LOAD        = 1
+	PT_DYNAMIC     = 2
+	PT_NOTE        = 4
+	PT_PHDR        = 6
+	PT_GNU_STACK   = 0x6474e551
+	PT_GNU_RELRO   = 0x6474e552
+	PF_X           = 1
+	PF_W           = 2
+	PF_R           = 4
+	STB_LOCAL      = 0
+	STB_GLOBAL     = 1
+	STB_WEAK       = 2
+	STT_NOTYPE     = 0
+	STT_OBJECT     = 1
+	STT_FUNC       = 2
+	STT_SECTION    = 3
+	STV_DEFAULT    = 0
+	STV_HIDDEN     = 2
+	STV_PROTECTED  = 3
+	SHN_UNDEF      = 0
+	SHN_LORESERVE  = 0xff00
+	SHN_ABS        = 0xfff1
+	SHN_COMMON     = 0xfff2
+	DT_NULL        = 0
+	DT_NEEDED      = 1
+	DT_PLTRELSZ    = 2
+	DT_PLTGOT      = 3
+	DT_HASH        = 4
+	DT_STRTAB      = 5
+	DT_SYMTAB      = 6
+	DT_RELA        = 7
+	DT_RELASZ      = 8
+	DT_RELAENT     = 9
+	DT_STRSZ       = 10
+	DT_SYMENT      = 11
+	DT_INIT        = 12
+	DT_FINI        = 13
+	DT_SONAME      = 14
+	DT_REL         = 17
+	DT_RELSZ       = 18
+	DT_RELENT      = 19
+	DT_JMPREL      = 23
+	DT_INIT_ARRAY  = 25
+	DT_FINI_ARRAY  = 26
+	DT_RELACOUNT   = 0x6ffffff9
+	DT_RELCOUNT    = 0x6ffffffa
+	DT_GNU_HASH    = 0x6ffffef5
+	DT_VERSYM      = 0x6ffffff0
+	DT_VERDEF      = 0x6ffffffc
+	DT_VERNEED     = 0x6ffffffe
+	R_AMDGPU_ABS64 = 3
+	R_AMDGPU_REL64 = 5
 	// R_AMDGPU_RELATIVE64 is the load-address-relative relocation.
 	R_AMDGPU_RELATIVE64 = 13
 
@@ -101,7 +100,7 @@ const (
 )
 
 // NT_AMDGPU_METADATA is the note type of the MessagePack metadata note.
-const NT_AMDGPU_METADATA = NT_AMDGPU_META
+const NT_AMDGPU_METADATA = 32
 
 var le = binary.LittleEndian
 
