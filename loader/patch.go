@@ -53,6 +53,13 @@ type PatchSpec struct {
 	// (gfx12). When Metadata is nil the existing metadata's amdhsa.target
 	// is rewritten to match.
 	Mach target.Mach
+	// SyncMetadata, when Metadata is nil, copies the segment sizes and the
+	// wavefront size of every replaced descriptor (Descriptors) into its
+	// kernel's metadata (.group_segment_fixed_size,
+	// .private_segment_fixed_size, .wavefront_size), which is what the
+	// runtime reads to size a dispatch, and raises .vgpr_count and
+	// .sgpr_count to what the descriptor allocates when that is more.
+	SyncMetadata bool
 }
 
 // NewSection is a section Patch appends.
@@ -137,6 +144,56 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 
 	// 1. Metadata note.
 	md := spec.Metadata
+	if md == nil && spec.SyncMetadata && len(spec.Descriptors) > 0 && f.Metadata != nil {
+		proc := f.Processor
+		if spec.Mach != 0 {
+			np, ok := target.ByMach(spec.Mach)
+			if !ok {
+				return nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
+			}
+			proc = np
+		}
+		cp := *f.Metadata
+		cp.Kernels = append([]metadata.Kernel(nil), f.Metadata.Kernels...)
+		for i := range cp.Kernels {
+			mk := &cp.Kernels[i]
+			d, ok := spec.Descriptors[mk.Symbol]
+			if !ok {
+				continue
+			}
+			mk.GroupSegmentFixedSize = uint64(d.GroupSegmentFixedSize)
+			mk.PrivateSegmentFixedSize = uint64(d.PrivateSegmentFixedSize)
+			mk.WavefrontSize = uint64(d.WavefrontSize(proc))
+			// .vgpr_count counts arch VGPRs and AGPRs together on
+			// gfx90a-class processors, like the descriptor's granule.
+			if v := uint64(d.NextFreeVGPR(proc)); v > mk.VGPRCount {
+				mk.VGPRCount = v
+			}
+			if proc.Family < target.FamilyGFX10 {
+				if v := uint64(d.NextFreeSGPR()); v > mk.SGPRCount {
+					mk.SGPRCount = v
+				}
+			}
+		}
+		md = &cp
+	}
+	if md != nil && md != spec.Metadata && spec.Mach != 0 && md.Target != "" {
+		// Synced metadata gets the new target too (below for the plain case).
+		id, err := target.ParseID(md.Target)
+		if err != nil {
+			return nil, fmt.Errorf("loader: patch: %w", err)
+		}
+		if np, ok := target.ByMach(spec.Mach); ok {
+			id.Processor = np.Name
+			if !np.XNACK {
+				id.XNACK = target.FeatureUnsupported
+			}
+			if !np.SRAMECC {
+				id.SRAMECC = target.FeatureUnsupported
+			}
+			md.Target = id.String()
+		}
+	}
 	if md == nil && spec.Mach != 0 && f.Metadata != nil && f.Metadata.Target != "" {
 		id, err := target.ParseID(f.Metadata.Target)
 		if err != nil {

@@ -442,3 +442,48 @@ func TestPatchPadsShortText(t *testing.T) {
 		}
 	}
 }
+
+// TestPatchSyncMetadata grows a kernel's scratch, LDS and VGPRs through a
+// replaced descriptor and checks that SyncMetadata carries them into the
+// metadata note (and the new target into amdhsa.target).
+func TestPatchSyncMetadata(t *testing.T) {
+	readelf := llvmtool.Require(t, llvmtool.Readelf)
+	for _, path := range corpusFiles(t) {
+		f, err := Parse(readFile(t, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Processor.Name != "gfx950" || f.Metadata.Target == "" {
+			continue
+		}
+		k := f.Kernels()[0]
+		d := k.Descriptor
+		d.PrivateSegmentFixedSize += 256
+		d.GroupSegmentFixedSize = 0
+		g := d.Get(kd.RSRC1_GRANULATED_WORKITEM_VGPR_COUNT) + 2
+		d.Set(kd.RSRC1_GRANULATED_WORKITEM_VGPR_COUNT, g)
+		nf, err := Patch(f, PatchSpec{Descriptors: map[string]kd.Descriptor{k.Symbol: d}, Mach: target.MachGFX942, SyncMetadata: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := nf.Kernels()[0].Metadata
+		gfx942, _ := target.ByName("gfx942")
+		if m.PrivateSegmentFixedSize != uint64(d.PrivateSegmentFixedSize) || m.GroupSegmentFixedSize != 0 || m.VGPRCount != uint64(d.NextFreeVGPR(gfx942)) {
+			t.Errorf("%s: metadata scratch %d lds %d vgprs %d; descriptor %d 0 %d", path, m.PrivateSegmentFixedSize, m.GroupSegmentFixedSize, m.VGPRCount, d.PrivateSegmentFixedSize, d.NextFreeVGPR(gfx942))
+		}
+		if !strings.Contains(nf.Metadata.Target, "gfx942") {
+			t.Errorf("%s: amdhsa.target %s", path, nf.Metadata.Target)
+		}
+		if nd := nf.Kernels()[0].Descriptor; nd.PrivateSegmentFixedSize != d.PrivateSegmentFixedSize || nd.EntryAddress(nf.Kernels()[0].DescriptorAddr) != nf.Kernels()[0].EntryAddr {
+			t.Errorf("%s: descriptor not replaced", path)
+		}
+		tmp := filepath.Join(t.TempDir(), "synced.co")
+		os.WriteFile(tmp, nf.Raw(), 0o644)
+		out, err := exec.Command(readelf, "-a", tmp).CombinedOutput()
+		if err != nil || readelfComplains(out) {
+			t.Errorf("%s: readelf: %v %s", path, err, firstLines(out, "warning", "error", "invalid"))
+		}
+		return
+	}
+	t.Fatal("no gfx950 object with amdhsa.target in the corpus")
+}
