@@ -19,7 +19,7 @@ import (
 )
 
 // lineRE matches an llvm-objdump instruction line's address and words.
-var lineRE = regexp.MustCompile(`^\s+(\S+).*// ([0-9A-F]+): ([0-9A-F]{8})((?: [0-9A-F]{8})*)\s*$`)
+var lineRE = regexp.MustCompile(`^\s+(\S+).*// ([0-9A-F]+): ([0-9A-F]{8})((?: [0-9A-F]{8})*)(?:\s+<[^>]*>)?\s*$`)
 
 // verifyObject checks a translated object with the LLVM oracles: readelf
 // without warnings, every .text word decodes for gfx942, every branch

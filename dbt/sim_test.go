@@ -76,6 +76,9 @@ func TestTranslatedKernelsOnSimulator(t *testing.T) {
 				t.Fatal(err)
 			}
 			res, err := Translate(guest, Options{Name: c.Name})
+			if checkExpectedRejection(t, c.Object("gfx950"), res, err) {
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

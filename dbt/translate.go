@@ -183,6 +183,21 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	for _, kt := range kts {
 		rep.Kernels = append(rep.Kernels, kt.rep)
 	}
+	if rejected > 0 && gt == opt.Host {
+		// Same ISA: what could not be relocated need not move at all; the
+		// object is its own translation.
+		for i := range rep.Kernels {
+			k := &rep.Kernels[i]
+			k.Notes = append(k.Notes, fmt.Sprintf("same ISA: kept in place (%d instructions could not be relocated)", len(k.Rejections)))
+			k.Rejections, k.Fidelity = nil, report.Exact
+			k.Kinds = nil
+		}
+		res.Object = append([]byte(nil), guest...)
+		rep.Committed = true
+		rep.HostText = len(text.Data)
+		rep.Finish()
+		return res, nil
+	}
 	if rejected > 0 {
 		var names []string
 		for _, kt := range kts {
