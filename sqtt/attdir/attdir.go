@@ -6,6 +6,7 @@
 package attdir
 
 import (
+	"bufio"
 	"bytes"
 	"container/heap"
 	"encoding/json"
@@ -400,6 +401,7 @@ type chain struct {
 	files []ShaderdataFile
 	cur   int
 	f     *os.File
+	br    *bufio.Reader
 	s     *Scanner
 }
 
@@ -422,7 +424,13 @@ func (c *chain) next() (Record, bool, error) {
 				return Record{}, false, fmt.Errorf("attdir: %w", err)
 			}
 			c.f = f
-			c.s = NewScanner(f, sf.Path, sf.SE)
+			// One read buffer per engine, reused across its files.
+			if c.br == nil {
+				c.br = bufio.NewReaderSize(f, scanBufSize)
+			} else {
+				c.br.Reset(f)
+			}
+			c.s = &Scanner{r: c.br, name: sf.Path, se: sf.SE}
 		}
 		if r, ok := c.s.Next(); ok {
 			return r, true, nil

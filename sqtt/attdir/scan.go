@@ -65,10 +65,12 @@ type Scanner struct {
 	seenRec bool
 }
 
+const scanBufSize = 256 << 10
+
 // NewScanner returns a scanner for the shaderdata stream r; name is used in
 // error messages and se is stored in every record.
 func NewScanner(r io.Reader, name string, se uint32) *Scanner {
-	return &Scanner{r: bufio.NewReaderSize(r, 256<<10), name: name, se: se}
+	return &Scanner{r: bufio.NewReaderSize(r, scanBufSize), name: name, se: se}
 }
 
 // Err returns the first error met, nil at a clean end of the stream.
