@@ -295,7 +295,9 @@ func Decode(words []uint32, target Target) (*Inst, error) {
 				in.Clamp = false
 				if w0>>15&1 != 0 { // acc_cd
 					in.Dst += 512
-					in.Src[2] += 256
+					if !strings.HasPrefix(in.Name, "v_smfmac") { // src2 is the index VGPR there
+						in.Src[2] += 256
+					}
 				} else {
 					in.Dst += opVGPR
 				}

@@ -204,6 +204,14 @@ func init() {
 			def(n, mfmaOp(s))
 		}
 	}
+	for _, n := range namesVOP3P {
+		if !strings.HasPrefix(n, "v_smfmac_") {
+			continue
+		}
+		if sh, ok := parseMFMA("v_mfma_" + strings.TrimPrefix(n, "v_smfmac_")); ok && sh.blocks == 1 {
+			def(n, smfmacOp(sh))
+		}
+	}
 	def("v_mfma_f32_16x16x128_f8f6f4", mfmaF8F6F4(16))
 	def("v_mfma_f32_32x32x64_f8f6f4", mfmaF8F6F4(32))
 	// v_mfma_ld_scale_b32 loads the E8M0 scales of the next f8f6f4 MFMA
@@ -290,6 +298,75 @@ func mfmaF8F6F4(m int) func(*Wave, *Inst) error {
 			}
 		}
 		d := (in.Dst - opVGPR) & 511
+		for l := 0; l < 64; l++ {
+			for r := 0; r < dRegs; r++ {
+				w.V[(d+uint16(r))&511][l] = out[l*dRegs+r]
+			}
+		}
+		w.Lanes += 64
+		return nil
+	}
+}
+
+// smfmacOp implements the sparse MFMAs (2:4 structured sparsity in A):
+// D = D + A * B, where each lane holds the non-zero half of its A row
+// segment (two values per group of four K positions) and the 2-bit
+// positions come from an index set in the src2 VGPR: 2 bits per stored
+// value, lowest first; the sets are the 8- or 16-bit fields of the VGPR,
+// chosen by abid when cbsz is 0 (the first otherwise). The layout follows
+// the documentation of MLIR's amdgpu.sparse_mfma; it is not checked
+// against hardware.
+func smfmacOp(s mfmaShape) func(*Wave, *Inst) error {
+	g := 64 / s.m
+	kPer := s.k / g // dense K positions per lane
+	nA := kPer / 2  // stored A values per lane
+	idxBits := 2 * nA
+	sets := 32 / idxBits
+	dRegs := s.m * s.n / 64
+	return func(w *Wave, in *Inst) error {
+		if in.Src[0] < opVGPR || in.Src[1] < opVGPR || in.Src[2] < opVGPR {
+			return fmt.Errorf("sparse MFMA with scalar or constant operands is not supported")
+		}
+		set := 0
+		if in.Cbsz == 0 {
+			set = int(in.Abid) & (sets - 1)
+		}
+		idxReg := w.vreg(in.Src[2])
+		A := make([]float64, s.m*s.k)
+		B := make([]float64, s.k*s.n)
+		for l := 0; l < 64; l++ {
+			i, k0 := l%s.m, (l/s.m)*kPer
+			idx := idxReg[l] >> (uint(set) * uint(idxBits))
+			for e := 0; e < nA; e++ {
+				pos := int(idx>>(2*e)) & 3
+				k := k0 + 4*(e/2) + pos
+				A[i*s.k+k] = w.mfmaElem(in.Src[0], l, e, s.aType)
+			}
+			for e := 0; e < kPer; e++ {
+				B[(k0+e)*s.n+i] = w.mfmaElem(in.Src[1], l, e, s.bType)
+			}
+		}
+		d := (in.Dst - opVGPR) & 511
+		out := make([]uint32, 64*dRegs)
+		for l := 0; l < 64; l++ {
+			for r := 0; r < dRegs; r++ {
+				i, j := (r/4)*(4*g)+(l/s.n)*4+r%4, l%s.n
+				c := w.V[(d+uint16(r))&511][l]
+				if s.intOut {
+					acc := int32(c)
+					for k := 0; k < s.k; k++ {
+						acc += int32(A[i*s.k+k]) * int32(B[k*s.n+j])
+					}
+					out[l*dRegs+r] = uint32(acc)
+					continue
+				}
+				acc := 0.0
+				for k := 0; k < s.k; k++ {
+					acc += A[i*s.k+k] * B[k*s.n+j]
+				}
+				out[l*dRegs+r] = u32(float32(acc + float64(f32(c))))
+			}
+		}
 		for l := 0; l < 64; l++ {
 			for r := 0; r < dRegs; r++ {
 				w.V[(d+uint16(r))&511][l] = out[l*dRegs+r]

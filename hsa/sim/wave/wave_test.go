@@ -528,3 +528,53 @@ v_mul_f32 v1, v0, 1.0`), GFX942)
 		t.Errorf("got %v, want an unknown-instruction fault", err)
 	}
 }
+
+// TestSMFMAC checks v_smfmac_f32_16x16x32_f16 against a dense product
+// with A expanded from its 2:4 sparse form (two values per group of four
+// K positions, 2-bit positions in index byte abid of the index VGPR).
+func TestSMFMAC(t *testing.T) {
+	code := assemble(t, "v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[6:9], v10 abid:1\ns_nop 7\ns_nop 7")
+	w, _ := newWave(t, code, GFX942)
+	rng := rand.New(rand.NewSource(7))
+	var A [16][32]float64
+	var B [32][16]float64
+	pairs := [][2]int{{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}}
+	for l := 0; l < 64; l++ {
+		i, k0 := l%16, 8*(l/16)
+		var idx uint32
+		var vals [4]uint16
+		for g := 0; g < 2; g++ {
+			p := pairs[rng.Intn(len(pairs))]
+			for e := 0; e < 2; e++ {
+				h := fp.F32ToF16(float32(rng.Intn(9) - 4))
+				vals[2*g+e] = h
+				A[i][k0+4*g+p[e]] = float64(fp.F16ToF32(h))
+				idx |= uint32(p[e]) << (2 * (2*g + e))
+			}
+		}
+		w.V[4][l] = uint32(vals[0]) | uint32(vals[1])<<16
+		w.V[5][l] = uint32(vals[2]) | uint32(vals[3])<<16
+		w.V[10][l] = 0xff | idx<<8 // index set 1 (abid:1); set 0 is a decoy
+		for e := 0; e < 8; e += 2 {
+			lo, hi := fp.F32ToF16(float32(rng.Intn(7)-3)), fp.F32ToF16(float32(rng.Intn(7)-3))
+			B[k0+e][i], B[k0+e+1][i] = float64(fp.F16ToF32(lo)), float64(fp.F16ToF32(hi))
+			w.V[6+e/2][l] = uint32(lo) | uint32(hi)<<16
+		}
+		for r := 0; r < 4; r++ {
+			w.V[r][l] = u32(float32(r))
+		}
+	}
+	run(t, w)
+	for l := 0; l < 64; l++ {
+		for r := 0; r < 4; r++ {
+			i, j := 4*(l/16)+r, l%16
+			want := float64(r)
+			for k := 0; k < 32; k++ {
+				want += A[i][k] * B[k][j]
+			}
+			if got := f32(w.V[r][l]); got != float32(want) {
+				t.Fatalf("D[%d][%d] = %v, want %v", i, j, got, want)
+			}
+		}
+	}
+}
