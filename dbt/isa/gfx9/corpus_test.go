@@ -208,3 +208,67 @@ func TestCorpusGFX942(t *testing.T) {
 }
 
 var _ = binary.LittleEndian
+
+// TestCorpusGFX950CommonWords decodes the gfx950 corpus for gfx950 and
+// compares every instruction that gfx942 also has with llvm-objdump-19
+// --mcpu=gfx942 (LLVM 19 does not know gfx950). gfx950-only words are
+// covered by TestGFX950MCData.
+func TestCorpusGFX950CommonWords(t *testing.T) {
+	tool := llvmtool.Require(t, llvmtool.Objdump)
+	dir := projectpath.MustShared(t, "corpus", "aiter", "gfx950")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.co"))
+	if len(files) == 0 {
+		t.Fatal("no gfx950 corpus objects")
+	}
+	compared, match, only950 := 0, 0, 0
+	var bad []string
+	for _, path := range files {
+		f, err := objfile.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := runObjdump(tool, path, "gfx942")
+		if err != nil {
+			t.Fatal(err)
+		}
+		byAddr := map[uint64]string{}
+		for _, l := range lines {
+			byAddr[l.addr] = l.text
+		}
+		sym := symbolizer(f)
+		var in isa.Inst
+		for _, sec := range f.Sections {
+			for off := 0; off+4 <= len(sec.Data); {
+				pc := sec.Addr + uint64(off)
+				if err := DecodeInto(&in, sec.Data[off:], pc, isa.GFX950); err != nil {
+					t.Errorf("%s@%x: %v", filepath.Base(path), pc, err)
+					off += 4
+					continue
+				}
+				off += int(in.Size)
+				if !in.Info.Targets.Has(isa.GFX942) {
+					only950++
+					continue
+				}
+				want, ok := byAddr[pc]
+				if !ok || strings.Contains(want, "<unknown>") {
+					continue
+				}
+				compared++
+				got := normalize(PrintWith(&in, sym))
+				if got == want {
+					match++
+				} else if len(bad) < 20 {
+					bad = append(bad, fmt.Sprintf("%s@%x: want %q got %q", filepath.Base(path), pc, want, got))
+				}
+			}
+		}
+	}
+	t.Logf("gfx950 corpus: %d common instructions compared with llvm-objdump --mcpu=gfx942, %d match; %d gfx950-only", compared, match, only950)
+	for _, b := range bad {
+		t.Error(b)
+	}
+	if compared == 0 {
+		t.Fatal("nothing compared")
+	}
+}

@@ -80,11 +80,25 @@ func randomWords(r *rand.Rand, e *entry, n int) [][]uint32 {
 				}
 			}
 		}
-		// Keep literal-free: a literal makes the stream ambiguous.
+		// One literal at most, with a value no inline constant can
+		// express (llvm-mc prints its own re-encoding).
+		lit := false
 		for _, o := range e.ops {
-			if b, ok := enc.Lookup(e.kind, o.field); ok && int(b.Word) < len(w) && (b.Code == enc.CodeSrc9 || b.Code == enc.CodeSrc8) && b.Get(w) == 255 {
-				b.Set(w, 1)
+			if b, ok := enc.Lookup(e.kind, o.field); ok && int(b.Word) < len(w) && (b.Code == enc.CodeSrc9 || b.Code == enc.CodeSrc8) {
+				if nw == 1 && !lit && r.Intn(6) == 0 {
+					b.Set(w, 255)
+				}
+				if b.Get(w) == 255 {
+					if nw != 1 || lit {
+						b.Set(w, 1)
+						continue
+					}
+					lit = true
+				}
 			}
+		}
+		if lit {
+			w = append(w, r.Uint32()|0x10000100)
 		}
 		out = append(out, w)
 	}

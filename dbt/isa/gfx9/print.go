@@ -185,7 +185,11 @@ func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Op
 	case isa.KindInline:
 		writeInline(b, o.Imm, typ)
 	case isa.KindLiteral:
-		writeLiteral(b, in.Literal, typ)
+		w, lit := uint8(1), byte(0)
+		if d != nil {
+			w, lit = d.width, d.lit
+		}
+		writeLiteral(b, in.Literal, typ, w, lit)
 	case isa.KindOff:
 		b.WriteString("off")
 	case isa.KindLabel:
@@ -725,6 +729,16 @@ func writeSignedHex(b *strings.Builder, v int64) {
 	writeHex(b, uint64(v))
 }
 
+var literalHalves = map[uint32]string{
+	0x3800: "0.5", 0xb800: "-0.5", 0x3c00: "1.0", 0xbc00: "-1.0", 0x4000: "2.0",
+	0xc000: "-2.0", 0x4400: "4.0", 0xc400: "-4.0", 0x3118: "0.15915494",
+}
+
+var literalDoubles = map[uint32]string{
+	0x3fe00000: "0.5", 0xbfe00000: "-0.5", 0x3ff00000: "1.0", 0xbff00000: "-1.0", 0x40000000: "2.0",
+	0xc0000000: "-2.0", 0x40100000: "4.0", 0xc0100000: "-4.0",
+}
+
 var literalFloats = map[uint32]string{
 	0x3f000000: "0.5", 0xbf000000: "-0.5", 0x3f800000: "1.0", 0xbf800000: "-1.0", 0x40000000: "2.0",
 	0xc0000000: "-2.0", 0x40800000: "4.0", 0xc0800000: "-4.0", 0x3e22f983: "0.15915494",
@@ -732,7 +746,38 @@ var literalFloats = map[uint32]string{
 
 // writeLiteral prints a 32-bit literal as LLVM does: values that an inline
 // constant could express print as that constant.
-func writeLiteral(b *strings.Builder, v uint32, typ byte) {
+func writeLiteral(b *strings.Builder, v uint32, typ byte, width uint8, lit byte) {
+	if width == 2 {
+		// 64-bit operands: integers zero-extend the literal, doubles take
+		// it as the high half.
+		if lit == 'F' {
+			if s, ok := literalDoubles[v]; ok {
+				b.WriteString(s)
+				return
+			}
+		} else if v <= 64 {
+			b.WriteString(strconv.Itoa(int(v)))
+			return
+		}
+		writeHex(b, uint64(v))
+		return
+	}
+	if lit == 'H' {
+		// 16-bit operands use the low half of the literal.
+		h := v & 0xffff
+		if i := int16(h); i >= -16 && i <= 64 {
+			b.WriteString(strconv.Itoa(int(i)))
+			return
+		}
+		if typ != 'h' {
+			if s, ok := literalHalves[h]; ok {
+				b.WriteString(s)
+				return
+			}
+		}
+		writeHex(b, uint64(h))
+		return
+	}
 	if i := int32(v); i >= -16 && i <= 64 {
 		b.WriteString(strconv.Itoa(int(i)))
 		return

@@ -17,7 +17,9 @@ type opnd struct {
 	role  isa.Role
 	// typ is how constants print: 'f' 32-bit-like, 'h' 16-bit integer
 	// (float constants as hex), 'd' 64-bit float.
-	typ  byte
+	typ byte
+	// lit is 'F' when a literal is the high half of a 64-bit float.
+	lit  byte
 	text string // implicit register name or immediate style
 }
 

@@ -299,6 +299,9 @@ func emit(entries map[string]*entry, order []string, hw map[int]string) []byte {
 			if o.typ != 0 {
 				s += fmt.Sprintf(", typ: '%c'", o.typ)
 			}
+			if o.lit != 0 {
+				s += fmt.Sprintf(", lit: '%c'", o.lit)
+			}
 			if o.text != "" {
 				s += fmt.Sprintf(", text: %q", o.text)
 			}

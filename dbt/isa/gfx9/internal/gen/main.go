@@ -27,6 +27,7 @@ type opnd struct {
 	text  string // implicit text, or immediate style
 	role  string // "isa.Use", "isa.Def", "isa.UseDef"
 	typ   byte   // 'f' 32-bit-like constants, 'h' 16-bit integer, 'd' 64-bit float, 0 unknown
+	lit   byte   // 'F': a literal is the high half of a double
 }
 
 // entry is one (encoding, opcode, aux) row.

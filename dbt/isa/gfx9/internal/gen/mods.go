@@ -86,6 +86,20 @@ func probeMods(mc string, entries map[string]*entry) error {
 			c := cloneWords(w)
 			b.Set(c, 248)
 			mps = append(mps, modProbe{e: e, what: "const", idx: i, words: c})
+			if o.width == 1 && len(w) == 1 {
+				c := cloneWords(w)
+				b.Set(c, 255)
+				c = append(c, 0x12345678)
+				mps = append(mps, modProbe{e: e, what: "lit16", idx: i, words: c})
+			}
+			if o.width == 2 && len(w) == 1 {
+				// A literal in a 64-bit source: the high half of a double,
+				// or a zero-extended integer?
+				c := cloneWords(w)
+				b.Set(c, 255)
+				c = append(c, 0x3ff00000)
+				mps = append(mps, modProbe{e: e, what: "lit64", idx: i, words: c})
+			}
 		}
 	}
 	ps := make([]probe, len(mps))
@@ -97,6 +111,17 @@ func probeMods(mc string, entries map[string]*entry) error {
 		return err
 	}
 	for _, m := range mps {
+		if m.what == "lit64" {
+			// llvm-mc shows its own re-encoding: a literal that is the
+			// high half of 1.0 comes back as the inline constant 1.0.
+			b, _ := enc.Lookup(m.e.kind, m.e.ops[m.idx].field)
+			c := cloneWords(m.words[:1])
+			b.Set(c, 242)
+			if t, ok := res[wordsKey(c)]; ok && strings.Contains(t, "1.0") {
+				m.e.ops[m.idx].lit = 'F'
+			}
+			continue
+		}
 		text, ok := res[wordsKey(m.words)]
 		if !ok {
 			continue
@@ -107,6 +132,12 @@ func probeMods(mc string, entries map[string]*entry) error {
 			continue
 		}
 		toks, mods := splitOperands(mnem, rest)
+		if m.what == "lit16" {
+			if m.idx < len(toks) && toks[m.idx] == "0x5678" {
+				e.ops[m.idx].lit = 'H'
+			}
+			continue
+		}
 		if m.what == "const" {
 			if m.idx < len(toks) {
 				switch toks[m.idx] {
