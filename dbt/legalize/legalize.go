@@ -10,10 +10,13 @@
 // that an encoding the host reads differently is never passed through. It
 // never assumes semantics from structure: a mnemonic is only identical to
 // itself, and a different mnemonic only through the Renames table.
+//go:generate go run ./internal/gen -o table_gfx950_gfx942.go
+
 package legalize
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -47,6 +50,22 @@ func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	if info == nil {
 		return reject("instruction has no operation description")
 	}
+	// Two independent sources must agree before bytes pass through: the
+	// instruction model's OpInfo and the oracle-generated GFX950Only
+	// table (plus the FP8/BF8 naming rule for shared opcodes whose
+	// numerics changed).
+	key := name
+	if in.Mod.LDS {
+		key += " lds"
+	}
+	if guest == isa.GFX950 && host != isa.GFX950 {
+		if _, only := GFX950Only[key]; only {
+			return reject(fmt.Sprintf("%s is gfx950-only (ISA oracle table) and has no rule", key))
+		}
+		if fp8Named(name) {
+			return reject(fmt.Sprintf("%s reads or writes FP8/BF8, which is OCP on gfx950 and FNUZ on %s; no conversion rule", name, host))
+		}
+	}
 	if guest != host && info.Has(isa.FlagNumericsDiffer) {
 		return reject(fmt.Sprintf("%s has the same encoding on %s and %s but different numerics (FP8/BF8: OCP on gfx950, FNUZ on gfx942) and no conversion rule", name, guest, host))
 	}
@@ -70,6 +89,12 @@ func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 		return reject(fmt.Sprintf("%s decodes differently for %s (%s)", name, host, h.Name()))
 	}
 	return Decision{Action: report.Identity, Fidelity: report.Exact}
+}
+
+// fp8Named reports whether a mnemonic names an FP8/BF8 operand type (the
+// ISA oracle's rule for opcodes whose numerics differ between targets).
+func fp8Named(name string) bool {
+	return strings.Contains(name, "fp8") || strings.Contains(name, "bf8") || strings.Contains(name, "f8f6f4")
 }
 
 func sameOperands(a, b []isa.Operand) bool {

@@ -58,3 +58,27 @@ func TestDecide(t *testing.T) {
 		}
 	}
 }
+
+// TestOracleTableOverridesModel: even if the instruction model claimed a
+// gfx950-only or FP8 operation existed unchanged on gfx942, the
+// oracle-generated table keeps it from passing through.
+func TestOracleTableOverridesModel(t *testing.T) {
+	if len(GFX950Only) < 90 {
+		t.Fatalf("generated table has %d entries", len(GFX950Only))
+	}
+	names := []string{"v_cvt_pk_fp8_f32", "v_mfma_f32_16x16x32_bf8_fp8"}
+	for n := range GFX950Only {
+		names = append(names, n)
+	}
+	for _, n := range names {
+		base, lds := n, false
+		if len(n) > 4 && n[len(n)-4:] == " lds" {
+			base, lds = n[:len(n)-4], true
+		}
+		in := isa.Inst{Info: &isa.OpInfo{Name: base, Targets: isa.GFX9}, Mod: isa.Modifiers{LDS: lds}}
+		d := Decide(&in, []byte{0, 0, 0, 0}, isa.GFX950, isa.GFX942, func([]byte, uint64) (isa.Inst, error) { return in, nil })
+		if d.Action == report.Identity {
+			t.Fatalf("%s passed through as identity", n)
+		}
+	}
+}
