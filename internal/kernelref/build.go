@@ -98,6 +98,18 @@ func (b *builder) dynLDS(name string, e Elem, count int) int {
 // case's grid and block: full block counts, group sizes, remainders (items
 // in a partial last group), the global offsets given, and grid dims.
 func (b *builder) hidden(globalOffset [3]uint64, gridDims uint16) {
+	b.hiddenArgs(globalOffset, gridDims, false)
+}
+
+// hiddenWithPointers is hidden plus the pointer-valued implicit arguments
+// clang lists when a kernel makes indirect calls (the callee might use
+// them): hostcall buffer, multigrid sync, heap, default queue, completion
+// action and queue pointer, all 0 here (the corpus uses none of them).
+func (b *builder) hiddenWithPointers(globalOffset [3]uint64, gridDims uint16) {
+	b.hiddenArgs(globalOffset, gridDims, true)
+}
+
+func (b *builder) hiddenArgs(globalOffset [3]uint64, gridDims uint16, pointers bool) {
 	base := (b.off + 7) &^ 7
 	add := func(name string, e Elem, at int, v any) {
 		b.add(Arg{Name: name, Kind: Hidden, Elem: e, Offset: base + at, Size: e.Size(), Value: encode(v)})
@@ -116,6 +128,17 @@ func (b *builder) hidden(globalOffset [3]uint64, gridDims uint16) {
 		add("hidden_global_offset_"+n, U64, 40+8*d, globalOffset[d])
 	}
 	add("hidden_grid_dims", U16, 64, gridDims)
+	if pointers {
+		for _, p := range []struct {
+			name string
+			at   int
+		}{
+			{"hidden_hostcall_buffer", 80}, {"hidden_multigrid_sync_arg", 88}, {"hidden_heap_v1", 96},
+			{"hidden_default_queue", 104}, {"hidden_completion_action", 112}, {"hidden_queue_ptr", 200},
+		} {
+			add(p.name, U64, p.at, uint64(0))
+		}
+	}
 	b.off = base + 256 // the implicit argument block is 256 bytes
 }
 

@@ -42,6 +42,8 @@ var registry = []entry{
 	{"byte_short_memory", byteShortMemory},
 	{"hidden_args", hiddenArgs},
 	{"dynamic_lds", dynamicLDS},
+	{"indirect_call", indirectCall},
+	{"lds_big_dynamic", ldsBigDynamic},
 	{"fp8_fnuz_to_f32", fp8FNUZToF32},
 	{"fp8_ocp_to_f32", fp8OCPToF32},
 	{"gfx950_cvt_pk_bf16_f32", gfx950CvtPkBF16F32},

@@ -336,3 +336,52 @@ func atomicCAS() Case {
 	b.expect(c, want)
 	return b.done()
 }
+
+func indirectCall() Case {
+	const n = 500
+	b := newCase("indirect_call", "calls through a function-pointer table (relocated code addresses, waterfall loop)", dim(512, 1, 1), dim(64, 1, 1))
+	in := b.rng.u32s(n)
+	b.in("in", U32, in)
+	o := b.out("out", U32, n)
+	b.scalar("n", U32, uint32(n))
+	b.hiddenWithPointers([3]uint64{}, 1)
+	want := make([]uint32, n)
+	for i, v := range in {
+		switch v & 3 {
+		case 0:
+			want[i] = v*3 + 1
+		case 1:
+			want[i] = v ^ 0xdeadbeef
+		case 2:
+			want[i] = v<<5 | v>>27
+		default:
+			want[i] = v / 7
+		}
+	}
+	b.expect(o, want)
+	return b.done()
+}
+
+func ldsBigDynamic() Case {
+	const groups, wg, words = 4, 256, 96 * 1024 / 4
+	b := newCase("lds_big_dynamic", "96 KiB of dynamic LDS per group: needs virtual LDS on 64 KiB hosts", dim(groups*wg, 1, 1), dim(wg, 1, 1))
+	b.targets(gfx950Only)
+	in := b.rng.u32s(groups)
+	b.in("in", U32, in)
+	o := b.out("out", U32, groups*wg)
+	b.dynLDS("tmp", U32, words)
+	b.scalar("words", U32, uint32(words))
+	want := make([]uint32, groups*wg)
+	for g := uint32(0); g < groups; g++ {
+		for t := uint32(0); t < wg; t++ {
+			var acc uint32
+			for k := uint32(0); k < 64; k++ {
+				j := (t*97 + k*389) % words
+				acc += in[g]*j + g
+			}
+			want[g*wg+t] = acc
+		}
+	}
+	b.expect(o, want)
+	return b.done()
+}

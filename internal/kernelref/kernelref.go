@@ -387,9 +387,9 @@ func Cases() []Case {
 	return out
 }
 
-// GFX950Only reports whether the case is a gfx950-only guest: raw gfx950
-// instruction words (v_cvt_pk_bf16_f32, v_permlane*_swap, v_bitop3_b32,
-// the K-doubled MFMAs) that exist only in the gfx950 object.
+// GFX950Only reports whether the case exists only as a gfx950 object:
+// the gfx950_* guests with gfx950-only instructions (raw words), and
+// lds_big_dynamic, whose 96 KiB of LDS only gfx950 has.
 func (c *Case) GFX950Only() bool { return len(c.Targets) == 1 && c.Targets[0] == "gfx950" }
 
 // AllCases returns every corpus case: Cases plus those that need

@@ -20,7 +20,7 @@ int rj_call(const char *name, void **bufs, const unsigned char *kernarg);
 long rj_implicit_offset(const char *name);
 
 // LDS behind OpenCL __local pointer arguments (groups run one at a time).
-unsigned char rj_dyn_lds[65536] __attribute__((aligned(16)));
+unsigned char rj_dyn_lds[256 * 1024] __attribute__((aligned(16)));
 static const unsigned char *implicit_args;
 
 static unsigned char packet[64];
