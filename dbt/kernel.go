@@ -315,10 +315,9 @@ func (kt *kernelT) getpc(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []b
 			kt.reject(in, fmt.Sprintf("s_getpc_b64 computes %#x inside .text, which is not a decoded instruction of the scope", tgt))
 			return append(code, raw...)
 		}
-	case tgt >= kt.g.Text.Addr:
-		kt.reject(in, fmt.Sprintf("s_getpc_b64 computes data address %#x after .text, which may move when .text grows", tgt))
-		return append(code, raw...)
 	default:
+		// Data before .text keeps its address; data after .text moves
+		// with .text growth and is re-biased after the commit (rebiasData).
 		fx.Data = true
 	}
 	kt.body.Fixups = append(kt.body.Fixups, fx)

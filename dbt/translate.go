@@ -20,6 +20,7 @@ package dbt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -251,6 +252,17 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	if err != nil {
 		return fail(fmt.Errorf("dbt: commit: %w", err))
 	}
+	// s_getpc_b64-relative data after .text moved with .text's growth:
+	// re-bias those literals to the data's new address and commit again
+	// (the text keeps its size, so the layout does not change).
+	if moved, err := rebiasData(f, nf, newText, text.Addr, kts, placed); err != nil {
+		return fail(fmt.Errorf("dbt: %w", err))
+	} else if moved {
+		spec.Text = newText
+		if nf, err = loader.Patch(f, spec); err != nil {
+			return fail(fmt.Errorf("dbt: commit: %w", err))
+		}
+	}
 	res.Object = nf.Raw()
 	rep.Committed = true
 	rep.HostText = len(newText)
@@ -335,4 +347,39 @@ func tiles(seg []byte, pc uint64, hostDecode func([]byte, uint64) (isa.Inst, err
 		off += int(in.Size)
 	}
 	return true
+}
+
+// rebiasData rewrites the literals of every s_getpc_b64-relative data
+// reference whose target section moved between the source object f and the
+// committed object nf. It reports whether anything changed.
+func rebiasData(f, nf *loader.File, newText []byte, textAddr uint64, kts []*kernelT, placed []place.Placed) (bool, error) {
+	moved := false
+	for i, kt := range kts {
+		for _, fx := range kt.body.Fixups {
+			if fx.Kind != place.PCRel || !fx.Data || kt.g.Text.Contains(fx.Target) || fx.Target < textAddr {
+				continue
+			}
+			idx := -1
+			for j, s := range f.Sections {
+				if s.Alloc() && fx.Target >= s.Addr && fx.Target <= s.Addr+s.Size && s.Addr >= textAddr {
+					idx = j
+					break
+				}
+			}
+			if idx < 0 || idx >= len(nf.Sections) || nf.Sections[idx].Name != f.Sections[idx].Name {
+				return false, fmt.Errorf("kernel %s: s_getpc_b64 at %#x computes %#x, which is in no section after .text", kt.k.Name, fx.Src, fx.Target)
+			}
+			to := nf.Sections[idx].Addr + (fx.Target - f.Sections[idx].Addr)
+			if to == fx.Target {
+				continue
+			}
+			moved = true
+			hostPC := placed[i].Base + uint64(fx.Off) + 4
+			d := to - hostPC
+			at := placed[i].Base - textAddr
+			binary.LittleEndian.PutUint32(newText[at+uint64(fx.LoLit):], uint32(d))
+			binary.LittleEndian.PutUint32(newText[at+uint64(fx.HiLit):], uint32(d>>32))
+		}
+	}
+	return moved, nil
 }
