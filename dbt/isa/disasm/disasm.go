@@ -146,10 +146,12 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 					line = append(line, ' ')
 				}
 				line = append(line, "// "...)
-				line = fmt.Appendf(line, "%012X:", pc)
+				line = appendHex(line, pc, 12)
+				line = append(line, ':')
 				for i := 0; i < size; i += 4 {
 					v := uint32(data[off+i]) | uint32(data[off+i+1])<<8 | uint32(data[off+i+2])<<16 | uint32(data[off+i+3])<<24
-					line = fmt.Appendf(line, " %08X", v)
+					line = append(line, ' ')
+					line = appendHex(line, uint64(v), 8)
 				}
 				line = append(line, '\n')
 				bw.Write(line)
@@ -158,4 +160,13 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 		}
 	}
 	return st, bw.Flush()
+}
+
+// appendHex appends v as n upper-case hex digits.
+func appendHex(b []byte, v uint64, n int) []byte {
+	const digits = "0123456789ABCDEF"
+	for i := n - 1; i >= 0; i-- {
+		b = append(b, digits[(v>>(4*uint(i)))&0xf])
+	}
+	return b
 }

@@ -20,35 +20,26 @@ import (
 )
 
 // index maps (kind, opcode, aux) to entries for fast lookup.
-var index [enc.NumKinds][]map[uint8]*entry
+var index [enc.NumKinds][][8]*entry
 
 func init() {
 	for k := range index {
-		index[k] = make([]map[uint8]*entry, 1024)
+		index[k] = make([][8]*entry, 1024)
 	}
 	for i := range entries {
 		e := &entries[i]
 		e.id = uint16(i)
-		m := index[e.kind][e.op]
-		if m == nil {
-			m = map[uint8]*entry{}
-			index[e.kind][e.op] = m
-		}
-		if old := m[e.aux]; old == nil {
-			m[e.aux] = e
+		if index[e.kind][e.op][e.aux&7] == nil {
+			index[e.kind][e.op][e.aux&7] = e
 		}
 	}
 }
 
 func lookup(k enc.Kind, op int, aux int, t isa.Target) *entry {
-	if op < 0 || op >= 1024 {
+	if op < 0 || op >= 1024 || aux < 0 || aux > 7 {
 		return nil
 	}
-	m := index[k][op]
-	if m == nil {
-		return nil
-	}
-	e := m[uint8(aux)]
+	e := index[k][op][aux]
 	if e == nil || !opInfos[e.info].Targets.Has(t) && t != 0 {
 		// Same row for another aux key without a target match.
 		return nil

@@ -284,9 +284,22 @@ func (b Bits) Mask() uint32 { return uint32(1<<b.Width-1) << b.Lo }
 
 // Lookup returns where field f lives in encoding k.
 func Lookup(k Kind, f FieldID) (Bits, bool) {
-	b, ok := layouts[k][f]
-	return b, ok
+	if k >= NumKinds || f >= NumFields {
+		return Bits{}, false
+	}
+	b := flat[k][f]
+	return b, b.Width != 0
 }
+
+// flat is layouts as an array, for fast lookups.
+var flat = func() (t [NumKinds][NumFields]Bits) {
+	for k, m := range layouts {
+		for f, b := range m {
+			t[k][f] = b
+		}
+	}
+	return t
+}()
 
 // Fields returns the operand fields of encoding k in canonical order.
 func Fields(k Kind) []FieldID { return order[k] }
