@@ -1,0 +1,284 @@
+package vlds
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+)
+
+// assemble returns llvm-mc-19's gfx942 encoding of each line of src.
+func assemble(t *testing.T, src string) [][]byte {
+	t.Helper()
+	mc := llvmtool.Require(t, llvmtool.MC)
+	cmd := exec.Command(mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-show-encoding")
+	cmd.Stdin = strings.NewReader(src)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("llvm-mc: %v\n%s\n%s", err, src, out)
+	}
+	re := regexp.MustCompile(`encoding: \[([^\]]*)\]`)
+	var res [][]byte
+	for _, m := range re.FindAllStringSubmatch(string(out), -1) {
+		var b []byte
+		for _, x := range strings.Split(m[1], ",") {
+			v, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(x), "0x"), 16, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(b, byte(v))
+		}
+		res = append(res, b)
+	}
+	return res
+}
+
+// fakeCtx hands out v200, v201, ... and ranges from v210.
+type fakeCtx struct{ next, rng uint16 }
+
+func (c *fakeCtx) TempVGPRs(n int) ([]uint16, error) {
+	if c.next == 0 {
+		c.next = 200
+	}
+	var out []uint16
+	for i := 0; i < n; i++ {
+		out = append(out, c.next)
+		c.next++
+	}
+	return out, nil
+}
+
+func (c *fakeCtx) TempVGPRRange(n, align int) (uint16, error) {
+	if c.rng == 0 {
+		c.rng = 210
+	}
+	r := c.rng
+	c.rng += uint16(n)
+	return r, nil
+}
+
+type noCtx struct{}
+
+func (noCtx) TempVGPRs(int) ([]uint16, error)         { return nil, errors.New("no scratch") }
+func (noCtx) TempVGPRRange(int, int) (uint16, error) { return 0, errors.New("no scratch") }
+
+// TestLowerMatchesLLVM lowers DS instructions (encoded by llvm-mc-19; the
+// DS encodings of gfx942 and gfx950 are the same) with the base in
+// s[40:41] and compares the words with llvm-mc-19's encoding of the
+// expected host sequence.
+func TestLowerMatchesLLVM(t *testing.T) {
+	const w = "s_waitcnt vmcnt(0)"
+	cases := []struct{ ds, want string }{
+		{"ds_read_b32 v1, v2 offset:16", "global_load_dword v1, v2, s[40:41] offset:16 sc0\n" + w},
+		{"ds_read_b32 v1, v2 offset:4095", "global_load_dword v1, v2, s[40:41] offset:4095 sc0\n" + w},
+		{"ds_read_b32 v1, v2 offset:4096", "v_add_u32_e32 v200, 0x1000, v2\nglobal_load_dword v1, v200, s[40:41] sc0\n" + w},
+		{"ds_read_b64 v[4:5], v2 offset:65535", "v_add_u32_e32 v200, 0xffff, v2\nglobal_load_dwordx2 v[4:5], v200, s[40:41] sc0\n" + w},
+		{"ds_read_b96 v[4:6], v2", "global_load_dwordx3 v[4:6], v2, s[40:41] sc0\n" + w},
+		{"ds_read_b128 v[4:7], v2 offset:64", "global_load_dwordx4 v[4:7], v2, s[40:41] offset:64 sc0\n" + w},
+		{"ds_read_b128 a[4:7], v2 offset:64", "global_load_dwordx4 a[4:7], v2, s[40:41] offset:64 sc0\n" + w},
+		{"ds_read_u8 v1, v2", "global_load_ubyte v1, v2, s[40:41] sc0\n" + w},
+		{"ds_read_i8 v1, v2", "global_load_sbyte v1, v2, s[40:41] sc0\n" + w},
+		{"ds_read_u16 v1, v2", "global_load_ushort v1, v2, s[40:41] sc0\n" + w},
+		{"ds_read_i16 v1, v2", "global_load_sshort v1, v2, s[40:41] sc0\n" + w},
+		{"ds_read_u8_d16 v1, v2", "global_load_ubyte_d16 v1, v2, s[40:41] sc0\n" + w},
+		{"ds_read_u8_d16_hi v1, v2", "global_load_ubyte_d16_hi v1, v2, s[40:41] sc0\n" + w},
+		{"ds_read_i8_d16 v1, v2", "global_load_sbyte_d16 v1, v2, s[40:41] sc0\n" + w},
+		{"ds_read_i8_d16_hi v1, v2", "global_load_sbyte_d16_hi v1, v2, s[40:41] sc0\n" + w},
+		{"ds_read_u16_d16 v1, v2", "global_load_short_d16 v1, v2, s[40:41] sc0\n" + w},
+		{"ds_read_u16_d16_hi v1, v2", "global_load_short_d16_hi v1, v2, s[40:41] sc0\n" + w},
+		{"ds_write_b32 v2, v3 offset:8", "global_store_dword v2, v3, s[40:41] offset:8 sc0\n" + w},
+		{"ds_write_b32 v2, a3", "global_store_dword v2, a3, s[40:41] sc0\n" + w},
+		{"ds_write_b64 v2, v[4:5]", "global_store_dwordx2 v2, v[4:5], s[40:41] sc0\n" + w},
+		{"ds_write_b96 v2, v[4:6]", "global_store_dwordx3 v2, v[4:6], s[40:41] sc0\n" + w},
+		{"ds_write_b128 v2, v[4:7] offset:8192", "v_add_u32_e32 v200, 0x2000, v2\nglobal_store_dwordx4 v200, v[4:7], s[40:41] sc0\n" + w},
+		{"ds_write_b8 v2, v3", "global_store_byte v2, v3, s[40:41] sc0\n" + w},
+		{"ds_write_b16 v2, v3", "global_store_short v2, v3, s[40:41] sc0\n" + w},
+		{"ds_write_b8_d16_hi v2, v3", "global_store_byte_d16_hi v2, v3, s[40:41] sc0\n" + w},
+		{"ds_write_b16_d16_hi v2, v3", "global_store_short_d16_hi v2, v3, s[40:41] sc0\n" + w},
+		{"ds_read2_b32 v[4:5], v2 offset0:1 offset1:2", "global_load_dword v4, v2, s[40:41] offset:4 sc0\nglobal_load_dword v5, v2, s[40:41] offset:8 sc0\n" + w},
+		{"ds_read2_b32 v[2:3], v2 offset0:1 offset1:255", "global_load_dword v3, v2, s[40:41] offset:1020 sc0\nglobal_load_dword v2, v2, s[40:41] offset:4 sc0\n" + w},
+		{"ds_read2st64_b32 v[4:5], v2 offset0:1 offset1:16", "v_add_u32_e32 v200, 0x1000, v2\nglobal_load_dword v4, v2, s[40:41] offset:256 sc0\nglobal_load_dword v5, v200, s[40:41] sc0\n" + w},
+		{"ds_read2_b64 v[4:7], v2 offset0:3 offset1:4", "global_load_dwordx2 v[4:5], v2, s[40:41] offset:24 sc0\nglobal_load_dwordx2 v[6:7], v2, s[40:41] offset:32 sc0\n" + w},
+		{"ds_read2st64_b64 v[4:7], v2 offset1:1", "global_load_dwordx2 v[4:5], v2, s[40:41] sc0\nglobal_load_dwordx2 v[6:7], v2, s[40:41] offset:512 sc0\n" + w},
+		{"ds_write2_b32 v2, v3, v4 offset0:1 offset1:2", "global_store_dword v2, v3, s[40:41] offset:4 sc0\nglobal_store_dword v2, v4, s[40:41] offset:8 sc0\n" + w},
+		{"ds_write2st64_b32 v2, v3, v4 offset1:1", "global_store_dword v2, v3, s[40:41] sc0\nglobal_store_dword v2, v4, s[40:41] offset:256 sc0\n" + w},
+		{"ds_write2_b64 v2, v[4:5], v[6:7] offset0:1 offset1:255", "global_store_dwordx2 v2, v[4:5], s[40:41] offset:8 sc0\nglobal_store_dwordx2 v2, v[6:7], s[40:41] offset:2040 sc0\n" + w},
+		{"ds_write2st64_b64 v2, v[4:5], v[6:7] offset1:2", "global_store_dwordx2 v2, v[4:5], s[40:41] sc0\nglobal_store_dwordx2 v2, v[6:7], s[40:41] offset:1024 sc0\n" + w},
+		{"ds_add_u32 v2, v3 offset:4", "global_atomic_add v2, v3, s[40:41] offset:4\n" + w},
+		{"ds_add_rtn_u32 v1, v2, v3", "global_atomic_add v1, v2, v3, s[40:41] sc0\n" + w},
+		{"ds_sub_u32 v2, v3", "global_atomic_sub v2, v3, s[40:41]\n" + w},
+		{"ds_inc_rtn_u32 v1, v2, v3", "global_atomic_inc v1, v2, v3, s[40:41] sc0\n" + w},
+		{"ds_dec_u32 v2, v3", "global_atomic_dec v2, v3, s[40:41]\n" + w},
+		{"ds_min_i32 v2, v3", "global_atomic_smin v2, v3, s[40:41]\n" + w},
+		{"ds_max_i32 v2, v3", "global_atomic_smax v2, v3, s[40:41]\n" + w},
+		{"ds_min_u32 v2, v3", "global_atomic_umin v2, v3, s[40:41]\n" + w},
+		{"ds_max_u32 v2, v3", "global_atomic_umax v2, v3, s[40:41]\n" + w},
+		{"ds_max_rtn_u32 v1, v2, v3", "global_atomic_umax v1, v2, v3, s[40:41] sc0\n" + w},
+		{"ds_and_b32 v2, v3", "global_atomic_and v2, v3, s[40:41]\n" + w},
+		{"ds_or_rtn_b32 v1, v2, v3", "global_atomic_or v1, v2, v3, s[40:41] sc0\n" + w},
+		{"ds_xor_b32 v2, v3", "global_atomic_xor v2, v3, s[40:41]\n" + w},
+		{"ds_wrxchg_rtn_b32 v1, v2, v3", "global_atomic_swap v1, v2, v3, s[40:41] sc0\n" + w},
+		{"ds_add_u64 v2, v[4:5]", "global_atomic_add_x2 v2, v[4:5], s[40:41]\n" + w},
+		{"ds_max_rtn_i64 v[0:1], v2, v[4:5]", "global_atomic_smax_x2 v[0:1], v2, v[4:5], s[40:41] sc0\n" + w},
+		{"ds_wrxchg_rtn_b64 v[0:1], v2, v[4:5]", "global_atomic_swap_x2 v[0:1], v2, v[4:5], s[40:41] sc0\n" + w},
+		{"ds_cmpst_rtn_b32 v0, v1, v2, v3", "v_mov_b32_e32 v210, v3\nv_mov_b32_e32 v211, v2\nglobal_atomic_cmpswap v0, v1, v[210:211], s[40:41] sc0\n" + w},
+		{"ds_cmpst_b64 v1, v[2:3], v[4:5]", "v_mov_b32_e32 v210, v4\nv_mov_b32_e32 v212, v2\nv_mov_b32_e32 v211, v5\nv_mov_b32_e32 v213, v3\nglobal_atomic_cmpswap_x2 v1, v[210:213], s[40:41]\n" + w},
+		{"ds_bpermute_b32 v1, v2, v3", "ds_bpermute_b32 v1, v2, v3"},
+		{"ds_swizzle_b32 v1, v2 offset:swizzle(SWAP,16)", "ds_swizzle_b32 v1, v2 offset:swizzle(SWAP,16)"},
+		{"ds_permute_b32 v1, v2, v3", "ds_permute_b32 v1, v2, v3"},
+	}
+	var src strings.Builder
+	for _, c := range cases {
+		src.WriteString(c.ds + "\n")
+	}
+	dsEnc := assemble(t, src.String())
+	if len(dsEnc) != len(cases) {
+		t.Fatalf("llvm-mc encoded %d of %d DS instructions", len(dsEnc), len(cases))
+	}
+	for i, c := range cases {
+		want := bytes.Join(assemble(t, c.want), nil)
+		got, err := Lower(&fakeCtx{}, dsEnc[i], 40)
+		if err != nil {
+			t.Errorf("%s: %v", c.ds, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got % x\nwant % x (%s)", c.ds, got, want, strings.ReplaceAll(c.want, "\n", "; "))
+		}
+	}
+}
+
+// TestLowerRejects checks the fail-closed cases.
+func TestLowerRejects(t *testing.T) {
+	src := "ds_rsub_u32 v1, v2\nds_mskor_b32 v1, v2, v3\nds_add_f32 v1, v2\nds_min_f32 v1, v2\nds_read_addtid_b32 v1\nds_write_addtid_b32 v1\nds_append v1\nds_consume v1\nds_wrxchg2_rtn_b32 v[0:1], v2, v3, v4\n"
+	enc := assemble(t, src)
+	if len(enc) != 9 {
+		t.Fatalf("llvm-mc encoded %d instructions", len(enc))
+	}
+	for i, e := range enc {
+		if out, err := Lower(&fakeCtx{}, e, 40); err == nil {
+			t.Errorf("instruction %d (% x) lowered to % x, want rejection", i, e, out)
+		}
+		if !TouchesLDS(binary.LittleEndian.Uint32(e)) {
+			t.Errorf("instruction %d (% x): TouchesLDS is false", i, e)
+		}
+	}
+	// The gds bit (not encodable for gfx942 by llvm-mc) rejects too.
+	gds := append([]byte(nil), assemble(t, "ds_read_b32 v1, v2\n")[0]...)
+	gds[2] |= 1
+	if _, err := Lower(&fakeCtx{}, gds, 40); err == nil || !strings.Contains(err.Error(), "gds") {
+		t.Errorf("gds access: %v", err)
+	}
+	// Without scratch registers a large offset cannot be lowered.
+	big := assemble(t, "ds_read_b32 v1, v2 offset:8000\n")
+	if _, err := Lower(noCtx{}, big[0], 40); err == nil {
+		t.Error("large offset lowered without a scratch VGPR")
+	}
+	if _, err := Lower(&fakeCtx{}, []byte{1, 2, 3}, 40); err == nil {
+		t.Error("3-byte input accepted")
+	}
+}
+
+// TestLowerLDSDMA checks the load-to-LDS lowering against llvm-mc-19.
+func TestLowerLDSDMA(t *testing.T) {
+	tail := "s_waitcnt vmcnt(0)\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v201, v201, 2, v202\n"
+	cases := []struct{ in, want string }{
+		{"buffer_load_dword v1, s[8:11], 0 offen offset:16 lds", "buffer_load_dword v200, v1, s[8:11], 0 offen offset:16\n" + tail + "global_store_dword v201, v200, s[40:41] offset:16 sc0\ns_waitcnt vmcnt(0)"},
+		{"buffer_load_ubyte v1, s[8:11], s3 offen lds", "buffer_load_ubyte v200, v1, s[8:11], s3 offen\n" + tail + "global_store_dword v201, v200, s[40:41] sc0\ns_waitcnt vmcnt(0)"},
+		{"global_load_lds_dword v2, s[4:5] offset:16", "global_load_dword v200, v2, s[4:5] offset:16\n" + tail + "global_store_dword v201, v200, s[40:41] offset:16 sc0\ns_waitcnt vmcnt(0)"},
+		{"global_load_lds_sshort v[2:3], off", "global_load_sshort v200, v[2:3], off\n" + tail + "global_store_dword v201, v200, s[40:41] sc0\ns_waitcnt vmcnt(0)"},
+	}
+	for _, c := range cases {
+		in := assemble(t, c.in)
+		if len(in) != 1 {
+			t.Fatalf("%s: not encoded", c.in)
+		}
+		if !IsLDSDMA(binary.LittleEndian.Uint32(in[0])) || !TouchesLDS(binary.LittleEndian.Uint32(in[0])) {
+			t.Errorf("%s: not recognised as LDS DMA", c.in)
+		}
+		got, err := LowerLDSDMA(&fakeCtx{}, in[0], 40)
+		if err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		want := bytes.Join(assemble(t, c.want), nil)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got % x\nwant % x", c.in, got, want)
+		}
+	}
+	plain := assemble(t, "buffer_load_dword v1, v2, s[8:11], 0 offen\nglobal_load_dword v1, v2, s[4:5]\n")
+	for _, p := range plain {
+		if TouchesLDS(binary.LittleEndian.Uint32(p)) {
+			t.Errorf("% x: plain load reported as touching LDS", p)
+		}
+	}
+}
+
+// TestPrologueMatchesLLVM checks the prologue words against llvm-mc-19.
+func TestPrologueMatchesLLVM(t *testing.T) {
+	p := PrologueSpec{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: [3]int{6, -1, 7}, Base: 40}
+	got, err := Prologue(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Join(assemble(t, `s_load_dwordx4 s[40:43], s[4:5], 0x20
+s_load_dword s44, s[4:5], 0x30
+s_load_dwordx2 s[4:5], s[4:5], 0x18
+s_waitcnt lgkmcnt(0)
+s_mul_hi_u32 s45, s42, s6
+s_mul_i32 s42, s42, s6
+s_add_u32 s40, s40, s42
+s_addc_u32 s41, s41, s45
+s_mul_hi_u32 s45, s44, s7
+s_mul_i32 s44, s44, s7
+s_add_u32 s40, s40, s44
+s_addc_u32 s41, s41, s45
+`), nil)
+	if !bytes.Equal(got, want) {
+		t.Errorf("prologue\n got % x\nwant % x", got, want)
+	}
+	for _, bad := range []PrologueSpec{
+		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: [3]int{-1, -1, -1}, Base: 42},
+		{Kernarg: 40, Wrapper: Layout(20), WorkgroupID: [3]int{-1, -1, -1}, Base: 40},
+		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: [3]int{41, -1, -1}, Base: 40},
+		{Kernarg: 4, Wrapper: WrapperLayout{Prefix: 20, OrigPtr: 20, State: 28, Size: 52}, WorkgroupID: [3]int{-1, -1, -1}, Base: 40},
+		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: [3]int{-1, -1, -1}, Base: 100},
+	} {
+		if _, err := Prologue(bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+func TestLayout(t *testing.T) {
+	for _, c := range []struct{ n, ptr, size uint32 }{{0, 0, 32}, {1, 8, 40}, {8, 8, 40}, {20, 24, 56}, {256, 256, 288}} {
+		l := Layout(c.n)
+		if l.OrigPtr != c.ptr || l.State != c.ptr+8 || l.Size != c.size || l.Prefix != c.n {
+			t.Errorf("Layout(%d) = %+v", c.n, l)
+		}
+	}
+}
+
+// FuzzLower feeds arbitrary 8-byte words: lowering either fails with an
+// error or returns whole dwords ending in a wait (or the native input).
+func FuzzLower(f *testing.F) {
+	f.Add([]byte{0x10, 0x00, 0x6c, 0xd8, 0x02, 0x00, 0x00, 0x01})
+	f.Add([]byte{0x01, 0x02, 0x6e, 0xd8, 0x02, 0x00, 0x00, 0x04})
+	f.Add([]byte{0x00, 0x10, 0x51, 0xe0, 0x01, 0x00, 0x02, 0x80})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, err := Lower(&fakeCtx{}, b, 40)
+		if err == nil && (len(out)%4 != 0 || len(out) == 0) {
+			t.Fatalf("% x lowered to %d bytes", b, len(out))
+		}
+		out, err = LowerLDSDMA(&fakeCtx{}, b, 40)
+		if err == nil && len(out)%4 != 0 {
+			t.Fatalf("% x lowered to %d bytes", b, len(out))
+		}
+	})
+}
