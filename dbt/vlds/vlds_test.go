@@ -65,7 +65,7 @@ func (c *fakeCtx) TempVGPRRange(n, align int) (uint16, error) {
 
 type noCtx struct{}
 
-func (noCtx) TempVGPRs(int) ([]uint16, error)         { return nil, errors.New("no scratch") }
+func (noCtx) TempVGPRs(int) ([]uint16, error)        { return nil, errors.New("no scratch") }
 func (noCtx) TempVGPRRange(int, int) (uint16, error) { return 0, errors.New("no scratch") }
 
 // TestLowerMatchesLLVM lowers DS instructions (encoded by llvm-mc-19; the
