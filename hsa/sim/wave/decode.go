@@ -489,3 +489,21 @@ func def(name string, f func(*Wave, *Inst) error) {
 
 // Supported reports whether the interpreter implements mnemonic.
 func Supported(mnemonic string) bool { _, ok := semantics[mnemonic]; return ok }
+
+// AllNames returns every mnemonic of the gfx9 opcode tables (gfx942 and
+// gfx950), for coverage reports.
+func AllNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range [][]string{namesSOP2[:], namesSOPK[:], namesSOP1[:], namesSOPC[:], namesSOPP[:], namesSMEM[:],
+		namesVOP2[:], namesVOP1[:], namesVOPC[:], namesVOP3[:], namesVOP3P[:], namesDS[:], namesFLAT[:],
+		namesSCRATCH[:], namesGLOBAL[:], namesMUBUF[:]} {
+		for _, n := range t {
+			if n != "" && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}

@@ -25,6 +25,8 @@ func init() {
 			}
 			store := strings.HasPrefix(n, "ds_write")
 			def(n, ds2(size, st64, store))
+		case strings.Contains(n, "_tr_") || strings.Contains(n, "addtid"):
+			// Transposed and lane-id-addressed forms are not plain accesses.
 		case strings.HasPrefix(n, "ds_write_"), strings.HasPrefix(n, "ds_read_"):
 			store := strings.HasPrefix(n, "ds_write_")
 			t := n[strings.LastIndexByte(n, '_')+1:]
@@ -79,6 +81,12 @@ func init() {
 			continue
 		case opn == "add" && typ == "f32":
 			def(n, dsAtomic(atomicFns["add_f32"], false, rtn))
+			continue
+		case opn == "add" && typ == "f64":
+			def(n, dsAtomic(atomicFns["add_f64"], true, rtn))
+			continue
+		case opn == "pk_add" && (typ == "f16" || typ == "bf16"):
+			def(n, dsAtomic(atomicFns["pk_add_"+typ], false, rtn))
 			continue
 		case (opn == "min" || opn == "max") && (typ == "f32" || typ == "f64"):
 			isMin := opn == "min"

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
 )
 
@@ -190,6 +191,16 @@ var atomicFns = map[string]func(old, v uint64, wide bool) uint64{
 	},
 	"add_f64": func(o, v uint64, wd bool) uint64 {
 		return math.Float64bits(math.Float64frombits(o) + math.Float64frombits(v))
+	},
+	"pk_add_f16": func(o, v uint64, wd bool) uint64 {
+		lo := fp.F32ToF16(fp.F16ToF32(uint16(o)) + fp.F16ToF32(uint16(v)))
+		hi := fp.F32ToF16(fp.F16ToF32(uint16(o>>16)) + fp.F16ToF32(uint16(v>>16)))
+		return uint64(lo) | uint64(hi)<<16
+	},
+	"pk_add_bf16": func(o, v uint64, wd bool) uint64 {
+		lo := fp.F32ToBF16(fp.BF16ToF32(uint16(o)) + fp.BF16ToF32(uint16(v)))
+		hi := fp.F32ToBF16(fp.BF16ToF32(uint16(o>>16)) + fp.BF16ToF32(uint16(v>>16)))
+		return uint64(lo) | uint64(hi)<<16
 	},
 	"min_f64": func(o, v uint64, wd bool) uint64 {
 		return math.Float64bits(math.Min(math.Float64frombits(o), math.Float64frombits(v)))
