@@ -197,24 +197,24 @@ func verifyPatch(t *testing.T, readelf, objdump, dir, path string, edit func(*Fi
 			fail("symbol count changed")
 			continue
 		}
-		for i, os := range tab[0] {
+		for i, osym := range tab[0] {
 			ns := tab[1][i]
-			if os.Name != ns.Name || os.Shndx != ns.Shndx {
+			if osym.Name != ns.Name || osym.Shndx != ns.Shndx {
 				fail("symbol %d changed name or section", i)
 				continue
 			}
-			if os.Shndx == SHN_UNDEF || os.Shndx >= SHN_LORESERVE || !f.Sections[os.Shndx].Alloc() || f.Sections[os.Shndx].Type == SHT_NOBITS {
+			if osym.Shndx == SHN_UNDEF || osym.Shndx >= SHN_LORESERVE || !f.Sections[osym.Shndx].Alloc() || f.Sections[osym.Shndx].Type == SHT_NOBITS {
 				continue
 			}
 			n := uint64(4)
-			if strings.HasSuffix(os.Name, ".kd") {
+			if strings.HasSuffix(osym.Name, ".kd") {
 				n = 64
 			}
-			ob, err1 := f.ReadAt(os.Value, n)
+			ob, err1 := f.ReadAt(osym.Value, n)
 			nb, err2 := nf.ReadAt(ns.Value, n)
 			if err1 != nil || err2 != nil {
 				if (err1 == nil) != (err2 == nil) {
-					fail("symbol %s: readable before %v, after %v", os.Name, err1, err2)
+					fail("symbol %s: readable before %v, after %v", osym.Name, err1, err2)
 				}
 				continue
 			}
@@ -223,7 +223,7 @@ func verifyPatch(t *testing.T, readelf, objdump, dir, path string, edit func(*Fi
 				nb = append(append([]byte(nil), nb[:16]...), nb[24:]...)
 			}
 			if !bytes.Equal(ob, nb) {
-				fail("symbol %s: bytes at 0x%x differ from the old bytes at 0x%x", os.Name, ns.Value, os.Value)
+				fail("symbol %s: bytes at 0x%x differ from the old bytes at 0x%x", osym.Name, ns.Value, osym.Value)
 			}
 		}
 	}
@@ -486,4 +486,63 @@ func TestPatchSyncMetadata(t *testing.T) {
 		return
 	}
 	t.Fatal("no gfx950 object with amdhsa.target in the corpus")
+}
+
+// TestPatchNonUniformTextMap inserts an s_nop after every 64th word of
+// .text, so each label moves by a different amount, and checks that every
+// symbol still names its old bytes and every descriptor enters its moved
+// kernel.
+func TestPatchNonUniformTextMap(t *testing.T) {
+	readelf := llvmtool.Require(t, llvmtool.Readelf)
+	files := corpusFiles(t)
+	for _, path := range []string{files[0], files[len(files)/2], files[len(files)-1]} {
+		f, err := Parse(readFile(t, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := f.Section(".text").Data
+		var nt []byte
+		for off := 0; off < len(old); off += 4 {
+			nt = append(nt, old[off:min(off+4, len(old))]...)
+			if off%256 == 252 {
+				nt = binary.LittleEndian.AppendUint32(nt, SNop0)
+			}
+		}
+		m := func(off uint64) (uint64, bool) { return off + 4*(off/256), off <= uint64(len(old)) }
+		nf, err := Patch(f, PatchSpec{Text: nt, TextMap: m})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		labels := 0
+		for i, osym := range f.Symbols {
+			ns := nf.Symbols[i]
+			if osym.Shndx == SHN_UNDEF || osym.Shndx >= SHN_LORESERVE || !f.Sections[osym.Shndx].Alloc() || f.Sections[osym.Shndx].Type == SHT_NOBITS || osym.Type() == STT_SECTION {
+				continue
+			}
+			ob, err1 := f.ReadAt(osym.Value, 4)
+			nb, err2 := nf.ReadAt(ns.Value, 4)
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			if !bytes.Equal(ob, nb) {
+				t.Errorf("%s: %s moved 0x%x -> 0x%x but names other bytes", path, osym.Name, osym.Value, ns.Value)
+			}
+			if int(osym.Shndx) == f.SectionIndex(".text") && osym.Value != ns.Value {
+				labels++
+			}
+		}
+		text := f.Section(".text")
+		for i, k := range f.Kernels() {
+			want, _ := m(k.EntryAddr - text.Addr)
+			if got := nf.Kernels()[i].EntryAddr; got != nf.Section(".text").Addr+want {
+				t.Errorf("%s: %s entry 0x%x, want 0x%x", path, k.Name, got, nf.Section(".text").Addr+want)
+			}
+		}
+		tmp := filepath.Join(t.TempDir(), "nu.co")
+		os.WriteFile(tmp, nf.Raw(), 0o644)
+		if out, err := exec.Command(readelf, "-a", tmp).CombinedOutput(); err != nil || readelfComplains(out) {
+			t.Errorf("%s: readelf: %v %s", path, err, firstLines(out, "warning", "error", "invalid"))
+		}
+		t.Logf("%s: %d text symbols moved by their own offsets", path, labels)
+	}
 }
