@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -93,6 +94,23 @@ func headerSymbols(f *objfile.File) map[uint64]string {
 	return m
 }
 
+// nearestSymbols returns a function giving the closest symbol at or below
+// an address (the one printed in headers when several share an address).
+func nearestSymbols(f *objfile.File, heads map[uint64]string) func(uint64) (string, uint64, bool) {
+	addrs := make([]uint64, 0, len(heads))
+	for a := range heads {
+		addrs = append(addrs, a)
+	}
+	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	return func(a uint64) (string, uint64, bool) {
+		i := sort.Search(len(addrs), func(i int) bool { return addrs[i] > a })
+		if i == 0 {
+			return "", 0, false
+		}
+		return heads[addrs[i-1]], addrs[i-1], true
+	}
+}
+
 // Write disassembles every executable section of f to w. name is the file
 // name printed in the header.
 func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, error) {
@@ -110,6 +128,7 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 	}
 	sym := BranchSymbols(f)
 	heads := headerSymbols(f)
+	near := nearestSymbols(f, heads)
 	var in isa.Inst
 	var line []byte
 	var sb strings.Builder
@@ -118,6 +137,9 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 			fmt.Fprintf(bw, "\nDisassembly of section %s:\n", sec.Name)
 		}
 		data := sec.Data
+		if _, ok := heads[sec.Addr]; !ok && !opt.NoListing && len(data) > 0 {
+			fmt.Fprintf(bw, "\n%016x <%s>:\n", sec.Addr, sec.Name)
+		}
 		for off := 0; off+4 <= len(data); {
 			pc := sec.Addr + uint64(off)
 			if h, ok := heads[pc]; ok && !opt.NoListing {
@@ -152,6 +174,23 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 					v := uint32(data[off+i]) | uint32(data[off+i+1])<<8 | uint32(data[off+i+2])<<16 | uint32(data[off+i+3])<<24
 					line = append(line, ' ')
 					line = appendHex(line, uint64(v), 8)
+				}
+				if err == nil {
+					// A branch whose target has no label gets objdump's
+					// <symbol+offset> note.
+					if tgt, ok := in.BranchTarget(); ok {
+						if _, named := sym(tgt); !named {
+							if n, base, ok := near(tgt); ok {
+								line = append(line, " <"...)
+								line = append(line, n...)
+								if tgt != base {
+									line = append(line, "+0x"...)
+									line = strconv.AppendUint(line, tgt-base, 16)
+								}
+								line = append(line, '>')
+							}
+						}
+					}
 				}
 				line = append(line, '\n')
 				bw.Write(line)
