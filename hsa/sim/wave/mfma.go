@@ -71,7 +71,7 @@ func parseMFMA(name string) (mfmaShape, bool) {
 	}
 	for _, t := range []string{s.aType, s.bType} {
 		switch t {
-		case "f32", "f16", "bf16", "i8", "fp8", "bf8":
+		case "f32", "f16", "bf16", "i8", "fp8", "bf8", "xf32":
 		default:
 			return s, false
 		}
@@ -87,6 +87,13 @@ func (w *Wave) mfmaElem(base uint16, lane, e int, typ string) float64 {
 	v := w.V[r][lane] >> (uint(e%per) * uint(bitsN))
 	switch typ {
 	case "f32":
+		return float64(f32(v))
+	case "xf32":
+		// XF32 (1-8-10): the f32 mantissa rounded to 10 bits, to nearest even.
+		if v&0x7f800000 != 0x7f800000 {
+			v += 0xfff + (v>>13)&1
+			v &^= 0x1fff
+		}
 		return float64(f32(v))
 	case "f16":
 		return float64(fp.F16ToF32(uint16(v)))
@@ -212,6 +219,8 @@ func init() {
 			def(n, smfmacOp(sh))
 		}
 	}
+	def("v_mfma_f64_16x16x4_f64", mfmaF64(16))
+	def("v_mfma_f64_4x4x4_4b_f64", mfmaF64(4))
 	def("v_mfma_f32_16x16x128_f8f6f4", mfmaF8F6F4(16))
 	def("v_mfma_f32_32x32x64_f8f6f4", mfmaF8F6F4(32))
 	// v_mfma_ld_scale_b32 loads the E8M0 scales of the next f8f6f4 MFMA
@@ -370,6 +379,68 @@ func smfmacOp(s mfmaShape) func(*Wave, *Inst) error {
 		for l := 0; l < 64; l++ {
 			for r := 0; r < dRegs; r++ {
 				w.V[(d+uint16(r))&511][l] = out[l*dRegs+r]
+			}
+		}
+		w.Lanes += 64
+		return nil
+	}
+}
+
+// mfmaF64 implements the double-precision MFMAs. 16x16x4: A[i][k] in lane
+// i + 16k, B[k][j] in lane j + 16k, D[i][j] in lane j + 16*(i/4), register
+// pair i%4. 4x4x4 with 4 blocks: A[b][i][k] in lane i + 4k + 16b, B[b][k][j]
+// in lane j + 4k + 16b, D[b][i][j] in lane j + 4i + 16b. Products are
+// accumulated with fused multiply-adds in k order.
+func mfmaF64(m int) func(*Wave, *Inst) error {
+	return func(w *Wave, in *Inst) error {
+		if in.Cbsz != 0 || in.Abid != 0 || in.Blgp != 0 {
+			return fmt.Errorf("MFMA broadcast controls (cbsz/abid/blgp) are not supported")
+		}
+		if in.Src[0] < opVGPR || in.Src[1] < opVGPR {
+			return fmt.Errorf("MFMA with scalar or constant A/B operands is not supported")
+		}
+		get := func(base uint16, l, r int) float64 {
+			q := (base - opVGPR + uint16(2*r)) & 511
+			return f64(uint64(w.V[q][l]) | uint64(w.V[(q+1)&511][l])<<32)
+		}
+		cget := func(l, r int) float64 {
+			if in.Src[2] >= opVGPR {
+				return get(in.Src[2], l, r)
+			}
+			return f64(w.scalar64(in.Src[2], in, kF64))
+		}
+		var out [64][4]float64
+		nr := 4
+		if m == 4 {
+			nr = 1
+		}
+		for l := 0; l < 64; l++ {
+			for r := 0; r < nr; r++ {
+				var i, j, b, kN int
+				if m == 16 {
+					i, j, kN = 4*(l/16)+r, l%16, 4
+				} else {
+					i, j, b, kN = (l/4)%4, l%4, l/16, 4
+				}
+				acc := cget(l, r)
+				for k := 0; k < kN; k++ {
+					var la, lb int
+					if m == 16 {
+						la, lb = i+16*k, j+16*k
+					} else {
+						la, lb = i+4*k+16*b, j+4*k+16*b
+					}
+					acc = math.FMA(get(in.Src[0], la, 0), get(in.Src[1], lb, 0), acc)
+				}
+				out[l][r] = acc
+			}
+		}
+		d := (in.Dst - opVGPR) & 511
+		for l := 0; l < 64; l++ {
+			for r := 0; r < nr; r++ {
+				u := u64f(out[l][r])
+				w.V[(d+uint16(2*r))&511][l] = uint32(u)
+				w.V[(d+uint16(2*r+1))&511][l] = uint32(u >> 32)
 			}
 		}
 		w.Lanes += 64

@@ -677,3 +677,39 @@ func TestLaneOps(t *testing.T) {
 		}
 	}
 }
+
+// TestMFMAF64 checks v_mfma_f64_16x16x4_f64: A[i][k] in lane i + 16k,
+// B[k][j] in lane j + 16k, D[i][j] in lane j + 16*(i/4), pair i%4.
+func TestMFMAF64(t *testing.T) {
+	code := assemble(t, "v_mfma_f64_16x16x4_f64 v[0:7], v[8:9], v[10:11], v[12:19]\ns_nop 7\ns_nop 7")
+	w, _ := newWave(t, code, GFX942)
+	rng := rand.New(rand.NewSource(9))
+	set := func(r, l int, v float64) { w.V[r][l], w.V[r+1][l] = uint32(u64f(v)), uint32(u64f(v)>>32) }
+	get := func(r, l int) float64 { return f64(uint64(w.V[r][l]) | uint64(w.V[r+1][l])<<32) }
+	for l := 0; l < 64; l++ {
+		set(8, l, rng.NormFloat64())
+		set(10, l, rng.NormFloat64())
+		for r := 0; r < 4; r++ {
+			set(12+2*r, l, rng.NormFloat64())
+		}
+	}
+	var want [64][4]float64
+	for l := 0; l < 64; l++ {
+		for r := 0; r < 4; r++ {
+			i, j := 4*(l/16)+r, l%16
+			acc := get(12+2*r, l)
+			for k := 0; k < 4; k++ {
+				acc = math.FMA(get(8, i+16*k), get(10, j+16*k), acc)
+			}
+			want[l][r] = acc
+		}
+	}
+	run(t, w)
+	for l := 0; l < 64; l++ {
+		for r := 0; r < 4; r++ {
+			if got := get(2*r, l); got != want[l][r] {
+				t.Fatalf("lane %d pair %d = %v, want %v", l, r, got, want[l][r])
+			}
+		}
+	}
+}
