@@ -41,6 +41,15 @@ type kernelT struct {
 	// needArch is the number of arch VGPRs the translation needs
 	// (at least the original count).
 	needArch int
+	// borrowed lists live VGPRs the current instruction's rule borrows;
+	// they are saved to per-lane private memory around the expansion.
+	borrowed []uint16
+	// spillSlots is the most slots any expansion borrowed; spillBase is
+	// the private-segment offset of slot 0.
+	spillSlots int
+	spillBase  uint32
+	// forceSpill makes every scratch request borrow (tests).
+	forceSpill bool
 }
 
 // host is an alias kept for readability of the guest field's type.
@@ -208,10 +217,14 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1})
 		return append(code, raw...)
 	case report.Expand:
+		kt.borrowed = kt.borrowed[:0]
 		out, err := d.Rule.Emit(kt, in, raw)
 		if err != nil {
 			kt.reject(in, fmt.Sprintf("rule %s: %v", d.Rule.Name, err))
 			return append(code, raw...)
+		}
+		if len(kt.borrowed) > 0 {
+			out = kt.spillAround(out)
 		}
 		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1})
 		return append(code, out...)
@@ -401,22 +414,33 @@ func (kt *kernelT) sccDeadAt(a uint64) bool {
 func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 	arch, agprs := kt.archVGPRs()
 	var got []uint16
-	for _, r := range kt.live.FreeVGPRs(kt.cur, arch, n+len(kt.taken)) {
-		if !kt.taken[r] && len(got) < n {
-			got = append(got, r)
+	if !kt.forceSpill {
+		for _, r := range kt.live.FreeVGPRs(kt.cur, arch, n+len(kt.taken)) {
+			if !kt.taken[r] && len(got) < n {
+				got = append(got, r)
+			}
+		}
+		for r := arch; len(got) < n && r < 256; r++ {
+			acc := (r + 1 + 3) &^ 3
+			if agprs > 0 && acc+agprs > 512 {
+				break
+			}
+			if !kt.taken[uint16(r)] {
+				got = append(got, uint16(r))
+			}
 		}
 	}
-	for r := arch; len(got) < n && r < 256; r++ {
-		acc := (r + 1 + 3) &^ 3
-		if agprs > 0 && acc+agprs > 512 {
-			break
+	// Borrow live VGPRs the instruction does not name, saved to
+	// per-lane private memory around the expansion.
+	for r := 0; len(got) < n && r < arch; r++ {
+		if kt.taken[uint16(r)] || kt.selfUses(r) || !kt.canSpill() {
+			continue
 		}
-		if !kt.taken[uint16(r)] {
-			got = append(got, uint16(r))
-		}
+		got = append(got, uint16(r))
+		kt.borrowed = append(kt.borrowed, uint16(r))
 	}
 	if len(got) < n {
-		return nil, fmt.Errorf("needs %d scratch VGPRs: none is dead at this point and the register file is full (%d arch + %d AGPRs)", n, arch, agprs)
+		return nil, fmt.Errorf("needs %d scratch VGPRs: none is dead at this point, the register file is full (%d arch + %d AGPRs) and private spills are not possible", n, arch, agprs)
 	}
 	for _, r := range got {
 		kt.take(r)
@@ -445,6 +469,18 @@ func (kt *kernelT) descriptor() (kd.Descriptor, error) {
 			return d, err
 		}
 		kt.rep.Notes = append(kt.rep.Notes, fmt.Sprintf("arch VGPRs grown from %d to %d for scratch registers", arch, kt.needArch))
+	}
+	if kt.spillSlots > 0 {
+		need := kt.spillBase + uint32(4*kt.spillSlots)
+		if need > 4096 {
+			return d, fmt.Errorf("private spill slots end at %d bytes, beyond the 13-bit scratch offset", need)
+		}
+		if need > d.PrivateSegmentFixedSize {
+			d.PrivateSegmentFixedSize = need
+		}
+		if err := d.Set(kd.RSRC2_ENABLE_PRIVATE_SEGMENT, 1); err != nil {
+			return d, err
+		}
 	}
 	if err := d.Check(kt.hostProc); err != nil {
 		return d, err
@@ -478,7 +514,7 @@ func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 		}
 		return kt.selfUses(r)
 	}
-	for start := 0; start+n <= 256; start += align {
+	for start := 0; start+n <= 256 && !kt.forceSpill; start += align {
 		if start+n > arch {
 			acc := (start + n + 3) &^ 3
 			if agprs > 0 && acc+agprs > 512 {
@@ -499,12 +535,30 @@ func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 			return uint16(start), nil
 		}
 	}
+	// Borrow an aligned window of live VGPRs the instruction does not name.
+	for start := 0; start+n <= arch && kt.canSpill(); start += align {
+		ok := true
+		for r := start; r < start+n; r++ {
+			if kt.taken[uint16(r)] || kt.selfUses(r) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			for r := start; r < start+n; r++ {
+				kt.take(uint16(r))
+				kt.borrowed = append(kt.borrowed, uint16(r))
+			}
+			return uint16(start), nil
+		}
+	}
 	return 0, fmt.Errorf("needs %d consecutive scratch VGPRs: no dead window and the register file is full (%d arch + %d AGPRs)", n, arch, agprs)
 }
 
-// selfUses reports whether the current instruction names VGPR r.
+// selfUses reports whether the current instruction names VGPR r (decoded
+// operands, or any register its raw fields can name).
 func (kt *kernelT) selfUses(r int) bool {
-	for _, o := range kt.cur.Operands {
+	for _, o := range append(kt.rawUses(kt.cur), kt.cur.Operands...) {
 		if o.Kind == isa.KindReg && o.Class == isa.VGPR && r >= int(o.Reg) && r < int(o.Reg)+int(o.Width) {
 			return true
 		}
@@ -578,4 +632,52 @@ func (kt *kernelT) rawUses(in *isa.Inst) []isa.Operand {
 		}
 	}
 	return out
+}
+
+// canSpill reports whether borrowed VGPRs may be saved to private memory:
+// the kernel must not use a dynamic stack (whose area follows the fixed
+// private segment, where the spill slots go).
+func (kt *kernelT) canSpill() bool {
+	if kt.k.Metadata != nil && kt.k.Metadata.UsesDynamicStack {
+		return false
+	}
+	return len(kt.borrowed) < 64
+}
+
+// spillAround saves the borrowed VGPRs to per-lane private slots before
+// code and restores them after it (scratch_store/load_dword with the
+// hardware-initialised flat scratch of gfx940-class targets). EXEC masks
+// the saves, the expansion and the restores alike, so every lane that the
+// expansion changes gets its value back.
+func (kt *kernelT) spillAround(code []byte) []byte {
+	if kt.spillBase == 0 {
+		kt.spillBase = (kt.k.Descriptor.PrivateSegmentFixedSize + 3) &^ 3
+	}
+	var pre, post []byte
+	for i, r := range kt.borrowed {
+		off := kt.spillBase + uint32(4*i)
+		// scratch_store_dword off, v[r], off offset:off
+		pre = binary.LittleEndian.AppendUint32(pre, 0xdc704000|off&0x1fff)
+		pre = binary.LittleEndian.AppendUint32(pre, 0x007f0000|uint32(r)<<8)
+		// scratch_load_dword v[r], off, off offset:off
+		post = binary.LittleEndian.AppendUint32(post, 0xdc504000|off&0x1fff)
+		post = binary.LittleEndian.AppendUint32(post, 0x007f0000|uint32(r)<<24)
+	}
+	pre = binary.LittleEndian.AppendUint32(pre, 0xbf800001)   // s_nop 1: store data read before the expansion writes
+	post = binary.LittleEndian.AppendUint32(post, 0xbf8c0f70) // s_waitcnt vmcnt(0)
+	if len(kt.borrowed) > kt.spillSlots {
+		kt.spillSlots = len(kt.borrowed)
+	}
+	kt.rep.Notes = appendOnce(kt.rep.Notes, "scratch VGPRs borrowed from live registers and saved to per-lane private memory")
+	out := append(pre, code...)
+	return append(out, post...)
+}
+
+func appendOnce(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
 }

@@ -62,6 +62,17 @@ func runOnSim(t *testing.T, c *kernelref.Case, image []byte, target string) (map
 // permlane swaps) and runs the result on the simulated gfx942 agent; the
 // memory image must match the CPU reference of internal/kernelref.
 func TestTranslatedKernelsOnSimulator(t *testing.T) {
+	testOnSimulator(t, false)
+}
+
+// TestSpilledExpansionsOnSimulator is the same with every scratch register
+// borrowed from live registers and saved to per-lane private memory around
+// its expansion: the results must not change.
+func TestSpilledExpansionsOnSimulator(t *testing.T) {
+	testOnSimulator(t, true)
+}
+
+func testOnSimulator(t *testing.T, spill bool) {
 	root := projectpath.MustRoot(t)
 	cases := kernelref.AllCases()
 	ran := 0
@@ -75,7 +86,7 @@ func TestTranslatedKernelsOnSimulator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Translate(guest, Options{Name: c.Name})
+			res, err := Translate(guest, Options{Name: c.Name, forceSpill: spill})
 			if checkExpectedRejection(t, c.Object("gfx950"), res, err) {
 				return
 			}

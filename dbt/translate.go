@@ -33,6 +33,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
+	"github.com/rocjitsu/rocjitsu/loader/metadata"
 	"github.com/rocjitsu/rocjitsu/loader/target"
 )
 
@@ -44,6 +45,9 @@ type Options struct {
 	Name string
 	// Diff asks for Result.Changes.
 	Diff bool
+	// forceSpill makes every scratch-register request borrow live
+	// registers through private memory (tests of the spill path).
+	forceSpill bool
 	// HostLDS is the host's LDS bytes per workgroup (default 65536);
 	// kernels whose static LDS exceeds it are reported as needing a
 	// virtual-LDS sidecar.
@@ -132,7 +136,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, hostLDS: opt.HostLDS,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill,
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)
@@ -241,6 +245,11 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		spec.Descriptors[kt.k.Symbol] = d
 	}
 	spec.TextMap = textMap(text, hostAt, uint64(len(newText)))
+	if md, err := grownMetadata(f, kts, spec.Descriptors, hostProc); err != nil {
+		return fail(fmt.Errorf("dbt: %w", err))
+	} else if md != nil {
+		spec.Metadata = md
+	}
 	if opt.Diff {
 		bases := make([]uint64, len(placed))
 		for i, p := range placed {
@@ -382,4 +391,50 @@ func rebiasData(f, nf *loader.File, newText []byte, textAddr uint64, kts []*kern
 		}
 	}
 	return moved, nil
+}
+
+// grownMetadata returns the metadata note with the host target and the
+// per-kernel VGPR count and private segment size of every descriptor that
+// grew, or nil when nothing grew (the patcher then only rewrites the
+// target). Runtimes size dispatches from these fields.
+func grownMetadata(f *loader.File, kts []*kernelT, ds map[string]kd.Descriptor, host target.Processor) (*metadata.Metadata, error) {
+	if f.MetadataNote == nil {
+		return nil, nil
+	}
+	grew := false
+	for _, kt := range kts {
+		d := ds[kt.k.Symbol]
+		if d.PrivateSegmentFixedSize != kt.k.Descriptor.PrivateSegmentFixedSize || d.NextFreeVGPR(host) != kt.k.Descriptor.NextFreeVGPR(kt.f.Processor) {
+			grew = true
+		}
+	}
+	if !grew {
+		return nil, nil
+	}
+	md, err := metadata.Decode(f.MetadataNote.Desc)
+	if err != nil {
+		return nil, fmt.Errorf("metadata: %w", err)
+	}
+	if md.Target != "" {
+		md.Target = strings.Replace(md.Target, f.Processor.Name, host.Name, 1)
+	}
+	for i := range md.Kernels {
+		mk := &md.Kernels[i]
+		for _, kt := range kts {
+			if kt.k.Name != mk.Name {
+				continue
+			}
+			d := ds[kt.k.Symbol]
+			if uint64(d.PrivateSegmentFixedSize) > mk.PrivateSegmentFixedSize {
+				mk.PrivateSegmentFixedSize = uint64(d.PrivateSegmentFixedSize)
+				mk.MarkPresent(".private_segment_fixed_size")
+			}
+			arch, _ := kt.archVGPRs()
+			if kt.needArch > arch && uint64(kt.needArch) > mk.VGPRCount {
+				mk.VGPRCount = uint64(kt.needArch)
+				mk.MarkPresent(".vgpr_count")
+			}
+		}
+	}
+	return md, nil
 }
