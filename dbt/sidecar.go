@@ -1,0 +1,494 @@
+package dbt
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	
+	"github.com/rocjitsu/rocjitsu/dbt/cfg"
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+	"github.com/rocjitsu/rocjitsu/dbt/live"
+	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/dbt/vlds"
+	"github.com/rocjitsu/rocjitsu/loader"
+	"github.com/rocjitsu/rocjitsu/loader/kd"
+	"github.com/rocjitsu/rocjitsu/loader/target"
+)
+
+// SidecarOptions select which kernels get a virtual-LDS sidecar.
+type SidecarOptions struct {
+	// AllLDS makes a sidecar for every kernel that uses LDS storage (static
+	// LDS, DS storage instructions or LDS DMA), not only for those whose
+	// static LDS exceeds Options.HostLDS. A dispatch whose group-segment
+	// request exceeds the host limit can then run any of them.
+	AllLDS bool
+}
+
+// Sidecar describes the virtual-LDS sidecar of one kernel.
+type Sidecar struct {
+	// Kernel is the kernel's name.
+	Kernel string
+	// Made is true when the sidecar was produced; Reason says why not.
+	Made   bool
+	Reason string
+	// StaticLDS is the guest's static LDS bytes.
+	StaticLDS uint32
+	// Normal and Descriptor are the ELF virtual addresses of the normal
+	// and the sidecar descriptor; Entry is the sidecar's entry.
+	Normal, Descriptor, Entry uint64
+	// Lowered counts lowered LDS accesses; Bytes is the body size.
+	Lowered, Bytes int
+	// BaseSGPR is the SGPR pair holding virtual_lds_base.
+	BaseSGPR uint16
+}
+
+// SidecarResult is a translation with virtual-LDS sidecars.
+type SidecarResult struct {
+	*Result
+	// Sidecars lists every kernel considered for a sidecar.
+	Sidecars []Sidecar
+	// LDS is the committed .rocjitsu.lds section (nil when no sidecar was
+	// made).
+	LDS *vlds.Section
+}
+
+// sidecarEntry is the source address the sidecar body's prologue is
+// mapped at: no guest code lives there and it is 256-aligned, so the
+// placer puts the prologue at a descriptor-valid entry.
+const sidecarEntry = uint64(1) << 63
+
+// TranslateWithSidecars translates guest like Translate and then adds a
+// virtual-LDS sidecar for every kernel that needs one: a second body of
+// the same scope whose LDS storage accesses go to a per-workgroup slice of
+// a global backing store, its descriptor (appended after .text) and the
+// .rocjitsu.lds section that maps the normal descriptor to it. A kernel
+// whose sidecar cannot be made keeps only its normal body and the reason
+// is recorded (the sidecar fails closed; the object still commits).
+func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*SidecarResult, error) {
+	if opt.Host == 0 {
+		opt.Host = isa.GFX942
+	}
+	if opt.HostLDS == 0 {
+		opt.HostLDS = 65536
+	}
+	res, err := Translate(guest, opt)
+	out := &SidecarResult{Result: res}
+	if err != nil {
+		return out, err
+	}
+	f, err := loader.Parse(guest)
+	if err != nil {
+		return out, fmt.Errorf("dbt: sidecar: %w", err)
+	}
+	gt, err := isa.TargetFromMach(uint32(f.Flags.Mach))
+	if err != nil {
+		return out, fmt.Errorf("dbt: sidecar: %w", err)
+	}
+	ts := f.Section(".text")
+	text := cfg.Text{Addr: ts.Addr, Data: ts.Data}
+	kernels := f.Kernels()
+	var roots []cfg.Root
+	for i, k := range kernels {
+		roots = append(roots, cfg.Root{Kernel: i, Addr: k.EntryAddr})
+		if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
+			roots = append(roots, cfg.Root{Kernel: i, Addr: k.EntryAddr + 256, Preload: true})
+		}
+	}
+	g, err := cfg.Build(text, roots, func(code []byte, pc uint64) (isa.Inst, error) {
+		return gfx9.Decode(code, pc, gt)
+	}, cfg.Options{})
+	if err != nil {
+		return out, fmt.Errorf("dbt: sidecar: %w", err)
+	}
+	hostProc, _ := target.ByMach(target.MachGFX942)
+	hostDecode := func(code []byte, pc uint64) (isa.Inst, error) { return gfx9.Decode(code, pc, opt.Host) }
+	var kts []*kernelT
+	var plans []*sidecarPlan
+	for i := range kernels {
+		kt := &kernelT{
+			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, hostLDS: opt.HostLDS,
+		}
+		kt.scope = g.Scope(i)
+		static := kt.k.Descriptor.GroupSegmentFixedSize
+		if static <= opt.HostLDS && !(so.AllLDS && (static > 0 || kt.scopeTouchesLDS())) {
+			continue
+		}
+		sc := Sidecar{Kernel: kt.k.Name, StaticLDS: static, Normal: kt.k.DescriptorAddr}
+		p, why := kt.planSidecar()
+		if why == "" {
+			why = kt.emitSidecar(p)
+		}
+		if why != "" {
+			sc.Reason = why
+			out.Sidecars = append(out.Sidecars, sc)
+			continue
+		}
+		sc.Made, sc.BaseSGPR = true, p.base
+		out.Sidecars = append(out.Sidecars, sc)
+		kts = append(kts, kt)
+		plans = append(plans, p)
+	}
+	if len(kts) == 0 {
+		return out, nil
+	}
+	// Place the sidecar bodies after the translated text.
+	tf, err := loader.Parse(res.Object)
+	if err != nil {
+		return out, fmt.Errorf("dbt: sidecar: translated object: %w", err)
+	}
+	hts := tf.Section(".text")
+	start := (hts.Addr + uint64(len(hts.Data)) + 255) &^ 255
+	var side []byte
+	var placed []place.Placed
+	for attempt := 0; ; attempt++ {
+		bodies := make([]*place.Body, len(kts))
+		for i, kt := range kts {
+			bodies[i] = kt.body
+		}
+		side, placed, err = place.Layout(start, 0, bodies)
+		var oor *place.OutOfRange
+		if errors.As(err, &oor) && attempt < 8 {
+			for i, kt := range kts {
+				if kt.body.Name != oor.Body {
+					continue
+				}
+				for _, src := range oor.Srcs {
+					kt.long[src] = true
+				}
+				if why := kt.emitSidecar(plans[i]); why != "" {
+					return out, fmt.Errorf("dbt: sidecar %s: re-emission with long branches: %s", kt.k.Name, why)
+				}
+			}
+			continue
+		}
+		if err != nil {
+			return out, fmt.Errorf("dbt: sidecar: %w", err)
+		}
+		break
+	}
+	newText := append([]byte(nil), hts.Data...)
+	for uint64(len(newText)) < start-hts.Addr {
+		newText = binary.LittleEndian.AppendUint32(newText, place.NopWord)
+	}
+	newText = append(newText, side...)
+	spec := loader.PatchSpec{Text: newText, TailEntries: map[int]uint64{}}
+	sec := &vlds.Section{HostLDS: opt.HostLDS}
+	for i, kt := range kts {
+		d, err := kt.sidecarDescriptor(plans[i])
+		if err != nil {
+			return out, fmt.Errorf("dbt: sidecar %s: %w", kt.k.Name, err)
+		}
+		spec.DescriptorTail = append(spec.DescriptorTail, d.Encode()...)
+		spec.TailEntries[i] = placed[i].Entry - hts.Addr
+		flags := uint32(0)
+		for dim, s := range plans[i].prologue.WorkgroupID {
+			if s >= 0 {
+				flags |= vlds.FlagWorkgroupIDX << dim
+			}
+		}
+		sec.Entries = append(sec.Entries, vlds.Entry{
+			Normal: kt.k.DescriptorAddr, StaticLDS: kt.k.Descriptor.GroupSegmentFixedSize,
+			Private: d.PrivateSegmentFixedSize, Wrapper: plans[i].prologue.Wrapper, Flags: flags,
+		})
+	}
+	// The descriptor addresses are known after layout: patch once with a
+	// placeholder section of the final size, read them, then commit.
+	for i := range sec.Entries {
+		sec.Entries[i].Sidecar = 64
+	}
+	spec.Sections = []loader.NewSection{{Name: vlds.SectionName, Type: 1, Align: 8, Data: sec.Marshal()}}
+	trial, err := loader.Patch(tf, spec)
+	if err != nil {
+		return out, fmt.Errorf("dbt: sidecar: commit: %w", err)
+	}
+	tail := trial.Section(".rocjitsu.kd")
+	if tail == nil {
+		return out, errors.New("dbt: sidecar: commit: no .rocjitsu.kd section after patching")
+	}
+	normalAt := map[string]uint64{}
+	for _, k := range trial.Kernels() {
+		normalAt[k.Name] = k.DescriptorAddr
+	}
+	for i, kt := range kts {
+		sec.Entries[i].Sidecar = tail.Addr + uint64(64*i)
+		sec.Entries[i].Normal = normalAt[kt.k.Name]
+	}
+	spec.Sections[0].Data = sec.Marshal()
+	nf, err := loader.Patch(tf, spec)
+	if err != nil {
+		return out, fmt.Errorf("dbt: sidecar: commit: %w", err)
+	}
+	if chk := nf.Section(".rocjitsu.kd"); chk == nil || chk.Addr != tail.Addr {
+		return out, errors.New("dbt: sidecar: commit: descriptor tail moved between patches")
+	}
+	j := 0
+	for i := range out.Sidecars {
+		if !out.Sidecars[i].Made {
+			continue
+		}
+		s := &out.Sidecars[i]
+		s.Normal, s.Descriptor, s.Entry = sec.Entries[j].Normal, sec.Entries[j].Sidecar, placed[j].Entry
+		s.Lowered, s.Bytes = plans[j].lowered, len(kts[j].body.Code)
+		j++
+	}
+	out.Object = nf.Raw()
+	out.LDS = sec
+	for i := range out.Report.Kernels {
+		k := &out.Report.Kernels[i]
+		for _, s := range out.Sidecars {
+			if s.Kernel == k.Name && s.Made {
+				k.Notes = append(k.Notes, fmt.Sprintf("virtual-LDS sidecar: descriptor %#x, entry %#x, %d LDS accesses lowered", s.Descriptor, s.Entry, s.Lowered))
+			} else if s.Kernel == k.Name {
+				k.Notes = append(k.Notes, "no virtual-LDS sidecar: "+s.Reason)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sidecarPlan is the register plan of one sidecar.
+type sidecarPlan struct {
+	prologue vlds.PrologueSpec
+	base     uint16
+	lowered  int
+}
+
+// userSGPRs returns the first SGPR of the kernarg pointer (-1 when not
+// enabled) and the number of user SGPRs before it.
+func kernargSGPR(d *kd.Descriptor) int {
+	n := 0
+	if d.Flag(kd.KCP_ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) {
+		n += 4
+	}
+	if d.Flag(kd.KCP_ENABLE_SGPR_DISPATCH_PTR) {
+		n += 2
+	}
+	if d.Flag(kd.KCP_ENABLE_SGPR_QUEUE_PTR) {
+		n += 2
+	}
+	if !d.Flag(kd.KCP_ENABLE_SGPR_KERNARG_SEGMENT_PTR) {
+		return -1
+	}
+	return n
+}
+
+// planSidecar chooses the registers of the sidecar prologue.
+func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
+	d := &kt.k.Descriptor
+	if d.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
+		return nil, "kernarg preload: sidecar entry stubs for both preload entries are not implemented"
+	}
+	ka := kernargSGPR(d)
+	if ka < 0 {
+		return nil, "the descriptor requests no kernarg segment pointer SGPR (adding a target-only pair is not implemented)"
+	}
+	user := int(d.Get(kd.RSRC2_USER_SGPR_COUNT))
+	sys := user
+	wg := [3]int{-1, -1, -1}
+	for i, f := range []kd.Field{kd.RSRC2_ENABLE_SGPR_WORKGROUP_ID_X, kd.RSRC2_ENABLE_SGPR_WORKGROUP_ID_Y, kd.RSRC2_ENABLE_SGPR_WORKGROUP_ID_Z} {
+		if d.Flag(f) {
+			wg[i] = sys
+			sys++
+		}
+	}
+	if d.Flag(kd.RSRC2_ENABLE_SGPR_WORKGROUP_INFO) {
+		sys++
+	}
+	if d.Flag(kd.RSRC2_ENABLE_PRIVATE_SEGMENT) {
+		sys++
+	}
+	hi := max(sys, d.NextFreeSGPR()-6, kt.maxSGPR()+1)
+	base := uint16((hi + 3) &^ 3)
+	if int(base)+6 > 102 {
+		return nil, fmt.Sprintf("no SGPRs left for virtual_lds_base: the kernel uses s0..s%d and the prologue needs six more (spill-per-use mode is not implemented)", hi-1)
+	}
+	prefix := max(d.KernargSize, 0)
+	return &sidecarPlan{base: base, prologue: vlds.PrologueSpec{
+		Kernarg: uint16(ka), Wrapper: vlds.Layout(prefix), WorkgroupID: wg, Base: base,
+	}}, ""
+}
+
+// maxSGPR returns the highest SGPR any instruction of the scope names.
+func (kt *kernelT) maxSGPR() int {
+	m := -1
+	for _, l := range kt.scope.Blocks {
+		for _, in := range kt.g.Blocks[l].Insts {
+			ops := append(append([]isa.Operand(nil), in.Operands...), kt.rawUses(in)...)
+			for _, o := range ops {
+				if o.Kind == isa.KindReg && o.Class == isa.SGPR && int(o.Reg) < 102 {
+					m = max(m, int(o.Reg)+max(int(o.Width), 1)-1)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// scopeTouchesLDS reports whether an instruction of the scope accesses LDS
+// storage.
+func (kt *kernelT) scopeTouchesLDS() bool {
+	for _, l := range kt.scope.Blocks {
+		for _, in := range kt.g.Blocks[l].Insts {
+			raw := kt.raw(in)
+			if len(raw) >= 4 && vlds.TouchesLDS(binary.LittleEndian.Uint32(raw)) {
+				return true
+			}
+			if in.Mod.LDS && in.Format == isa.MUBUF {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// emitSidecar translates the scope into a sidecar body: the prologue at
+// sidecarEntry, then the scope with every LDS storage access lowered. It
+// returns why the sidecar is rejected ("" on success).
+func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
+	k := kt.k
+	kt.rep = report.Kernel{Name: k.Name + ".vlds", SourceEntry: k.EntryAddr, Fidelity: report.Exact}
+	kt.body = &place.Body{Name: k.Name + ".vlds", Map: map[uint64]int{sidecarEntry: 0}, Entry: sidecarEntry}
+	arch, _ := kt.archVGPRs()
+	kt.needArch = arch
+	p.lowered = 0
+	sc := kt.scope
+	if len(sc.Errors) > 0 || len(sc.Blocks) == 0 {
+		return "the scope has decode or control-flow errors"
+	}
+	kt.live = live.Analyze(kt.g, sc, kt.rawUses)
+	code, err := vlds.Prologue(p.prologue)
+	if err != nil {
+		return err.Error()
+	}
+	if sc.Blocks[0] != k.EntryAddr {
+		// The prologue jumps to the entry block when it is not the
+		// scope's lowest block.
+		kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr, Src: k.EntryAddr})
+		code = window(code, 4)
+	}
+	for _, l := range sc.Blocks {
+		b := kt.g.Blocks[l]
+		for i, in := range b.Insts {
+			kt.body.Map[in.PC] = len(code)
+			kt.rep.Instructions++
+			kt.rep.SourceBytes += int(in.Size)
+			var why string
+			code, why = kt.sidecarOne(code, b, i, in, p)
+			if why != "" {
+				return fmt.Sprintf("%#x %s: %s", in.PC, in.Name(), why)
+			}
+		}
+	}
+	kt.body.Code = code
+	if kt.rep.Fidelity == report.Rejected {
+		r := kt.rep.Rejections[0]
+		return fmt.Sprintf("%#x %s: %s", r.Offset, r.Mnemonic, r.Reason)
+	}
+	if _, ok := kt.body.Map[k.EntryAddr]; !ok {
+		return "the kernel entry is not in the scope"
+	}
+	return ""
+}
+
+// sidecarOne emits one source instruction of a sidecar.
+func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p *sidecarPlan) ([]byte, string) {
+	raw := kt.raw(in)
+	w0 := uint32(0)
+	if len(raw) >= 4 {
+		w0 = binary.LittleEndian.Uint32(raw)
+	}
+	if in.Info != nil && in.Info.Branch == isa.BranchNone && vlds.IsDS(w0) && len(raw) == 8 {
+		kt.cur = in
+		kt.taken = map[uint16]bool{}
+		d, ok := vlds.Lookup(w0)
+		if !ok || d.Kind == vlds.Unsupported {
+			return code, "DS operation without a virtual-LDS lowering"
+		}
+		if d.Name != in.Name() {
+			return code, fmt.Sprintf("guest DS opcode decodes as %s, the lowering table names %s", in.Name(), d.Name)
+		}
+		out, err := vlds.Lower(kt, raw, p.base)
+		if err != nil {
+			return code, err.Error()
+		}
+		if d.Kind != vlds.Native {
+			p.lowered++
+			kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: "virtual-lds", Fidelity: report.Exact, Count: 1})
+		} else {
+			kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Identity, Fidelity: report.Exact, Count: 1})
+		}
+		return append(code, out...), ""
+	}
+	at := len(code)
+	nfx := len(kt.body.Fixups)
+	code = kt.one(code, b, i, in)
+	if len(kt.body.Fixups) != nfx {
+		// Control flow and PC-relative windows carry no LDS access.
+		return code, ""
+	}
+	seg := append([]byte(nil), code[at:]...)
+	var low []byte
+	changed := false
+	for off := 0; off < len(seg); {
+		hin, err := kt.hostDecode(seg[off:], 0)
+		if err != nil || hin.Size == 0 || off+int(hin.Size) > len(seg) {
+			return code, fmt.Sprintf("host code of the translation does not decode at +%d", off)
+		}
+		h := seg[off : off+int(hin.Size)]
+		hw0 := binary.LittleEndian.Uint32(h)
+		switch {
+		case vlds.IsDS(hw0) && len(h) == 8:
+			out, err := vlds.Lower(kt, h, p.base)
+			if err != nil {
+				return code, err.Error()
+			}
+			if d, _ := vlds.Lookup(hw0); d.Kind != vlds.Native {
+				p.lowered++
+				changed = true
+			}
+			low = append(low, out...)
+		case vlds.IsLDSDMA(hw0) && len(h) == 8:
+			out, err := vlds.LowerLDSDMA(kt, h, p.base)
+			if err != nil {
+				return code, err.Error()
+			}
+			p.lowered++
+			changed = true
+			low = append(low, out...)
+		case vlds.TouchesLDS(hw0) || (hin.Mod.LDS && hin.Format == isa.MUBUF):
+			return code, fmt.Sprintf("host %s accesses LDS and has no virtual-LDS lowering", hin.Name())
+		default:
+			low = append(low, h...)
+		}
+		off += int(hin.Size)
+	}
+	if changed {
+		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: "virtual-lds", Fidelity: report.Exact, Count: 1})
+	}
+	return append(code[:at], low...), ""
+}
+
+// sidecarDescriptor returns the sidecar's descriptor: the normal host
+// descriptor with no hardware LDS, the kernarg wrapper's size and the
+// SGPR allocation grown for virtual_lds_base.
+func (kt *kernelT) sidecarDescriptor(p *sidecarPlan) (kd.Descriptor, error) {
+	d, err := kt.descriptor()
+	if err != nil {
+		return d, err
+	}
+	d.GroupSegmentFixedSize = 0
+	d.KernargSize = p.prologue.Wrapper.Size
+	need := int(p.base) + 6 + 6 // VCC, FLAT_SCRATCH, XNACK_MASK
+	if need > d.NextFreeSGPR() {
+		if err := d.Set(kd.RSRC1_GRANULATED_WAVEFRONT_SGPR_COUNT, kd.SGPRGranules(kt.hostProc, need)); err != nil {
+			return d, fmt.Errorf("SGPR count %d: %w", need, err)
+		}
+	}
+	if err := d.Check(kt.hostProc); err != nil {
+		return d, err
+	}
+	return d, nil
+}
