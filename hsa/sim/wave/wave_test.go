@@ -713,3 +713,33 @@ func TestMFMAF64(t *testing.T) {
 		}
 	}
 }
+
+// FuzzExecute runs arbitrary instruction words on a wave with some memory
+// mapped: every instruction must execute or fault, never panic.
+func FuzzExecute(f *testing.F) {
+	f.Add([]byte{0x00, 0x00, 0x81, 0xbf})
+	f.Add([]byte{0x00, 0x80, 0xcd, 0xd3, 0x04, 0x0d, 0x02, 0x1c})
+	f.Add([]byte{0xfa, 0x02, 0x02, 0x7e, 0x02, 0x11, 0x09, 0xa5})
+	f.Add([]byte{0x00, 0x00, 0x6c, 0xd8, 0x01, 0x02, 0x04, 0x08})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 256 {
+			b = b[:256]
+		}
+		for _, tg := range []Target{GFX942, GFX950} {
+			m := mem.New()
+			code := append(append([]byte{}, b...), 0x00, 0x00, 0x81, 0xbf)
+			addr, _ := m.Alloc(uint64(len(code)+16), 256)
+			m.Write(addr, code)
+			data, _ := m.Alloc(1<<16, 256)
+			w := &Wave{}
+			w.Reset(NewProgram(m, tg), m, &Group{LDS: make([]byte, 1024)}, tg, addr, 256, 256)
+			w.SetExec(^uint64(0))
+			for l := 0; l < 64; l++ {
+				w.Private[l] = make([]byte, 64)
+				w.V[0][l], w.V[1][l] = uint32(data)+uint32(4*l), uint32(data>>32)
+			}
+			w.S[0], w.S[1] = uint32(data), uint32(data>>32)
+			_ = w.Run(64)
+		}
+	})
+}
