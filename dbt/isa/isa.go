@@ -298,6 +298,8 @@ type Operand struct {
 	// Imm is the value of a non-register operand (see OperandKind).
 	Imm  int64
 	Mods SrcMods
+	// Type is how the source reads constants when the family knows it
+	// (16-bit integer or float, 64-bit float); TypeAny otherwise.
 	Type ValueType
 	// Field is the encoding field the operand is encoded in.
 	Field Field

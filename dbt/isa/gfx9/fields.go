@@ -525,17 +525,17 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 	return nil
 }
 
+// valueType reports what the oracle probes revealed about how a source
+// reads constants: 16-bit integer, 16-bit float, or 64-bit float. Other
+// sources are TypeAny (the probes cannot tell f32 from i32).
 func valueType(d *opnd) isa.ValueType {
-	switch d.typ {
-	case 'h':
+	switch {
+	case d.typ == 'h':
 		return isa.TypeI16
-	case 'd':
+	case d.lit == 'H':
+		return isa.TypeF16
+	case d.lit == 'F':
 		return isa.TypeF64
-	case 'f':
-		if d.width == 2 {
-			return isa.TypeI64
-		}
-		return isa.TypeF32
 	}
 	return isa.TypeAny
 }
