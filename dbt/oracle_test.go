@@ -49,6 +49,12 @@ func verifyObject(t *testing.T, name string, src, out []byte) {
 		t.Fatalf("%s: llvm-objdump-19: %v\n%s", name, err, stderr.String())
 	}
 	starts := map[uint64]bool{}
+	type line struct {
+		at    uint64
+		mn    string
+		words []uint32
+	}
+	var lines []line
 	type branch struct {
 		at   uint64
 		word uint32
@@ -66,6 +72,12 @@ func verifyObject(t *testing.T, name string, src, out []byte) {
 		a, _ := strconv.ParseUint(m[2], 16, 64)
 		w, _ := strconv.ParseUint(m[3], 16, 32)
 		starts[a] = true
+		ln := line{at: a, mn: m[1], words: []uint32{uint32(w)}}
+		for _, x := range strings.Fields(m[4]) {
+			v, _ := strconv.ParseUint(x, 16, 32)
+			ln.words = append(ln.words, uint32(v))
+		}
+		lines = append(lines, ln)
 		if strings.HasPrefix(m[1], "s_branch") || strings.HasPrefix(m[1], "s_cbranch") || strings.HasPrefix(m[1], "s_call_b64") {
 			branches = append(branches, branch{a, uint32(w), m[1]})
 		}
@@ -77,6 +89,24 @@ func verifyObject(t *testing.T, name string, src, out []byte) {
 		tgt := uint64(int64(b.at) + 4 + 4*int64(int16(b.word)))
 		if !starts[tgt] {
 			t.Fatalf("%s: %s at %#x targets %#x, not an instruction start", name, b.mn, b.at, tgt)
+		}
+	}
+	// Long windows: s_getpc_b64; s_add_u32 lit; s_addc_u32 lit;
+	// [s_cmp_lg_u32;] s_setpc_b64 must land on an instruction start.
+	for i := 0; i+3 < len(lines); i++ {
+		if lines[i].mn != "s_getpc_b64" || lines[i+1].mn != "s_add_u32" || lines[i+2].mn != "s_addc_u32" || len(lines[i+1].words) != 2 || len(lines[i+2].words) != 2 {
+			continue
+		}
+		j := i + 3
+		if lines[j].mn == "s_cmp_lg_u32" && j+1 < len(lines) {
+			j++
+		}
+		if lines[j].mn != "s_setpc_b64" && lines[j].mn != "s_swappc_b64" {
+			continue
+		}
+		tgt := lines[i].at + 4 + (uint64(lines[i+2].words[1])<<32 | uint64(lines[i+1].words[1]))
+		if !starts[tgt] {
+			t.Fatalf("%s: long window at %#x targets %#x, not an instruction start", name, lines[i].at, tgt)
 		}
 	}
 	sf, err := loader.Parse(src)
