@@ -3,6 +3,7 @@ package dbt
 import (
 	"encoding/binary"
 	"fmt"
+	"sort"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -324,8 +325,8 @@ func (kt *kernelT) getpc(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []b
 		LoLit: len(code) + 8, HiLit: len(code) + 16}
 	switch {
 	case kt.g.Text.Contains(tgt):
-		if _, ok := kt.g.Insts[tgt]; !ok {
-			kt.reject(in, fmt.Sprintf("s_getpc_b64 computes %#x inside .text, which is not a decoded instruction of the scope", tgt))
+		if !kt.inScope(tgt) {
+			kt.reject(in, fmt.Sprintf("s_getpc_b64 computes %#x inside .text, which is not a decoded instruction of this kernel's scope", tgt))
 			return append(code, raw...)
 		}
 	default:
@@ -680,4 +681,17 @@ func appendOnce(s []string, v string) []string {
 		}
 	}
 	return append(s, v)
+}
+
+// inScope reports whether a is the address of an instruction of the scope.
+func (kt *kernelT) inScope(a uint64) bool {
+	if _, ok := kt.g.Insts[a]; !ok {
+		return false
+	}
+	i := sort.Search(len(kt.scope.Blocks), func(i int) bool { return kt.scope.Blocks[i] > a }) - 1
+	if i < 0 {
+		return false
+	}
+	b := kt.g.Blocks[kt.scope.Blocks[i]]
+	return a >= b.Start && a < b.End
 }
