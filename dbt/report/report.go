@@ -201,7 +201,25 @@ func (k *Kernel) Finish() {
 		}
 		return a.Rule < b.Rule
 	})
-	sort.SliceStable(k.Rejections, func(i, j int) bool { return k.Rejections[i].Offset < k.Rejections[j].Offset })
+	sort.SliceStable(k.Rejections, func(i, j int) bool {
+		a, b := k.Rejections[i], k.Rejections[j]
+		if a.Offset != b.Offset {
+			return a.Offset < b.Offset
+		}
+		if a.Mnemonic != b.Mnemonic {
+			return a.Mnemonic < b.Mnemonic
+		}
+		return a.Reason < b.Reason
+	})
+	// Drop exact duplicates (the same problem found twice).
+	out := k.Rejections[:0]
+	for i, r := range k.Rejections {
+		if i > 0 && r == k.Rejections[i-1] {
+			continue
+		}
+		out = append(out, r)
+	}
+	k.Rejections = out
 }
 
 // Finish sorts o's kernels and computes the object fidelity.

@@ -35,7 +35,12 @@ func TestTallyMergesAndRanks(t *testing.T) {
 	}
 	k.Reject(Rejection{Offset: 0x20, Mnemonic: "v_prng_b32", Reason: "no rule"})
 	k.Reject(Rejection{Offset: 0x10, Mnemonic: "v_prng_b32", Reason: "no rule"})
+	k.Reject(Rejection{Offset: 0x10, Mnemonic: "v_prng_b32", Reason: "a reason"})
+	k.Reject(Rejection{Offset: 0x10, Mnemonic: "v_prng_b32", Reason: "no rule"})
 	k.Finish()
+	if len(k.Rejections) != 3 || k.Rejections[0].Reason != "a reason" {
+		t.Fatalf("rejections not sorted by offset and reason, or duplicates kept: %+v", k.Rejections)
+	}
 	if k.Fidelity != Rejected {
 		t.Fatalf("fidelity %s, want rejected", k.Fidelity)
 	}
