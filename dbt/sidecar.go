@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -254,6 +255,8 @@ type sidecarPlan struct {
 	prologue vlds.PrologueSpec
 	base     uint16
 	lowered  int
+	// top is one past the highest SGPR the prologue and base use.
+	top int
 }
 
 // userSGPRs returns the first SGPR of the kernarg pointer (-1 when not
@@ -300,14 +303,70 @@ func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
 	if d.Flag(kd.RSRC2_ENABLE_PRIVATE_SEGMENT) {
 		sys++
 	}
-	hi := max(sys, d.NextFreeSGPR()-6, kt.maxSGPR()+1)
-	base := uint16((hi + 3) &^ 3)
-	if int(base)+6 > 102 {
-		return nil, fmt.Sprintf("no SGPRs left for virtual_lds_base: the kernel uses s0..s%d and the prologue needs six more (spill-per-use mode is not implemented)", hi-1)
+	for _, l := range kt.scope.Blocks {
+		for _, in := range kt.g.Blocks[l].Insts {
+			if n := in.Name(); strings.HasPrefix(n, "s_movrel") {
+				return nil, fmt.Sprintf("%#x %s indexes SGPRs through M0: the SGPRs the scope uses are not known", in.PC, n)
+			}
+		}
 	}
-	prefix := max(d.KernargSize, 0)
-	return &sidecarPlan{base: base, prologue: vlds.PrologueSpec{
-		Kernarg: uint16(ka), Wrapper: vlds.Layout(prefix), WorkgroupID: wg, Base: base,
+	info := live.Analyze(kt.g, kt.scope, kt.rawUses)
+	used := info.Used.S // every SGPR the scope names
+	used.Add(0, sys)    // and those the hardware initialises
+	// virtual_lds_base: an even pair the scope never names, preferring
+	// one inside the current allocation.
+	base := -1
+	for r := 0; r+1 < 102; r += 2 {
+		if !used.Has(r) && !used.Has(r+1) && (base < 0 || r+1 < d.NextFreeSGPR()-6) {
+			base = r
+			if r+1 < d.NextFreeSGPR()-6 {
+				break
+			}
+		}
+	}
+	if base < 0 {
+		return nil, "no SGPR pair is free in the whole scope for virtual_lds_base (spill-per-use mode is not implemented)"
+	}
+	// Prologue temporaries: dead at the entry (not read before written)
+	// and not hardware-initialised.
+	var entryLive live.Set
+	if a := info.After(kt.k.EntryAddr); a != nil {
+		entryLive = a.S
+	}
+	if in := kt.g.Insts[kt.k.EntryAddr]; in != nil {
+		for _, o := range in.Operands {
+			if o.Kind == isa.KindReg && o.Class == isa.SGPR {
+				entryLive.Add(int(o.Reg), max(int(o.Width), 1))
+			}
+		}
+	}
+	free := func(r int) bool {
+		return r >= sys && r < 102 && !entryLive.Has(r) && r != base && r != base+1
+	}
+	var temps [4]uint16
+	pair := -1
+	for r := 0; r+1 < 102; r += 2 {
+		if free(r) && free(r+1) {
+			pair = r
+			break
+		}
+	}
+	if pair < 0 {
+		return nil, "no SGPR pair is dead at the kernel entry for the prologue"
+	}
+	temps[0], temps[1] = uint16(pair), uint16(pair+1)
+	n := 2
+	for r := 0; r < 102 && n < 4; r++ {
+		if free(r) && r != pair && r != pair+1 {
+			temps[n] = uint16(r)
+			n++
+		}
+	}
+	if n < 4 {
+		return nil, "fewer than four SGPRs are dead at the kernel entry for the prologue"
+	}
+	return &sidecarPlan{base: uint16(base), top: max(base+2, int(temps[0])+2, int(temps[2])+1, int(temps[3])+1), prologue: vlds.PrologueSpec{
+		Kernarg: uint16(ka), Wrapper: vlds.Layout(d.KernargSize), WorkgroupID: wg, Base: uint16(base), Temps: temps,
 	}}, ""
 }
 
@@ -359,6 +418,15 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 		return "the scope has decode or control-flow errors"
 	}
 	kt.live = live.Analyze(kt.g, sc, kt.rawUses)
+	// Reserve the base pair: no scratch pair of a rule or long branch may
+	// take it (the analysis sees it as never read).
+	for _, l := range sc.Blocks {
+		for _, in := range kt.g.Blocks[l].Insts {
+			if a := kt.live.After(in.PC); a != nil {
+				a.S.Add(int(p.base), 2)
+			}
+		}
+	}
 	code, err := vlds.Prologue(p.prologue)
 	if err != nil {
 		return err.Error()
@@ -481,7 +549,7 @@ func (kt *kernelT) sidecarDescriptor(p *sidecarPlan) (kd.Descriptor, error) {
 	}
 	d.GroupSegmentFixedSize = 0
 	d.KernargSize = p.prologue.Wrapper.Size
-	need := int(p.base) + 6 + 6 // VCC, FLAT_SCRATCH, XNACK_MASK
+	need := p.top + 6 // VCC, FLAT_SCRATCH, XNACK_MASK
 	if need > d.NextFreeSGPR() {
 		if err := d.Set(kd.RSRC1_GRANULATED_WAVEFRONT_SGPR_COUNT, kd.SGPRGranules(kt.hostProc, need)); err != nil {
 			return d, fmt.Errorf("SGPR count %d: %w", need, err)

@@ -37,16 +37,18 @@ type PrologueSpec struct {
 	// descriptor does not initialise it (the runtime must then give that
 	// dimension a single workgroup or a zero stride).
 	WorkgroupID [3]int
-	// Base is the first of six SGPRs (4-aligned): Base, Base+1 hold
-	// virtual_lds_base after the prologue; Base+2..Base+5 are clobbered.
+	// Base is the even SGPR pair that holds virtual_lds_base after the
+	// prologue.
 	Base uint16
+	// Temps are four SGPRs the prologue clobbers: Temps[0] is even and
+	// Temps[1] is Temps[0]+1 (they receive stride_x, stride_y).
+	Temps [4]uint16
 }
 
 // SMEM and SOP2 encodings (GFX9).
 const (
 	smemLoadDword   = 0
 	smemLoadDwordx2 = 1
-	smemLoadDwordx4 = 2
 	sop2AddU32      = 0
 	sop2AddcU32     = 4
 	sop2MulI32      = 0x24
@@ -68,28 +70,46 @@ func sop2(op uint32, sdst, s0, s1 uint16) uint32 {
 // (64-bit products), with the kernarg pointer restored to the original
 // kernarg segment. It waits for its loads before the guest code runs.
 func Prologue(p PrologueSpec) ([]byte, error) {
-	if p.Base%4 != 0 || p.Base+6 > 102 {
-		return nil, fmt.Errorf("vlds: prologue: base SGPR s%d must be 4-aligned with six SGPRs below s102", p.Base)
+	regs := map[uint16]string{}
+	claim := func(r uint16, what string) error {
+		if r >= 102 {
+			return fmt.Errorf("vlds: prologue: %s s%d is not an SGPR below s102", what, r)
+		}
+		if other, dup := regs[r]; dup {
+			return fmt.Errorf("vlds: prologue: %s s%d is also the %s", what, r, other)
+		}
+		regs[r] = what
+		return nil
 	}
-	if p.Kernarg%2 != 0 || p.Kernarg+2 > 102 || (p.Kernarg+2 > p.Base && p.Kernarg < p.Base+6) {
-		return nil, fmt.Errorf("vlds: prologue: kernarg pair s%d is odd, out of range or overlaps s%d..s%d", p.Kernarg, p.Base, p.Base+5)
+	if p.Base%2 != 0 || p.Kernarg%2 != 0 || p.Temps[0]%2 != 0 || p.Temps[1] != p.Temps[0]+1 {
+		return nil, fmt.Errorf("vlds: prologue: base s%d, kernarg s%d and temps s%d,s%d must be aligned pairs", p.Base, p.Kernarg, p.Temps[0], p.Temps[1])
+	}
+	for _, c := range []struct {
+		r    uint16
+		what string
+	}{{p.Base, "base"}, {p.Base + 1, "base"}, {p.Kernarg, "kernarg pointer"}, {p.Kernarg + 1, "kernarg pointer"},
+		{p.Temps[0], "temporary"}, {p.Temps[1], "temporary"}, {p.Temps[2], "temporary"}, {p.Temps[3], "temporary"}} {
+		if err := claim(c.r, c.what); err != nil {
+			return nil, err
+		}
 	}
 	w := p.Wrapper
 	if w.OrigPtr%8 != 0 || w.State != w.OrigPtr+8 || w.Size < w.State+StateSize {
 		return nil, fmt.Errorf("vlds: prologue: bad wrapper layout %+v", w)
 	}
 	var out []uint32
-	out = append(out, smem(smemLoadDwordx4, p.Base, p.Kernarg, w.State)...)
-	out = append(out, smem(smemLoadDword, p.Base+4, p.Kernarg, w.State+16)...)
+	out = append(out, smem(smemLoadDwordx2, p.Base, p.Kernarg, w.State)...)
+	out = append(out, smem(smemLoadDwordx2, p.Temps[0], p.Kernarg, w.State+8)...)
+	out = append(out, smem(smemLoadDword, p.Temps[2], p.Kernarg, w.State+16)...)
 	out = append(out, smem(smemLoadDwordx2, p.Kernarg, p.Kernarg, w.OrigPtr)...)
 	out = append(out, waitLGKM0)
-	stride := [3]uint16{p.Base + 2, p.Base + 3, p.Base + 4}
-	hi := p.Base + 5
+	stride := [3]uint16{p.Temps[0], p.Temps[1], p.Temps[2]}
+	hi := p.Temps[3]
 	for d, g := range p.WorkgroupID {
 		if g < 0 {
 			continue
 		}
-		if g >= 102 || (g >= int(p.Base) && g < int(p.Base)+6) || (g >= int(p.Kernarg) && g < int(p.Kernarg)+2) {
+		if _, clash := regs[uint16(g)]; clash || g >= 102 {
 			return nil, fmt.Errorf("vlds: prologue: workgroup ID SGPR s%d overlaps the prologue's registers", g)
 		}
 		out = append(out,

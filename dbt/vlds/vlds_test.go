@@ -222,33 +222,37 @@ func TestLowerLDSDMA(t *testing.T) {
 
 // TestPrologueMatchesLLVM checks the prologue words against llvm-mc-19.
 func TestPrologueMatchesLLVM(t *testing.T) {
-	p := PrologueSpec{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: [3]int{6, -1, 7}, Base: 40}
+	p := PrologueSpec{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: [3]int{6, -1, 7}, Base: 40, Temps: [4]uint16{50, 51, 13, 9}}
 	got, err := Prologue(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := bytes.Join(assemble(t, `s_load_dwordx4 s[40:43], s[4:5], 0x20
-s_load_dword s44, s[4:5], 0x30
+	want := bytes.Join(assemble(t, `s_load_dwordx2 s[40:41], s[4:5], 0x20
+s_load_dwordx2 s[50:51], s[4:5], 0x28
+s_load_dword s13, s[4:5], 0x30
 s_load_dwordx2 s[4:5], s[4:5], 0x18
 s_waitcnt lgkmcnt(0)
-s_mul_hi_u32 s45, s42, s6
-s_mul_i32 s42, s42, s6
-s_add_u32 s40, s40, s42
-s_addc_u32 s41, s41, s45
-s_mul_hi_u32 s45, s44, s7
-s_mul_i32 s44, s44, s7
-s_add_u32 s40, s40, s44
-s_addc_u32 s41, s41, s45
+s_mul_hi_u32 s9, s50, s6
+s_mul_i32 s50, s50, s6
+s_add_u32 s40, s40, s50
+s_addc_u32 s41, s41, s9
+s_mul_hi_u32 s9, s13, s7
+s_mul_i32 s13, s13, s7
+s_add_u32 s40, s40, s13
+s_addc_u32 s41, s41, s9
 `), nil)
 	if !bytes.Equal(got, want) {
 		t.Errorf("prologue\n got % x\nwant % x", got, want)
 	}
+	none := [3]int{-1, -1, -1}
 	for _, bad := range []PrologueSpec{
-		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: [3]int{-1, -1, -1}, Base: 42},
-		{Kernarg: 40, Wrapper: Layout(20), WorkgroupID: [3]int{-1, -1, -1}, Base: 40},
-		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: [3]int{41, -1, -1}, Base: 40},
-		{Kernarg: 4, Wrapper: WrapperLayout{Prefix: 20, OrigPtr: 20, State: 28, Size: 52}, WorkgroupID: [3]int{-1, -1, -1}, Base: 40},
-		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: [3]int{-1, -1, -1}, Base: 100},
+		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: none, Base: 41, Temps: [4]uint16{50, 51, 13, 9}},
+		{Kernarg: 40, Wrapper: Layout(20), WorkgroupID: none, Base: 40, Temps: [4]uint16{50, 51, 13, 9}},
+		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: [3]int{13, -1, -1}, Base: 40, Temps: [4]uint16{50, 51, 13, 9}},
+		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: none, Base: 40, Temps: [4]uint16{50, 52, 13, 9}},
+		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: none, Base: 40, Temps: [4]uint16{50, 51, 41, 9}},
+		{Kernarg: 4, Wrapper: WrapperLayout{Prefix: 20, OrigPtr: 20, State: 28, Size: 52}, WorkgroupID: none, Base: 40, Temps: [4]uint16{50, 51, 13, 9}},
+		{Kernarg: 4, Wrapper: Layout(20), WorkgroupID: none, Base: 102, Temps: [4]uint16{50, 51, 13, 9}},
 	} {
 		if _, err := Prologue(bad); err == nil {
 			t.Errorf("%+v accepted", bad)
