@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	
+
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
