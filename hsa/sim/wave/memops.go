@@ -314,11 +314,25 @@ func flatOp(op memOp) func(*Wave, *Inst) error {
 		dr := (in.Dst - opVGPR) & 511
 		sr := (in.Src[1] - opVGPR) & 511
 		var rest uint64
+		// Per-instruction address form: SGPR base + 32-bit VGPR offset, or
+		// a 64-bit VGPR pair.
+		imm := uint64(int64(in.Imm))
+		vr := (in.Src[0] - opVGPR) & 511
+		lo, hi := &w.V[vr], &w.V[(vr+1)&511]
+		sbase, useS := uint64(0), in.Seg == 2 && in.Saddr != 0x7f
+		if useS {
+			sbase = w.s64(in.Saddr, in) + imm
+		}
 		for l := 0; l < 64; l++ {
 			if exec>>l&1 == 0 {
 				continue
 			}
-			addr := w.vmemAddr(in, l)
+			var addr uint64
+			if useS {
+				addr = sbase + uint64(lo[l])
+			} else {
+				addr = (uint64(lo[l]) | uint64(hi[l])<<32) + imm
+			}
 			off := addr - rbase
 			if off+n > uint64(len(rdata)) || off+n < off {
 				if addr>>48 != 0 {
@@ -334,6 +348,14 @@ func flatOp(op memOp) func(*Wave, *Inst) error {
 			}
 			w.Lanes++
 			p := rdata[off : off+n]
+			if words == 1 {
+				if op.store {
+					le.PutUint32(p, w.V[sr][l])
+				} else {
+					w.V[dr][l] = le.Uint32(p)
+				}
+				continue
+			}
 			if op.store {
 				for i := 0; i < words; i++ {
 					le.PutUint32(p[4*i:], w.V[(sr+uint16(i))&511][l])
