@@ -59,6 +59,17 @@ func Parse(b []byte, name string) (*File, error) {
 	if f.Class != elf.ELFCLASS64 || len(b) < 52 {
 		return nil, fmt.Errorf("objfile: %s: not a 64-bit ELF file", name)
 	}
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {
+			continue
+		}
+		if s.Flags&elf.SHF_COMPRESSED != 0 {
+			return nil, fmt.Errorf("objfile: %s: section %q is compressed; code objects are not", name, s.Name)
+		}
+		if s.Offset > uint64(len(b)) || s.Size > uint64(len(b))-s.Offset {
+			return nil, fmt.Errorf("objfile: %s: section %q (offset 0x%x, size 0x%x) extends past the end of the file (0x%x bytes)", name, s.Name, s.Offset, s.Size, len(b))
+		}
+	}
 	return read(f, name, binary.LittleEndian.Uint32(b[48:]))
 }
 

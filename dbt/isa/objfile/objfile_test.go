@@ -1,0 +1,64 @@
+package objfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+func TestOpenCorpus(t *testing.T) {
+	for _, c := range []struct {
+		arch string
+		want isa.Target
+	}{{"gfx942", isa.GFX942}, {"gfx950", isa.GFX950}} {
+		dir := projectpath.MustShared(t, "corpus", "aiter", c.arch)
+		files, _ := filepath.Glob(filepath.Join(dir, "*.co"))
+		if len(files) == 0 {
+			t.Fatalf("no %s objects", c.arch)
+		}
+		for _, p := range files {
+			f, err := Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Target != c.want {
+				t.Errorf("%s: target %v want %v", p, f.Target, c.want)
+			}
+			if len(f.Sections) == 0 || f.Sections[0].Name != ".text" || len(f.Sections[0].Data) == 0 {
+				t.Errorf("%s: no .text", p)
+			}
+			if len(f.Symbols) == 0 {
+				t.Errorf("%s: no symbols in .text", p)
+			}
+		}
+	}
+	if _, err := Parse([]byte("not an elf"), "x"); err == nil {
+		t.Error("garbage parsed")
+	}
+}
+
+// FuzzParse feeds mutated code objects to Parse: errors are fine, panics
+// are not.
+func FuzzParse(f *testing.F) {
+	// The smallest corpus object keeps the fuzzer fast.
+	dir, err := projectpath.Shared("corpus", "aiter", "gfx942")
+	if err == nil {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.co"))
+		var small []byte
+		for _, p := range files {
+			if b, err := os.ReadFile(p); err == nil && (small == nil || len(b) < len(small)) {
+				small = b
+			}
+		}
+		if small != nil {
+			f.Add(small)
+		}
+	}
+	f.Add([]byte("\x7fELF\x02\x01\x01\x40\x02"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = Parse(b, "fuzz")
+	})
+}
