@@ -133,6 +133,9 @@ func checkObject(t *testing.T, tool, path, mcpu string, target isa.Target) corpu
 			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x %08X: want %q got %q", filepath.Base(path), l.addr, l.words, l.text, got))
 		}
 		if err == nil {
+			if _, serr := DecodeStrict(b, l.addr, target); serr != nil && len(r.mismatches) < 1000 {
+				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: DecodeStrict: %v", filepath.Base(path), l.addr, serr))
+			}
 			enc, eerr := Encode(&in)
 			want := b[:in.Size]
 			if eerr == nil && bytes.Equal(enc, want) {

@@ -210,3 +210,24 @@ func format(k enc.Kind) (isa.Format, isa.Format) {
 	}
 	return isa.FormatInvalid, isa.FormatInvalid
 }
+
+// DecodeStrict is Decode that also rejects encodings with bits set that no
+// operand or modifier of the opcode owns (reserved bits, fields of operands
+// the opcode does not have), as LLVM's disassembler mostly does. The
+// translator uses it to fail closed on words that are not real code.
+func DecodeStrict(b []byte, pc uint64, t isa.Target) (isa.Inst, error) {
+	in, err := Decode(b, pc, t)
+	if err != nil {
+		return in, err
+	}
+	pad := in.Pad
+	if int(in.Enc) < len(entries) && entries[in.Enc].kind == enc.MAI {
+		pad[1] &^= 3 << 27 // ACCVGPR moves carry fixed acc bits
+	}
+	for i, p := range pad {
+		if p != 0 {
+			return in, errAt(pc, "reserved", "%s: dword %d has bits 0x%08x set that the encoding does not use", entries[in.Enc].mnem, i, p)
+		}
+	}
+	return in, nil
+}
