@@ -67,6 +67,7 @@ const (
 
 var opNames = [...]string{"mov", "not", "and", "or", "xor", "bfi"}
 
+// String returns the operation's name.
 func (o Op) String() string {
 	if int(o) < len(opNames) {
 		return opNames[o]
@@ -104,6 +105,7 @@ const (
 
 var valNames = [...]string{"a", "b", "c", "t0", "t1", "d", "0", "-1"}
 
+// String returns the value's name.
 func (v Val) String() string {
 	if int(v) < len(valNames) {
 		return valNames[v]
@@ -118,6 +120,7 @@ type Inst struct {
 	Src [3]Val
 }
 
+// String prints the operation as "dst = op src, ...".
 func (in Inst) String() string {
 	s := fmt.Sprintf("%s = %s", in.Dst, in.Op)
 	for i := 0; i < in.Op.Arity(); i++ {

@@ -54,6 +54,7 @@ const (
 	Return
 )
 
+// String returns the kind's name.
 func (k TransferKind) String() string {
 	return [...]string{"unresolved", "jump", "call", "return"}[k]
 }

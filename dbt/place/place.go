@@ -213,6 +213,7 @@ type OutOfRange struct {
 	Srcs []uint64 // all of them, in body order
 }
 
+// Error implements error.
 func (e *OutOfRange) Error() string {
 	return fmt.Sprintf("place: %s: %d branches (first at source %#x) are out of SOPP range", e.Body, len(e.Srcs), e.Src)
 }

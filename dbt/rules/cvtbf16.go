@@ -37,6 +37,7 @@ func CvtF32BF16Code(vdst, src uint16, hi bool) ([]byte, error) {
 
 type ruleErr string
 
+// Error implements error.
 func (e ruleErr) Error() string { return string(e) }
 
 const errHiNonVGPR = ruleErr("op_sel high half of a non-VGPR source is not supported")
