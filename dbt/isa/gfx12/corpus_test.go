@@ -1,0 +1,172 @@
+package gfx12
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/objfile"
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+// objdumpLine is one instruction as llvm-objdump printed it.
+type objdumpLine struct {
+	addr  uint64
+	text  string
+	words []uint32
+}
+
+// runObjdump disassembles path with llvm-objdump-19 and returns its
+// instruction lines.
+func runObjdump(tool, path, mcpu string) ([]objdumpLine, error) {
+	out, err := exec.Command(tool, "-d", "--mcpu="+mcpu, path).Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", tool, path, err)
+	}
+	var lines []objdumpLine
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if !strings.HasPrefix(l, "\t") {
+			continue
+		}
+		i := strings.LastIndex(l, "//")
+		if i < 0 {
+			continue
+		}
+		text := normalize(l[:i])
+		rest := strings.TrimSpace(l[i+2:])
+		a, ws, ok := strings.Cut(rest, ":")
+		if !ok {
+			continue
+		}
+		addr, err := strconv.ParseUint(strings.TrimSpace(a), 16, 64)
+		if err != nil {
+			continue
+		}
+		var words []uint32
+		for _, f := range strings.Fields(ws) {
+			v, err := strconv.ParseUint(f, 16, 32)
+			if err != nil {
+				break
+			}
+			words = append(words, uint32(v))
+		}
+		lines = append(lines, objdumpLine{addr, text, words})
+	}
+	return lines, nil
+}
+
+// normalize collapses white space.
+func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+type corpusResult struct {
+	total, match, roundTrip int
+	mismatches              []string
+}
+
+// checkObject compares every instruction of one object with llvm-objdump.
+func checkObject(t *testing.T, tool, path, mcpu string, target isa.Target) corpusResult {
+	var r corpusResult
+	f, err := objfile.Open(path)
+	if err != nil {
+		t.Errorf("%v", err)
+		return r
+	}
+	lines, err := runObjdump(tool, path, mcpu)
+	if err != nil {
+		t.Errorf("%v", err)
+		return r
+	}
+	var in isa.Inst
+	for _, l := range lines {
+		r.total++
+		var sec *objfile.Section
+		for i := range f.Sections {
+			s := &f.Sections[i]
+			if l.addr >= s.Addr && l.addr < s.Addr+uint64(len(s.Data)) {
+				sec = s
+			}
+		}
+		if sec == nil {
+			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: no section", filepath.Base(path), l.addr))
+			continue
+		}
+		b := sec.Data[l.addr-sec.Addr:]
+		err := DecodeInto(&in, b, l.addr, target)
+		var got string
+		if err != nil {
+			got = "ERROR " + err.Error()
+		} else {
+			got = normalize(Print(&in))
+		}
+		if got == l.text {
+			r.match++
+		} else {
+			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x %08X: want %q got %q", filepath.Base(path), l.addr, l.words, l.text, got))
+		}
+		if err == nil {
+			enc, eerr := Encode(&in)
+			want := b[:in.Size]
+			if eerr == nil && bytes.Equal(enc, want) {
+				r.roundTrip++
+			} else {
+				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: re-encode %x want %x (%v) [%s]", filepath.Base(path), l.addr, enc, want, eerr, l.text))
+			}
+			if len(l.words)*4 != int(in.Size) {
+				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: size %d, objdump %d words [%s]", filepath.Base(path), l.addr, in.Size, len(l.words), l.text))
+			}
+		}
+	}
+	return r
+}
+
+// TestCorpusKernels compares Print with live llvm-objdump-19 output and
+// checks Encode(Decode(x)) == x for every instruction of the gfx1200 and
+// gfx1201 kernel objects (wave32, LLVM's default for both).
+func TestCorpusKernels(t *testing.T) {
+	tool := llvmtool.Require(t, llvmtool.Objdump)
+	root := projectpath.MustRoot(t)
+	for _, tc := range []struct {
+		cpu    string
+		target isa.Target
+	}{{"gfx1200", isa.GFX1200}, {"gfx1201", isa.GFX1201}} {
+		files, _ := filepath.Glob(filepath.Join(root, "testdata", "kernels", tc.cpu, "*.co"))
+		if len(files) == 0 {
+			t.Fatalf("no %s kernel objects", tc.cpu)
+		}
+		var total corpusResult
+		for _, f := range files {
+			r := checkObject(t, tool, f, tc.cpu, tc.target)
+			total.total += r.total
+			total.match += r.match
+			total.roundTrip += r.roundTrip
+			total.mismatches = append(total.mismatches, r.mismatches...)
+		}
+		t.Logf("%s kernels: %d objects, %d instructions, text match %d (%.3f%%), round trip %d (%.3f%%)",
+			tc.cpu, len(files), total.total, total.match, 100*float64(total.match)/float64(max(total.total, 1)),
+			total.roundTrip, 100*float64(total.roundTrip)/float64(max(total.total, 1)))
+		if total.total == 0 {
+			t.Fatal("llvm-objdump printed no instructions")
+		}
+		if d := os.Getenv("ISA_MISMATCH_FILE"); d != "" {
+			os.WriteFile(d+"."+tc.cpu, []byte(strings.Join(total.mismatches, "\n")), 0o644)
+		}
+		for i, m := range total.mismatches {
+			if i >= 40 {
+				t.Errorf("... and %d more", len(total.mismatches)-i)
+				break
+			}
+			t.Error(m)
+		}
+	}
+}
