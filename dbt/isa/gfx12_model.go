@@ -50,8 +50,8 @@ func GFX12FormatName(f Format) string {
 // memory and messages), samplecnt (image samples), bvhcnt (BVH) and expcnt
 // (WaitEXP).
 const (
-	WaitLoad   = WaitVM
-	WaitStore  = WaitVS
+	WaitLoad               = WaitVM
+	WaitStore              = WaitVS
 	WaitDS     WaitCounter = 1 << 4
 	WaitKM     WaitCounter = 1 << 5
 	WaitSample WaitCounter = 1 << 6

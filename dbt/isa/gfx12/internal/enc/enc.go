@@ -193,15 +193,15 @@ type Code uint8
 
 // Field codes.
 const (
-	CodeImm   Code = iota // an unsigned immediate
-	CodeSImm              // a signed (two's complement) immediate
-	CodeSrc9              // VALU source: 0..255 scalar codes, 256+ VGPRs
-	CodeSrc8              // SALU source: scalar codes
-	CodeSDst7             // scalar destination code
-	CodeVGPR8             // VGPR number
-	CodeSGPRx2            // SGPR number / 2 (SMEM sbase)
-	CodeSGPR              // SGPR number
-	CodeBit               // a one-bit flag
+	CodeImm    Code = iota // an unsigned immediate
+	CodeSImm               // a signed (two's complement) immediate
+	CodeSrc9               // VALU source: 0..255 scalar codes, 256+ VGPRs
+	CodeSrc8               // SALU source: scalar codes
+	CodeSDst7              // scalar destination code
+	CodeVGPR8              // VGPR number
+	CodeSGPRx2             // SGPR number / 2 (SMEM sbase)
+	CodeSGPR               // SGPR number
+	CodeBit                // a one-bit flag
 )
 
 // FieldID names a field.
@@ -335,7 +335,7 @@ var Layout = [NumFields]Bits{
 	F3Clamp: {0, 15, 1, CodeBit}, F3Src0: {1, 0, 9, CodeSrc9}, F3Src1: {1, 9, 9, CodeSrc9}, F3Src2: {1, 18, 9, CodeSrc9},
 	F3OMod: {1, 27, 2, CodeImm}, F3Neg: {1, 29, 3, CodeImm},
 	FPNegHi: {0, 8, 3, CodeImm}, FPOpSel: {0, 11, 3, CodeImm}, FPOpSelH: {0, 14, 1, CodeBit}, FPOpSelL: {1, 27, 2, CodeImm},
-	FIWait: {0, 8, 3, CodeImm},
+	FIWait:   {0, 8, 3, CodeImm},
 	FDPPSrc0: {LastWord, 0, 8, CodeVGPR8}, FDPPCtrl: {LastWord, 8, 9, CodeImm}, FDPPFI: {LastWord, 18, 1, CodeBit},
 	FDPPBC: {LastWord, 19, 1, CodeBit}, FDPPNeg0: {LastWord, 20, 1, CodeBit}, FDPPAbs0: {LastWord, 21, 1, CodeBit},
 	FDPPNeg1: {LastWord, 22, 1, CodeBit}, FDPPAbs1: {LastWord, 23, 1, CodeBit}, FDPPBank: {LastWord, 24, 4, CodeImm},
@@ -354,7 +354,7 @@ var Layout = [NumFields]Bits{
 	FIVData: {1, 0, 8, CodeVGPR8}, FIRsrc: {1, 9, 9, CodeSGPR}, FISamp: {1, 23, 9, CodeSGPR},
 	FIVAddr0: {2, 0, 8, CodeVGPR8}, FIVAddr1: {2, 8, 8, CodeVGPR8}, FIVAddr2: {2, 16, 8, CodeVGPR8}, FIVAddr3: {2, 24, 8, CodeVGPR8},
 	FIVAddr4: {1, 23, 8, CodeVGPR8},
-	FEEn: {0, 0, 4, CodeImm}, FETgt: {0, 4, 6, CodeImm}, FEDone: {0, 11, 1, CodeBit}, FERow: {0, 13, 1, CodeBit},
+	FEEn:     {0, 0, 4, CodeImm}, FETgt: {0, 4, 6, CodeImm}, FEDone: {0, 11, 1, CodeBit}, FERow: {0, 13, 1, CodeBit},
 	FEVSrc0: {1, 0, 8, CodeVGPR8}, FEVSrc1: {1, 8, 8, CodeVGPR8}, FEVSrc2: {1, 16, 8, CodeVGPR8}, FEVSrc3: {1, 24, 8, CodeVGPR8},
 }
 
