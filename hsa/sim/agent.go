@@ -35,7 +35,8 @@ import (
 	"github.com/rocjitsu/rocjitsu/hsa/sim/wave"
 )
 
-// Agent is a simulated GPU.
+// Agent is a simulated GPU. It is not safe for concurrent use: callers
+// that share one serialize their calls.
 type Agent struct {
 	// Target is the processor the agent is ("gfx942" or "gfx950").
 	Target string
@@ -64,6 +65,19 @@ type Stats struct {
 	Waves uint64
 }
 
+// DefaultMaxInstructions is the per-wave instruction bound of a new agent:
+// a wave that runs longer is reported as a fault (an endless loop).
+const DefaultMaxInstructions = 1 << 28
+
+// LDSSize returns the largest group segment a workgroup can have on the
+// agent's target: 64 KiB on gfx942, 160 KiB on gfx950.
+func (a *Agent) LDSSize() uint32 {
+	if a.isa == wave.GFX950 {
+		return 160 << 10
+	}
+	return 64 << 10
+}
+
 // NewAgent returns an agent for target ("gfx942" or "gfx950").
 func NewAgent(target string) (*Agent, error) {
 	var t wave.Target
@@ -76,7 +90,7 @@ func NewAgent(target string) (*Agent, error) {
 		return nil, fmt.Errorf("sim: unsupported target %q (want gfx942 or gfx950)", target)
 	}
 	m := mem.New()
-	return &Agent{Target: target, Mem: m, isa: t, MaxInstructions: 1 << 32,
+	return &Agent{Target: target, Mem: m, isa: t, MaxInstructions: DefaultMaxInstructions,
 		progs: map[wave.Target]*wave.Program{t: wave.NewProgram(m, t)}}, nil
 }
 
@@ -196,6 +210,9 @@ func (a *Agent) DispatchExt(k *Kernel, grid, block [3]uint32, kernarg []byte, dy
 }
 
 func (a *Agent) run(k *Kernel, grid, block [3]uint32, kaAddr, pktAddr uint64, group, private uint32) error {
+	if group > a.LDSSize() {
+		return fmt.Errorf("sim: kernel %s: group segment of %d bytes exceeds the %d bytes of LDS of %s", k.Name, group, a.LDSSize(), a.Target)
+	}
 	d := k.Desc
 	prog := a.progs[a.isa]
 	entry := uint64(int64(k.KD) + d.EntryOffset)

@@ -67,3 +67,32 @@ func FuzzLoadCodeObject(f *testing.F) {
 		_, _ = a.LoadCodeObject(b)
 	})
 }
+
+// TestLDSLimit checks that a group segment beyond the target's LDS fails
+// on gfx942 (64 KiB) and runs on gfx950 (160 KiB).
+func TestLDSLimit(t *testing.T) {
+	c, ok := kernelref.Lookup("vector_add")
+	if !ok {
+		t.Fatal("no vector_add case")
+	}
+	image, err := os.ReadFile(filepath.Join(projectpath.MustRoot(t), c.Object("gfx942")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		target string
+		ok     bool
+	}{{"gfx942", false}, {"gfx950", true}} {
+		a, _ := NewAgent(tc.target)
+		ex, err := a.LoadCodeObject(image)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, _ := ex.Kernel("vector_add")
+		ka := make([]byte, k.KernargSegmentSize) // n = 0: no work-item touches memory
+		err = a.DispatchExt(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, ka, 100<<10, 0)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s with 100 KiB of LDS: %v", tc.target, err)
+		}
+	}
+}
