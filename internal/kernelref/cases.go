@@ -43,6 +43,7 @@ var registry = []entry{
 	{"hidden_args", hiddenArgs},
 	{"dynamic_lds", dynamicLDS},
 	{"indirect_call", indirectCall},
+	{"stream_compact", streamCompact},
 	{"lds_big_dynamic", ldsBigDynamic},
 	{"fp8_fnuz_to_f32", fp8FNUZToF32},
 	{"fp8_ocp_to_f32", fp8OCPToF32},

@@ -385,3 +385,24 @@ func ldsBigDynamic() Case {
 	b.expect(o, want)
 	return b.done()
 }
+
+func streamCompact() Case {
+	const groups, wg = 4, 256
+	b := newCase("stream_compact", "per-group stable compaction with wave ballots and v_mbcnt ranks", dim(groups*wg, 1, 1), dim(wg, 1, 1))
+	in := b.rng.u32s(groups * wg)
+	b.in("in", U32, in)
+	o := b.out("out", U32, groups*wg)
+	cnt := b.out("count", U32, groups)
+	wo, wc := make([]uint32, groups*wg), make([]uint32, groups)
+	for g := 0; g < groups; g++ {
+		for _, v := range in[g*wg : (g+1)*wg] {
+			if v%3 == 0 {
+				wo[g*wg+int(wc[g])] = v
+				wc[g]++
+			}
+		}
+	}
+	b.expect(o, wo)
+	b.expect(cnt, wc)
+	return b.done()
+}

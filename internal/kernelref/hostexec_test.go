@@ -90,24 +90,51 @@ func TestReferencesAgainstHostExecution(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "calls.c"), []byte(callsSource(cases)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs := make([]string, len(cases))
-	errs := make([]error, len(cases))
+	// A kernel written per wave size (it tests __AMDGCN_WAVEFRONT_SIZE__)
+	// is compiled once per size; the others once. Two harness binaries
+	// result, one per wave size.
+	type job struct {
+		src, obj string
+		defs     []string
+	}
+	var jobs []job
+	shared := []string{}
+	perWave := map[int][]string{64: nil, 32: nil}
+	for _, c := range cases {
+		src, err := os.ReadFile(filepath.Join(r, c.Source))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(src), "__AMDGCN_WAVEFRONT_SIZE__") {
+			for _, w := range []int{64, 32} {
+				o := filepath.Join(dir, fmt.Sprintf("%s.w%d.o", c.Name, w))
+				jobs = append(jobs, job{c.Source, o, []string{fmt.Sprintf("-DRJ_WAVE=%d", w)}})
+				perWave[w] = append(perWave[w], o)
+			}
+			continue
+		}
+		o := filepath.Join(dir, c.Name+".o")
+		jobs = append(jobs, job{c.Source, o, nil})
+		shared = append(shared, o)
+	}
+	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
-	for i, c := range cases {
-		objs[i] = filepath.Join(dir, c.Name+".o")
+	for i, j := range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out, err := exec.Command(clang, "-x", "cl", "-cl-std=CL2.0", "-target", "x86_64-linux-gnu",
-				"-O1", "-ffp-contract=off", "-Xclang", "-ffloat16-excess-precision=none",
-				"-include", filepath.Join(hostDir, "prelude.h"),
+			args := []string{"-x", "cl", "-cl-std=CL2.0", "-target", "x86_64-linux-gnu",
+				"-O1", "-ffp-contract=off", "-Xclang", "-ffloat16-excess-precision=none"}
+			args = append(args, j.defs...)
+			args = append(args, "-include", filepath.Join(hostDir, "prelude.h"),
 				"-I", filepath.Join(r, "testdata", "kernels", "src"),
-				"-c", filepath.Join(r, c.Source), "-o", objs[i]).CombinedOutput()
+				"-c", filepath.Join(r, j.src), "-o", j.obj)
+			out, err := exec.Command(clang, args...).CombinedOutput()
 			if err != nil {
-				errs[i] = fmt.Errorf("%s: %v\n%s", c.Name, err, out)
+				errs[i] = fmt.Errorf("%s: %v\n%s", j.src, err, out)
 			}
 		}()
 	}
@@ -117,12 +144,17 @@ func TestReferencesAgainstHostExecution(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bin := filepath.Join(dir, "harness")
-	args := append([]string{"-O1", "-ffp-contract=off", "-o", bin,
-		filepath.Join(hostDir, "harness.c"), filepath.Join(dir, "calls.c")}, objs...)
-	args = append(args, "-lm", "-pthread")
-	if out, err := exec.Command(clang, args...).CombinedOutput(); err != nil {
-		t.Fatalf("link harness: %v\n%s", err, out)
+	bins := map[int]string{}
+	for _, w := range []int{64, 32} {
+		bins[w] = filepath.Join(dir, fmt.Sprintf("harness%d", w))
+		args := []string{"-O1", "-ffp-contract=off", "-o", bins[w],
+			filepath.Join(hostDir, "harness.c"), filepath.Join(dir, "calls.c")}
+		args = append(args, shared...)
+		args = append(args, perWave[w]...)
+		args = append(args, "-lm", "-pthread")
+		if out, err := exec.Command(clang, args...).CombinedOutput(); err != nil {
+			t.Fatalf("link harness: %v\n%s", err, out)
+		}
 	}
 
 	runs := 0
@@ -166,7 +198,7 @@ func TestReferencesAgainstHostExecution(t *testing.T) {
 				}
 				cmdArgs = append(cmdArgs, p)
 			}
-			cmd := exec.Command(bin, cmdArgs...)
+			cmd := exec.Command(bins[wave], cmdArgs...)
 			fp8 := "ocp"
 			if c.HasTarget("gfx942") {
 				fp8 = "fnuz" // gfx942's FP8/BF8 formats; gfx950 and gfx12 use OCP

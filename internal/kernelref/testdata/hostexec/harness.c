@@ -51,6 +51,34 @@ int rj_bpermute(int addr, int v) {
   return r;
 }
 
+// Wave mask of the lanes whose pred is set (every lane of the wave must
+// call it, as in the corpus).
+uint64_t rj_ballot(int pred) {
+  xchg[flat_tid] = pred;
+  rj_barrier();
+  uint32_t base = flat_tid / wave_size * wave_size;
+  uint64_t m = 0;
+  for (uint32_t l = 0; l < wave_size && base + l < group_items; l++)
+    if (xchg[base + l])
+      m |= 1ull << l;
+  rj_barrier();
+  return m;
+}
+
+// v_mbcnt_lo/hi: acc plus the set bits of mask for the lanes below this
+// one among lanes 0-31 (lo) or 32-63 (hi).
+uint32_t rj_mbcnt_lo(uint32_t mask, uint32_t acc) {
+  uint32_t l = flat_tid % wave_size;
+  uint32_t below = l >= 32 ? 0xffffffffu : (1u << l) - 1;
+  return acc + __builtin_popcount(mask & below);
+}
+
+uint32_t rj_mbcnt_hi(uint32_t mask, uint32_t acc) {
+  uint32_t l = flat_tid % wave_size;
+  uint32_t below = l < 32 ? 0 : (l == 63 ? 0x7fffffffu : (1u << (l - 32)) - 1);
+  return acc + __builtin_popcount(mask & below);
+}
+
 float rj_exp2f(float x) { return (float)exp2((double)x); }
 float rj_log2f(float x) { return (float)log2((double)x); }
 float rj_rsqf(float x) { return (float)(1.0 / sqrt((double)x)); }

@@ -19,6 +19,20 @@ ushort rj_fmaf16(ushort, ushort, ushort);
 float rj_cvt_f32_fp8(uint w, int sel, int bf8);
 void rj_mma(int kind, const void *a, const void *b, const void *c, void *d);
 
+// Wave-size-specific kernels are compiled once per wave size (RJ_WAVE, set
+// by the test) and run by the harness binary built for that size.
+#ifndef RJ_WAVE
+#define RJ_WAVE 64
+#endif
+#define __AMDGCN_WAVEFRONT_SIZE__ RJ_WAVE
+ulong rj_ballot(int pred);
+uint rj_mbcnt_lo(uint mask, uint acc);
+uint rj_mbcnt_hi(uint mask, uint acc);
+#define __builtin_amdgcn_ballot_w64(p) rj_ballot((p) ? 1 : 0)
+#define __builtin_amdgcn_ballot_w32(p) ((uint)rj_ballot((p) ? 1 : 0))
+#define __builtin_amdgcn_mbcnt_lo(m, a) rj_mbcnt_lo((m), (a))
+#define __builtin_amdgcn_mbcnt_hi(m, a) rj_mbcnt_hi((m), (a))
+
 #define __builtin_amdgcn_workitem_id_x() rj_workitem_id(0)
 #define __builtin_amdgcn_workitem_id_y() rj_workitem_id(1)
 #define __builtin_amdgcn_workitem_id_z() rj_workitem_id(2)
