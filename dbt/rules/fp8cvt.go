@@ -20,6 +20,61 @@ const FP8Bound = "exact for every finite, zero and infinite input; a NaN input g
 func init() {
 	p := Pair{isa.GFX950, isa.GFX942}
 	register(p, &Rule{Name: "cvt-f32-fp8-ocp", Ops: []string{"v_cvt_f32_fp8", "v_cvt_f32_bf8"}, Fidelity: report.Approximate, Bound: FP8Bound, Emit: emitCvtF32FP8})
+	register(p, &Rule{Name: "cvt-pk-f32-fp8-ocp", Ops: []string{"v_cvt_pk_f32_fp8", "v_cvt_pk_f32_bf8"}, Fidelity: report.Approximate, Bound: FP8Bound, Emit: emitCvtPkF32FP8})
+}
+
+// emitCvtPkF32FP8 handles v_cvt_pk_f32_fp8/bf8 v[d:d+1], src: bytes 0 and 1
+// (2 and 3 with SDWA src0_sel:WORD_1) to two f32, each converted as
+// v_cvt_f32_fp8/bf8 is.
+func emitCvtPkF32FP8(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+	w := words(raw)
+	bf8 := in.Name() == "v_cvt_pk_f32_bf8"
+	var vdst, src uint16
+	word := 0
+	switch {
+	case len(raw) == 4 && w[0]>>25 == 0x3f && w[0]&0x1ff != 0xf9:
+		vdst, src = uint16(w[0]>>17&0xff), uint16(w[0]&0x1ff)
+		if src == srcLit {
+			return nil, fieldErr(in, "literal source", srcLit)
+		}
+	case len(raw) == 8 && w[0]>>25 == 0x3f && w[0]&0x1ff == 0xf9:
+		s := w[1]
+		if s>>8&7 != 6 || s>>11&3 != 0 || s>>13&7 != 0 || s>>19&7 != 0 {
+			return nil, fieldErr(in, "SDWA dst_sel/dst_unused/clamp/omod/src modifiers", s)
+		}
+		vdst, src = uint16(w[0]>>17&0xff), uint16(s&0xff)
+		if s>>23&1 == 0 {
+			src += srcVGPR
+		}
+		switch sel := s >> 16 & 7; sel {
+		case 4, 6: // WORD_0, DWORD
+		case 5: // WORD_1
+			word = 1
+		default:
+			return nil, fieldErr(in, "SDWA src0_sel", sel)
+		}
+	default:
+		return nil, fieldErr(in, "encoding (VOP3/DPP)", uint32(len(raw)))
+	}
+	if src >= srcVGPR && (src-srcVGPR == vdst || src-srcVGPR == vdst+1) {
+		// The first result would overwrite the source before the second
+		// byte is read: convert the second byte first when that is safe.
+		if src-srcVGPR == vdst+1 {
+			return nil, fieldErr(in, "source overlapping the second result", uint32(src))
+		}
+		t, err := ctx.TempVGPRs(3)
+		if err != nil {
+			return nil, err
+		}
+		out := CvtF32FP8OCPCode(bf8, vdst+1, src, 2*word+1, t[0], t[1], t[2])
+		return append(out, CvtF32FP8OCPCode(bf8, vdst, src, 2*word, t[0], t[1], t[2])...), nil
+	}
+	t, err := ctx.TempVGPRs(3)
+	if err != nil {
+		return nil, err
+	}
+	out := CvtF32FP8OCPCode(bf8, vdst, src, 2*word, t[0], t[1], t[2])
+	return append(out, CvtF32FP8OCPCode(bf8, vdst+1, src, 2*word+1, t[0], t[1], t[2])...), nil
 }
 
 const (

@@ -876,3 +876,53 @@ func TestF8F6F4FP8Split(t *testing.T) {
 		t.Fatal("non-FP8 F8F6F4 format accepted")
 	}
 }
+
+// packCtx hands out fixed temporaries.
+type packCtx struct{}
+
+func (packCtx) TempVGPRs(n int) ([]uint16, error)          { return []uint16{100, 101, 102, 103, 104}[:n], nil }
+func (packCtx) TempVGPRRange(n, align int) (uint16, error) { return 100, nil }
+func (packCtx) TempSGPRPair() (uint16, error)              { return 40, nil }
+
+func TestCvtPkF32FP8OCP(t *testing.T) {
+	cases := []struct {
+		name string
+		raw  []uint32
+		word int
+		vdst uint16
+		src  uint16
+	}{
+		{"v_cvt_pk_f32_fp8", []uint32{0x7e04ad01}, 0, 2, 1},             // v[2:3], v1
+		{"v_cvt_pk_f32_bf8", []uint32{0x7e04af01}, 0, 2, 1},             // v[2:3], v1
+		{"v_cvt_pk_f32_fp8", []uint32{0x7e04acf9, 0x00050601}, 1, 2, 1}, // SDWA WORD_1
+		{"v_cvt_pk_f32_fp8", []uint32{0x7e02ad01}, 0, 1, 1},             // v[1:2], v1: source is the first result
+	}
+	for _, c := range cases {
+		ocp := fp.E4M3FN
+		if c.name == "v_cvt_pk_f32_bf8" {
+			ocp = fp.E5M2
+		}
+		in := &isa.Inst{Info: &isa.OpInfo{Name: c.name}}
+		code, err := emitCvtPkF32FP8(packCtx{}, in, appendWords(nil, c.raw...))
+		if err != nil {
+			t.Fatalf("%s %x: %v", c.name, c.raw, err)
+		}
+		for x := 0; x < 1<<16; x += 257 {
+			var m machine
+			src := uint32(x)<<(16*c.word) | 0x5a5a0000>>(16*c.word)
+			m.v[c.src] = src
+			m.run(t, code)
+			for b := 0; b < 2; b++ {
+				code8 := uint8(src >> (16*c.word + 8*b))
+				want := ocp.Decode(code8)
+				got := math.Float32frombits(m.v[c.vdst+uint16(b)])
+				if want != want && got != got {
+					continue
+				}
+				if math.Float32bits(want) != m.v[c.vdst+uint16(b)] {
+					t.Fatalf("%s %x: byte %d code %#x: got %v want %v", c.name, c.raw, b, code8, got, want)
+				}
+			}
+		}
+	}
+}
