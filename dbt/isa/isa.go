@@ -545,6 +545,7 @@ type DecodeError struct {
 	Msg    string
 }
 
+// Error formats the offset, the field and the reason.
 func (e *DecodeError) Error() string {
 	return fmt.Sprintf("isa: decode at 0x%x: %s: %s", e.Offset, e.Field, e.Msg)
 }

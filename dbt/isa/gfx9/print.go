@@ -324,6 +324,9 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry, k enc.Kind) {
 		}
 	case enc.MAI, enc.VOP3PX2:
 		if k == enc.VOP3PX2 {
+			if md.OpSel != 0 {
+				writeBits(b, " op_sel:", uint32(md.OpSel), 3)
+			}
 			writeBits(b, " op_sel_hi:", uint32(md.OpSelHi), 3)
 		}
 		if md.CBSZ != 0 && (e.flags&fCBSZ != 0 || k == enc.VOP3PX2) {
