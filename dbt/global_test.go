@@ -17,11 +17,17 @@ import (
 // and ld.lld-19 and retargets it to gfx950 (machine bits only).
 func buildGuest(t *testing.T, name string) []byte {
 	t.Helper()
+	return buildGuestFrom(t, filepath.Join("testdata", name+".s"))
+}
+
+// buildGuestFrom is buildGuest for an assembly file path.
+func buildGuestFrom(t *testing.T, path string) []byte {
+	t.Helper()
 	clang := llvmtool.Require(t, llvmtool.Clang)
 	lld := llvmtool.Require(t, llvmtool.LLD)
 	dir := t.TempDir()
 	obj, co := filepath.Join(dir, "k.o"), filepath.Join(dir, "k.co")
-	if out, err := exec.Command(clang, "-x", "assembler", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942", "-c", filepath.Join("testdata", name+".s"), "-o", obj).CombinedOutput(); err != nil {
+	if out, err := exec.Command(clang, "-x", "assembler", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942", "-c", path, "-o", obj).CombinedOutput(); err != nil {
 		t.Fatalf("clang: %v\\n%s", err, out)
 	}
 	if out, err := exec.Command(lld, "-shared", obj, "-o", co).CombinedOutput(); err != nil {
