@@ -71,7 +71,7 @@ func facts(e *entry) []string {
 			reads = append(reads, "isa.ImpEXEC")
 		case pre("s_sendmsg"):
 			reads = append(reads, "isa.ImpM0")
-		case pre("s_set_gpr_idx_off"):
+		case pre("s_set_gpr_idx_mode"):
 			writes = append(writes, "isa.ImpM0")
 		}
 	}
