@@ -159,3 +159,72 @@ func TestGFX950MCData(t *testing.T) {
 		t.Error(m)
 	}
 }
+
+// TestGFX950OnlyTSV checks the list of gfx950-only instructions: every
+// listed operation decodes for gfx950 only, and every example encoding in
+// the list decodes to the listed mnemonic and re-encodes byte-exact.
+func TestGFX950OnlyTSV(t *testing.T) {
+	path := filepath.Join(projectpath.MustShared(t, "isa-oracle"), "gfx950-only-instructions.tsv")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]*isa.OpInfo{}
+	for i := range opInfos {
+		if opInfos[i].Targets.Has(isa.GFX950) {
+			names[opInfos[i].Name] = &opInfos[i]
+		}
+	}
+	rows, examples := 0, 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		if len(cols) < 5 {
+			continue
+		}
+		rows++
+		mnem := strings.Fields(cols[4])[0]
+		info := names[mnem]
+		if info == nil {
+			t.Errorf("%s: not in the gfx950 tables", mnem)
+			continue
+		}
+		// The lds forms of buffer loads are gfx950-only while the loads
+		// themselves are not.
+		if info.Targets.Has(isa.GFX942) && !strings.Contains(cols[4], "lds") {
+			t.Errorf("%s: listed as gfx950-only but the tables give %v", mnem, info.Targets)
+		}
+		if len(cols) < 7 {
+			continue
+		}
+		for _, ex := range strings.Split(cols[6], ";") {
+			i := strings.Index(ex, "= [")
+			if i < 0 {
+				continue
+			}
+			j := strings.Index(ex[i:], "]")
+			b := parseHexList(strings.ReplaceAll(ex[i+3:i+j], " ", ""))
+			if len(b) == 0 {
+				continue
+			}
+			examples++
+			in, err := Decode(b, 0, isa.GFX950)
+			if err != nil {
+				t.Errorf("%s: %x: %v", mnem, b, err)
+				continue
+			}
+			if int(in.Size) != len(b) || !strings.Contains(cols[4], in.Info.Name) {
+				t.Errorf("%s: %x decodes as %q (%d bytes)", mnem, b, Print(&in), in.Size)
+			}
+			if out, err := Encode(&in); err != nil || !bytes.Equal(out, b) {
+				t.Errorf("%s: %x re-encodes as %x (%v)", mnem, b, out, err)
+			}
+		}
+	}
+	t.Logf("gfx950-only list: %d operations, %d example encodings", rows, examples)
+	if rows < 90 || examples < 20 {
+		t.Errorf("list too short: %d rows, %d examples", rows, examples)
+	}
+}
