@@ -49,6 +49,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	blockS := fs.String("block", "", "workgroup size in work-items: X[,Y,Z] (required)")
 	target := fs.String("target", "", "run as this device: gfx942 or gfx950 (default: the object's target)")
 	stats := fs.Bool("stats", false, "print instruction counts")
+	trace := fs.Bool("trace", false, "print every executed instruction (wave, code offset, EXEC, instruction) to stdout")
 	maxInsts := fs.Uint64("max-insts", sim.DefaultMaxInstructions, "fail when a wave executes more instructions than this (0: no limit)")
 	var argSpecs, dumps multiFlag
 	fs.Var(&argSpecs, "arg", "next explicit kernel argument: buf:SIZE, buf:@PATH, u32:V, i32:V, u64:V, f32:V, f64:V (repeatable)")
@@ -104,6 +105,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	agent.MaxInstructions = *maxInsts
+	if *trace {
+		agent.Trace = stdout
+	}
 	ex, err := agent.LoadCodeObject(image)
 	if err != nil {
 		fmt.Fprintf(stderr, "rocjitsu run: %s: %v\n", pos[0], err)

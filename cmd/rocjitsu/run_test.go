@@ -73,3 +73,20 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRunTrace(t *testing.T) {
+	obj := filepath.Join(projectpath.MustRoot(t), "testdata/kernels/gfx942/vector_add.co")
+	var out, errb bytes.Buffer
+	code := runMain([]string{"run", obj, "vector_add", "--grid", "64", "--block", "64", "--arg", "buf:256",
+		"--arg", "buf:256", "--arg", "buf:256", "--arg", "u32:64", "--trace", "--stats"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 10 || !strings.HasPrefix(lines[0], "wave 0 0x") || !strings.Contains(out.String(), "s_endpgm") {
+		t.Fatalf("trace output:\n%s", out.String())
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "1 waves") {
+		t.Errorf("stats line %q", last)
+	}
+}

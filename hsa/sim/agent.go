@@ -30,6 +30,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/wave"
@@ -47,6 +48,9 @@ type Agent struct {
 	MaxInstructions uint64
 	// Stats accumulates executed instructions over all dispatches.
 	Stats Stats
+	// Trace, when set, receives one line per executed instruction: the
+	// wave, the code-object offset of the PC, EXEC and the instruction.
+	Trace io.Writer
 
 	isa   wave.Target
 	progs map[wave.Target]*wave.Program
@@ -265,6 +269,13 @@ func (a *Agent) run(k *Kernel, grid, block [3]uint32, kaAddr, pktAddr uint64, gr
 				ws := a.waves[:nw]
 				for wi, w := range ws {
 					w.Reset(prog, a.Mem, g, a.isa, entry, nv, na)
+					w.Trace = nil
+					if a.Trace != nil {
+						tw, base := a.Trace, k.Exec.Base
+						w.Trace = func(w *wave.Wave, in *wave.Inst) {
+							fmt.Fprintf(tw, "wave %d %#06x exec %016x %s\n", w.ID, in.PC-base, w.Exec(), in)
+						}
+					}
 					w.ID = waveID
 					waveID++
 					a.initWave(w, k, wi, threads, bs, gid, kaAddr, pktAddr, ka, preloadOff, preloadLen, private)

@@ -81,6 +81,9 @@ type Wave struct {
 	// instructions, one per scalar instruction).
 	Lanes uint64
 
+	// Trace, when set, is called before each instruction executes.
+	Trace func(w *Wave, in *Inst)
+
 	gprIdx bool // s_set_gpr_idx_on is in effect
 	// scale holds the per-lane E8M0 scales loaded by v_mfma_ld_scale_b32
 	// for A and B; scalePC is the address of the MFMA they apply to.
@@ -171,6 +174,9 @@ func (w *Wave) Run(limit uint64) error {
 		w.Count++
 		if w.gprIdx {
 			in = w.indexed(in)
+		}
+		if w.Trace != nil {
+			w.Trace(w, in)
 		}
 		if err := in.exec(w, in); err != nil {
 			w.PC = pc
