@@ -202,9 +202,17 @@ func put(exec, kobj uint64, en dispatch.Entry) {
 	if en.GroupZero {
 		group0 = 1
 	}
+	var vp *C.rj_vlds
+	if v := en.VLDS; v != nil && v.KernelObject != 0 {
+		vp = (*C.rj_vlds)(C.calloc(1, C.size_t(unsafe.Sizeof(C.rj_vlds{}))))
+		defer C.free(unsafe.Pointer(vp))
+		*vp = C.rj_vlds{kobj: C.uint64_t(v.KernelObject), static_lds: C.uint32_t(v.StaticLDS), host_lds: C.uint32_t(v.HostLDS),
+			private_size: C.uint32_t(v.Private), prefix: C.uint32_t(v.Prefix), ptr_offset: C.uint32_t(v.PtrOffset),
+			state_offset: C.uint32_t(v.StateOffset), wrapper_size: C.uint32_t(v.WrapperSize), flags: C.uint32_t(v.Flags)}
+	}
 	C.rj_map_put(C.uint64_t(exec), C.uint64_t(kobj), C.uint64_t(en.NewKernelObject), C.uint32_t(en.GroupAdd), group0,
 		C.uint32_t(en.PrivateMin), C.uint32_t(en.KernargSize), C.uint32_t(en.CopySize), C.uint32_t(en.PtrOffset),
-		payload, C.uint32_t(len(en.Payload)))
+		payload, C.uint32_t(len(en.Payload)), vp)
 }
 
 //export rjGoDestroy
@@ -226,8 +234,8 @@ func rjGoUnload() {
 	defer guard(e, "OnUnload", nil)
 	var c C.rj_counters
 	C.rj_get_counters(&c)
-	e.Log.Infof("OnUnload: %d dispatches rewritten, %d passed through, %d kernarg-pool waits, %d fall-backs",
-		uint64(c.rewritten), uint64(c.passed), uint64(c.pool_waits), uint64(c.fallbacks))
+	e.Log.Infof("OnUnload: %d dispatches rewritten, %d passed through, %d kernarg-pool waits, %d fall-backs, %d virtual-LDS sidecar dispatches",
+		uint64(c.rewritten), uint64(c.passed), uint64(c.pool_waits), uint64(c.fallbacks), uint64(c.vlds))
 	engMu.Lock()
 	eng = nil
 	engMu.Unlock()

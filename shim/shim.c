@@ -111,6 +111,8 @@ static struct {
   hsa_agent_t agent;
   char isa[128];
   int guested;
+  hsa_amd_memory_pool_t vram; /* coarse-grained device pool: virtual-LDS backing stores */
+  int have_vram;
 } gpus[MAX_GPUS];
 static int ngpus;
 static hsa_agent_t cpu_agent;
@@ -180,6 +182,23 @@ static hsa_status_t find_kernarg_pool(hsa_amd_memory_pool_t p, void *data) {
   return HSA_STATUS_SUCCESS;
 }
 
+static hsa_status_t find_vram_pool(hsa_amd_memory_pool_t p, void *data) {
+  int *gi = data;
+  hsa_amd_segment_t seg;
+  uint32_t flags = 0;
+  if (ORIG_AMD(AMD_MEMORY_POOL_GET_INFO, hsa_status_t(*)(hsa_amd_memory_pool_t, hsa_amd_memory_pool_info_t, void *))(
+          p, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &seg) != HSA_STATUS_SUCCESS ||
+      seg != HSA_AMD_SEGMENT_GLOBAL)
+    return HSA_STATUS_SUCCESS;
+  ORIG_AMD(AMD_MEMORY_POOL_GET_INFO, hsa_status_t(*)(hsa_amd_memory_pool_t, hsa_amd_memory_pool_info_t, void *))(
+      p, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
+  if ((flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) && !gpus[*gi].have_vram) {
+    gpus[*gi].vram = p;
+    gpus[*gi].have_vram = 1;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
 static hsa_status_t collect_agent(hsa_agent_t a, void *data) {
   (void)data;
   hsa_device_type_t t;
@@ -196,6 +215,11 @@ static hsa_status_t collect_agent(hsa_agent_t a, void *data) {
     gpus[ngpus].agent = a;
     gpus[ngpus].isa[0] = 0;
     gpus[ngpus].guested = 0;
+    gpus[ngpus].have_vram = 0;
+    int gi = ngpus;
+    ORIG_AMD(AMD_AGENT_ITERATE_MEMORY_POOLS,
+             hsa_status_t(*)(hsa_agent_t, hsa_status_t(*)(hsa_amd_memory_pool_t, void *), void *))(a, find_vram_pool,
+                                                                                                  &gi);
     ORIG(AGENT_ITERATE_ISAS, hsa_status_t(*)(hsa_agent_t, hsa_status_t(*)(hsa_isa_t, void *), void *))(
         a, collect_isa, gpus[ngpus].isa);
     ngpus++;
@@ -696,6 +720,7 @@ typedef struct rj_entry {
   uint32_t payload_len;
   int group_zero;
   uint8_t *payload;
+  rj_vlds vlds;
 } rj_entry;
 
 typedef struct rj_table {
@@ -752,7 +777,7 @@ static void map_rebuild(const rj_entry *e, uint64_t drop_exec) {
 
 void rj_map_put(uint64_t exec, uint64_t kobj, uint64_t new_kobj, uint32_t group_add, int group_zero,
                 uint32_t private_min, uint32_t kernarg_size, uint32_t copy_size, uint32_t ptr_offset,
-                const void *payload, uint32_t payload_len) {
+                const void *payload, uint32_t payload_len, const rj_vlds *vlds) {
   rj_entry e = {.kobj = kobj,
                 .exec = exec,
                 .new_kobj = new_kobj,
@@ -763,6 +788,7 @@ void rj_map_put(uint64_t exec, uint64_t kobj, uint64_t new_kobj, uint32_t group_
                 .ptr_offset = ptr_offset,
                 .payload_len = payload_len,
                 .group_zero = group_zero};
+  if (vlds) e.vlds = *vlds;
   if (payload_len) {
     e.payload = malloc(payload_len);
     if (!e.payload) return;
@@ -789,15 +815,22 @@ typedef struct qstate {
   int pool_failed;
   uint64_t issued; /* slots handed out; guarded by the runtime's queue lock */
   /* Per-queue counters (same lock): no shared cache line on the packet path. */
-  uint64_t rewritten, passed, fallbacks, pool_waits;
+  uint64_t rewritten, passed, fallbacks, pool_waits, vlds;
   hsa_signal_t retire;
+  int gpu; /* index in gpus[] of the queue's agent */
+  /* Virtual-LDS backing store (grown, never shrunk); replaced stores are
+   * freed with the queue, since a dispatch may still be using them. */
+  void *vlds_buf;
+  size_t vlds_cap;
+  void **vlds_old;
+  size_t vlds_nold;
   struct qstate *next;
 } qstate;
 
 static qstate *qstates;
 static pthread_mutex_t qstates_mu = PTHREAD_MUTEX_INITIALIZER;
 /* Totals of queues already destroyed; live queues are summed on request. */
-static uint64_t c_rewritten, c_passed, c_pool_waits, c_fallbacks;
+static uint64_t c_rewritten, c_passed, c_pool_waits, c_fallbacks, c_vlds;
 
 void rj_get_counters(rj_counters *out) {
   pthread_mutex_lock(&qstates_mu);
@@ -805,7 +838,9 @@ void rj_get_counters(rj_counters *out) {
   out->passed = c_passed;
   out->pool_waits = c_pool_waits;
   out->fallbacks = c_fallbacks;
+  out->vlds = c_vlds;
   for (qstate *q = qstates; q; q = q->next) {
+    out->vlds += __atomic_load_n(&q->vlds, __ATOMIC_RELAXED);
     out->rewritten += __atomic_load_n(&q->rewritten, __ATOMIC_RELAXED);
     out->passed += __atomic_load_n(&q->passed, __ATOMIC_RELAXED);
     out->pool_waits += __atomic_load_n(&q->pool_waits, __ATOMIC_RELAXED);
@@ -820,6 +855,7 @@ static void retire_counters(qstate *q) {
   c_passed += q->passed;
   c_pool_waits += q->pool_waits;
   c_fallbacks += q->fallbacks;
+  c_vlds += q->vlds;
 }
 
 #define BUMP(q, field, n) __atomic_store_n(&(q)->field, (q)->field + (n), __ATOMIC_RELAXED)
@@ -883,6 +919,103 @@ static uint8_t *pool_next(qstate *qs) {
 
 #define PKT_TYPE(h) ((h) & 0xff)
 
+/* The queue's backing store of at least size bytes, or NULL. */
+static void *vlds_backing(qstate *qs, uint64_t size) {
+  if (qs->vlds_buf && qs->vlds_cap >= size) return qs->vlds_buf;
+  if (qs->gpu < 0 || !gpus[qs->gpu].have_vram) return NULL;
+  uint64_t cap = size > 2 * (uint64_t)qs->vlds_cap ? size : 2 * (uint64_t)qs->vlds_cap;
+  void **old = NULL;
+  if (qs->vlds_buf) {
+    old = realloc(qs->vlds_old, (qs->vlds_nold + 1) * sizeof *old);
+    if (!old) return NULL;
+    qs->vlds_old = old;
+  }
+  void *p = NULL;
+  if (ORIG_AMD(AMD_MEMORY_POOL_ALLOCATE, hsa_status_t(*)(hsa_amd_memory_pool_t, size_t, uint32_t, void **))(
+          gpus[qs->gpu].vram, (size_t)cap, 0, &p) != HSA_STATUS_SUCCESS ||
+      !p)
+    return NULL;
+  if (qs->vlds_buf) qs->vlds_old[qs->vlds_nold++] = qs->vlds_buf;
+  qs->vlds_buf = p;
+  qs->vlds_cap = (size_t)cap;
+  return p;
+}
+
+/* Builds the sidecar dispatch of p into out (and a retire barrier); returns
+ * the number of packets, or 0 with *why set. The sidecar packet has the
+ * barrier bit: it starts after every earlier packet of the queue has
+ * completed, so two sidecar dispatches never share the backing store. */
+static uint64_t vlds_packet(qstate *qs, const hsa_kernel_dispatch_packet_t *p, const rj_vlds *v, uint32_t req,
+                            hsa_kernel_dispatch_packet_t *out, const char **why) {
+  uint32_t grid[3] = {p->grid_size_x, p->grid_size_y, p->grid_size_z};
+  uint32_t wg[3] = {p->workgroup_size_x, p->workgroup_size_y, p->workgroup_size_z};
+  uint64_t stride = ((uint64_t)req + 255) & ~(uint64_t)255, n = 1;
+  uint32_t strides[3];
+  for (int d = 0; d < 3; d++) {
+    if (!grid[d] || !wg[d]) {
+      *why = "zero grid or workgroup size";
+      return 0;
+    }
+    uint64_t groups = (grid[d] + (uint64_t)wg[d] - 1) / wg[d];
+    strides[d] = 0;
+    if (groups > 1) {
+      if (!(v->flags & (1u << d))) {
+        *why = "several workgroups in a dimension whose workgroup ID the sidecar does not read";
+        return 0;
+      }
+      if (n * stride > UINT32_MAX) {
+        *why = "a workgroup stride exceeds 32 bits";
+        return 0;
+      }
+      strides[d] = (uint32_t)(n * stride);
+    }
+    n *= groups;
+  }
+  if (n > ((uint64_t)1 << 40) / stride) {
+    *why = "the backing store would exceed 1 TiB";
+    return 0;
+  }
+  if (v->wrapper_size > SLOT_BYTES || v->state_offset + 24 > v->wrapper_size || v->ptr_offset + 8 > v->wrapper_size ||
+      v->prefix > v->ptr_offset) {
+    *why = "bad wrapper layout";
+    return 0;
+  }
+  void *backing = vlds_backing(qs, n * stride);
+  if (!backing) {
+    *why = "cannot allocate the backing store";
+    return 0;
+  }
+  uint8_t *slot = pool_init(qs) ? pool_next(qs) : NULL;
+  if (!slot) {
+    *why = "no kernarg slot";
+    return 0;
+  }
+  const uint8_t *orig = p->kernarg_address;
+  memset(slot, 0, v->wrapper_size);
+  if (orig && v->prefix) memcpy(slot, orig, v->prefix);
+  uint64_t op = (uint64_t)(uintptr_t)orig, bb = (uint64_t)(uintptr_t)backing;
+  memcpy(slot + v->ptr_offset, &op, 8);
+  memcpy(slot + v->state_offset, &bb, 8);
+  memcpy(slot + v->state_offset + 8, strides, 12);
+  out[0] = *p;
+  out[0].header |= (uint16_t)(1 << HSA_PACKET_HEADER_BARRIER);
+  out[0].kernel_object = v->kobj;
+  out[0].group_segment_size = 0;
+  if (out[0].private_segment_size < v->private_size) out[0].private_segment_size = v->private_size;
+  out[0].kernarg_address = slot;
+  uint64_t nout = 1;
+  if (qs->issued % RETIRE_BATCH == 0) {
+    hsa_barrier_and_packet_t *b = (hsa_barrier_and_packet_t *)&out[1];
+    memset(b, 0, sizeof *b);
+    b->header = (uint16_t)((HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) | (1 << HSA_PACKET_HEADER_BARRIER) |
+                           (HSA_FENCE_SCOPE_NONE << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                           (HSA_FENCE_SCOPE_NONE << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
+    b->completion_signal = qs->retire;
+    nout = 2;
+  }
+  return nout;
+}
+
 static void rj_handler(const void *pkts, uint64_t n, uint64_t user_idx, void *data, rj_intercept_packet_writer writer) {
   (void)user_idx;
   rj_table *t = atomic_load_explicit(&rj_map, memory_order_acquire);
@@ -902,6 +1035,28 @@ static void rj_handler(const void *pkts, uint64_t n, uint64_t user_idx, void *da
       continue;
     }
     hsa_kernel_dispatch_packet_t out[2];
+    if (e->vlds.kobj) {
+      uint32_t req = p->group_segment_size > e->vlds.static_lds ? p->group_segment_size : e->vlds.static_lds;
+      if (req > e->vlds.host_lds) {
+        const char *why = "";
+        uint64_t nv = vlds_packet(qs, p, &e->vlds, req, out, &why);
+        if (nv) {
+          BUMP(qs, rewritten, 1);
+          BUMP(qs, vlds, 1);
+          writer(out, nv);
+          continue;
+        }
+        BUMP(qs, fallbacks, 1);
+        clog_(1, "kernel_object %#lx asks for %u bytes of LDS (host %u) but its virtual-LDS sidecar cannot run (%s): "
+                 "dispatching the normal kernel, which may fault",
+              (unsigned long)p->kernel_object, req, e->vlds.host_lds, why);
+      }
+    }
+    if (!e->new_kobj && !e->group_add && !e->group_zero && !e->private_min && !e->kernarg_size) {
+      BUMP(qs, passed, 1);
+      writer(p, 1);
+      continue;
+    }
     out[0] = *p;
     uint64_t nout = 1;
     if (e->new_kobj) out[0].kernel_object = e->new_kobj;
@@ -959,6 +1114,9 @@ static qstate *qstate_new(void) {
 
 static void qstate_free(qstate *qs) {
   if (qs->pool) ORIG_AMD(AMD_MEMORY_POOL_FREE, hsa_status_t(*)(void *))(qs->pool);
+  if (qs->vlds_buf) ORIG_AMD(AMD_MEMORY_POOL_FREE, hsa_status_t(*)(void *))(qs->vlds_buf);
+  for (size_t i = 0; i < qs->vlds_nold; i++) ORIG_AMD(AMD_MEMORY_POOL_FREE, hsa_status_t(*)(void *))(qs->vlds_old[i]);
+  free(qs->vlds_old);
   ORIG(SIGNAL_DESTROY, hsa_status_t(*)(hsa_signal_t))(qs->retire);
   free(qs);
 }
@@ -971,6 +1129,7 @@ static hsa_status_t w_queue_create(hsa_agent_t a, uint32_t size, hsa_queue_type3
   if (st != HSA_STATUS_SUCCESS || !rj_active || !rj_dispatch || gpu_index(a) < 0 || !out || !*out) return st;
   qstate *qs = qstate_new();
   if (!qs) return st;
+  qs->gpu = gpu_index(a);
   rj_queue_intercept_register_fn reg = ORIG_AMD(AMD_QUEUE_INTERCEPT_REGISTER, rj_queue_intercept_register_fn);
   rj_queue_intercept_create_fn create = ORIG_AMD(AMD_QUEUE_INTERCEPT_CREATE, rj_queue_intercept_create_fn);
   if (reg(*out, rj_handler, qs) != HSA_STATUS_SUCCESS) {

@@ -86,7 +86,7 @@ static void slog(const char *fmt, ...) {
   pthread_mutex_unlock(&log_mu);
 }
 
-static _Atomic uint64_t st_dispatches, st_faults, st_barriers, st_other, st_tools, st_onload, st_cos;
+static _Atomic uint64_t st_dispatches, st_faults, st_barriers, st_other, st_tools, st_onload, st_cos, st_vlds;
 static char last_fault[512];
 static standin_dispatch_hook dispatch_hook;
 static void *dispatch_hook_data;
@@ -385,6 +385,10 @@ typedef struct symbol {
   hsa_agent_t agent;
   struct executable *exec;
   struct symbol *next;
+  /* Virtual-LDS sidecar descriptor (from .rocjitsu.kd / .rocjitsu.lds):
+   * not a symbol the application can look up. */
+  int vlds;
+  uint32_t vlds_static, vlds_prefix, vlds_ptr, vlds_state, vlds_flags;
 } symbol;
 
 typedef struct loaded_co {
@@ -399,6 +403,7 @@ typedef struct loaded_co {
 typedef struct executable {
   int frozen;
   symbol *syms;
+  symbol *sidecars; /* virtual-LDS sidecar descriptors: dispatchable, not looked up */
   loaded_co *cos;
   pthread_mutex_t mu;
 } executable;
@@ -522,6 +527,88 @@ static int strict_isa(void) {
 }
 
 /* Loads an ELF code object into e. Bounds-checked: the bytes are untrusted. */
+static uint32_t rd32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+static uint64_t rd64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+/* The virtual-LDS sidecar descriptors of a translated object: the
+ * .rocjitsu.lds section (version 1: a 24-byte header "RJVL", then 64-byte
+ * entries {normal kd vaddr, sidecar kd vaddr, static LDS, private size,
+ * wrapper prefix, original-pointer offset, state offset, wrapper size,
+ * flags}) names descriptors in the loaded image that have no symbol. They
+ * become kernel objects the fake GPU accepts, named like their kernel. A
+ * malformed section is logged and ignored. */
+static symbol *load_sidecars(const uint8_t *b, size_t n, const Elf64_Ehdr *eh, uint8_t *img, uint64_t lo, uint64_t hi,
+                             uint32_t mach, executable *e, agent *ag, symbol *syms) {
+  if (eh->e_shstrndx >= eh->e_shnum) return NULL;
+  Elf64_Shdr ss;
+  memcpy(&ss, b + eh->e_shoff + (size_t)eh->e_shstrndx * sizeof ss, sizeof ss);
+  if (ss.sh_offset > n || ss.sh_size > n - ss.sh_offset) return NULL;
+  const uint8_t *m = NULL;
+  size_t msize = 0;
+  for (int i = 0; i < eh->e_shnum; i++) {
+    Elf64_Shdr sh;
+    memcpy(&sh, b + eh->e_shoff + (size_t)i * sizeof sh, sizeof sh);
+    static const char want[] = ".rocjitsu.lds";
+    if (sh.sh_name >= ss.sh_size || ss.sh_size - sh.sh_name < sizeof want ||
+        memcmp(b + ss.sh_offset + sh.sh_name, want, sizeof want))
+      continue;
+    if (sh.sh_offset > n || sh.sh_size > n - sh.sh_offset) {
+      slog("load: .rocjitsu.lds out of bounds");
+      return NULL;
+    }
+    m = b + sh.sh_offset;
+    msize = sh.sh_size;
+  }
+  if (!m) return NULL;
+  if (msize < 24 || memcmp(m, "RJVL", 4) || rd32(m + 4) != (1u | 24u << 16) || rd32(m + 8) != 64 ||
+      (uint64_t)rd32(m + 12) * 64 != msize - 24) {
+    slog("load: malformed .rocjitsu.lds header (%zu bytes)", msize);
+    return NULL;
+  }
+  symbol *out = NULL;
+  for (uint32_t i = 0; i < rd32(m + 12); i++) {
+    const uint8_t *en = m + 24 + (size_t)i * 64;
+    uint64_t normal = rd64(en), side = rd64(en + 8);
+    if (side < lo || side > hi || hi - side < 64 || normal < lo || normal > hi || hi - normal < 64) {
+      slog("load: .rocjitsu.lds entry %u: descriptor outside the image", i);
+      continue;
+    }
+    const char *nname = NULL;
+    for (symbol *s = syms; s; s = s->next)
+      if (s->is_kernel && s->address == (uint64_t)(uintptr_t)(img + (normal - lo))) nname = s->name;
+    if (!nname) {
+      slog("load: .rocjitsu.lds entry %u: no kernel descriptor symbol at %#lx", i, (unsigned long)normal);
+      continue;
+    }
+    symbol *s = calloc(1, sizeof *s);
+    s->name = strdup(nname); /* the same kernel, as the dispatch hook reports it */
+    s->is_kernel = 1;
+    s->address = (uint64_t)(uintptr_t)(img + (side - lo));
+    s->size = 64;
+    s->mach = mach;
+    s->exec = e;
+    s->agent.handle = (uintptr_t)ag;
+    s->vlds = 1;
+    s->vlds_static = rd32(en + 16);
+    s->vlds_prefix = rd32(en + 24);
+    s->vlds_ptr = rd32(en + 28);
+    s->vlds_state = rd32(en + 32);
+    s->vlds_flags = rd32(en + 40);
+    s->next = out;
+    out = s;
+  }
+  return out;
+}
+
 static hsa_status_t load_co(executable *e, agent *ag, reader *rd, hsa_loaded_code_object_t *loaded) {
   const uint8_t *b = rd->data;
   size_t n = rd->size;
@@ -606,6 +693,7 @@ static hsa_status_t load_co(executable *e, agent *ag, reader *rd, hsa_loaded_cod
       syms = s;
     }
   }
+  symbol *sides = load_sidecars(b, n, &eh, img, lo, hi, mach, e, ag, syms);
   loaded_co *co = calloc(1, sizeof *co);
   co->image = img;
   co->image_size = isz;
@@ -620,6 +708,12 @@ static hsa_status_t load_co(executable *e, agent *ag, reader *rd, hsa_loaded_cod
     syms = s->next;
     s->next = e->syms;
     e->syms = s;
+  }
+  while (sides) {
+    symbol *s = sides;
+    sides = s->next;
+    s->next = e->sidecars;
+    e->sidecars = s;
   }
   pthread_mutex_unlock(&e->mu);
   if (loaded) loaded->handle = (uintptr_t)co;
@@ -674,6 +768,7 @@ static hsa_status_t exec_freeze(hsa_executable_t ex, const char *opts) {
   e->frozen = 1;
   for (symbol *s = e->syms; s; s = s->next)
     if (s->is_kernel) kreg_put(s);
+  for (symbol *s = e->sidecars; s; s = s->next) kreg_put(s);
   return HSA_STATUS_SUCCESS;
 }
 
@@ -683,6 +778,12 @@ static hsa_status_t exec_destroy(hsa_executable_t ex) {
   for (symbol *s = e->syms, *nx; s; s = nx) {
     nx = s->next;
     if (s->is_kernel) kreg_del(s->address);
+    free(s->name);
+    free(s);
+  }
+  for (symbol *s = e->sidecars, *nx; s; s = nx) {
+    nx = s->next;
+    kreg_del(s->address);
     free(s->name);
     free(s);
   }
@@ -920,6 +1021,63 @@ static void queue_free(queue *q) {
 
 static uint16_t header_type(uint16_t h) { return h & 0xff; }
 
+/* Checks a virtual-LDS sidecar dispatch the way the sidecar will use it: no
+ * hardware LDS, a kernarg wrapper whose original-pointer field points at
+ * the application's kernarg bytes (equal to the wrapper's prefix), and a
+ * VirtualLdsDispatchState whose backing store holds a static-LDS slice for
+ * every workgroup without overlap (a dimension with several workgroups needs
+ * the workgroup-ID flag and a stride past the lower dimensions' slices). */
+static int check_sidecar(queue *q, const hsa_kernel_dispatch_packet_t *p, symbol *s) {
+  const uint8_t *w = p->kernarg_address;
+  if (p->group_segment_size != 0) {
+    fault("queue %lu: %s: virtual-LDS sidecar dispatched with group_segment_size %u", (unsigned long)q->q.id, s->name,
+          p->group_segment_size);
+    return 0;
+  }
+  if (!(p->header & (1 << HSA_PACKET_HEADER_BARRIER))) {
+    fault("queue %lu: %s: virtual-LDS sidecar dispatched without the barrier bit", (unsigned long)q->q.id, s->name);
+    return 0;
+  }
+  if (!w || gpu_bytes_from((uintptr_t)w) < (int64_t)s->vlds_state + 24) {
+    fault("queue %lu: %s: kernarg wrapper %p cannot hold the dispatch state", (unsigned long)q->q.id, s->name, p->kernarg_address);
+    return 0;
+  }
+  const uint8_t *orig = (const uint8_t *)(uintptr_t)rd64(w + s->vlds_ptr);
+  if (!orig || gpu_bytes_from((uintptr_t)orig) < (int64_t)s->vlds_prefix || memcmp(orig, w, s->vlds_prefix)) {
+    fault("queue %lu: %s: wrapper's original kernarg pointer %p does not hold the wrapper's %u-byte prefix", (unsigned long)q->q.id,
+          s->name, (const void *)orig, s->vlds_prefix);
+    return 0;
+  }
+  uint64_t backing = rd64(w + s->vlds_state);
+  uint32_t stride[3] = {rd32(w + s->vlds_state + 8), rd32(w + s->vlds_state + 12), rd32(w + s->vlds_state + 16)};
+  uint32_t grid[3] = {p->grid_size_x, p->grid_size_y, p->grid_size_z};
+  uint32_t wg[3] = {p->workgroup_size_x, p->workgroup_size_y, p->workgroup_size_z};
+  uint64_t extent = s->vlds_static, last = 0;
+  for (int d = 0; d < 3; d++) {
+    uint64_t groups = wg[d] ? (grid[d] + (uint64_t)wg[d] - 1) / wg[d] : 0;
+    if (groups > 1) {
+      if (!(s->vlds_flags & (1u << d)) || stride[d] < extent) {
+        fault("queue %lu: %s: dimension %d has %lu workgroups but stride %u (slices of %lu bytes, flags %#x)",
+              (unsigned long)q->q.id, s->name, d, (unsigned long)groups, stride[d], (unsigned long)extent, s->vlds_flags);
+        return 0;
+      }
+      last += (groups - 1) * stride[d];
+      extent = last + s->vlds_static;
+    }
+  }
+  int64_t avail = gpu_bytes_from((uintptr_t)backing);
+  if (!backing || avail < 0 || (uint64_t)avail < last + s->vlds_static) {
+    fault("queue %lu: %s: backing store %#lx has %ld bytes, the workgroups need %lu", (unsigned long)q->q.id, s->name,
+          (unsigned long)backing, (long)avail, (unsigned long)(last + s->vlds_static));
+    return 0;
+  }
+  atomic_fetch_add(&st_vlds, 1);
+  if (log_file)
+    slog("dispatch: %s virtual-LDS sidecar, backing %#lx strides %u/%u/%u (%lu bytes used)", s->name, (unsigned long)backing,
+         stride[0], stride[1], stride[2], (unsigned long)(last + s->vlds_static));
+  return 1;
+}
+
 /* Runs one kernel dispatch on the fake GPU. */
 static void gpu_dispatch(queue *q, const hsa_kernel_dispatch_packet_t *p) {
   symbol *s = kreg_get(p->kernel_object);
@@ -973,13 +1131,17 @@ static void gpu_dispatch(queue *q, const hsa_kernel_dispatch_packet_t *p) {
       return;
     }
   }
+  if (s->vlds && !check_sidecar(q, p, s)) return;
   if (s->mach != q->ag->isa->mach)
     slog("dispatch: %s was built for mach %#x, running on %s", s->name, s->mach, q->ag->isa->proc);
   atomic_fetch_add(&st_dispatches, 1);
   if (log_file) slog("dispatch q=%lu kernel=%s group=%u private=%u kernarg=%p", (unsigned long)q->q.id, s->name,
                      p->group_segment_size, p->private_segment_size, p->kernarg_address);
   standin_dispatch_hook h = dispatch_hook;
-  if (h) h(&q->q, p, s->name, s->mach, dispatch_hook_data);
+  hsa_kernel_dispatch_packet_t seen = *p;
+  if (s->vlds) /* the sidecar's prologue restores the original kernarg pointer */
+    seen.kernarg_address = (void *)(uintptr_t)rd64((const uint8_t *)p->kernarg_address + s->vlds_ptr);
+  if (h) h(&q->q, &seen, s->name, s->mach, dispatch_hook_data);
 }
 
 static void wait_deps(const hsa_barrier_and_packet_t *b) {

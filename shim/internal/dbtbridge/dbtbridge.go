@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	gguest "github.com/rocjitsu/rocjitsu/shim/internal/guest"
 	"github.com/rocjitsu/rocjitsu/shim/internal/translate"
 )
 
@@ -36,7 +37,17 @@ func (Translator) Translate(guest []byte, host string) (out []byte, report strin
 	if err != nil {
 		return nil, "", fmt.Errorf("dbt: host %q: %w", host, err)
 	}
-	res, terr := dbt.Translate(guest, dbt.Options{Host: t})
+	// Kernels that use LDS get virtual-LDS sidecars, which the dispatch
+	// path selects when a dispatch asks for more LDS than the host has.
+	opt := dbt.Options{Host: t}
+	if hi, ok := gguest.Lookup(host); ok {
+		opt.HostLDS = hi.LDSSize
+	}
+	sres, terr := dbt.TranslateWithSidecars(guest, opt, dbt.SidecarOptions{AllLDS: true})
+	var res *dbt.Result
+	if sres != nil {
+		res = sres.Result
+	}
 	var b strings.Builder
 	if res != nil {
 		res.Report.WriteText(&b)

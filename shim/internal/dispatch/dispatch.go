@@ -37,11 +37,33 @@ type Entry struct {
 	CopySize    uint32
 	PtrOffset   uint32
 	Payload     []byte
+	// VLDS, when set, lets the handler switch a dispatch to the kernel's
+	// virtual-LDS sidecar when its LDS request exceeds the host's.
+	VLDS *VirtualLDS
+}
+
+// VirtualLDS is the per-dispatch virtual-LDS decision's input, from the
+// translated object's .rocjitsu.lds entry. When requested_lds =
+// max(StaticLDS, packet group_segment_size) exceeds HostLDS, the handler
+// allocates a backing store of one 256-byte-aligned requested_lds slice per
+// workgroup, builds the wrapper (WrapperSize bytes: Prefix guest kernarg
+// bytes, the original kernarg pointer at PtrOffset, the 24-byte
+// VirtualLdsDispatchState at StateOffset), switches kernel_object to
+// KernelObject, sets group_segment_size to 0 and private_segment_size to at
+// least Private. Other dispatches run the normal kernel.
+type VirtualLDS struct {
+	KernelObject                                uint64
+	StaticLDS, HostLDS, Private                 uint32
+	Prefix, PtrOffset, StateOffset, WrapperSize uint32
+	// Flags has bit d set when the sidecar reads the workgroup ID of
+	// dimension d; a dispatch with more than one workgroup in a dimension
+	// without it runs the normal kernel.
+	Flags uint32
 }
 
 // IsZero reports whether the entry leaves packets unchanged.
 func (e Entry) IsZero() bool {
-	return e.NewKernelObject == 0 && e.GroupAdd == 0 && !e.GroupZero && e.PrivateMin == 0 && e.KernargSize == 0
+	return e.NewKernelObject == 0 && e.GroupAdd == 0 && !e.GroupZero && e.PrivateMin == 0 && e.KernargSize == 0 && e.VLDS == nil
 }
 
 // String describes the entry for logs.
@@ -50,6 +72,9 @@ func (e Entry) String() string {
 		return "pass-through"
 	}
 	s := fmt.Sprintf("group+%d private>=%d", e.GroupAdd, e.PrivateMin)
+	if v := e.VLDS; v != nil {
+		s += fmt.Sprintf("; virtual-LDS sidecar %#x when LDS > %d (static %d, wrapper %d bytes)", v.KernelObject, v.HostLDS, v.StaticLDS, v.WrapperSize)
+	}
 	if e.GroupZero {
 		s = fmt.Sprintf("group=0 private>=%d", e.PrivateMin)
 	}

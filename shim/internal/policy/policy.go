@@ -10,6 +10,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"github.com/rocjitsu/rocjitsu/dbt/vlds"
 	"strings"
 	"sync"
 
@@ -40,7 +41,9 @@ type load struct {
 	exec, agent uint64
 	host        string
 	guest, out  *codeobj.Object
-	appKernarg  map[string]uint32 // .kd name -> metadata .kernarg_segment_size
+	appKernarg  map[string]uint32     // .kd name -> metadata .kernarg_segment_size
+	sidecars    map[string]vlds.Entry // .kd name -> .rocjitsu.lds entry
+	hostLDS     uint32
 	confirmed   bool
 	planned     bool
 }
@@ -132,7 +135,8 @@ func (e *Engine) Translate(exec, agent uint64, in []byte, hostISA string) (out [
 	e.mu.Lock()
 	e.nextID++
 	id = e.nextID
-	e.loads[id] = &load{exec: exec, agent: agent, host: host, guest: g, out: o, appKernarg: metadataKernarg(e.Log, in)}
+	sc, hostLDS := sidecars(e.Log, res)
+	e.loads[id] = &load{exec: exec, agent: agent, host: host, guest: g, out: o, appKernarg: metadataKernarg(e.Log, in), sidecars: sc, hostLDS: hostLDS}
 	e.mu.Unlock()
 	e.Log.Infof("translated code object for %s -> %s (%d -> %d bytes): %s", proc, host, len(in), len(res), report)
 	return res, id, true
@@ -191,9 +195,17 @@ func (e *Engine) Freeze(exec uint64, lookup func(agent uint64, name string) (uin
 				e.Log.Warnf("kernel %s: %v; dispatching it unchanged", k.Name, err)
 				continue
 			}
-			if hi, ok := guest.Lookup(l.host); ok && hk.Desc.GroupSegmentFixedSize > hi.LDSSize && ent.NewKernelObject == 0 {
+			sc, hasSidecar := l.sidecars[k.Name]
+			if hasSidecar && e.Config != nil && !e.Config.AllowVirtualLDS() {
+				e.Log.Infof("kernel %s: virtual-LDS sidecar not used (virtual_lds is false)", k.Name)
+				hasSidecar = false
+			}
+			if hi, ok := guest.Lookup(l.host); ok && hk.Desc.GroupSegmentFixedSize > hi.LDSSize && !hasSidecar {
 				e.Log.Warnf("kernel %s needs %d bytes of LDS, %s has %d and the translation has no virtual-LDS sidecar: its dispatches will fault",
 					k.Name, hk.Desc.GroupSegmentFixedSize, l.host, hi.LDSSize)
+			}
+			if hasSidecar {
+				ent.VLDS = &dispatch.VirtualLDS{} // filled in once the kernel object is known
 			}
 			if ent.IsZero() {
 				e.Log.Debugf("kernel %s: packets pass through", k.Name)
@@ -207,6 +219,22 @@ func (e *Engine) Freeze(exec uint64, lookup func(agent uint64, name string) (uin
 			if err != nil {
 				e.Log.Warnf("kernel %s: no KERNEL_OBJECT after freeze: %v", k.Name, err)
 				continue
+			}
+			if hasSidecar {
+				// The image's load base follows from the normal descriptor.
+				base := kobj - sc.Normal
+				ent.VLDS = &dispatch.VirtualLDS{
+					KernelObject: base + sc.Sidecar, StaticLDS: sc.StaticLDS, HostLDS: l.hostLDS, Private: sc.Private,
+					Prefix: sc.Wrapper.Prefix, PtrOffset: sc.Wrapper.OrigPtr, StateOffset: sc.Wrapper.State, WrapperSize: sc.Wrapper.Size,
+					Flags: sc.Flags,
+				}
+				if sc.Wrapper.Size > dispatch.MaxKernarg {
+					e.Log.Warnf("kernel %s: virtual-LDS wrapper of %d bytes exceeds the %d-byte kernarg slot; the sidecar is not used", k.Name, sc.Wrapper.Size, dispatch.MaxKernarg)
+					ent.VLDS = nil
+					if ent.IsZero() {
+						continue
+					}
+				}
 			}
 			e.Log.Infof("kernel %s (kernel_object %#x): %s", k.Name, kobj, ent)
 			out = append(out, Rewrite{KernelObject: kobj, Name: k.Name, Entry: ent})
@@ -231,6 +259,34 @@ func (e *Engine) Pending() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return len(e.loads)
+}
+
+// sidecars reads the translated object's .rocjitsu.lds section: the
+// virtual-LDS sidecar of each kernel (by descriptor symbol) and the host LDS
+// limit the sidecars were made for. A missing or malformed section means no
+// sidecars (the normal kernels run; malformed is logged).
+func sidecars(lg *logx.Logger, b []byte) (map[string]vlds.Entry, uint32) {
+	f, err := loader.Parse(b)
+	if err != nil {
+		return nil, 0
+	}
+	sec := f.Section(vlds.SectionName)
+	if sec == nil || sec.Data == nil {
+		return nil, 0
+	}
+	s, err := vlds.Parse(sec.Data)
+	if err != nil {
+		lg.Warnf("translated object: %v; no virtual-LDS sidecars", err)
+		return nil, 0
+	}
+	out := map[string]vlds.Entry{}
+	for _, k := range f.Kernels() {
+		if e, ok := s.Lookup(k.DescriptorAddr); ok {
+			out[k.Symbol] = e
+		}
+	}
+	lg.Debugf("translated object has %d virtual-LDS sidecars (host LDS %d)", len(out), s.HostLDS)
+	return out, s.HostLDS
 }
 
 // metadataKernarg reads each kernel's .kernarg_segment_size from the code
