@@ -229,5 +229,19 @@ func DecodeStrict(b []byte, pc uint64, t isa.Target) (isa.Inst, error) {
 			return in, errAt(pc, "reserved", "%s: dword %d has bits 0x%08x set that the encoding does not use", entries[in.Enc].mnem, i, p)
 		}
 	}
+	scalar := in.Format <= isa.SMEM
+	for i := range in.Operands {
+		o := &in.Operands[i]
+		if o.Kind != isa.KindReg || o.Class != isa.Special {
+			continue
+		}
+		r := isa.SpecialReg(o.Reg)
+		if r == isa.RegEncoded {
+			return in, errAt(pc, "src", "%s: reserved operand code %d", entries[in.Enc].mnem, o.Imm)
+		}
+		if scalar && r == isa.RegLDSDirect {
+			return in, errAt(pc, "src", "%s: src_lds_direct in a scalar instruction", entries[in.Enc].mnem)
+		}
+	}
 	return in, nil
 }

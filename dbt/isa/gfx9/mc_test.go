@@ -164,6 +164,9 @@ func TestRandomVsLLVMMC(t *testing.T) {
 				extra++
 				if _, err := DecodeStrict(b, 0, isa.GFX942); err == nil {
 					extraStrict++
+					if os.Getenv("ISA_STRICT_LOG") != "" {
+						fmt.Fprintf(os.Stderr, "strict-extra %08x %s\n", w, Print(&got))
+					}
 				}
 			}
 			continue
