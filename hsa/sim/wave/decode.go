@@ -445,6 +445,9 @@ func gfx950Only(in *Inst) bool {
 }
 
 func isMFMA(name string) bool {
+	if name == "v_mfma_ld_scale_b32" { // an ordinary VOP3P operand layout
+		return false
+	}
 	return strings.HasPrefix(name, "v_mfma") || strings.HasPrefix(name, "v_smfmac")
 }
 

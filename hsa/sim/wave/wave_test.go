@@ -743,3 +743,26 @@ func FuzzExecute(f *testing.F) {
 		}
 	})
 }
+
+// TestLdScaleOperands decodes v_mfma_ld_scale_b32 forms from LLVM's gfx950
+// MC tests: sources are VGPRs (never AGPRs) and op_sel/op_sel_hi survive.
+func TestLdScaleOperands(t *testing.T) {
+	for _, c := range []struct {
+		b             []byte
+		src0, src1    uint16
+		opsel, opselh uint8
+	}{
+		{[]byte{0x00, 0x40, 0xac, 0xd3, 0x01, 0x03, 0x02, 0x18}, opVGPR + 1, opVGPR + 1, 0, 3},
+		{[]byte{0x00, 0x48, 0xac, 0xd3, 0x01, 0x03, 0x02, 0x18}, opVGPR + 1, opVGPR + 1, 1, 3},
+		{[]byte{0x00, 0x40, 0xac, 0xd3, 0x01, 0x03, 0x02, 0x08}, opVGPR + 1, opVGPR + 1, 0, 1},
+		{[]byte{0x00, 0x40, 0xac, 0xd3, 0x00, 0x00, 0x00, 0x18}, 0, 0, 0, 3},
+	} {
+		in, err := Decode([]uint32{le.Uint32(c.b), le.Uint32(c.b[4:])}, GFX950)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Name != "v_mfma_ld_scale_b32" || in.Src[0] != c.src0 || in.Src[1] != c.src1 || in.Opsel&3 != c.opsel || in.OpselHi&3 != c.opselh {
+			t.Errorf("% x: %s src %d,%d op_sel %d op_sel_hi %d", c.b, in.Name, in.Src[0], in.Src[1], in.Opsel, in.OpselHi)
+		}
+	}
+}
