@@ -32,6 +32,9 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 	rest := args
 	for len(rest) > 0 {
 		if err := fs.Parse(rest); err != nil {
+			if err == flag.ErrHelp {
+				return 0
+			}
 			return 2
 		}
 		rest = fs.Args()
