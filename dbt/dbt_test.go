@@ -124,8 +124,9 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	t.Logf("aiter gfx950 corpus: %d committed, %d rejected", committed, rejected)
-	if committed == 0 {
-		t.Fatal("no corpus object translated")
+	// 19 of the 28 objects translate today; fewer is a regression.
+	if committed < 19 {
+		t.Fatalf("only %d corpus objects translated, want at least 19", committed)
 	}
 }
 

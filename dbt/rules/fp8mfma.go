@@ -93,6 +93,19 @@ func FP8MFMACode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16) 
 			}
 		}
 	}
+	if src2 != srcZero {
+		// The scaled accumulator is written to D before A and B are read.
+		dLo, dHi := uint32(vdst), uint32(vdst)+uint32(cd)
+		for _, o := range []struct {
+			code uint32
+			acc  bool
+		}{{src0, w1>>27&1 != 0}, {src1, w1>>28&1 != 0}} {
+			lo, hi := o.code-srcVGPR, o.code-srcVGPR+uint32(2*parts)
+			if o.acc == accCD && lo < dHi && dLo < hi {
+				return nil, fmt.Errorf("D overlaps the A/B registers")
+			}
+		}
+	}
 	var w []uint32
 	// 2. Accumulator scaled by 1/4 into D (once).
 	c := src2
