@@ -81,8 +81,11 @@ func (w *Wave) scalar64(code uint16, in *Inst, k kind) uint64 {
 		}
 		return uint64(w.S[code])
 	case code == opLiteral:
-		if k == kF64 {
+		switch k {
+		case kF64: // the literal supplies the high half
 			return uint64(in.Lit) << 32
+		case kB64: // sign-extended, as LLVM encodes negative 64-bit immediates
+			return uint64(int64(int32(in.Lit)))
 		}
 		return uint64(in.Lit)
 	case code == 235, code == 236, code == 237, code == 238:
