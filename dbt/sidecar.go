@@ -133,6 +133,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 		plans = append(plans, p)
 	}
 	if len(kts) == 0 {
+		out.notes()
 		return out, nil
 	}
 	// Place the sidecar bodies after the translated text.
@@ -237,17 +238,24 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 	}
 	out.Object = nf.Raw()
 	out.LDS = sec
-	for i := range out.Report.Kernels {
-		k := &out.Report.Kernels[i]
-		for _, s := range out.Sidecars {
-			if s.Kernel == k.Name && s.Made {
+	out.notes()
+	return out, nil
+}
+
+// notes records each kernel's sidecar outcome in its report.
+func (r *SidecarResult) notes() {
+	for i := range r.Report.Kernels {
+		k := &r.Report.Kernels[i]
+		for _, s := range r.Sidecars {
+			switch {
+			case s.Kernel != k.Name:
+			case s.Made:
 				k.Notes = append(k.Notes, fmt.Sprintf("virtual-LDS sidecar: descriptor %#x, entry %#x, %d LDS accesses lowered", s.Descriptor, s.Entry, s.Lowered))
-			} else if s.Kernel == k.Name {
+			default:
 				k.Notes = append(k.Notes, "no virtual-LDS sidecar: "+s.Reason)
 			}
 		}
 	}
-	return out, nil
 }
 
 // sidecarPlan is the register plan of one sidecar.

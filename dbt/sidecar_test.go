@@ -473,3 +473,87 @@ func TestSidecarEveryDSOp(t *testing.T) {
 		}
 	}
 }
+
+// buildGFX942 assembles src with llvm-mc-19 and builds a one-kernel gfx942
+// code object with static LDS.
+func buildGFX942(t *testing.T, name, src string, lds uint32) []byte {
+	t.Helper()
+	mc := llvmtool.Require(t, llvmtool.MC)
+	cmd := exec.Command(mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-show-encoding")
+	cmd.Stdin = strings.NewReader(src)
+	asm, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("llvm-mc: %v\n%s", err, asm)
+	}
+	var code []byte
+	for _, m := range regexp.MustCompile(`encoding: \[([^\]]*)\]`).FindAllStringSubmatch(string(asm), -1) {
+		for _, x := range strings.Split(m[1], ",") {
+			v, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(x), "0x"), 16, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code = append(code, byte(v))
+		}
+	}
+	f, err := loader.Build(loader.BuildSpec{Target: "gfx942", Text: code, Kernels: []loader.KernelConfig{{
+		Name: name, VGPRCount: 8, SGPRCount: 16, GroupSegmentFixedSize: lds, ExplicitU64Args: 1,
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Raw()
+}
+
+// TestSidecarFailsClosed: a storage operation without a lowering (LDS
+// float atomics, ds_append) rejects the sidecar, never the object; the
+// report says why and the object has no .rocjitsu.lds entry for it. The
+// normal translation is byte-identical to Translate's.
+func TestSidecarFailsClosed(t *testing.T) {
+	for _, op := range []string{"ds_add_f32 v1, v2", "ds_append v1", "ds_read_addtid_b32 v1"} {
+		guest := buildGFX942(t, "k", "v_mov_b32 v1, 0\nv_mov_b32 v2, 1.0\n"+op+"\ns_waitcnt lgkmcnt(0)\ns_endpgm\n", 98304)
+		res, err := TranslateWithSidecars(guest, Options{}, SidecarOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		if len(res.Sidecars) != 1 || res.Sidecars[0].Made || res.Sidecars[0].Reason == "" || res.LDS != nil {
+			t.Fatalf("%s: sidecars %+v", op, res.Sidecars)
+		}
+		f, err := loader.Parse(res.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Section(vlds.SectionName) != nil {
+			t.Errorf("%s: object has %s without a sidecar", op, vlds.SectionName)
+		}
+		found := false
+		for _, n := range res.Report.Kernels[0].Notes {
+			found = found || strings.HasPrefix(n, "no virtual-LDS sidecar: ")
+		}
+		if !found {
+			t.Errorf("%s: report notes %q", op, res.Report.Kernels[0].Notes)
+		}
+		plain, err := Translate(guest, Options{})
+		if err != nil || !bytes.Equal(plain.Object, res.Object) {
+			t.Errorf("%s: object differs from Translate's (%v)", op, err)
+		}
+	}
+	// A sidecar that is made leaves the normal kernel's .text untouched.
+	guest := buildGFX942(t, "k", "v_mov_b32 v1, 0\nds_write_b32 v1, v1\ns_waitcnt lgkmcnt(0)\ns_endpgm\n", 98304)
+	plain, err := Translate(guest, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := TranslateWithSidecars(guest, Options{}, SidecarOptions{})
+	if err != nil || res.LDS == nil {
+		t.Fatalf("%v %+v", err, res.Sidecars)
+	}
+	pf, _ := loader.Parse(plain.Object)
+	sf, _ := loader.Parse(res.Object)
+	pt, st := pf.Section(".text"), sf.Section(".text")
+	if pt.Addr != st.Addr || len(st.Data) <= len(pt.Data) || !bytes.Equal(st.Data[:len(pt.Data)], pt.Data) {
+		t.Error("the sidecar object's .text does not start with the normal translation")
+	}
+	if pk, sk := pf.Kernels()[0], sf.Kernels()[0]; pk.EntryAddr != sk.EntryAddr || pk.Descriptor != sk.Descriptor {
+		t.Error("the normal descriptor changed")
+	}
+}
