@@ -766,3 +766,56 @@ func TestLdScaleOperands(t *testing.T) {
 		}
 	}
 }
+
+// TestDPPAndSDWA checks DPP lane patterns and SDWA byte/word selects
+// against their definitions.
+func TestDPPAndSDWA(t *testing.T) {
+	code := assemble(t, `
+v_mov_b32_dpp v10, v0 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v11, v0 row_mirror row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v12, v0 row_bcast:15 row_mask:0xa bank_mask:0xf
+v_mov_b32_dpp v13, v0 wave_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0
+v_add_u32_dpp v14, v0, v1 row_shl:2 row_mask:0xf bank_mask:0x3
+v_add_u32_sdwa v15, v2, v3 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_2 src1_sel:WORD_0
+v_mul_u32_u24_sdwa v16, sext(v2), v3 dst_sel:BYTE_0 dst_unused:UNUSED_SEXT src0_sel:BYTE_3 src1_sel:BYTE_1`)
+	w, _ := newWave(t, code, GFX942)
+	rng := rand.New(rand.NewSource(10))
+	for l := 0; l < 64; l++ {
+		w.V[0][l], w.V[1][l] = 1000+uint32(l), 7
+		w.V[2][l], w.V[3][l] = rng.Uint32(), rng.Uint32()
+		for r := 10; r <= 16; r++ {
+			w.V[r][l] = 0xdead0000 + uint32(r)
+		}
+	}
+	run(t, w)
+	for l := 0; l < 64; l++ {
+		row, q := l/16, l%16
+		check := func(name string, got, want uint32) {
+			if got != want {
+				t.Errorf("lane %d %s: got %#x want %#x", l, name, got, want)
+			}
+		}
+		check("quad_perm", w.V[10][l], 1000+uint32(l&^3+3-l&3))
+		check("row_mirror", w.V[11][l], 1000+uint32(16*row+15-q))
+		want12 := uint32(0xdead000c) // rows 0 and 2 masked off by row_mask 0xa
+		if row == 1 || row == 3 {
+			want12 = 1000 + uint32(16*row-1)
+		}
+		check("row_bcast:15", w.V[12][l], want12)
+		want13 := uint32(0) // lane 0 reads out of range: bound_ctrl writes 0
+		if l > 0 {
+			want13 = 1000 + uint32(l-1)
+		}
+		check("wave_shr:1", w.V[13][l], want13)
+		want14 := uint32(0xdead000e) // banks 2 and 3 masked off; row_shl past the row: no write
+		if q < 8 && q+2 < 16 {
+			want14 = 1000 + uint32(l+2) + 7
+		}
+		check("row_shl:2", w.V[14][l], want14)
+		a, b := w.V[2][l], w.V[3][l]
+		sum := (a>>16&0xff + b&0xffff) & 0xffff
+		check("sdwa add", w.V[15][l], sum<<16|0xdead000f&0xffff)
+		p := uint32(int32(int8(a>>24))) & 0xffffff * (b >> 8 & 0xff)
+		check("sdwa mul sext", w.V[16][l], uint32(int32(int8(p))))
+	}
+}
