@@ -49,3 +49,13 @@ func TestPlanArgsMetadata(t *testing.T) {
 		t.Errorf("translated kernarg equal to the app's buffer needs no wrapper: %s", e)
 	}
 }
+
+func TestVirtualLDSEntry(t *testing.T) {
+	e := Entry{VLDS: &VirtualLDS{KernelObject: 0x5000, HostLDS: 65536, StaticLDS: 163840, WrapperSize: 56}}
+	if e.IsZero() {
+		t.Fatal("an entry with only a sidecar is zero")
+	}
+	if s := e.String(); !strings.Contains(s, "virtual-LDS sidecar 0x5000 when LDS > 65536") {
+		t.Fatalf("String() = %q", s)
+	}
+}
