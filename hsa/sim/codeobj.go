@@ -1,14 +1,13 @@
 package sim
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/vmihailenco/msgpack/v5"
+	"github.com/rocjitsu/rocjitsu/loader"
 )
 
 // Arg is one kernel argument from the code object's metadata.
@@ -116,170 +115,75 @@ func (e *Executable) Kernel(name string) (*Kernel, error) {
 	return nil, fmt.Errorf("no kernel %q in the code object (kernels: %s)", name, strings.Join(names, ", "))
 }
 
-// machNames maps EF_AMDGPU_MACH values to processor names.
-var machNames = map[uint32]string{0x4c: "gfx942", 0x4f: "gfx950", 0x40: "gfx940", 0x4b: "gfx941", 0x3f: "gfx90a", 0x48: "gfx1200", 0x4e: "gfx1201"}
-
-// Target returns the processor named by a code object's e_flags.
+// TargetOf returns the processor named by a code object's e_flags
+// ("gfx942", "gfx950", ...).
 func TargetOf(image []byte) (string, error) {
-	f, err := elf.NewFile(bytes.NewReader(image))
+	f, err := loader.Parse(image)
 	if err != nil {
 		return "", fmt.Errorf("code object: %w", err)
 	}
-	if f.Machine != elf.EM_AMDGPU {
-		return "", fmt.Errorf("code object: e_machine %v is not EM_AMDGPU", f.Machine)
+	if f.Processor.Name == "" {
+		return "", fmt.Errorf("code object: e_flags %#x name an unknown processor", f.Header.Flags)
 	}
-	flags := binary.LittleEndian.Uint32(image[48:52])
-	n, ok := machNames[flags&0xff]
-	if !ok {
-		return "", fmt.Errorf("code object: e_flags %#x names an unknown processor", flags)
-	}
-	return n, nil
+	return f.Processor.Name, nil
 }
 
-type kernelMeta struct {
-	Name        string         `msgpack:".name"`
-	Symbol      string         `msgpack:".symbol"`
-	KernargSize int            `msgpack:".kernarg_segment_size"`
-	Args        []argMeta      `msgpack:".args"`
-	Other       map[string]any `msgpack:"-"`
-}
-
-type argMeta struct {
-	Name      string `msgpack:".name"`
-	Offset    int    `msgpack:".offset"`
-	Size      int    `msgpack:".size"`
-	ValueKind string `msgpack:".value_kind"`
-}
-
-type metadata struct {
-	Kernels []kernelMeta `msgpack:"amdhsa.kernels"`
-}
-
-// readMetadata finds the NT_AMDGPU_METADATA note and decodes its kernels.
-func readMetadata(f *elf.File) (map[string]kernelMeta, error) {
-	out := map[string]kernelMeta{}
-	for _, p := range f.Progs {
-		if p.Type != elf.PT_NOTE {
-			continue
-		}
-		data := make([]byte, p.Filesz)
-		if _, err := p.ReadAt(data, 0); err != nil {
-			return nil, fmt.Errorf("code object: note segment at offset %#x: %w", p.Off, err)
-		}
-		for off := 0; off+12 <= len(data); {
-			le := binary.LittleEndian
-			nsz, dsz, typ := int(le.Uint32(data[off:])), int(le.Uint32(data[off+4:])), le.Uint32(data[off+8:])
-			nameStart := off + 12
-			descStart := nameStart + (nsz+3)&^3
-			next := descStart + (dsz+3)&^3
-			if nsz < 0 || dsz < 0 || descStart+dsz > len(data) {
-				return nil, fmt.Errorf("code object: note at offset %#x overruns its segment", int(p.Off)+off)
-			}
-			name := strings.TrimRight(string(data[nameStart:nameStart+nsz]), "\x00")
-			if name == "AMDGPU" && typ == 32 {
-				var md metadata
-				if err := msgpack.Unmarshal(data[descStart:descStart+dsz], &md); err != nil {
-					return nil, fmt.Errorf("code object: NT_AMDGPU_METADATA at offset %#x: %w", int(p.Off)+descStart, err)
-				}
-				for _, k := range md.Kernels {
-					out[k.Name] = k
-				}
-			}
-			off = next
-		}
-	}
-	return out, nil
-}
-
-// load maps the code object's PT_LOAD segments into memory at a fresh
-// base, applies R_AMDGPU_RELATIVE64 relocations and finds the kernels.
+// load parses the code object with package loader, maps its PT_LOAD
+// segments at a fresh base, applies R_AMDGPU_RELATIVE64 relocations and
+// finds the kernels with their descriptors and metadata.
 func (a *Agent) load(image []byte) (*Executable, error) {
-	target, err := TargetOf(image)
-	if err != nil {
-		return nil, err
-	}
-	f, err := elf.NewFile(bytes.NewReader(image))
+	f, err := loader.Parse(image)
 	if err != nil {
 		return nil, fmt.Errorf("code object: %w", err)
 	}
-	var span uint64
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && p.Vaddr+p.Memsz > span {
-			span = p.Vaddr + p.Memsz
-		}
+	if f.Processor.Name == "" {
+		return nil, fmt.Errorf("code object: e_flags %#x name an unknown processor", f.Header.Flags)
 	}
-	if span == 0 || span > 1<<32 {
-		return nil, fmt.Errorf("code object: loadable span of %d bytes", span)
+	if f.Header.Type != uint16(elf.ET_DYN) {
+		return nil, fmt.Errorf("code object: e_type %d is not a shared object (ET_DYN); link it first", f.Header.Type)
 	}
-	base, err := a.Mem.Alloc(span, 1<<16)
+	img, err := f.LoadImage()
+	if err != nil {
+		return nil, fmt.Errorf("code object: %w", err)
+	}
+	if len(img) == 0 {
+		return nil, fmt.Errorf("code object: no loadable segments")
+	}
+	base, err := a.Mem.Alloc(uint64(len(img)), 1<<16)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range f.Progs {
-		if p.Type != elf.PT_LOAD || p.Filesz == 0 {
-			continue
-		}
-		if p.Filesz > p.Memsz || p.Off+p.Filesz > uint64(len(image)) {
-			return nil, fmt.Errorf("code object: segment at file offset %#x: p_filesz %#x out of bounds", p.Off, p.Filesz)
-		}
-		if err := a.Mem.Write(base+p.Vaddr, image[p.Off:p.Off+p.Filesz]); err != nil {
-			return nil, fmt.Errorf("code object: segment at vaddr %#x: %w", p.Vaddr, err)
-		}
-	}
-	// Dynamic relocations.
-	for _, s := range f.Sections {
-		if s.Type != elf.SHT_RELA {
-			continue
-		}
-		data, err := s.Data()
-		if err != nil {
-			return nil, fmt.Errorf("code object: section %s: %w", s.Name, err)
-		}
-		for off := 0; off+24 <= len(data); off += 24 {
-			le := binary.LittleEndian
-			r, info, add := le.Uint64(data[off:]), le.Uint64(data[off+8:]), int64(le.Uint64(data[off+16:]))
-			if uint32(info) == 13 { // R_AMDGPU_RELATIVE64
-				if err := a.Mem.Store64(base+r, uint64(int64(base)+add)); err != nil {
-					return nil, fmt.Errorf("code object: relocation at %s+%#x: %w", s.Name, off, err)
-				}
-			}
-		}
-	}
-	meta, err := readMetadata(f)
-	if err != nil {
+	if err := a.Mem.Write(base, img); err != nil {
 		return nil, err
 	}
-	ex := &Executable{Base: base, Size: span, Target: target, Kernels: map[string]*Kernel{}}
-	syms, _ := f.DynamicSymbols()
-	if s2, err := f.Symbols(); err == nil {
-		syms = append(syms, s2...)
+	for i, r := range f.Relocations {
+		if r.Type != loader.R_AMDGPU_RELATIVE64 {
+			continue
+		}
+		if err := a.Mem.Store64(base+r.Offset, uint64(int64(base)+r.Addend)); err != nil {
+			return nil, fmt.Errorf("code object: relocation %d at %#x: %w", i, r.Offset, err)
+		}
 	}
-	for _, s := range syms {
-		if !strings.HasSuffix(s.Name, ".kd") || s.Value == 0 {
-			continue
-		}
-		name := strings.TrimSuffix(s.Name, ".kd")
-		if _, dup := ex.Kernels[name]; dup {
-			continue
-		}
-		kdb, err := a.Mem.Slice(base+s.Value, 64, false)
+	ex := &Executable{Base: base, Size: uint64(len(img)), Target: f.Processor.Name, Kernels: map[string]*Kernel{}}
+	for _, lk := range f.Kernels() {
+		kdb, err := a.Mem.Slice(base+lk.DescriptorAddr, 64, false)
 		if err != nil {
-			return nil, fmt.Errorf("code object: descriptor %s at %#x: %w", s.Name, s.Value, err)
+			return nil, fmt.Errorf("code object: descriptor %s at %#x: %w", lk.Symbol, lk.DescriptorAddr, err)
 		}
 		d, err := decodeDescriptor(kdb)
 		if err != nil {
-			return nil, fmt.Errorf("code object: %s: %w", s.Name, err)
+			return nil, fmt.Errorf("code object: %s: %w", lk.Symbol, err)
 		}
-		k := &Kernel{Name: name, KD: base + s.Value, Desc: d, KernargSegmentSize: int(d.KernargSize), Exec: ex}
-		if m, ok := meta[name]; ok {
+		k := &Kernel{Name: lk.Name, KD: base + lk.DescriptorAddr, Desc: d, KernargSegmentSize: int(d.KernargSize), Exec: ex}
+		if m := lk.Metadata; m != nil {
 			for _, am := range m.Args {
-				k.Args = append(k.Args, Arg{Name: am.Name, Offset: am.Offset, Size: am.Size, ValueKind: am.ValueKind})
+				k.Args = append(k.Args, Arg{Name: am.Name, Offset: int(am.Offset), Size: int(am.Size), ValueKind: am.ValueKind})
 			}
-			if m.KernargSize > k.KernargSegmentSize {
-				k.KernargSegmentSize = m.KernargSize
+			if int(m.KernargSegmentSize) > k.KernargSegmentSize && m.KernargSegmentSize < 1<<20 {
+				k.KernargSegmentSize = int(m.KernargSegmentSize)
 			}
 		}
-		ex.Kernels[name] = k
+		ex.Kernels[k.Name] = k
 	}
 	if len(ex.Kernels) == 0 {
 		return nil, fmt.Errorf("code object: no kernel descriptors (.kd symbols)")
