@@ -153,7 +153,7 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 			return bad("offset", "%d does not fit in 24 bits", m.Offset)
 		}
 	case enc.VBUFFER:
-		if !set(enc.FBOff, uint32(m.Offset)) {
+		if !setS(enc.FBOff, int64(m.Offset)) {
 			return bad("offset", "%d does not fit in 24 bits", m.Offset)
 		}
 		set(enc.FBOffen, b2u(m.Offen))
@@ -174,7 +174,9 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 		}
 	}
 	for i := 0; i < nw; i++ {
-		dst = binary.LittleEndian.AppendUint32(dst, ws[i])
+		// Bits of partly owned fields (an aligned sbase's low bit) are
+		// kept in Pad.
+		dst = binary.LittleEndian.AppendUint32(dst, ws[i]|in.Pad[i])
 	}
 	if in.HasLiteral {
 		dst = binary.LittleEndian.AppendUint32(dst, in.Literal)

@@ -182,6 +182,7 @@ func width(o *opnd, wave64 bool) uint8 {
 // decodeFields fills the operands and modifiers of in from the dwords.
 func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave64 bool, pc uint64) error {
 	get := func(f enc.FieldID) uint32 { return enc.Layout[f].Get(w) }
+	var dropBits [8]uint32
 	for i := range e.ops {
 		d := &e.ops[i]
 		wd := width(d, wave64)
@@ -230,6 +231,21 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 		case 'k':
 			o = isa.Operand{Kind: isa.KindLiteral, Width: 1}
 		}
+		// LLVM aligns SGPR tuples down (s[18:19] for code 19, s[32:34]
+		// for code 34); the dropped low bits stay in Pad.
+		if o.Kind == isa.KindReg && (o.Class == isa.SGPR || o.Class == isa.TTMP) && o.Width >= 2 {
+			al := uint16(1)
+			if o.Width >= 3 {
+				al = 3
+			}
+			if drop := o.Reg & al; drop != 0 {
+				o.Reg &^= al
+				if d.class == 'b' {
+					drop >>= 1 // the field holds the register number / 2
+				}
+				dropBits[i] = uint32(drop)
+			}
+		}
 		o.Role = d.role
 		o.Field = isa.Field(d.field)
 		if o.Kind == isa.KindLiteral {
@@ -238,7 +254,15 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 		// Source modifiers.
 		if si := srcIndex(d.field); si >= 0 {
 			switch {
-			case k == enc.VOP3 || k == enc.VINTERP || k == enc.VOP3P && false:
+			case k == enc.VOP3P:
+				// Mix operations print neg_lo/neg_hi as -x and |x|.
+				if get(enc.F3Neg)>>si&1 != 0 {
+					o.Mods |= isa.ModNeg
+				}
+				if get(enc.FPNegHi)>>si&1 != 0 {
+					o.Mods |= isa.ModAbs
+				}
+			case k == enc.VOP3 || k == enc.VINTERP:
 				if get(enc.F3Neg)>>si&1 != 0 {
 					o.Mods |= isa.ModNeg
 				}
@@ -281,7 +305,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 	case enc.FLAT, enc.GLOBAL, enc.SCRATCH:
 		m.Offset = int32(signExtend(get(enc.FFOff), 24))
 	case enc.VBUFFER:
-		m.Offset = int32(get(enc.FBOff))
+		m.Offset = int32(signExtend(get(enc.FBOff), 24))
 		m.Offen = get(enc.FBOffen) != 0
 		m.Idxen = get(enc.FBIdxen) != 0
 		m.Format = uint8(get(enc.FBFormat))
@@ -296,6 +320,16 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 	own := ownedMask(e, k, aux, len(w))
 	for i := range w {
 		in.Pad[i] = w[i] &^ own[i]
+	}
+	for i, d := range dropBits {
+		if d != 0 {
+			b := enc.Layout[e.ops[i].field]
+			wi := int(b.W)
+			if b.W == enc.LastWord {
+				wi = len(w) - 1
+			}
+			in.Pad[wi] |= d << b.Lo
+		}
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func AppendText(b *strings.Builder, in *isa.Inst) {
 			b.WriteString(e.mnemY)
 			first = true
 		}
-		if k == enc.SOPP && o.Kind == isa.KindImm && o.Imm == 0 && e.mnem == "s_endpgm" {
+		if k == enc.SOPP && o.Kind == isa.KindImm && o.Imm == 0 && d.ifmt == "endpgm" {
 			continue
 		}
 		if first {
@@ -90,6 +90,14 @@ func writeHex(b *strings.Builder, v uint64) {
 }
 
 func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Operand) {
+	if o.Mods&isa.ModNeg != 0 && d.mods&4 != 0 {
+		b.WriteString("sext(")
+		o2 := *o
+		o2.Mods &^= isa.ModNeg
+		writeOperand(b, in, e, d, &o2)
+		b.WriteByte(')')
+		return
+	}
 	neg := o.Mods&isa.ModNeg != 0 && d.mods&1 != 0
 	abs := o.Mods&isa.ModAbs != 0 && d.mods&2 != 0
 	isConst := o.Kind == isa.KindInline || o.Kind == isa.KindLiteral
@@ -149,9 +157,9 @@ func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Op
 func writeImm(b *strings.Builder, e *entry, d *opnd, v int64) {
 	u := uint64(v)
 	switch d.ifmt {
-	case "hex":
+	case "hex", "version":
 		writeHex(b, u&0xffff)
-	case "udec":
+	case "udec", "endpgm":
 		b.WriteString(strconv.Itoa(int(u & 0xffff)))
 	case "sdec":
 		b.WriteString(strconv.Itoa(int(int16(u))))
@@ -414,8 +422,8 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry) {
 	aux := int(e.aux)
 	switch e.kind {
 	case enc.VOP3:
-		if e.opselN > 0 && m.OpSel != 0 {
-			bitList(b, "op_sel", m.OpSel, int(e.opselN), true)
+		if e.opselN > 0 && m.OpSel&e.opselMask != 0 {
+			bitList(b, "op_sel", m.OpSel&e.opselMask, int(e.opselN), true)
 		}
 		if e.byteSel != [4]uint8{} {
 			bs := 0
@@ -457,13 +465,14 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry) {
 		if e.flags&eClamp != 0 && m.Clamp {
 			b.WriteString(" clamp")
 		}
-		if e.opselN > 0 && m.OpSel != 0 {
-			bitList(b, "op_sel", m.OpSel, int(e.opselN), true)
+		if e.opselN > 0 && m.OpSel&e.opselMask != 0 {
+			bitList(b, "op_sel", m.OpSel&e.opselMask, int(e.opselN), true)
 		}
-		if w := enc.Layout[enc.FIWait].Get(in.Pad[:]); w != 0 {
-			b.WriteString(" wait_exp:" + strconv.Itoa(int(w)))
-		}
+		b.WriteString(" wait_exp:" + strconv.Itoa(int(enc.Layout[enc.FIWait].Get(in.Pad[:]))))
 	case enc.SMEM:
+		if len(e.ops) == 0 || strings.Contains(e.mnem, "prefetch") {
+			break
+		}
 		if aux == 0 && m.Offset != 0 {
 			b.WriteString(" offset:")
 			if m.Offset < 0 {
@@ -473,7 +482,9 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry) {
 				writeHex(b, uint64(m.Offset))
 			}
 		}
-		writeCPol(b, in, e)
+		if strings.HasPrefix(e.mnem, "s_load") || strings.HasPrefix(e.mnem, "s_buffer_load") {
+			writeCPol(b, in, e)
+		}
 	case enc.DS:
 		if strings.Contains(e.mnem, "2addr") {
 			if off0 := m.Offset & 0xff; off0 != 0 {
@@ -486,7 +497,7 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry) {
 			b.WriteString(" offset:" + strconv.Itoa(int(m.Offset)))
 		}
 	case enc.FLAT, enc.GLOBAL, enc.SCRATCH:
-		if m.Offset != 0 {
+		if m.Offset != 0 && len(e.ops) > 0 {
 			b.WriteString(" offset:" + strconv.Itoa(int(m.Offset)))
 		}
 		writeCPol(b, in, e)

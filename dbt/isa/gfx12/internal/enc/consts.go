@@ -17,11 +17,12 @@ const (
 	V2F16               // packed f16
 	V2BF16              // packed bf16
 	V2I16               // packed i16
+	I16H                // i16 operand whose inline floats print as f16 bits
 	NumStyles
 )
 
 // StyleNames are the Go identifiers of the styles (for the generator).
-var StyleNames = [NumStyles]string{"S32", "F16", "BF16", "I16", "F64", "I64", "V2F16", "V2BF16", "V2I16"}
+var StyleNames = [NumStyles]string{"S32", "F16", "BF16", "I16", "F64", "I64", "V2F16", "V2BF16", "V2I16", "I16H"}
 
 var (
 	f32Names  = map[uint64]string{0x3f000000: "0.5", 0xbf000000: "-0.5", 0x3f800000: "1.0", 0xbf800000: "-1.0", 0x40000000: "2.0", 0xc0000000: "-2.0", 0x40800000: "4.0", 0xc0800000: "-4.0", 0x3e22f983: "0.15915494"}
@@ -57,7 +58,7 @@ func value(s Style, code uint32, lit uint32) uint64 {
 	case code >= 240 && code <= 248:
 		i := code - 240
 		switch s {
-		case F16, I16, V2F16, V2I16:
+		case F16, I16, V2F16, V2I16, I16H:
 			return f16Inline[i]
 		case BF16, V2BF16:
 			return bf16Inline[i]
@@ -88,8 +89,11 @@ func FormatConst(s Style, code uint32, lit uint32) string {
 			return n
 		}
 		return hex(v)
-	case I16:
+	case I16, I16H:
 		if code >= 240 && code <= 248 {
+			if s == I16H {
+				return hex(v)
+			}
 			return f16Names[v]
 		}
 		if inlineInt(int64(int32(v))) {

@@ -347,7 +347,7 @@ var Layout = [NumFields]Bits{
 	FFSAddr: {0, 0, 7, CodeSDst7}, FFVDst: {1, 0, 8, CodeVGPR8}, FFSVE: {1, 17, 1, CodeBit}, FFScope: {1, 18, 2, CodeImm},
 	FFTH: {1, 20, 3, CodeImm}, FFData: {1, 23, 8, CodeVGPR8}, FFVAddr: {2, 0, 8, CodeVGPR8}, FFOff: {2, 8, 24, CodeSImm},
 	FBSOff: {0, 0, 7, CodeSDst7}, FBVData: {1, 0, 8, CodeVGPR8}, FBRsrc: {1, 9, 7, CodeSGPR}, FBFormat: {1, 23, 7, CodeImm},
-	FBOffen: {1, 30, 1, CodeBit}, FBIdxen: {1, 31, 1, CodeBit}, FBVAddr: {2, 0, 8, CodeVGPR8}, FBOff: {2, 8, 24, CodeImm},
+	FBOffen: {1, 30, 1, CodeBit}, FBIdxen: {1, 31, 1, CodeBit}, FBVAddr: {2, 0, 8, CodeVGPR8}, FBOff: {2, 8, 24, CodeSImm},
 	FBTFE: {0, 22, 1, CodeBit},
 	FIDim: {0, 0, 3, CodeImm}, FIR128: {0, 4, 1, CodeBit}, FID16: {0, 5, 1, CodeBit}, FIA16: {0, 6, 1, CodeBit},
 	FITFE: {0, 3, 1, CodeBit}, FILWE: {0, 7, 1, CodeBit}, FIDMask: {0, 22, 4, CodeImm},

@@ -245,6 +245,8 @@ func emit(entries map[string]*gent, order []string, n *names) []byte {
 			ifmt = "depctr"
 		case e.mnem == "s_version":
 			ifmt = "version"
+		case e.mnem == "s_endpgm":
+			ifmt = "endpgm"
 		}
 		var flags []string
 		if e.clamp {
@@ -273,6 +275,9 @@ func emit(entries map[string]*gent, order []string, n *names) []byte {
 		fmt.Fprintf(&b, "info: %d, flags: %s", infoIdx[infoName], strings.Join(flags, "|"))
 		if e.opselN > 0 {
 			fmt.Fprintf(&b, ", opselN: %d", e.opselN)
+			if e.kind != enc.VOP3P {
+				fmt.Fprintf(&b, ", opselMask: %d", e.opselMask)
+			}
 		}
 		if e.opselHiN > 0 {
 			fmt.Fprintf(&b, ", opselHiN: %d, opselHiDef: %d", e.opselHiN, e.opselHiDef)
@@ -292,7 +297,7 @@ func emit(entries map[string]*gent, order []string, n *names) []byte {
 				b.WriteString(", ")
 			}
 			f := ifmt
-			if f == "" || o.field != enc.FSimm16 && o.field != enc.FSSrc0 {
+			if f == "" || o.class != 'i' || o.field != enc.FSimm16 && o.field != enc.FSSrc0 {
 				f = o.ifmt
 			}
 			mods := 0
@@ -301,6 +306,9 @@ func emit(entries map[string]*gent, order []string, n *names) []byte {
 			}
 			if o.abs {
 				mods |= 2
+			}
+			if o.sext {
+				mods |= 4
 			}
 			fmt.Fprintf(&b, "{%s, '%c', %d, %d, %s, enc.%s, %q, %d, %q, %q}", fieldNames[o.field], o.class, o.w32, o.w64, o.role, enc.StyleNames[o.style], f, mods, o.n32, o.n64)
 		}

@@ -30,6 +30,7 @@ type gop struct {
 	style    enc.Style
 	ifmt     string
 	neg, abs bool
+	sext     bool
 }
 
 // gent is one (kind, op, aux) row.
@@ -45,6 +46,7 @@ type gent struct {
 	opselHiDef   int
 	negLoN       int
 	byteSel      [4]int
+	opselMask    int
 	negHiN       int
 	clamp, omod  bool
 	wave32, w64  bool

@@ -56,9 +56,11 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 				mk(e, "neg", func(w []uint32) { set(w, enc.F3Neg, 1<<i) })
 			}
 			if e.kind == enc.VOP3P {
-				mk(e, "opsel", func(w []uint32) { set(w, enc.FPOpSel, 7) })
+				for i := uint32(0); i < 3; i++ {
+					mk(e, "opsel", func(w []uint32) { set(w, enc.FPOpSel, 1<<i) })
+					mk(e, "neghi", func(w []uint32) { set(w, enc.FPNegHi, 1<<i) })
+				}
 				mk(e, "opselhi", func(w []uint32) { set(w, enc.FPOpSelH, 0); set(w, enc.FPOpSelL, 0) })
-				mk(e, "neghi", func(w []uint32) { set(w, enc.FPNegHi, 7) })
 			} else if !hasSDst {
 				for i := uint32(0); i < 4; i++ {
 					mk(e, fmt.Sprintf("opsel%d", i), func(w []uint32) { set(w, enc.F3OpSel, 1<<i) })
@@ -71,7 +73,9 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 			}
 		case enc.VOP1, enc.VOP2, enc.VOPC:
 			if e.aux == enc.AuxDPP16 {
-				mk(e, "dppmods", func(w []uint32) { w[len(w)-1] |= 0xf << 20 })
+				for i := 0; i < 4; i++ {
+					mk(e, "dppmods", func(w []uint32) { w[len(w)-1] |= 1 << (20 + i) })
+				}
 			}
 		}
 		// Constant styles.
@@ -189,6 +193,9 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 				if neg && t.neg {
 					e.ops[i].neg = true
 				}
+				if neg && t.sext {
+					e.ops[i].sext = true
+				}
 				if !neg && t.abs {
 					e.ops[i].abs = true
 				}
@@ -208,19 +215,37 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 			}
 		case "neg":
 			if n, ok := hasMod("neg_lo"); ok {
-				e.negLoN = n
+				e.negLoN = max(e.negLoN, n)
 			} else {
 				srcMods(true)
 			}
 		case "abs":
 			srcMods(false)
 		case "neghi":
-			e.negHiN, _ = hasMod("neg_hi")
+			n, ok := hasMod("neg_hi")
+			e.negHiN = max(e.negHiN, n)
+			if !ok {
+				srcMods(false)
+			}
 		case "opsel":
-			e.opselN, _ = hasMod("op_sel")
+			n, _ := hasMod("op_sel")
+			e.opselN = max(e.opselN, n)
 		case "opsel0", "opsel1", "opsel2", "opsel3":
 			if n, ok := hasMod("op_sel"); ok {
 				e.opselN = n
+				bit := int(v.tag[5] - '0')
+				for _, m := range mods {
+					if strings.HasPrefix(m, "op_sel:[") {
+						l := strings.Split(strings.TrimSuffix(m[8:], "]"), ",")
+						idx := bit
+						if bit == 3 {
+							idx = len(l) - 1
+						}
+						if idx < len(l) && l[idx] == "1" {
+							e.opselMask |= 1 << bit
+						}
+					}
+				}
 			}
 			for _, m := range mods {
 				if strings.HasPrefix(m, "byte_sel:") {
@@ -238,6 +263,7 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 					t := parseToken(ops[i])
 					e.ops[i].neg = e.ops[i].neg || t.neg
 					e.ops[i].abs = e.ops[i].abs || t.abs
+					e.ops[i].sext = e.ops[i].sext || t.sext
 				}
 			}
 		}
@@ -266,7 +292,7 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 
 func pickStyle(e *gent, st map[[2]uint32]string) enc.Style {
 	best, bestN := enc.S32, -1
-	for s := enc.Style(0); s < enc.NumStyles; s++ {
+	for _, s := range []enc.Style{enc.S32, enc.F16, enc.BF16, enc.I16H, enc.I16, enc.F64, enc.I64, enc.V2F16, enc.V2BF16, enc.V2I16} {
 		n := 0
 		for k, t := range st {
 			if enc.FormatConst(s, k[0], k[1]) == t {

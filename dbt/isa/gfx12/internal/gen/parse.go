@@ -12,6 +12,7 @@ type token struct {
 	text  string
 	neg   bool
 	abs   bool
+	sext  bool
 	class byte // 's', 'v', 't' (ttmp), 'n' (named special), 'i' (number), 'o' (off), 'x' (other)
 	num   int
 	width int
@@ -64,6 +65,10 @@ var named = map[string]int{
 func parseToken(t string) token {
 	tk := token{text: t, class: 'x'}
 	s := t
+	if strings.HasPrefix(s, "sext(") && strings.HasSuffix(s, ")") {
+		tk.sext = true
+		s = s[5 : len(s)-1]
+	}
 	if strings.HasPrefix(s, "-") && len(s) > 1 && (s[1] == '|' || s[1] == 'v' || s[1] == 's' || s[1] == 't') {
 		tk.neg = true
 		s = s[1:]

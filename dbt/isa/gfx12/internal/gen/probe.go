@@ -80,7 +80,8 @@ func (m mc) run(lines []string, res map[string]string) error {
 	cmd.Stdin = strings.NewReader(in.String())
 	var out bytes.Buffer
 	cmd.Stdout = &out
-	cmd.Stderr = new(bytes.Buffer)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
 	if err := cmd.Run(); err != nil {
 		if _, ok := err.(*exec.ExitError); !ok {
 			return fmt.Errorf("%s: %w", m.tool, err)
@@ -100,7 +101,7 @@ func (m mc) run(lines []string, res map[string]string) error {
 		n    int
 	}
 	var cur []dec
-	done := map[int]bool{}
+	done := invalidLines(errb.String())
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -133,4 +134,19 @@ func (m mc) run(lines []string, res map[string]string) error {
 		cur = append(cur, dec{text, n})
 	}
 	return nil
+}
+
+// invalidLines returns the 0-based input lines llvm-mc warned about.
+func invalidLines(stderr string) map[int]bool {
+	bad := map[int]bool{}
+	for _, l := range strings.Split(stderr, "\n") {
+		if !strings.HasPrefix(l, "<stdin>:") || !strings.Contains(l, "warning") {
+			continue
+		}
+		f := strings.SplitN(l, ":", 3)
+		if n, err := strconv.Atoi(f[1]); err == nil {
+			bad[n-1] = true
+		}
+	}
+	return bad
 }
