@@ -54,3 +54,24 @@ func TestNew(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestEncodeRejects(t *testing.T) {
+	in, err := New("v_add_f32_e32", isa.GFX942)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Operands[2].Class = isa.SGPR // vsrc1 is a VGPR field
+	if _, err := Encode(&in); err == nil {
+		t.Error("SGPR in a VGPR-only field encoded")
+	}
+	in.Operands[2].Class = isa.VGPR
+	in.Operands[0].Reg = 300
+	if _, err := Encode(&in); err == nil {
+		t.Error("v300 encoded")
+	}
+	in.Operands[0].Reg = 1
+	in.Operands = in.Operands[:2]
+	if _, err := Encode(&in); err == nil {
+		t.Error("missing operand encoded")
+	}
+}

@@ -232,6 +232,9 @@ func DecodeStrict(b []byte, pc uint64, t isa.Target) (isa.Inst, error) {
 	scalar := in.Format <= isa.SMEM
 	for i := range in.Operands {
 		o := &in.Operands[i]
+		if o.Kind == isa.KindReg && (o.Class == isa.VGPR || o.Class == isa.AGPR) && int(o.Reg)+int(o.Width) > 256 {
+			return in, errAt(pc, "src", "%s: register range %d..%d passes the end of the register file", entries[in.Enc].mnem, o.Reg, int(o.Reg)+int(o.Width)-1)
+		}
 		if o.Kind != isa.KindReg || o.Class != isa.Special {
 			continue
 		}

@@ -239,6 +239,9 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 		put(ws, mSMemImm, b2u(md.SMemImm))
 		put(ws, mSMemSOE, b2u(md.SMemSOE))
 	}
+	if len(in.Operands) != len(e.ops) {
+		return dst, fmt.Errorf("gfx9: encode %s: %d operands, the encoding has %d", e.mnem, len(in.Operands), len(e.ops))
+	}
 	for i := range in.Operands {
 		o := &in.Operands[i]
 		f := enc.FieldID(o.Field)
@@ -263,6 +266,15 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 			if o.Kind == isa.KindImm {
 				v = uint32(o.Imm)
 			}
+			if o.Kind == isa.KindReg && (o.Class == isa.VGPR || o.Class == isa.AGPR) && o.Reg > 255 {
+				return dst, fmt.Errorf("gfx9: encode %s: %v register %d out of range", e.mnem, f, o.Reg)
+			}
+			if o.Kind == isa.KindReg && (o.Class == isa.SGPR && o.Reg > 101 || o.Class == isa.TTMP && o.Reg > 15) {
+				return dst, fmt.Errorf("gfx9: encode %s: %v scalar register %d out of range", e.mnem, f, o.Reg)
+			}
+			if o.Kind == isa.KindLiteral && !in.HasLiteral {
+				return dst, fmt.Errorf("gfx9: encode %s: literal operand without Inst.HasLiteral", e.mnem)
+			}
 			if bb.Code != enc.CodeSrc9 && v >= 256 {
 				return dst, fmt.Errorf("gfx9: encode %s: %v cannot hold a vector register", e.mnem, f)
 			}
@@ -270,9 +282,16 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 			if o.Kind == isa.KindOff {
 				continue
 			}
-			if o.Kind == isa.KindReg && (o.Class == isa.VGPR || o.Class == isa.AGPR) {
+			vec := o.Kind == isa.KindReg && (o.Class == isa.VGPR || o.Class == isa.AGPR)
+			if vec {
+				if o.Reg > 255 {
+					return dst, fmt.Errorf("gfx9: encode %s: %v register %d out of range", e.mnem, f, o.Reg)
+				}
 				v = uint32(o.Reg)
 			} else {
+				if i < len(e.ops) && e.ops[i].class != 's' {
+					return dst, fmt.Errorf("gfx9: encode %s: %v needs a vector register", e.mnem, f)
+				}
 				v = operandCode(o)
 			}
 		case enc.CodeImm:

@@ -492,9 +492,14 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 			if d.width > wd {
 				wd = d.width
 			}
-			o2, _ := srcOperand(code, wd, false)
+			o2, p := srcOperand(code, wd, false)
 			o2.Role, o2.Field = o.Role, o.Field
 			o = o2
+			if bb.Code == enc.CodeSRsrc5 {
+				pad = p / 4
+			} else {
+				pad = p / 2
+			}
 		}
 		if pad != 0 {
 			in.Pad[bb.Word] |= pad << bb.Lo
