@@ -476,13 +476,10 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 	if len(raw) >= 4 {
 		w0 = binary.LittleEndian.Uint32(raw)
 	}
-	if in.Info != nil && in.Info.Branch == isa.BranchNone && vlds.IsDS(w0) && len(raw) == 8 {
+	d, known := vlds.Lookup(w0)
+	if in.Info != nil && in.Info.Branch == isa.BranchNone && vlds.IsDS(w0) && len(raw) == 8 && known && d.Kind != vlds.Unsupported {
 		kt.cur = in
 		kt.taken = map[uint16]bool{}
-		d, ok := vlds.Lookup(w0)
-		if !ok || d.Kind == vlds.Unsupported {
-			return code, "DS operation without a virtual-LDS lowering"
-		}
 		if d.Name != in.Name() {
 			return code, fmt.Sprintf("guest DS opcode decodes as %s, the lowering table names %s", in.Name(), d.Name)
 		}
@@ -498,6 +495,9 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		}
 		return append(code, out...), ""
 	}
+	// Everything else (including guest-only DS forms such as the
+	// transposed reads, which a rule expands into host DS code) goes
+	// through the normal emitter; its host code is then lowered.
 	at := len(code)
 	nfx := len(kt.body.Fixups)
 	code = kt.one(code, b, i, in)

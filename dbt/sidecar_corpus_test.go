@@ -2,11 +2,14 @@ package dbt
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/vlds"
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 	"github.com/rocjitsu/rocjitsu/loader"
 )
@@ -48,6 +51,7 @@ func TestSidecarsCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		oracleCheck(t, filepath.Base(p), res.Object)
 		sec, err := vlds.Parse(f.Section(vlds.SectionName).Data)
 		if err != nil {
 			t.Fatalf("%s: %v", filepath.Base(p), err)
@@ -66,5 +70,23 @@ func TestSidecarsCorpus(t *testing.T) {
 	t.Logf("%d of %d kernels needing virtual LDS (in committed objects) have sidecars", made, need)
 	if need == 0 {
 		t.Fatal("no corpus kernel needs virtual LDS")
+	}
+}
+
+// oracleCheck runs llvm-readelf-19 -a (no warnings) and llvm-objdump-19 -d
+// --mcpu=gfx942 (no undecodable word) on a translated object.
+func oracleCheck(t *testing.T, name string, obj []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "o.co")
+	if err := os.WriteFile(path, obj, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(llvmtool.Require(t, llvmtool.Readelf), "-a", path).CombinedOutput()
+	if err != nil || strings.Contains(string(out), "warning") {
+		t.Errorf("%s: llvm-readelf-19: %v\n%s", name, err, out)
+	}
+	out, err = exec.Command(llvmtool.Require(t, llvmtool.Objdump), "-d", "--mcpu=gfx942", path).CombinedOutput()
+	if err != nil || strings.Contains(string(out), "<unknown>") {
+		t.Errorf("%s: llvm-objdump-19: %v (undecodable words: %d)", name, err, strings.Count(string(out), "<unknown>"))
 	}
 }
