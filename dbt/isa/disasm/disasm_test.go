@@ -77,7 +77,9 @@ func TestListingMatchesObjdump(t *testing.T) {
 // the gfx950 corpus decodes, and prints the instruction histogram.
 func TestGFX950CorpusDecodes(t *testing.T) {
 	total := &Stats{}
-	for _, path := range corpus(t, "gfx950") {
+	files := corpus(t, "gfx950")
+	more, _ := filepath.Glob(filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", "gfx950", "*.co"))
+	for _, path := range append(files, more...) {
 		f, err := objfile.Open(path)
 		if err != nil {
 			t.Fatal(err)

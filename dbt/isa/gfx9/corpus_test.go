@@ -220,6 +220,8 @@ func TestCorpusGFX950CommonWords(t *testing.T) {
 	tool := llvmtool.Require(t, llvmtool.Objdump)
 	dir := projectpath.MustShared(t, "corpus", "aiter", "gfx950")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.co"))
+	more, _ := filepath.Glob(filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", "gfx950", "*.co"))
+	files = append(files, more...)
 	if len(files) == 0 {
 		t.Fatal("no gfx950 corpus objects")
 	}
