@@ -10,7 +10,7 @@
 //	in, err := gfx9.Decode(code, pc, isa.GFX950)
 //	fmt.Println(gfx9.Print(&in), in.Size, in.Info.Mem)
 //
-// Decode is lenient like the hardware (bits no field uses are kept in
+// Decode is lenient (bits that no field uses are kept in
 // Inst.Pad); DecodeStrict rejects such words, as LLVM mostly does, for
 // callers that must fail closed. New builds an instruction from an
 // encoding's mnemonic for code generation; Encode validates operands.
