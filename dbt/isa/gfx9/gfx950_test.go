@@ -127,6 +127,9 @@ func TestGFX950MCData(t *testing.T) {
 			bad = append(bad, c.file+":"+strconv.Itoa(c.line)+": "+err.Error()+" want "+want)
 			continue
 		}
+		if _, err := DecodeStrict(c.bytes, 0, isa.GFX950); err != nil {
+			bad = append(bad, c.file+":"+strconv.Itoa(c.line)+": DecodeStrict: "+err.Error())
+		}
 		if int(in.Size) != len(c.bytes) {
 			bad = append(bad, c.file+":"+strconv.Itoa(c.line)+": size "+strconv.Itoa(int(in.Size))+" want "+strconv.Itoa(len(c.bytes))+" ("+want+")")
 			continue
