@@ -289,9 +289,6 @@ func kernargSGPR(d *kd.Descriptor) int {
 // planSidecar chooses the registers of the sidecar prologue.
 func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
 	d := &kt.k.Descriptor
-	if d.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
-		return nil, "kernarg preload: sidecar entry stubs for both preload entries are not implemented"
-	}
 	ka := kernargSGPR(d)
 	if ka < 0 {
 		return nil, "the descriptor requests no kernarg segment pointer SGPR (adding a target-only pair is not implemented)"
@@ -373,8 +370,14 @@ func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
 	if n < 4 {
 		return nil, "fewer than four SGPRs are dead at the kernel entry for the prologue"
 	}
+	// The wrapper preserves the larger of kernarg_size and the preloaded
+	// range (the hardware preloads SGPRs from the wrapper).
+	prefix := d.KernargSize
+	if n := d.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH); n != 0 {
+		prefix = max(prefix, 4*(d.Get(kd.KERNARG_PRELOAD_SPEC_OFFSET)+n))
+	}
 	return &sidecarPlan{base: uint16(base), top: max(base+2, int(temps[0])+2, int(temps[2])+1, int(temps[3])+1), prologue: vlds.PrologueSpec{
-		Kernarg: uint16(ka), Wrapper: vlds.Layout(d.KernargSize), WorkgroupID: wg, Base: uint16(base), Temps: temps,
+		Kernarg: uint16(ka), Wrapper: vlds.Layout(prefix), WorkgroupID: wg, Base: uint16(base), Temps: temps,
 	}}, ""
 }
 
@@ -435,14 +438,25 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 			}
 		}
 	}
-	code, err := vlds.Prologue(p.prologue)
+	pro, err := vlds.Prologue(p.prologue)
 	if err != nil {
 		return err.Error()
 	}
-	if sc.Blocks[0] != k.EntryAddr {
+	code := append([]byte(nil), pro...)
+	if sc.Blocks[0] != k.EntryAddr || k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		// The prologue jumps to the entry block when it is not the
 		// scope's lowest block.
 		kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr, Src: k.EntryAddr})
+		code = window(code, 4)
+	}
+	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
+		// Kernarg preload: a second hardware entry 256 bytes later runs
+		// the same prologue and continues at the source preload entry;
+		// the placer puts entry stubs for both.
+		kt.body.Preload = sidecarEntry + 256
+		kt.body.Map[sidecarEntry+256] = len(code)
+		code = append(code, pro...)
+		kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr + 256, Src: k.EntryAddr + 256})
 		code = window(code, 4)
 	}
 	for _, l := range sc.Blocks {

@@ -20,6 +20,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
+	"github.com/rocjitsu/rocjitsu/loader/target"
 )
 
 // runSidecarOnSim runs a kernelref case through its sidecar on a simulated
@@ -555,5 +556,64 @@ func TestSidecarFailsClosed(t *testing.T) {
 	}
 	if pk, sk := pf.Kernels()[0], sf.Kernels()[0]; pk.EntryAddr != sk.EntryAddr || pk.Descriptor != sk.Descriptor {
 		t.Error("the normal descriptor changed")
+	}
+}
+
+// TestSidecarKernargPreload: a kernarg-preload kernel's sidecar has entry
+// stubs at its entry and entry+256 that both run the prologue; the
+// preloaded SGPRs come from the wrapper's guest prefix. Run on the
+// simulated gfx942 (which enters at entry+256 for preload kernels) it
+// matches the guest on the simulated gfx950.
+func TestSidecarKernargPreload(t *testing.T) {
+	clang := llvmtool.Require(t, llvmtool.Clang)
+	lld := llvmtool.Require(t, llvmtool.LLD)
+	dir := t.TempDir()
+	obj, co := filepath.Join(dir, "k.o"), filepath.Join(dir, "k.co")
+	if out, err := exec.Command(clang, "-x", "assembler", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942", "-c", "testdata/vlds_preload.s", "-o", obj).CombinedOutput(); err != nil {
+		t.Fatalf("clang: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(lld, "-shared", obj, "-o", co).CombinedOutput(); err != nil {
+		t.Fatalf("ld.lld: %v\n%s", err, out)
+	}
+	hf, err := loader.Parse(readFile(t, co))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gf, err := loader.Patch(hf, loader.PatchSpec{Mach: target.MachGFX950})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guest := gf.Raw()
+	if gf.Kernels()[0].Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 2 {
+		t.Fatal("test kernel has no kernarg preload")
+	}
+	res, err := TranslateWithSidecars(guest, Options{Name: "preload"}, SidecarOptions{AllLDS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sidecars) != 1 || !res.Sidecars[0].Made {
+		t.Fatalf("sidecars %+v", res.Sidecars)
+	}
+	if e := res.LDS.Entries[0]; e.Wrapper.Prefix < 8 {
+		t.Fatalf("wrapper prefix %d does not cover the preloaded range", e.Wrapper.Prefix)
+	}
+	const lanes = 256
+	c := &kernelref.Case{Name: "k", Grid: [3]uint32{lanes, 1, 1}, Block: [3]uint32{64, 1, 1}, KernargSize: 8,
+		Args: []kernelref.Arg{{Name: "out", Kind: kernelref.BufferOut, Elem: kernelref.U32, Count: lanes, Offset: 0, Size: 8, Init: make([]byte, 4*lanes)}}}
+	want := runGuestOnSim(t, c, guest, "gfx950")
+	got, bs, err := runSidecarOnSim(t, c, res.Object, "gfx942")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := 0; l < lanes; l++ {
+		if w := binary.LittleEndian.Uint32(want[0][4*l:]); w != uint32(l/64+l%64+7) {
+			t.Fatalf("guest lane %d: %d", l, w)
+		}
+	}
+	if !bytes.Equal(got[0], want[0]) {
+		t.Fatal("sidecar output differs from the guest's")
+	}
+	if bs.used() != 4 {
+		t.Errorf("%d of 4 slices used", bs.used())
 	}
 }
