@@ -321,6 +321,26 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 	for i := range w {
 		in.Pad[i] = w[i] &^ own[i]
 	}
+	// Source-modifier bits of absent sources are not owned by any operand.
+	present := uint32(0)
+	for i := range e.ops {
+		if si := srcIndex(e.ops[i].field); si >= 0 {
+			present |= 1 << si
+		}
+	}
+	switch {
+	case k == enc.VOP3 || k == enc.VINTERP:
+		in.Pad[1] |= get(enc.F3Neg) &^ present << 29
+		if k == enc.VOP3 && !hasSDst(e) {
+			in.Pad[0] |= get(enc.F3Abs) &^ present << 8
+		}
+	case (k == enc.VOP1 || k == enc.VOP2 || k == enc.VOPC) && aux == enc.AuxDPP16:
+		for si := uint32(0); si < 2; si++ {
+			if present>>si&1 == 0 {
+				in.Pad[len(w)-1] |= w[len(w)-1] & (3 << (20 + 2*si))
+			}
+		}
+	}
 	for i, d := range dropBits {
 		if d != 0 {
 			b := enc.Layout[e.ops[i].field]
