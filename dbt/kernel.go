@@ -175,9 +175,18 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	case isa.BranchCall:
 		if t, ok := in.BranchTarget(); ok { // s_call_b64
 			rp, _ := retPair(in)
-			kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Call, Off: len(code), Size: 4, Target: t, Pair: rp, Src: in.PC})
+			fx := place.Fixup{Kind: place.Call, Off: len(code), Size: 4, Target: t, Pair: rp, Src: in.PC}
+			if kt.long[in.PC] {
+				via, sccReg, save, why := kt.longPair(in, t)
+				if why != "" {
+					kt.reject(in, why)
+					return append(code, raw...)
+				}
+				fx.Long, fx.Via, fx.SaveSCC, fx.SCCReg, fx.Size = true, via, save, sccReg, place.LongSize(place.OpBranch, save)
+			}
+			kt.body.Fixups = append(kt.body.Fixups, fx)
 			kt.relocated(in)
-			return window(code, 4)
+			return window(code, fx.Size)
 		}
 		ind := kt.g.Indirect[in.PC]
 		if ind == nil || ind.Kind != cfg.IndirectCall || len(ind.Targets) != 1 {
@@ -189,9 +198,23 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			kt.relocated(in)
 			return append(code, raw...)
 		}
-		kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Call, Off: len(code), Size: 4, Target: ind.Targets[0], Pair: ind.RetPair, Src: in.PC})
+		fx := place.Fixup{Kind: place.Call, Off: len(code), Size: 4, Target: ind.Targets[0], Pair: ind.RetPair, Src: in.PC}
+		if kt.long[in.PC] {
+			// The consumer's own target pair carries the host target.
+			save, sccReg := false, uint16(0)
+			if !kt.sccDeadAt(ind.Targets[0]) {
+				_, r, s, why := kt.longPair(in, ind.Targets[0])
+				if why != "" {
+					kt.reject(in, why)
+					return append(code, raw...)
+				}
+				save, sccReg = s, r
+			}
+			fx.Long, fx.Via, fx.SaveSCC, fx.SCCReg, fx.Size = true, ind.Pair, save, sccReg, place.LongSize(place.OpBranch, save)
+		}
+		kt.body.Fixups = append(kt.body.Fixups, fx)
 		kt.relocated(in)
-		return window(code, 4)
+		return window(code, fx.Size)
 	case isa.BranchIndirect:
 		ind := kt.g.Indirect[in.PC]
 		switch {

@@ -48,6 +48,8 @@ type Fixup struct {
 	// Pair is the SGPR pair: the long window's scratch pair or the
 	// call's return-address pair.
 	Pair uint16
+	// Via is a long call's scratch pair for the target address.
+	Via uint16
 	// Long asks for a long window (24 bytes, 28 when conditional).
 	Long bool
 	// SaveSCC makes a long window preserve SCC through SCCReg (the
@@ -290,11 +292,40 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 			}
 			put(w, setpcWord(f.Pair))
 		case Call:
-			simm, ok := simm16(from, to)
-			if !ok {
-				return 0, fmt.Errorf("place: %s: call at source %#x is out of s_call_b64 range", b.Name, f.Src)
+			if !f.Long {
+				simm, ok := simm16(from, to)
+				if !ok {
+					if oor == nil {
+						oor = &OutOfRange{Body: b.Name, Src: f.Src}
+					}
+					oor.Srcs = append(oor.Srcs, f.Src)
+					continue
+				}
+				put(win, callWord(f.Pair, simm))
+				continue
 			}
-			put(win, callWord(f.Pair, simm))
+			// Long call: [s_cselect] s_getpc_b64 via; s_add_u32; s_addc_u32;
+			// [s_cmp_lg_u32] s_swappc_b64 ret, via.
+			long++
+			if len(win) < LongSize(OpBranch, f.SaveSCC) {
+				return 0, fmt.Errorf("place: %s: long call window at source %#x is %d bytes", b.Name, f.Src, f.Size)
+			}
+			w := win
+			if f.SaveSCC {
+				put(w, cselectWord(f.SCCReg))
+				w = w[4:]
+				from += 4
+			}
+			delta := int64(to) - int64(from+4)
+			lo := addLit(f.Via, false, uint32(uint64(delta)))
+			hi := addLit(f.Via+1, true, uint32(uint64(delta)>>32))
+			put(w, getpcWord(f.Via), lo[0], lo[1], hi[0], hi[1])
+			w = w[20:]
+			if f.SaveSCC {
+				put(w, cmpLgWord(f.SCCReg))
+				w = w[4:]
+			}
+			put(w, swappcWord(f.Pair, f.Via))
 		case PCRel:
 			hostPC := from + 4
 			target := f.Target

@@ -219,3 +219,27 @@ func TestLongBranchSavesSCC(t *testing.T) {
 		t.Fatal("window target wrong")
 	}
 }
+
+func TestLongCall(t *testing.T) {
+	far := 200 * 1024 / 4
+	f := Fixup{Kind: Call, Off: 0, Size: 4, Target: 0x1000 + uint64(4*far), Src: 0x1000, Pair: 30}
+	b := body("k", 0x1000, far+16, f)
+	b.Map[0x1000+uint64(4*far)] = 4 * far
+	if _, _, err := Layout(0x1000, 0, []*Body{b}); err == nil {
+		t.Fatal("out-of-range s_call_b64 accepted")
+	} else if _, ok := err.(*OutOfRange); !ok {
+		t.Fatalf("want OutOfRange, got %v", err)
+	}
+	b.Fixups[0].Long, b.Fixups[0].Via, b.Fixups[0].Size = true, 4, LongSize(OpBranch, false)
+	text, _, err := Layout(0x1000, 0, []*Body{b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := func(i int) uint32 { return binary.LittleEndian.Uint32(text[4*i:]) }
+	if w(0) != getpcWord(4) || w(5) != swappcWord(30, 4) {
+		t.Fatalf("long call window % x", text[:24])
+	}
+	if 0x1004+(uint64(w(2))|uint64(w(4))<<32) != 0x1000+uint64(4*far) {
+		t.Fatal("long call reaches the wrong address")
+	}
+}
