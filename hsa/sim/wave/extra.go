@@ -242,8 +242,14 @@ func init() {
 	H("v_med3_f16", 3, med3)
 	H("v_fma_legacy_f16", 3, fma16)
 	H("v_mad_legacy_f16", 3, fma16)
-	H("v_div_fixup_f16", 3, func(a, b, c float32) float32 { return float32(divFixup(float64(a), float64(b), float64(c))) })
-	H("v_div_fixup_legacy_f16", 3, func(a, b, c float32) float32 { return float32(divFixup(float64(a), float64(b), float64(c))) })
+	fixup16 := func(a, b, c float32) float32 {
+		if v, special := divFixup(float64(a), float64(b), float64(c)); special {
+			return float32(v)
+		}
+		return c / b // exact enough: f32 has more than 2*11+2 bits
+	}
+	H("v_div_fixup_f16", 3, fixup16)
+	H("v_div_fixup_legacy_f16", 3, fixup16)
 	// Accumulating 16-bit forms: src2 is the old destination.
 	acc := func(name string, k kind, fn func(a, b, c uint32) uint32) {
 		op := v32(k, 3, fn)

@@ -518,7 +518,12 @@ func init() {
 	def("v_ashrrev_i64", v64(kB64, 2, [4]bool{false, true, false, true}, func(a, b, c uint64) uint64 { return uint64(int64(b) >> (a & 63)) }))
 	def("v_lshl_add_u64", v64(kB64, 3, [4]bool{true, false, true, true}, func(a, b, c uint64) uint64 { return a<<(b&7) + c }))
 	def("v_mov_b64", v64(kB64, 1, [4]bool{true, false, false, true}, func(a, b, c uint64) uint64 { return a }))
-	def("v_div_fixup_f64", v64(kF64, 3, W, func(a, b, c uint64) uint64 { return u64f(divFixup(f64(a), f64(b), f64(c))) }))
+	def("v_div_fixup_f64", v64(kF64, 3, W, func(a, b, c uint64) uint64 {
+		if v, special := divFixup(f64(a), f64(b), f64(c)); special {
+			return u64f(v)
+		}
+		return u64f(f64(c) / f64(b))
+	}))
 	def("v_div_fmas_f64", func(w *Wave, in *Inst) error {
 		vcc := w.VCC()
 		return v64(kF64, 3, W, func(a, b, c uint64) uint64 {
@@ -529,7 +534,12 @@ func init() {
 	def("v_trig_preop_f64", v64(kF64, 2, [4]bool{true, false, false, true}, func(a, b, c uint64) uint64 {
 		return u64f(trigPreop(f64(a), int(b&31)))
 	}))
-	F("v_div_fixup_f32", 3, func(a, b, c float32) float32 { return float32(divFixup(float64(a), float64(b), float64(c))) })
+	F("v_div_fixup_f32", 3, func(a, b, c float32) float32 {
+		if v, special := divFixup(float64(a), float64(b), float64(c)); special {
+			return float32(v)
+		}
+		return c / b
+	})
 	F("v_div_fmas_f32", 3, fma32)
 
 	// Lane access.
@@ -750,34 +760,33 @@ func cndmask(w *Wave, in *Inst) error {
 	return nil
 }
 
-func divFixup(a, b, c float64) float64 {
-	// a: quotient estimate, b: denominator, c: numerator.
+// divFixup is v_div_fixup's special-case handling (NaN, infinities,
+// zeros) of the quotient of numerator c by denominator b; special is false
+// when no special case applies and the caller returns the quotient rounded in
+// its own precision, which is what the hardware's division macro computes.
+func divFixup(a, b, c float64) (v float64, special bool) {
 	switch {
 	case b != b || c != c:
-		return math.NaN()
+		return math.NaN(), true
 	case b == 0 && c == 0, math.IsInf(b, 0) && math.IsInf(c, 0):
-		return math.NaN()
+		return math.NaN(), true
 	case b == 0 || math.IsInf(c, 0):
 		if math.Signbit(b) != math.Signbit(c) {
-			return math.Inf(-1)
+			return math.Inf(-1), true
 		}
-		return math.Inf(1)
+		return math.Inf(1), true
 	case math.IsInf(b, 0) || c == 0:
 		if math.Signbit(b) != math.Signbit(c) {
-			return math.Copysign(0, -1)
+			return math.Copysign(0, -1), true
 		}
-		return 0
+		return 0, true
 	}
-	if a != a {
-		return c / b
-	}
-	return a
+	return 0, false
 }
 
-// divScale implements v_div_scale: without denormal-range operands it
-// returns its first operand unscaled and clears VCC, which the division
-// macro (div_scale, rcp, fma steps, div_fmas, div_fixup) then handles
-// exactly; operands that need scaling are scaled by 2^±64 (2^±128 for f64).
+// divScale implements v_div_scale for the division macro (div_scale, rcp,
+// fma steps, div_fmas, div_fixup): it returns its first operand unscaled
+// and clears its lane of VCC; see divScaleOne.
 func divScale(w *Wave, in *Inst, wide bool) error {
 	exec := w.Exec()
 	var vcc uint64
@@ -821,18 +830,10 @@ func divScale(w *Wave, in *Inst, wide bool) error {
 	return nil
 }
 
+// divScaleOne never scales: the simulator's v_div_fixup returns the
+// correctly rounded quotient itself, so the macro needs no range scaling
+// and VCC (which would tell v_div_fmas to undo a scaling) stays clear.
 func divScaleOne(s0, den, num float64, emax, scale int) (float64, bool) {
-	if den == 0 || num == 0 || den != den || num != num || math.IsInf(den, 0) || math.IsInf(num, 0) {
-		return s0, false
-	}
-	_, ed := math.Frexp(den)
-	_, en := math.Frexp(num)
-	if en-ed >= emax-1 || ed <= -emax+1 || en <= -emax+1+24 {
-		if s0 == den {
-			return math.Ldexp(s0, scale), false
-		}
-		return math.Ldexp(s0, scale), true
-	}
 	return s0, false
 }
 

@@ -654,6 +654,8 @@ func TestLaneOps(t *testing.T) {
 			func(a, b, c uint32) uint32 { return u32(float32(a >> 16 & 0xff)) }},
 		{"v_pk_add_f16 v3, v0, v1", func(r *rand.Rand) uint32 { return toH(r.NormFloat64()) | toH(r.NormFloat64())<<16 },
 			func(a, b, c uint32) uint32 { return toH(h(a)+h(b)) | toH(h(a>>16)+h(b>>16))<<16 }},
+		{"v_div_fixup_f32 v3, v0, v1, v2", func(r *rand.Rand) uint32 { return u32(float32(r.NormFloat64() * 1e3)) },
+			func(a, b, c uint32) uint32 { return u32(f32(c) / f32(b)) }},
 		{"v_pk_mul_lo_u16 v3, v0, v1", func(r *rand.Rand) uint32 { return r.Uint32() },
 			func(a, b, c uint32) uint32 { return (a*b)&0xffff | ((a>>16)*(b>>16))<<16 }},
 	}
