@@ -36,7 +36,9 @@
 // effect). f32 FMA is correctly rounded. Transcendentals (exp, log, rcp,
 // rsq, sqrt, sin, cos) are evaluated in float64 and rounded once, so they
 // are within 0.5 ulp of the exact value, tighter than the hardware's
-// documented 1 ulp. Matrix products are summed in float64 and rounded once
+// documented 1 ulp. The division macro yields the correctly rounded
+// quotient: v_div_scale never scales and v_div_fixup returns the quotient
+// in its precision outside the special cases. Matrix products are summed in float64 and rounded once
 // to float32 (f64 MFMAs use fused multiply-adds in K order), so results can
 // differ from the hardware's internal rounding in the last bit.
 //
@@ -48,6 +50,6 @@
 // (buffer_load_format_*), the gfx950 transposed LDS reads
 // (ds_read_b64_tr_*), stochastic-rounding and scaled conversions
 // (v_cvt_sr_*, v_cvt_scalef32_*), v_prng_b32, MFMA broadcast controls
-// (cbsz/abid/blgp on dense shapes), GDS and messages other than the ones
-// that end a wave; these fault with "not supported".
+// (cbsz/abid/blgp on dense shapes) and GDS; these fault with "not
+// supported". s_sendmsg and the other scheduling hints are ignored.
 package wave
