@@ -519,6 +519,12 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 			}
 		}
 		o.Type = valueType(d)
+		if k >= enc.SDWA1 && k <= enc.SDWA2 && d.field == enc.FVDst && md.DstUnused == 2 {
+			o.Role |= isa.Use // UNUSED_PRESERVE keeps the unselected bits
+		}
+		if k == enc.SMEM && d.field == enc.FSData && d.role == isa.UseDef && !md.SC0 {
+			o.Role = isa.Use // an atomic without glc returns nothing
+		}
 		in.Operands = append(in.Operands, o)
 	}
 	padSrcMods(in, k, negBits&^consumed, absBits&^consumed, (absBits>>4)&^consumed)

@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -330,8 +331,14 @@ func roleOf(e *entry, o opnd, sawSrc bool) string {
 	n := e.name
 	switch o.field {
 	case enc.FVDst, enc.FSDstV:
+		if (e.kind == enc.DS || e.kind == enc.FLAT) && strings.Contains(n, "_d16") {
+			return "isa.UseDef" // d16 loads keep the other half
+		}
 		if e.kind == enc.DS || e.kind == enc.FLAT {
 			return "isa.Def"
+		}
+		if partialWrite.MatchString(n) || has(n, "v_swap_b32", "_swap_b32") {
+			return "isa.UseDef"
 		}
 		if has(n, "v_mac_", "v_fmac_", "v_writelane", "v_dot2c_", "v_dot4c_", "v_dot8c_", "v_pk_fmac_") {
 			return "isa.UseDef"
@@ -341,7 +348,7 @@ func roleOf(e *entry, o opnd, sawSrc bool) string {
 		switch {
 		case strings.HasPrefix(n, "s_cmpk_"), n == "s_setreg_b32", strings.HasPrefix(n, "s_cbranch"), n == "s_setpc_b64":
 			return "isa.Use"
-		case n == "s_addk_i32", n == "s_mulk_i32", strings.HasPrefix(n, "s_cmovk"), strings.HasPrefix(n, "s_cmov_"):
+		case n == "s_addk_i32", n == "s_mulk_i32", strings.HasPrefix(n, "s_cmovk"), strings.HasPrefix(n, "s_cmov_"), strings.HasPrefix(n, "s_bitset"):
 			return "isa.UseDef"
 		}
 		return "isa.Def"
@@ -357,6 +364,9 @@ func roleOf(e *entry, o opnd, sawSrc bool) string {
 		if has(n, "store") {
 			return "isa.Use"
 		}
+		if strings.Contains(n, "_d16") {
+			return "isa.UseDef"
+		}
 		if has(n, "atomic") {
 			if e.aux&1 != 0 {
 				return "isa.UseDef"
@@ -368,9 +378,17 @@ func roleOf(e *entry, o opnd, sawSrc bool) string {
 		if o.class == 'n' && !sawSrc {
 			return "isa.Def"
 		}
+	case enc.FSrc0:
+		if has(n, "v_swap_b32", "_swap_b32") {
+			return "isa.UseDef" // swaps write both operands
+		}
 	}
 	return "isa.Use"
 }
+
+// partialWrite matches conversions that write part of the destination and
+// keep the rest.
+var partialWrite = regexp.MustCompile(`^v_cvt_(pk|sr)_(fp8|bf8)_f32$|^v_cvt_scalef32_(pk|sr)_(fp8|bf8|fp4)_|^v_cvt_scalef32_sr_pk_fp4_`)
 
 // probeHwreg asks llvm-mc for the symbolic name of every hardware register
 // id (s_getreg_b32 with a full-width field).
