@@ -1484,6 +1484,11 @@ static hsa_status_t pool_allocate(hsa_amd_memory_pool_t ph, size_t size, uint32_
   (void)flags;
   pool *p = pool_of(ph.handle);
   if (!p || !ptr || !size || p->segment != HSA_AMD_SEGMENT_GLOBAL) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  /* Tests: STANDIN_DEVICE_ALLOC_MAX=N makes device-pool allocations above N
+   * bytes fail (out of device memory). */
+  const char *lim = getenv("STANDIN_DEVICE_ALLOC_MAX");
+  if (lim && p->flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED && size > strtoull(lim, NULL, 0))
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   *ptr = gpu_alloc(size);
   return *ptr ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_OUT_OF_RESOURCES;
 }

@@ -88,3 +88,28 @@ func TestVirtualLDSPerDispatch(t *testing.T) {
 		"-group", fmt.Sprint(k.Desc.GroupSegmentFixedSize), "-dyn", "4096", "-n", "2", f)
 	want(t, r, r.log, "virtual-LDS sidecar not used (virtual_lds is false)")
 }
+
+// TestVirtualLDSFailOpen: when the backing store cannot be allocated the
+// shim logs why and dispatches the normal kernel (which the stand-in GPU,
+// like a real gfx942, faults for asking 160 KiB of LDS); the application
+// still runs to the end.
+func TestVirtualLDSFailOpen(t *testing.T) {
+	bt := setup(t)
+	f := filepath.Join(projectpath.MustShared(t, "corpus", "aiter", "gfx950"), "pa_pa_bf16_noquant_gqa8_1tg_4w.co")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := codeobj.Parse(data)
+	if err != nil || len(o.Kernels) == 0 {
+		t.Fatalf("%v", err)
+	}
+	k := o.Kernels[0]
+	env := map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "STANDIN_ISA_CHECK": "0", "ROCJITSU_TRANSLATOR": "dbt",
+		"STANDIN_DEVICE_ALLOC_MAX": "65536"}
+	r := bt.run(t, env, "-k", strings.TrimSuffix(k.Name, ".kd"), "-kernarg", "64",
+		"-group", fmt.Sprint(k.Desc.GroupSegmentFixedSize), "-n", "3", f)
+	want(t, r, r.log, "virtual-LDS sidecar cannot run (cannot allocate the backing store): dispatching the normal kernel",
+		"3 fall-backs, 0 virtual-LDS sidecar dispatches")
+	want(t, r, r.stdout, "faults 3")
+}
