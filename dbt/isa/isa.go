@@ -222,7 +222,10 @@ const (
 	RegEncoded
 )
 
-// Role says whether an instruction reads or writes an operand.
+// Role says whether an instruction reads or writes an operand. A written
+// operand whose old value partly survives (d16 loads, byte-packing
+// conversions, SDWA UNUSED_PRESERVE, masked DPP lanes, op_sel high-half
+// writes, accumulators) is UseDef, so that liveness stays conservative.
 type Role uint8
 
 // Operand roles (a bit set).

@@ -522,6 +522,12 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		if k >= enc.SDWA1 && k <= enc.SDWA2 && d.field == enc.FVDst && md.DstUnused == 2 {
 			o.Role |= isa.Use // UNUSED_PRESERVE keeps the unselected bits
 		}
+		if k >= enc.DPP1 && k <= enc.DPP2 && d.field == enc.FVDst && (md.RowMask != 0xf || md.BankMask != 0xf || !md.BoundCtrl) {
+			o.Role |= isa.Use // masked-off or unbound lanes keep their value
+		}
+		if k == enc.VOP3 && d.field == enc.FVDst && e.opselN > 0 && md.OpSel&8 != 0 {
+			o.Role |= isa.Use // op_sel writes the high half and keeps the low
+		}
 		if k == enc.SMEM && d.field == enc.FSData && d.role == isa.UseDef && !md.SC0 {
 			o.Role = isa.Use // an atomic without glc returns nothing
 		}

@@ -388,7 +388,7 @@ func roleOf(e *entry, o opnd, sawSrc bool) string {
 
 // partialWrite matches conversions that write part of the destination and
 // keep the rest.
-var partialWrite = regexp.MustCompile(`^v_cvt_(pk|sr)_(fp8|bf8)_f32$|^v_cvt_scalef32_(pk|sr)_(fp8|bf8|fp4)_|^v_cvt_scalef32_sr_pk_fp4_`)
+var partialWrite = regexp.MustCompile(`^v_cvt_(pk|sr)_(fp8|bf8)_f32$|^v_cvt_scalef32_(pk|sr)_(fp8|bf8|fp4)_|^v_cvt_scalef32_sr_pk_fp4_|^v_(fma|mad)_mix(lo|hi)_`)
 
 // probeHwreg asks llvm-mc for the symbolic name of every hardware register
 // id (s_getreg_b32 with a full-width field).
