@@ -31,14 +31,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/wave"
 )
 
-// Agent is a simulated GPU. It is not safe for concurrent use: callers
-// that share one serialize their calls.
+// Agent is a simulated GPU. Its methods are safe for concurrent use; they
+// are serialized, so dispatches run one at a time. Direct use of Mem and
+// reads of Stats must not overlap a running method.
 type Agent struct {
+	mu sync.Mutex
+
 	// Target is the processor the agent is ("gfx942" or "gfx950").
 	Target string
 	// Mem is the device address space.
@@ -99,20 +103,38 @@ func NewAgent(target string) (*Agent, error) {
 }
 
 // Alloc allocates size bytes of zeroed device memory.
-func (a *Agent) Alloc(size uint64) (uint64, error) { return a.Mem.Alloc(size, 256) }
+func (a *Agent) Alloc(size uint64) (uint64, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.Mem.Alloc(size, 256)
+}
 
 // Free releases an allocation.
-func (a *Agent) Free(addr uint64) error { return a.Mem.Free(addr) }
+func (a *Agent) Free(addr uint64) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.Mem.Free(addr)
+}
 
 // CopyIn copies host bytes to device memory.
-func (a *Agent) CopyIn(addr uint64, b []byte) error { return a.Mem.Write(addr, b) }
+func (a *Agent) CopyIn(addr uint64, b []byte) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.Mem.Write(addr, b)
+}
 
 // CopyOut copies device memory to the host.
-func (a *Agent) CopyOut(addr uint64, b []byte) error { return a.Mem.Read(addr, b) }
+func (a *Agent) CopyOut(addr uint64, b []byte) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.Mem.Read(addr, b)
+}
 
 // LoadCodeObject loads an AMDGPU ELF code object. Objects for either gfx9
 // target are accepted; they run with the agent's semantics.
 func (a *Agent) LoadCodeObject(image []byte) (*Executable, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	ex, err := a.load(image)
 	if err != nil {
 		return nil, err
@@ -160,6 +182,8 @@ func (a *Agent) Dispatch(k *Kernel, grid, block [3]uint32, kernarg []byte) error
 // DispatchExt is Dispatch with extra dynamic group-segment (LDS) bytes and
 // a private segment size per work-item (0: the descriptor's).
 func (a *Agent) DispatchExt(k *Kernel, grid, block [3]uint32, kernarg []byte, dynGroup, private uint32) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	for i := 0; i < 3; i++ {
 		if grid[i] == 0 || block[i] == 0 {
 			return fmt.Errorf("sim: kernel %s: zero grid or block dimension %d", k.Name, i)

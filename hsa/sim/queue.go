@@ -15,6 +15,8 @@ const signalSize = 64
 // NewSignal creates a completion signal with an initial value and returns
 // its handle.
 func (a *Agent) NewSignal(initial int64) (uint64, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	h, err := a.Mem.Alloc(signalSize, 64)
 	if err != nil {
 		return 0, err
@@ -27,6 +29,12 @@ func (a *Agent) NewSignal(initial int64) (uint64, error) {
 
 // SignalValue reads a signal's value.
 func (a *Agent) SignalValue(h uint64) (int64, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.signalValue(h)
+}
+
+func (a *Agent) signalValue(h uint64) (int64, error) {
 	v, err := a.Mem.Load64(h + 8)
 	if err != nil {
 		return 0, fmt.Errorf("sim: signal %#x: %w", h, err)
@@ -38,7 +46,7 @@ func (a *Agent) signalSub(h uint64) error {
 	if h == 0 {
 		return nil
 	}
-	v, err := a.SignalValue(h)
+	v, err := a.signalValue(h)
 	if err != nil {
 		return err
 	}
@@ -63,6 +71,8 @@ func (a *Agent) NewQueue(size uint32) (*Queue, error) {
 	if size == 0 || size&(size-1) != 0 {
 		return nil, fmt.Errorf("sim: queue size %d is not a power of two", size)
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	base, err := a.Mem.Alloc(uint64(size)*aql.PacketSize, 64)
 	if err != nil {
 		return nil, err
@@ -82,6 +92,8 @@ func (a *Agent) NewQueue(size uint32) (*Queue, error) {
 // producer publishes it) and rings the doorbell, which processes every
 // pending packet. It returns the first packet's error.
 func (q *Queue) Submit(pkt []byte) error {
+	q.agent.mu.Lock()
+	defer q.agent.mu.Unlock()
 	if len(pkt) < aql.PacketSize {
 		return fmt.Errorf("sim: packet of %d bytes, want %d", len(pkt), aql.PacketSize)
 	}
@@ -96,11 +108,17 @@ func (q *Queue) Submit(pkt []byte) error {
 		return err
 	}
 	q.Write++
-	return q.Process()
+	return q.process()
 }
 
 // Process executes the packets between the read and write indices.
 func (q *Queue) Process() error {
+	q.agent.mu.Lock()
+	defer q.agent.mu.Unlock()
+	return q.process()
+}
+
+func (q *Queue) process() error {
 	a := q.agent
 	for q.Read < q.Write {
 		slot := q.Base + (q.Read%uint64(q.Size))*aql.PacketSize
@@ -136,7 +154,7 @@ func (q *Queue) Process() error {
 					continue
 				}
 				n++
-				v, err := a.SignalValue(s)
+				v, err := a.signalValue(s)
 				if err != nil {
 					return fmt.Errorf("sim: packet %d: %w", q.Read, err)
 				}

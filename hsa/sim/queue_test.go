@@ -100,3 +100,58 @@ func TestQueueDispatch(t *testing.T) {
 		t.Fatalf("processed slot header %x, %v", hdr, err)
 	}
 }
+
+// TestConcurrentDispatch dispatches vector_add from several goroutines on
+// one agent; every result must be right (and -race must stay quiet).
+func TestConcurrentDispatch(t *testing.T) {
+	c, _ := kernelref.Lookup("vector_add")
+	image, err := os.ReadFile(filepath.Join(projectpath.MustRoot(t), c.Object("gfx942")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := NewAgent("gfx942")
+	ex, err := a.LoadCodeObject(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := ex.Kernel(c.Name)
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			addrs := map[int]uint64{}
+			for _, i := range c.Buffers() {
+				addr, err := a.Alloc(uint64(len(c.Args[i].Init)))
+				if err == nil {
+					err = a.CopyIn(addr, c.Args[i].Init)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				addrs[i] = addr
+			}
+			ka, err := c.Kernarg(addrs)
+			if err == nil {
+				err = a.Dispatch(k, c.Grid, c.Block, ka)
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
+			out := map[int][]byte{}
+			for i, addr := range addrs {
+				out[i] = make([]byte, len(c.Args[i].Init))
+				if err := a.CopyOut(addr, out[i]); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- c.Check(out)
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
