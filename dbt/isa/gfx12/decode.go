@@ -117,6 +117,11 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 	if wave64 && e.flags&eWave64 == 0 || !wave64 && e.flags&eWave32 == 0 {
 		return errAt(pc, "opcode", "%s is not defined in wave%d", e.mnem, map[bool]int{true: 64, false: 32}[wave64])
 	}
+	for i := 0; i < nw; i++ {
+		if w[i]&e.strict[i] != 0 {
+			return errAt(pc, "modifier", "%s: bits %#x of dword %d must be zero", e.mnem, w[i]&e.strict[i], i)
+		}
+	}
 	in.Info = info
 	in.Enc = e.id
 	in.Opcode = uint16(op)

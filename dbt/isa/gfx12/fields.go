@@ -53,10 +53,11 @@ func scalarOperand(code uint32, width uint8) isa.Operand {
 	case enc.IsConst(code):
 		return isa.Operand{Kind: isa.KindInline, Imm: int64(code), Width: width}
 	}
-	if r, ok := specialByCode[code]; ok {
+	if r, ok := specialByCode[code]; ok && r != isa.RegLDSDirect {
 		return isa.Operand{Kind: isa.KindReg, Class: isa.Special, Reg: uint16(r), Width: width}
 	}
-	return isa.Operand{Kind: isa.KindReg, Class: isa.Special, Reg: uint16(isa.RegEncoded), Imm: int64(code), Width: width}
+	// 209..234, 249, 250, 254: no operand on GFX12 (LLVM rejects them).
+	return isa.Operand{Kind: isa.KindNone, Imm: int64(code)}
 }
 
 // scalarCode is the inverse of scalarOperand.
@@ -196,6 +197,9 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 		switch d.class {
 		case 'c', 'd', 'S':
 			o = scalarOperand(v, wd)
+			if o.Kind == isa.KindNone {
+				return errAt(pc, "src", "%s: operand code %d is not defined on GFX12", e.mnem, v)
+			}
 			if d.class != 'c' && (o.Kind == isa.KindInline || o.Kind == isa.KindLiteral) && k != enc.SMEM {
 				return errAt(pc, "sdst", "%s: destination code %d is not a register", e.mnem, v)
 			}

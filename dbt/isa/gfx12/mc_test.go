@@ -346,6 +346,8 @@ func TestRandomEncodingsVsLLVM(t *testing.T) {
 	total, llvmOK, match, rt, weReject, weAccept := 0, 0, 0, 0, 0, 0
 	var bad []string
 	perKind := map[string][2]int{}
+	acceptByKind := map[string]int{}
+	var accepted []string
 	for x := 0; x < 2; x++ {
 		lines := make([]string, len(ps[x]))
 		for i, p := range ps[x] {
@@ -365,6 +367,10 @@ func TestRandomEncodingsVsLLVM(t *testing.T) {
 			if want == "" {
 				if err == nil && int(in.Size) == len(p.b) {
 					weAccept++
+					acceptByKind[kname]++
+					if len(accepted) < 2000 {
+						accepted = append(accepted, fmt.Sprintf("[%s] %s", lines[i], Print(&in)))
+					}
 				}
 				continue
 			}
@@ -400,8 +406,10 @@ func TestRandomEncodingsVsLLVM(t *testing.T) {
 	t.Logf("%d random encodings of %d table rows; LLVM decodes %d; text match %d (%.2f%%), re-encode %d; we reject %d that LLVM decodes; we accept %d that LLVM rejects",
 		total, len(entries), llvmOK, match, rate, rt, weReject, weAccept)
 	t.Logf("per encoding (match/decoded by LLVM): %s", strings.Join(kinds, ", "))
+	t.Logf("accepted here, rejected by LLVM, per encoding: %v", acceptByKind)
 	if d := os.Getenv("ISA_MISMATCH_FILE"); d != "" {
 		os.WriteFile(d+".random", []byte(strings.Join(bad, "\n")), 0o644)
+		os.WriteFile(d+".accepted", []byte(strings.Join(accepted, "\n")), 0o644)
 	}
 	if llvmOK < total/2 {
 		t.Errorf("LLVM decodes only %d of %d probes: the generator of random instances is broken", llvmOK, total)

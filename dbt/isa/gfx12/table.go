@@ -35,6 +35,7 @@ type entry struct {
 	nx             uint8
 	info, infoY    uint16
 	flags          uint16
+	strict         [4]uint32 // bits LLVM requires to be zero
 	opselMask      uint8
 	opselN         uint8
 	opselHiN       uint8

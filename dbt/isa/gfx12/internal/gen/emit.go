@@ -282,6 +282,9 @@ func emit(entries map[string]*gent, order []string, n *names) []byte {
 		if e.opselHiN > 0 {
 			fmt.Fprintf(&b, ", opselHiN: %d, opselHiDef: %d", e.opselHiN, e.opselHiDef)
 		}
+		if e.strict != [4]uint32{} {
+			fmt.Fprintf(&b, ", strict: [4]uint32{%#x, %#x, %#x, %#x}", e.strict[0], e.strict[1], e.strict[2], e.strict[3])
+		}
 		if e.byteSel != [4]int{} {
 			fmt.Fprintf(&b, ", byteSel: [4]uint8{%d, %d, %d, %d}", e.byteSel[0], e.byteSel[1], e.byteSel[2], e.byteSel[3])
 		}

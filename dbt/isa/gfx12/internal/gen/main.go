@@ -47,6 +47,7 @@ type gent struct {
 	negLoN       int
 	byteSel      [4]int
 	opselMask    int
+	strict       [4]uint32
 	negHiN       int
 	clamp, omod  bool
 	wave32, w64  bool

@@ -134,7 +134,20 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 		if !ok && v.tag == "style" && v.code == 255 {
 			text, ok = r["-"+wordsKey(v.full())]
 		}
-		if !ok {
+		if !ok || !strings.HasPrefix(text, v.e.mnem+" ") && text != v.e.mnem {
+			// LLVM rejects the bits this variant sets: they must be zero.
+			switch v.tag {
+			case "style", "imm", "opsel", "opsel0", "opsel1", "opsel2", "opsel3", "opselhi":
+				// op_sel is accepted or not depending on the operands.
+			default:
+				for i := range v.w {
+					d := v.w[i] ^ v.e.words[i]
+					if v.tag == "omod" && d != 0 {
+						d = enc.Layout[enc.F3OMod].Mask()
+					}
+					v.e.strict[i] |= d
+				}
+			}
 			continue
 		}
 		e := v.e
