@@ -571,6 +571,13 @@ func (kt *kernelT) sidecarDescriptor(p *sidecarPlan) (kd.Descriptor, error) {
 	}
 	d.GroupSegmentFixedSize = 0
 	d.KernargSize = p.prologue.Wrapper.Size
+	// The backing store is coherent for a workgroup's waves through the
+	// CU's L1 (workgroup-scope accesses); keep them on one CU.
+	if d.Flag(kd.RSRC3_TG_SPLIT) {
+		if err := d.Set(kd.RSRC3_TG_SPLIT, 0); err != nil {
+			return d, err
+		}
+	}
 	need := p.top + 6 // VCC, FLAT_SCRATCH, XNACK_MASK
 	if need > d.NextFreeSGPR() {
 		if err := d.Set(kd.RSRC1_GRANULATED_WAVEFRONT_SGPR_COUNT, kd.SGPRGranules(kt.hostProc, need)); err != nil {

@@ -617,3 +617,50 @@ func TestSidecarKernargPreload(t *testing.T) {
 		t.Errorf("%d of 4 slices used", bs.used())
 	}
 }
+
+// TestSidecarDescriptor checks the sidecar descriptor: no hardware LDS,
+// kernarg size = wrapper, SGPRs covering the base pair, the entry in the
+// sidecar body, TG_SPLIT cleared (the backing store relies on the
+// workgroup's waves sharing a CU), everything else as the normal one.
+func TestSidecarDescriptor(t *testing.T) {
+	guest := buildGFX942(t, "k", "v_mov_b32 v1, 0\nds_write_b32 v1, v1\ns_waitcnt lgkmcnt(0)\ns_endpgm\n", 98304)
+	gf, err := loader.Parse(guest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := gf.Kernels()[0].Descriptor
+	if err := d.Set(kd.RSRC3_TG_SPLIT, 1); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := loader.Patch(gf, loader.PatchSpec{Descriptors: map[string]kd.Descriptor{"k.kd": d}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := TranslateWithSidecars(pf.Raw(), Options{}, SidecarOptions{})
+	if err != nil || res.LDS == nil {
+		t.Fatalf("%v %+v", err, res.Sidecars)
+	}
+	f, err := loader.Parse(res.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := res.LDS.Entries[0]
+	tail := f.Section(".rocjitsu.kd")
+	sd, err := kd.Decode(tail.Data[e.Sidecar-tail.Addr:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd := f.Kernels()[0].Descriptor
+	if sd.GroupSegmentFixedSize != 0 || sd.KernargSize != e.Wrapper.Size || sd.Flag(kd.RSRC3_TG_SPLIT) || !nd.Flag(kd.RSRC3_TG_SPLIT) {
+		t.Fatalf("sidecar descriptor %+v", sd)
+	}
+	if sd.NextFreeSGPR() < int(res.Sidecars[0].BaseSGPR)+2+6 {
+		t.Fatalf("SGPRs %d do not cover s[%d:%d]", sd.NextFreeSGPR(), res.Sidecars[0].BaseSGPR, res.Sidecars[0].BaseSGPR+1)
+	}
+	if entry := uint64(int64(e.Sidecar) + sd.KernelCodeEntryByteOffset); entry != res.Sidecars[0].Entry || entry%256 != 0 {
+		t.Fatalf("sidecar entry %#x, want %#x (256-aligned)", entry, res.Sidecars[0].Entry)
+	}
+	if sd.ComputePgmRsrc2 != nd.ComputePgmRsrc2 || sd.KernelCodeProperties != nd.KernelCodeProperties || sd.PrivateSegmentFixedSize != nd.PrivateSegmentFixedSize {
+		t.Fatal("sidecar descriptor differs from the normal one beyond LDS, kernarg, SGPRs and TG_SPLIT")
+	}
+}
