@@ -420,6 +420,9 @@ func Decode(words []uint32, target Target) (*Inst, error) {
 	if in.Name != "" && target == GFX942 && gfx950Only(in) {
 		in.Name = ""
 	}
+	if target == GFX950 && gfx942Only[in.Name] {
+		in.Name = ""
+	}
 	in.exec = lookup(in)
 	return in, nil
 }
@@ -443,6 +446,10 @@ func gfx950Only(in *Inst) bool {
 	}
 	return false
 }
+
+// gfx942Only lists the gfx942 instructions gfx950 removed (the XF32
+// MFMAs of FeatureXF32Insts).
+var gfx942Only = map[string]bool{"v_mfma_f32_16x16x8_xf32": true, "v_mfma_f32_32x32x4_xf32": true}
 
 func isMFMA(name string) bool {
 	if name == "v_mfma_ld_scale_b32" { // an ordinary VOP3P operand layout

@@ -821,3 +821,24 @@ v_mul_u32_u24_sdwa v16, sext(v2), v3 dst_sel:BYTE_0 dst_unused:UNUSED_SEXT src0_
 		check("sdwa mul sext", w.V[16][l], uint32(int32(int8(p))))
 	}
 }
+
+// TestTargetOnlyOpcodes checks that gfx950-only opcodes are unknown on
+// gfx942 and the XF32 MFMAs gfx950 removed are unknown there.
+func TestTargetOnlyOpcodes(t *testing.T) {
+	bitop3 := []uint32{0xd2340405, 0x300e0501} // v_bitop3_b32 v5, v1, v2, s3 bitop3:0xa1
+	xf32 := assemble(t, "v_mfma_f32_16x16x8_xf32 v[0:3], v[4:5], v[6:7], v[0:3]")
+	xw := []uint32{le.Uint32(xf32), le.Uint32(xf32[4:])}
+	for _, c := range []struct {
+		words  []uint32
+		target Target
+		known  bool
+	}{{bitop3, GFX950, true}, {bitop3, GFX942, false}, {xw, GFX942, true}, {xw, GFX950, false}} {
+		in, err := Decode(c.words, c.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (in.Name != "") != c.known {
+			t.Errorf("%08x on %v decodes as %q", c.words, c.target, in.Name)
+		}
+	}
+}
