@@ -73,6 +73,11 @@ type Stats struct {
 	Waves uint64
 }
 
+// dynamicStackSize is the private segment per work-item given to kernels
+// whose descriptor says they use a dynamic stack (recursion, dynamic
+// allocas) when the dispatch does not ask for more.
+const dynamicStackSize = 16 << 10
+
 // DefaultMaxInstructions is the per-wave instruction bound of a new agent:
 // a wave that runs longer is reported as a fault (an endless loop).
 const DefaultMaxInstructions = 1 << 28
@@ -220,6 +225,9 @@ func (a *Agent) DispatchExt(k *Kernel, grid, block [3]uint32, kernarg []byte, dy
 	le.PutUint32(pkt[20:], grid[2])
 	if private == 0 {
 		private = k.Desc.PrivateSegmentFixedSize
+		if k.Desc.CodeProperties&(1<<11) != 0 && private < dynamicStackSize {
+			private = dynamicStackSize // USES_DYNAMIC_STACK: room beyond the fixed frame
+		}
 	}
 	group := k.Desc.GroupSegmentFixedSize + dynGroup
 	le.PutUint32(pkt[24:], private)
