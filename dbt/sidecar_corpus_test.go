@@ -1,6 +1,7 @@
 package dbt
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/vlds"
+	"github.com/rocjitsu/rocjitsu/hsa/sim"
+	"github.com/rocjitsu/rocjitsu/hsa/sim/wave"
+	"github.com/rocjitsu/rocjitsu/internal/kernelref"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 	"github.com/rocjitsu/rocjitsu/loader"
@@ -88,5 +92,68 @@ func oracleCheck(t *testing.T, name string, obj []byte) {
 	out, err = exec.Command(llvmtool.Require(t, llvmtool.Objdump), "-d", "--mcpu=gfx942", path).CombinedOutput()
 	if err != nil || strings.Contains(string(out), "<unknown>") {
 		t.Errorf("%s: llvm-objdump-19: %v (undecodable words: %d)", name, err, strings.Count(string(out), "<unknown>"))
+	}
+}
+
+// TestCorpusSidecarsOnSimulator runs every aiter kernel that has a sidecar
+// with all-zero explicit arguments over two workgroups of 256: the guest on
+// the simulated gfx950 agent with hardware LDS, the sidecar on the simulated
+// gfx942 agent with a backing store. Real inputs are not available, so the
+// check is behavioural: both complete, or both fault in the same wave at the
+// same instruction with the same cause (zero arguments are null pointers
+// for some kernels).
+func TestCorpusSidecarsOnSimulator(t *testing.T) {
+	dir := projectpath.MustShared(t, "corpus", "aiter", "gfx950")
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.co"))
+	ran, completed := 0, 0
+	for _, p := range paths {
+		guest, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := TranslateWithSidecars(guest, Options{}, SidecarOptions{})
+		if err != nil || res.LDS == nil {
+			continue
+		}
+		f, err := loader.Parse(guest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := f.Kernels()[0]
+		ka := int(k.Descriptor.KernargSize)
+		if k.Metadata != nil {
+			ka = max(ka, int(k.Metadata.KernargSegmentSize))
+		}
+		c := &kernelref.Case{Name: k.Name, Grid: [3]uint32{512, 1, 1}, Block: [3]uint32{256, 1, 1}, KernargSize: ka}
+		a, err := sim.NewAgent("gfx950")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, err := a.LoadCodeObject(guest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gk, err := ex.Kernel(k.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gerr := a.DispatchExt(gk, c.Grid, c.Block, make([]byte, ka), 0, 0)
+		_, _, serr := runSidecarOnSim(t, c, res.Object, "gfx942")
+		ran++
+		var gf, sf *wave.Fault
+		switch {
+		case gerr == nil && serr == nil:
+			completed++
+		case errors.As(gerr, &gf) && errors.As(serr, &sf):
+			if gf.Wave != sf.Wave || gf.Inst != sf.Inst || gf.Err.Error() != sf.Err.Error() {
+				t.Errorf("%s: guest %v, sidecar %v", filepath.Base(p), gerr, serr)
+			}
+		default:
+			t.Errorf("%s: guest %v, sidecar %v", filepath.Base(p), gerr, serr)
+		}
+	}
+	t.Logf("%d corpus sidecars ran, %d to completion, the others fault where the guest does", ran, completed)
+	if ran == 0 || completed == 0 {
+		t.Fatalf("%d ran, %d completed", ran, completed)
 	}
 }
