@@ -20,7 +20,8 @@
 //     pair or EXEC after every lane is evaluated); 64-bit EXEC always.
 //   - VOP3P packed math, dot products, v_fma_mix, and the matrix cores:
 //     dense MFMA of every gfx942/gfx950 shape (f32, xf32, f16, bf16, i8,
-//     f64, FP8/BF8), gfx950's f8f6f4 MFMA with v_mfma_ld_scale_b32 E8M0
+//     f64, FP8/BF8) with the CBSZ/ABID and BLGP broadcast controls as the
+//     CDNA3 ISA describes them, gfx950's f8f6f4 MFMA with v_mfma_ld_scale_b32 E8M0
 //     scales, and sparse SMFMAC.
 //   - FLAT/GLOBAL/SCRATCH (flat apertures for LDS and private memory),
 //     MUBUF with buffer resource descriptors (range checking, LDS-direct
@@ -49,7 +50,6 @@
 // Not modelled: VSKIP mode, buffer format conversions
 // (buffer_load_format_*), the gfx950 transposed LDS reads
 // (ds_read_b64_tr_*), stochastic-rounding and scaled conversions
-// (v_cvt_sr_*, v_cvt_scalef32_*), v_prng_b32, MFMA broadcast controls
-// (cbsz/abid/blgp on dense shapes) and GDS; these fault with "not
+// (v_cvt_sr_*, v_cvt_scalef32_*), v_prng_b32 and GDS; these fault with "not
 // supported". s_sendmsg and the other scheduling hints are ignored.
 package wave

@@ -115,6 +115,24 @@ func (w *Wave) mfmaElem(base uint16, lane, e int, typ string) float64 {
 	return 0
 }
 
+// blgpLane is the lane whose B operand lane l reads under the B lane group
+// pattern: 0 none, 1 lanes 0-31 broadcast to 32-63, 2 lanes 32-63
+// broadcast to 0-31, 3 rotate down by 16 lanes, 4-7 lanes 16*(blgp-4) to
+// 16*(blgp-4)+15 broadcast to every group of 16.
+func blgpLane(blgp uint8, l int) int {
+	switch blgp {
+	case 1:
+		return l % 32
+	case 2:
+		return 32 + l%32
+	case 3:
+		return (l + 16) % 64
+	case 4, 5, 6, 7:
+		return 16*int(blgp-4) + l%16
+	}
+	return l
+}
+
 // mfmaOp implements a dense matrix fused multiply-add. Products are summed
 // in float64 and rounded once to float32 (integer shapes wrap in int32).
 func mfmaOp(s mfmaShape) func(*Wave, *Inst) error {
@@ -125,13 +143,23 @@ func mfmaOp(s mfmaShape) func(*Wave, *Inst) error {
 	}
 	dRegs := s.m * s.n * s.blocks / 64
 	return func(w *Wave, in *Inst) error {
-		if in.Cbsz != 0 || in.Abid != 0 || in.Blgp != 0 {
-			return fmt.Errorf("MFMA broadcast controls (cbsz/abid/blgp) are not supported")
+		if s.blocks == 1 && (in.Cbsz != 0 || in.Abid != 0) {
+			return fmt.Errorf("cbsz/abid on a single-block MFMA")
 		}
 		if in.Src[0] < opVGPR || in.Src[1] < opVGPR {
 			return fmt.Errorf("MFMA with scalar or constant A/B operands is not supported")
 		}
-		// Gather A[b][i][k] and B[b][k][j].
+		// Gather A[b][i][k] and B[b][k][j]. With CBSZ/ABID, block b takes
+		// its A from block (b with the low cbsz bits replaced by abid);
+		// BLGP makes lane l read its B values from lane blgpLane(blgp, l).
+		cmask := 1<<in.Cbsz - 1
+		aLane := func(l int) int {
+			if s.blocks == 1 || in.Cbsz == 0 {
+				return l
+			}
+			b := l / s.m
+			return (b&^cmask|int(in.Abid)&cmask)*s.m + l%s.m
+		}
 		A := make([]float64, s.blocks*s.m*s.k)
 		B := make([]float64, s.blocks*s.k*s.n)
 		for l := 0; l < 64; l++ {
@@ -145,9 +173,13 @@ func mfmaOp(s mfmaShape) func(*Wave, *Inst) error {
 			if b >= s.blocks {
 				continue
 			}
+			la, lb := aLane(l), blgpLane(in.Blgp, l)
+			if la >= 64 {
+				return fmt.Errorf("abid %d selects a block past the wave", in.Abid)
+			}
 			for e := 0; e < kPer; e++ {
-				A[(b*s.m+i)*s.k+k0+e] = w.mfmaElem(in.Src[0], l, e, s.aType)
-				B[(b*s.k+k0+e)*s.n+i] = w.mfmaElem(in.Src[1], l, e, s.bType)
+				A[(b*s.m+i)*s.k+k0+e] = w.mfmaElem(in.Src[0], la, e, s.aType)
+				B[(b*s.k+k0+e)*s.n+i] = w.mfmaElem(in.Src[1], lb, e, s.bType)
 			}
 		}
 		// C/D positions: (block, i, j) of lane l, register r.

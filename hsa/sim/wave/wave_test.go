@@ -2,6 +2,7 @@ package wave
 
 import (
 	"debug/elf"
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
@@ -839,6 +840,51 @@ func TestTargetOnlyOpcodes(t *testing.T) {
 		}
 		if (in.Name != "") != c.known {
 			t.Errorf("%08x on %v decodes as %q", c.words, c.target, in.Name)
+		}
+	}
+}
+
+// TestMFMABLGP checks the B lane group patterns on v_mfma_f32_16x16x16_f16:
+// A[i][k] is half k%4 of lane i + 16*(k/4); B[k][j] is read from lane
+// pattern(j + 16*(k/4)).
+func TestMFMABLGP(t *testing.T) {
+	patterns := map[int]func(l int) int{
+		1: func(l int) int { return l % 32 },
+		2: func(l int) int { return 32 + l%32 },
+		3: func(l int) int { return (l + 16) % 64 },
+		6: func(l int) int { return 32 + l%16 },
+	}
+	rng := rand.New(rand.NewSource(11))
+	for blgp, pat := range patterns {
+		code := assemble(t, fmt.Sprintf("v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[6:7], v[8:11] blgp:%d\ns_nop 7\ns_nop 7", blgp))
+		w, _ := newWave(t, code, GFX942)
+		half := func(r, l, e int) float64 { return float64(fp.F16ToF32(uint16(w.V[r+e/2][l] >> (16 * uint(e%2))))) }
+		for l := 0; l < 64; l++ {
+			for r := 4; r < 8; r++ {
+				w.V[r][l] = uint32(fp.F32ToF16(float32(rng.Intn(9)-4))) | uint32(fp.F32ToF16(float32(rng.Intn(9)-4)))<<16
+			}
+			for r := 0; r < 4; r++ {
+				w.V[8+r][l] = u32(float32(r + l))
+			}
+		}
+		var want [64][4]float32
+		for l := 0; l < 64; l++ {
+			for r := 0; r < 4; r++ {
+				i, j := 4*(l/16)+r, l%16
+				acc := float64(f32(w.V[8+r][l]))
+				for k := 0; k < 16; k++ {
+					acc += half(4, i+16*(k/4), k%4) * half(6, pat(j+16*(k/4)), k%4)
+				}
+				want[l][r] = float32(acc)
+			}
+		}
+		run(t, w)
+		for l := 0; l < 64; l++ {
+			for r := 0; r < 4; r++ {
+				if got := f32(w.V[r][l]); got != want[l][r] {
+					t.Fatalf("blgp %d lane %d reg %d = %v, want %v", blgp, l, r, got, want[l][r])
+				}
+			}
 		}
 	}
 }
