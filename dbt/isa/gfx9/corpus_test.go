@@ -3,7 +3,6 @@ package gfx9
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -209,8 +208,6 @@ func TestCorpusGFX942(t *testing.T) {
 		t.Error(m)
 	}
 }
-
-var _ = binary.LittleEndian
 
 // TestCorpusGFX950CommonWords decodes the gfx950 corpus for gfx950 and
 // compares every instruction that gfx942 also has with llvm-objdump-19

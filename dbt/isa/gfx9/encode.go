@@ -246,9 +246,6 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 		o := &in.Operands[i]
 		f := enc.FieldID(o.Field)
 		if f == enc.FImplicit || f == enc.FLiteral || f == enc.FNone {
-			if f == enc.FSDstV && k == enc.SDWAC {
-				// handled below
-			}
 			continue
 		}
 		if k == enc.SDWAC && f == enc.FSDstV {

@@ -217,7 +217,6 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 			md.NegLo, md.NegHi = 0, 0
 		}
 	case enc.MAI, enc.VOP3PX2:
-		ww := w
 		off := uint8(0)
 		if k == enc.VOP3PX2 {
 			off = 2
@@ -226,7 +225,6 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 			md.OpSelHi = uint8(take(modField{1, 27, 2}) | take(modField{0, 14, 1})<<2)
 			md.NegLo = uint8(take(modField{1, 29, 3}))
 			md.NegHi = uint8(take(modField{0, 8, 3}))
-			_ = ww
 		}
 		md.CBSZ = uint8(take(modField{off, 8, 3}))
 		md.ABID = uint8(take(modField{off, 11, 4}))

@@ -77,9 +77,7 @@ func facts(e *entry) []string {
 	}
 	if valu {
 		reads = append(reads, "isa.ImpEXEC")
-		if (e.kind == enc.VOPC || e.kind == enc.SDWAC && !hasOp(e, enc.FSDstV) || e.kind == enc.DPPC) && !strings.Contains(e.mnem, "vcc") {
-			// VOPC e32 writes VCC; it is printed as an operand.
-		}
+		// VOPC e32 writes VCC, which LLVM prints as an operand.
 		if pre("v_cmpx_") {
 			writes = append(writes, "isa.ImpEXEC")
 		}
@@ -215,15 +213,6 @@ func facts(e *entry) []string {
 		f = append(f, "Flags: "+strings.Join(uniq(out), "|"))
 	}
 	return f
-}
-
-func hasOp(e *entry, f enc.FieldID) bool {
-	for _, o := range e.ops {
-		if o.field == f {
-			return true
-		}
-	}
-	return false
 }
 
 func uniq(s []string) []string {
