@@ -508,6 +508,11 @@ func init() {
 		w.setS64(in.Dst, r)
 		return nil
 	})
+	// No debugger is attached: the debug-status branches are never taken.
+	for _, n := range []string{"s_cbranch_cdbgsys", "s_cbranch_cdbguser", "s_cbranch_cdbgsys_or_user", "s_cbranch_cdbgsys_and_user"} {
+		def(n, func(w *Wave, in *Inst) error { return nil })
+	}
+	def("s_endpgm_ordered_ps_done", func(w *Wave, in *Inst) error { w.Done = true; return nil })
 	for _, n := range []string{"s_wakeup", "s_dcache_discard", "s_dcache_discard_x2", "s_atc_probe", "s_atc_probe_buffer", "v_clrexcp"} {
 		def(n, func(w *Wave, in *Inst) error { return nil })
 	}
