@@ -24,6 +24,9 @@ type opnd struct {
 	ifmt     string // immediate format
 	mods     uint8  // 1: neg allowed, 2: abs allowed
 	n32, n64 string // implicit register names
+	// allowed is the set of operand categories LLVM accepts in a 'c' or
+	// 'v' field (0: not checked); see category.
+	allowed uint8
 }
 
 // entry is one row of the encoding table.

@@ -313,7 +313,16 @@ func emit(entries map[string]*gent, order []string, n *names) []byte {
 			if o.sext {
 				mods |= 4
 			}
-			fmt.Fprintf(&b, "{%s, '%c', %d, %d, %s, enc.%s, %q, %d, %q, %q}", fieldNames[o.field], o.class, o.w32, o.w64, o.role, enc.StyleNames[o.style], f, mods, o.n32, o.n64)
+			allowed := o.allowed
+			if o.class == 'c' || o.class == 'v' {
+				allowed |= category(uint32(fieldVal(e.words, len(e.words), o.field)), o.class)
+				if e.hasLit && o.class == 'c' {
+					allowed |= aLit // fmamk/fmaak: sources may share the literal
+				}
+			} else {
+				allowed = 0
+			}
+			fmt.Fprintf(&b, "{%s, '%c', %d, %d, %s, enc.%s, %q, %d, %q, %q, %d}", fieldNames[o.field], o.class, o.w32, o.w64, o.role, enc.StyleNames[o.style], f, mods, o.n32, o.n64, allowed)
 		}
 		b.WriteString("}},\n")
 	}

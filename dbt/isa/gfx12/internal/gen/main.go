@@ -31,6 +31,7 @@ type gop struct {
 	ifmt     string
 	neg, abs bool
 	sext     bool
+	allowed  int
 }
 
 // gent is one (kind, op, aux) row.

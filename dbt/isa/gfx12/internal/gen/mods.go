@@ -98,6 +98,28 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 			}
 		}
 		for i, o := range e.ops {
+			var cats []uint32
+			switch {
+			case o.class == 'c' && enc.Layout[o.field].Code == enc.CodeSrc9:
+				cats = []uint32{pS0, 256 + pV0, 256 + 200, 129, 106, 124}
+			case o.class == 'c':
+				cats = []uint32{pS0, 129, 106, 124}
+			case o.class == 'v' && o.field != enc.FDPPSrc0:
+				cats = []uint32{pV0, 200}
+			case o.class == 'v':
+				cats = []uint32{200}
+			}
+			for _, c := range cats {
+				w := append([]uint32(nil), e.words...)
+				if o.class == 'v' && o.field == enc.FDPPSrc0 {
+					w[len(w)-1] = w[len(w)-1]&^0xff | c
+				} else {
+					set(w, o.field, c)
+				}
+				vs = append(vs, variant{e: e, tag: "cat", code: c, fi: i, w: w})
+			}
+		}
+		for i, o := range e.ops {
 			if o.class == 'i' && o.field == enc.FSimm16 && o.ifmt == "" {
 				for _, v := range []uint32{3, 0xfff0, 0x8000, 0x40, 0, 0x41} {
 					w := append([]uint32(nil), e.words...)
@@ -134,10 +156,13 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 		if !ok && v.tag == "style" && v.code == 255 {
 			text, ok = r["-"+wordsKey(v.full())]
 		}
+		if !ok && v.tag == "style" && v.code != 255 {
+			text, ok = r["+"+wordsKey(v.full())]
+		}
 		if !ok || !strings.HasPrefix(text, v.e.mnem+" ") && text != v.e.mnem {
 			// LLVM rejects the bits this variant sets: they must be zero.
 			switch v.tag {
-			case "style", "imm", "opsel", "opsel0", "opsel1", "opsel2", "opsel3", "opselhi":
+			case "style", "imm", "cat", "opsel", "opsel0", "opsel1", "opsel2", "opsel3", "opselhi":
 				// op_sel is accepted or not depending on the operands.
 			default:
 				for i := range v.w {
@@ -151,6 +176,17 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 			continue
 		}
 		e := v.e
+		switch v.tag {
+		case "cat":
+			e.ops[v.fi].allowed |= category(v.code, e.ops[v.fi].class)
+			continue
+		case "style":
+			if v.code == 255 {
+				e.ops[v.fi].allowed |= aLit
+			} else {
+				e.ops[v.fi].allowed |= aFloat
+			}
+		}
 		mnem, ops, mods := splitText(text)
 		if mnem != e.mnem && e.kind != enc.VOPD {
 			continue
@@ -523,4 +559,42 @@ func probeNames(m mc) (*names, error) {
 		}
 	}
 	return n, nil
+}
+
+// Operand categories (a bit set of what LLVM accepts in a source field).
+const (
+	aSGPR    = 1
+	aVGPR    = 2
+	aVGPRHi  = 4 // v128..v255
+	aInt     = 8
+	aFloat   = 16
+	aLit     = 32
+	aSpecial = 64  // vcc, exec, src_*
+	aNull    = 128 // null, m0
+)
+
+func category(v uint32, class byte) int {
+	if class == 'v' {
+		if v >= 128 {
+			return aVGPRHi
+		}
+		return aVGPR
+	}
+	switch {
+	case v >= 384:
+		return aVGPRHi
+	case v >= 256:
+		return aVGPR
+	case v == 255:
+		return aLit
+	case v >= 240 && v <= 248:
+		return aFloat
+	case v >= 128 && v <= 208:
+		return aInt
+	case v < 106 || v >= 108 && v < 124:
+		return aSGPR
+	case v == 124 || v == 125:
+		return aNull
+	}
+	return aSpecial
 }

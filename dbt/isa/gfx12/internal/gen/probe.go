@@ -121,6 +121,9 @@ func (m mc) run(lines []string, res map[string]string) error {
 					if len(cur) == 1 && !strings.Contains(cur[0].text, "/*") {
 						if cur[0].n == probeLen {
 							res[lines[k]] = cur[0].text
+						} else if cur[0].n == probeLen+4 {
+							// An inline constant LLVM prints as a literal.
+							res["+"+lines[k]] = cur[0].text
 						} else if cur[0].n == probeLen-4 {
 							// A literal that LLVM prints as an inline constant.
 							res["-"+lines[k]] = cur[0].text
