@@ -11,25 +11,20 @@ import (
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 )
 
-// TestKernargPreload compiles a kernel with clang-19 so that its first
-// kernel arguments are preloaded into user SGPRs (gfx942's kernarg
-// preload: the code starts 256 bytes after the descriptor's entry) and
-// checks its results.
-func TestKernargPreload(t *testing.T) {
+// buildCL compiles OpenCL C for gfx942 with clang-19 and links it with
+// ld.lld-19, returning the code object.
+func buildCL(t *testing.T, src string, extra ...string) []byte {
+	t.Helper()
 	clang := llvmtool.Require(t, "clang-19")
 	lld := llvmtool.Require(t, "ld.lld-19")
 	dir := t.TempDir()
-	src := `__kernel void addk(__global const float *a, __global float *b, float k, uint n) {
-  uint i = __builtin_amdgcn_workgroup_id_x() * 64 + __builtin_amdgcn_workitem_id_x();
-  if (i < n) b[i] = a[i] * k + (float)i;
-}
-`
 	cl, obj, co := filepath.Join(dir, "k.cl"), filepath.Join(dir, "k.o"), filepath.Join(dir, "k.co")
 	if err := os.WriteFile(cl, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(clang, "-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942",
-		"-nogpulib", "-O2", "-mllvm", "-amdgpu-kernarg-preload-count=4", "-c", cl, "-o", obj).CombinedOutput(); err != nil {
+	args := append([]string{"-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942",
+		"-nogpulib", "-O2"}, extra...)
+	if out, err := exec.Command(clang, append(args, "-c", cl, "-o", obj)...).CombinedOutput(); err != nil {
 		t.Fatalf("clang-19: %v\n%s", err, out)
 	}
 	if out, err := exec.Command(lld, "-shared", "--build-id=none", obj, "-o", co).CombinedOutput(); err != nil {
@@ -39,6 +34,59 @@ func TestKernargPreload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return image
+}
+
+// TestGenericLDSPointers runs a kernel whose out-of-line functions take
+// generic pointers into LDS (flat loads and stores through the shared
+// aperture from src_shared_base) and that reads the dispatch packet.
+func TestGenericLDSPointers(t *testing.T) {
+	image := buildCL(t, `__attribute__((noinline)) static void put(int *p, int v) { *p = v * 3; }
+__attribute__((noinline)) static int get(int *p) { return *p + 1; }
+__kernel void gen(__global int *out) {
+  __local int s[64];
+  uint t = __builtin_amdgcn_workitem_id_x();
+  put(&s[t], (int)t);
+  __builtin_amdgcn_s_barrier();
+  out[t] = get(&s[63 - t]);
+}
+`)
+	a, _ := NewAgent("gfx942")
+	ex, err := a.LoadCodeObject(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := ex.Kernel("gen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := a.Alloc(256)
+	ka := make([]byte, 8)
+	binary.LittleEndian.PutUint64(ka, out)
+	if err := a.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, ka); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 256)
+	if err := a.CopyOut(out, b); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 64; i++ {
+		if got, want := int32(binary.LittleEndian.Uint32(b[4*i:])), int32((63-i)*3+1); got != want {
+			t.Fatalf("out[%d] = %d, want %d", i, got, want)
+		}
+	}
+}
+
+// TestKernargPreload compiles a kernel with clang-19 so that its first
+// kernel arguments are preloaded into user SGPRs (gfx942's kernarg
+// preload: the code starts 256 bytes after the descriptor's entry) and
+// checks its results.
+func TestKernargPreload(t *testing.T) {
+	image := buildCL(t, `__kernel void addk(__global const float *a, __global float *b, float k, uint n) {
+  uint i = __builtin_amdgcn_workgroup_id_x() * 64 + __builtin_amdgcn_workitem_id_x();
+  if (i < n) b[i] = a[i] * k + (float)i;
+}
+`, "-mllvm", "-amdgpu-kernarg-preload-count=4")
 	a, _ := NewAgent("gfx942")
 	ex, err := a.LoadCodeObject(image)
 	if err != nil {
