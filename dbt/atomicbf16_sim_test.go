@@ -1,0 +1,147 @@
+package dbt
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/hsa/sim"
+)
+
+// runKernelInit runs kernel "k" of obj on a simulated agent for target
+// with one buffer initialised to init (its address is the only kernarg)
+// and returns the buffer afterwards.
+func runKernelInit(t *testing.T, obj []byte, target string, init []byte) []byte {
+	t.Helper()
+	ag, err := sim.NewAgent(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := ag.LoadCodeObject(obj)
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	k, err := ex.Kernel("k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := ag.Alloc(uint64(len(init)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.CopyIn(buf, init); err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, binary.LittleEndian.AppendUint64(nil, buf)); err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	out := make([]byte, len(init))
+	if err := ag.CopyOut(buf, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// bf16Special are bf16 codes every run mixes in: signed zeros, denormals,
+// the smallest and largest normals, infinities, quiet and signalling NaNs
+// and values that produce rounding ties.
+var bf16Special = []uint16{0x0000, 0x8000, 0x0001, 0x807f, 0x0080, 0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffc1, 0x3f80, 0x3f81, 0x3b80, 0xbb80, 0x4000, 0xc000}
+
+// TestAtomicPkAddBF16OnSimulator is a differential test of the
+// buffer_atomic_pk_add_bf16 rule: a kernel (the gfx950 atomic given as raw
+// words) adds lane-dependent bf16 pairs to distinct dwords with sc0
+// (returning the old values), to four dwords shared by 16 lanes each
+// (contention: the CAS loop must retry), and once more without sc0 (vdata
+// must stay unchanged). The guest runs on the simulated gfx950 agent and
+// its translation on the simulated gfx942 agent, for 12 random inputs
+// mixed with special values; memory and returned values must be equal bit
+// for bit, except that a NaN half matches any NaN half (the documented
+// bound: the simulated gfx942 v_add_f32 returns the canonical quiet NaN,
+// the gfx950 atomic model keeps the input's payload).
+func TestAtomicPkAddBF16OnSimulator(t *testing.T) {
+	atomic := func(vdata, vaddr, soff int, off uint32, sc0 bool) string {
+		w0 := uint32(0xe0000000) | 0x52<<18 | 1<<12 | off
+		if sc0 {
+			w0 |= 1 << 14
+		}
+		w1 := uint32(vaddr) | uint32(vdata)<<8 | 12/4<<16 | uint32(soff)<<24
+		return fmt.Sprintf("  .long %#x, %#x\n", w0, w1)
+	}
+	var s strings.Builder
+	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  s_waitcnt lgkmcnt(0)\n")
+	s.WriteString("  s_mov_b32 s12, s8\n  s_and_b32 s13, s9, 0xffff\n  s_mov_b32 s14, 0x10000\n  s_mov_b32 s15, 0x27000\n  s_mov_b32 s16, 0\n")
+	s.WriteString("  v_lshlrev_b32 v1, 2, v0\n  global_load_dword v2, v1, s[8:9] offset:256\n  s_waitcnt vmcnt(0)\n")
+	s.WriteString(atomic(2, 1, 128, 0, true)) // distinct dwords 0..63, returns old
+	s.WriteString("  s_waitcnt vmcnt(0)\n  global_store_dword v1, v2, s[8:9] offset:512\n")
+	s.WriteString("  v_and_b32 v3, 3, v0\n  v_lshlrev_b32 v3, 2, v3\n  global_load_dword v4, v1, s[8:9] offset:784\n  s_waitcnt vmcnt(0)\n")
+	s.WriteString(atomic(4, 3, 128, 768, true)) // dwords 192..195, 16 lanes each
+	s.WriteString("  s_waitcnt vmcnt(0)\n  global_store_dword v1, v4, s[8:9] offset:1040\n")
+	s.WriteString(atomic(2, 1, 16, 0, false)) // again, no return, soffset s16
+	s.WriteString("  s_waitcnt vmcnt(0)\n  global_store_dword v1, v2, s[8:9] offset:1296\n  s_endpgm\n")
+	s.WriteString(".rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 16\n  .amdhsa_next_free_sgpr 24\n  .amdhsa_accum_offset 16\n  .amdhsa_float_denorm_mode_32 3\n.end_amdhsa_kernel\n")
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guest := buildGuestFrom(t, path)
+	res, err := Translate(guest, Options{Name: "atomicbf16", Diff: true})
+	if err != nil {
+		t.Fatalf("%v\n%+v", err, res.Report)
+	}
+	n := 0
+	for _, c := range res.Changes {
+		if strings.HasPrefix(c.Guest, "buffer_atomic_pk_add_bf16") {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d buffer_atomic_pk_add_bf16 translated, want 3", n)
+	}
+	const size = 1552
+	for seed := uint64(0); seed < 12; seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x5eed))
+		half := func() uint16 {
+			if r.IntN(3) == 0 {
+				return bf16Special[r.IntN(len(bf16Special))]
+			}
+			// Values within a few binades of each other, so sums round.
+			return uint16(r.IntN(2))<<15 | uint16(0x3c00+r.IntN(0x600))
+		}
+		init := make([]byte, size)
+		for d := 0; d < 64+64+64+4+64; d++ {
+			o := 4 * d
+			if d >= 128 && d < 192 {
+				continue // returned values
+			}
+			if d >= 196 {
+				o = 784 + 4*(d-196)
+			}
+			binary.LittleEndian.PutUint32(init[o:], uint32(half())|uint32(half())<<16)
+		}
+		want := runKernelInit(t, guest, "gfx950", init)
+		got := runKernelInit(t, res.Object, "gfx942", init)
+		for o := 0; o < size; o += 4 {
+			g, w := binary.LittleEndian.Uint32(got[o:]), binary.LittleEndian.Uint32(want[o:])
+			if g != w && !sameUpToNaN(g, w) {
+				t.Fatalf("seed %d byte %d: translated %#08x, gfx950 %#08x (initial %#08x)", seed, o, g, w, binary.LittleEndian.Uint32(init[o:]))
+			}
+		}
+	}
+}
+
+// sameUpToNaN reports whether two packed bf16 pairs are equal, counting
+// any two NaNs as equal.
+func sameUpToNaN(a, b uint32) bool {
+	isNaN := func(h uint16) bool { return h&0x7fff > 0x7f80 }
+	for i := 0; i < 2; i++ {
+		x, y := uint16(a>>(16*i)), uint16(b>>(16*i))
+		if x != y && !(isNaN(x) && isNaN(y)) {
+			return false
+		}
+	}
+	return true
+}
