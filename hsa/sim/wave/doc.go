@@ -25,7 +25,9 @@
 //     scales, and sparse SMFMAC.
 //   - FLAT/GLOBAL/SCRATCH (flat apertures for LDS and private memory),
 //     MUBUF with buffer resource descriptors (range checking, LDS-direct
-//     loads), DS including atomics, read2/write2, swizzle and permutes.
+//     loads), DS including atomics, read2/write2, swizzle and permutes,
+//     and gfx950's transposed reads ds_read_b64_tr_b{4,8,16} (lane mapping
+//     inferred from the MFMA operand layouts; AMD does not document it).
 //   - Traps, memory faults, out-of-range LDS or private accesses and
 //     unknown or unimplemented instructions stop the wave with a *Fault
 //     naming the PC, the wave and the instruction.
@@ -48,8 +50,7 @@
 // s_waitcnt and cache controls are no-ops because memory is coherent.
 //
 // Not modelled: VSKIP mode, buffer format conversions
-// (buffer_load_format_*), the gfx950 transposed LDS reads
-// (ds_read_b64_tr_*), stochastic-rounding and scaled conversions
+// (buffer_load_format_*), ds_read_b96_tr_b6, stochastic-rounding and scaled conversions
 // (v_cvt_sr_*, v_cvt_scalef32_*), v_prng_b32 and GDS; these fault with "not
 // supported". s_sendmsg and the other scheduling hints are ignored.
 package wave

@@ -119,6 +119,9 @@ func init() {
 		}
 		def(n, dsAtomic(atomicFns[base], wide, rtn))
 	}
+	for _, b := range []int{4, 8, 16} {
+		def(fmt.Sprintf("ds_read_b64_tr_b%d", b), dsReadTr(b))
+	}
 	def("ds_swizzle_b32", dsSwizzle)
 	def("ds_permute_b32", dsPermute(false))
 	def("ds_bpermute_b32", dsPermute(true))
@@ -332,6 +335,62 @@ func dsPermute(back bool) func(*Wave, *Inst) error {
 			}
 		}
 		*dst = out
+		return nil
+	}
+}
+
+// dsReadTr implements gfx950's transposed LDS reads ds_read_b64_tr_b{4,8,16}
+// on groups of 16 lanes. Each lane addresses 64 bits = E elements of b bits
+// (E = 64/b); rows of the 16-lane block are R = 16/E consecutive lanes'
+// 64-bit blocks, and lane l of a group receives column l:
+//
+//	elem[j] of lane 16g+l = element l%E of the block at lane 16g + R*j + l/E
+//
+// This lane mapping is inferred from the MFMA operand layouts the
+// instructions feed (AMD does not document it); it is the same formula the
+// translator's expansion uses. Source lanes are read whether or not they
+// are active.
+func dsReadTr(bitsN int) func(*Wave, *Inst) error {
+	e := 64 / bitsN
+	r := 16 / e
+	return func(w *Wave, in *Inst) error {
+		off := uint64(in.Offset1<<8 | in.Imm)
+		addr := w.vreg(in.Src[0])
+		exec := w.Exec()
+		var out [64]uint64
+		for l := 0; l < 64; l++ {
+			if exec>>l&1 == 0 {
+				continue
+			}
+			g, q := l&^15, l&15
+			var v uint64
+			for j := 0; j < e; j++ {
+				src := g + r*j + q/e
+				bit := (q % e) * bitsN
+				b, err := w.lds(uint64(addr[src])+off+uint64(bit/8), max(1, bitsN/8), false)
+				if err != nil {
+					return fmt.Errorf("lane %d: %w", l, err)
+				}
+				var x uint64
+				switch bitsN {
+				case 16:
+					x = uint64(le.Uint16(b))
+				case 8:
+					x = uint64(b[0])
+				case 4:
+					x = uint64(b[0]>>(bit%8)) & 0xf
+				}
+				v |= x << (j * bitsN)
+			}
+			out[l] = v
+			w.Lanes++
+		}
+		d := (in.Dst - opVGPR) & 511
+		for l := 0; l < 64; l++ {
+			if exec>>l&1 != 0 {
+				w.V[d][l], w.V[(d+1)&511][l] = uint32(out[l]), uint32(out[l]>>32)
+			}
+		}
 		return nil
 	}
 }

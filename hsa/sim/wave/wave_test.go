@@ -888,3 +888,31 @@ func TestMFMABLGP(t *testing.T) {
 		}
 	}
 }
+
+// TestDSReadTr runs ds_read_b64_tr_b16 (encoding from LLVM's gfx950 MC
+// tests: ds_read_b64_tr_b16 v[0:1], v1) on a 16x4 matrix of halves stored
+// row-major with each lane pointing at its 64-bit block, and checks that
+// lane l receives column l of its 16-lane group.
+func TestDSReadTr(t *testing.T) {
+	w, _ := newWave(t, words(0x00, 0x00, 0xc6, 0xd9, 0x01, 0x00, 0x00, 0x00), GFX950)
+	// Lane L's block (4 halves) at byte 8L holds elements 4L..4L+3.
+	for i := 0; i < 256; i++ {
+		le.PutUint16(w.group.LDS[2*i:], uint16(1000+i))
+	}
+	for l := 0; l < 64; l++ {
+		w.V[1][l] = uint32(8 * l)
+	}
+	run(t, w)
+	for l := 0; l < 64; l++ {
+		g, q := l&^15, l&15
+		v := uint64(w.V[0][l]) | uint64(w.V[1][l])<<32
+		for j := 0; j < 4; j++ {
+			// Row j of the group is lanes g+4j..g+4j+3: element q of the
+			// row is element q%4 of lane g+4j+q/4's block.
+			want := uint16(1000 + 4*(g+4*j+q/4) + q%4)
+			if got := uint16(v >> (16 * j)); got != want {
+				t.Fatalf("lane %d elem %d = %d, want %d", l, j, got, want)
+			}
+		}
+	}
+}
