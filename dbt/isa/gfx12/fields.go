@@ -200,6 +200,9 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 			if o.Kind == isa.KindNone {
 				return errAt(pc, "src", "%s: operand code %d is not defined on GFX12", e.mnem, v)
 			}
+			if d.class == 'd' && wd >= 3 && o.Class == isa.Special && isa.SpecialReg(o.Reg) != isa.RegNull {
+				return errAt(pc, "sdst", "%s: destination code %d is not a register tuple", e.mnem, v)
+			}
 			if d.class != 'c' && (o.Kind == isa.KindInline || o.Kind == isa.KindLiteral) && k != enc.SMEM {
 				return errAt(pc, "sdst", "%s: destination code %d is not a register", e.mnem, v)
 			}

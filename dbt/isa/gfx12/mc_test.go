@@ -52,6 +52,7 @@ func mcRun(t testing.TB, lines []string, wave64 bool) []string {
 			n    int
 		}
 		var cur []dec
+		next := 0
 		done := map[int]bool{}
 		for _, l := range strings.Split(errb.String(), "\n") {
 			// "<stdin>:LINE:COL: warning: invalid instruction encoding"
@@ -72,12 +73,17 @@ func mcRun(t testing.TB, lines []string, wave64 bool) []string {
 			text := normalize(line[:i])
 			n := strings.Count(line[i:], "0x")
 			if strings.HasPrefix(text, "s_nop ") {
-				if v, err := strconv.ParseInt(text[6:], 0, 64); err == nil && v >= 1 && int(v) <= len(part) {
-					k := int(v) - 1
-					if !done[k] {
-						done[k] = true
-						if len(cur) == 1 && cur[0].n == strings.Count(part[k], "0x") && !strings.Contains(cur[0].text, "/*") {
-							res[base+k] = cur[0].text
+				// Markers come in order: s_nop next+1 ends line next; its
+				// second copy (unless a literal ate the first) follows.
+				if v, err := strconv.ParseInt(text[6:], 0, 64); err == nil && (int(v) > next && int(v) <= next+4 || int(v) == next && next > 0 && len(cur) == 0) {
+					if int(v) > next {
+						k := int(v) - 1
+						next = k + 1
+						if !done[k] && len(cur) == 1 {
+							p := strings.Count(part[k], "0x")
+							if d := cur[0].n - p; (d == 0 || d == 4 && !strings.Contains(cur[0].text, "0xbf80") || d == -4) && !strings.Contains(cur[0].text, "/*") {
+								res[base+k] = cur[0].text
+							}
 						}
 					}
 					cur = cur[:0]

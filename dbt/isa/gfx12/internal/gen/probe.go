@@ -101,6 +101,7 @@ func (m mc) run(lines []string, res map[string]string) error {
 		n    int
 	}
 	var cur []dec
+	next := 0
 	done := invalidLines(errb.String())
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -113,18 +114,21 @@ func (m mc) run(lines []string, res map[string]string) error {
 		text := strings.Join(strings.Fields(line[:i]), " ")
 		n := strings.Count(line[i:], "0x")
 		if strings.HasPrefix(text, "s_nop ") {
-			if v, err := strconv.ParseInt(text[6:], 0, 64); err == nil && v >= 1 && int(v) <= len(lines) {
-				k := int(v) - 1
-				if !done[k] {
-					done[k] = true
-					probeLen := (strings.Count(lines[k], "0x"))
-					if len(cur) == 1 && !strings.Contains(cur[0].text, "/*") {
-						if cur[0].n == probeLen {
+			// Markers come in order: s_nop next+1 ends line next; its
+			// second copy (unless a literal ate the first) follows.
+			if v, err := strconv.ParseInt(text[6:], 0, 64); err == nil && (int(v) > next && int(v) <= next+4 || int(v) == next && next > 0 && len(cur) == 0) {
+				if int(v) > next {
+					k := int(v) - 1
+					next = k + 1
+					if !done[k] && len(cur) == 1 && !strings.Contains(cur[0].text, "/*") {
+						probeLen := strings.Count(lines[k], "0x")
+						switch cur[0].n {
+						case probeLen:
 							res[lines[k]] = cur[0].text
-						} else if cur[0].n == probeLen+4 {
+						case probeLen + 4:
 							// An inline constant LLVM prints as a literal.
 							res["+"+lines[k]] = cur[0].text
-						} else if cur[0].n == probeLen-4 {
+						case probeLen - 4:
 							// A literal that LLVM prints as an inline constant.
 							res["-"+lines[k]] = cur[0].text
 						}
