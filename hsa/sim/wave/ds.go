@@ -119,6 +119,9 @@ func init() {
 		}
 		def(n, dsAtomic(atomicFns[base], wide, rtn))
 	}
+	for _, n := range []string{"ds_wrxchg2_rtn_b32", "ds_wrxchg2st64_rtn_b32", "ds_wrxchg2_rtn_b64", "ds_wrxchg2st64_rtn_b64"} {
+		def(n, dsWrxchg2(strings.HasSuffix(n, "b64"), strings.Contains(n, "st64")))
+	}
 	for _, b := range []int{4, 8, 16} {
 		def(fmt.Sprintf("ds_read_b64_tr_b%d", b), dsReadTr(b))
 	}
@@ -390,6 +393,40 @@ func dsReadTr(bitsN int) func(*Wave, *Inst) error {
 			if exec>>l&1 != 0 {
 				w.V[d][l], w.V[(d+1)&511][l] = uint32(out[l]), uint32(out[l]>>32)
 			}
+		}
+		return nil
+	}
+}
+
+// dsWrxchg2 implements ds_wrxchg2[st64]_rtn: two exchanges at offset0 and
+// offset1 (in elements, times 64 for st64); the old values return in vdst.
+func dsWrxchg2(wide, st64 bool) func(*Wave, *Inst) error {
+	size := 4
+	if wide {
+		size = 8
+	}
+	scale := uint64(size)
+	if st64 {
+		scale *= 64
+	}
+	return func(w *Wave, in *Inst) error {
+		exec := w.Exec()
+		step := uint16(size / 4)
+		for l := 0; l < 64; l++ {
+			if exec>>l&1 == 0 {
+				continue
+			}
+			a := dsAddr(w, in, l)
+			for k, off := range []uint64{uint64(in.Imm), uint64(in.Offset1)} {
+				b, err := w.lds(a+off*scale, size, true)
+				if err != nil {
+					return fmt.Errorf("lane %d: %w", l, err)
+				}
+				old := readN(b)
+				writeN(b, w.regN(in.Src[1+k], l, wide))
+				w.setRegN(in.Dst+uint16(k)*step, l, old, wide)
+			}
+			w.Lanes++
 		}
 		return nil
 	}

@@ -916,3 +916,24 @@ func TestDSReadTr(t *testing.T) {
 		}
 	}
 }
+
+// TestDSWrxchg2 checks ds_wrxchg2_rtn_b32: two exchanges, old values back.
+func TestDSWrxchg2(t *testing.T) {
+	w, _ := newWave(t, assemble(t, "ds_wrxchg2_rtn_b32 v[2:3], v0, v4, v5 offset0:1 offset1:3\ns_waitcnt lgkmcnt(0)"), GFX942)
+	for i := 0; i < 1024; i++ {
+		le.PutUint32(w.group.LDS[4*i:], uint32(i))
+	}
+	for l := 0; l < 64; l++ {
+		w.V[0][l] = uint32(16 * l)
+		w.V[4][l], w.V[5][l] = 0xa000+uint32(l), 0xb000+uint32(l)
+	}
+	run(t, w)
+	for l := 0; l < 64; l++ {
+		if w.V[2][l] != uint32(4*l+1) || w.V[3][l] != uint32(4*l+3) {
+			t.Fatalf("lane %d returned %d, %d", l, w.V[2][l], w.V[3][l])
+		}
+		if le.Uint32(w.group.LDS[16*l+4:]) != 0xa000+uint32(l) || le.Uint32(w.group.LDS[16*l+12:]) != 0xb000+uint32(l) {
+			t.Fatalf("lane %d: LDS not written", l)
+		}
+	}
+}
