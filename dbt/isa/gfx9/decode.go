@@ -20,6 +20,7 @@ package gfx9
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
@@ -236,8 +237,41 @@ func DecodeStrict(b []byte, pc uint64, t isa.Target) (isa.Inst, error) {
 		}
 	}
 	scalar := in.Format <= isa.SMEM
+	e := &entries[in.Enc]
+	if e.kind == enc.VOP3 && e.flags&(fBitOp3|fVOP3DPP) == 0 {
+		md := &in.Mod
+		switch {
+		case md.OpSel != 0 && e.opselN == 0:
+			return in, errAt(pc, "op_sel", "%s: op_sel set on an opcode without it", e.mnem)
+		case md.Clamp && e.flags&fClamp == 0:
+			return in, errAt(pc, "clamp", "%s: clamp set on an opcode without it", e.mnem)
+		case md.OMod != 0 && e.flags&fOMod == 0:
+			return in, errAt(pc, "omod", "%s: omod set on an opcode without it", e.mnem)
+		}
+	}
 	for i := range in.Operands {
 		o := &in.Operands[i]
+		if i < len(e.ops) {
+			if acc := e.ops[i].acc; acc != "" {
+				var c byte
+				switch {
+				case o.Kind == isa.KindInline:
+					c = 'i'
+				case o.Kind == isa.KindLiteral:
+					c = 'l'
+				case o.Kind == isa.KindReg && (o.Class == isa.VGPR || o.Class == isa.AGPR):
+					c = 'v'
+				case o.Kind == isa.KindReg:
+					c = 's'
+				}
+				if c != 0 && strings.IndexByte(acc, c) < 0 {
+					return in, errAt(pc, e.ops[i].field.String(), "%s: operand kind %q not allowed here (allowed %q)", e.mnem, c, acc)
+				}
+			}
+			if o.Role.Defines() && (o.Kind == isa.KindInline || o.Kind == isa.KindLiteral) {
+				return in, errAt(pc, e.ops[i].field.String(), "%s: a constant as destination", e.mnem)
+			}
+		}
 		if o.Kind == isa.KindReg && (o.Class == isa.VGPR || o.Class == isa.AGPR) && int(o.Reg)+int(o.Width) > 256 {
 			return in, errAt(pc, "src", "%s: register range %d..%d passes the end of the register file", entries[in.Enc].mnem, o.Reg, int(o.Reg)+int(o.Width)-1)
 		}

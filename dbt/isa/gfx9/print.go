@@ -132,8 +132,9 @@ func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Op
 			neg = o.Mods&isa.ModNeg != 0 && e.flags&(fNeg0<<idx) != 0
 			abs = o.Mods&isa.ModAbs != 0 && e.flags&(fAbs0<<idx) != 0
 			sext = o.Mods&isa.ModSext != 0 && idx < 2 && e.flags&(fSext0<<idx) != 0
-			if o.Mods&isa.ModNeg != 0 && idx < 2 && e.flags&(fSext0<<idx) != 0 && e.kind >= enc.DPP1 && e.kind <= enc.DPPC {
-				// Integer DPP sources: the neg bit is a sign extension.
+			if o.Mods&isa.ModNeg != 0 && (e.kind >= enc.DPP1 && e.kind <= enc.DPPC || e.kind == enc.VOP3) && sextFlag(e, idx) {
+				// Integer DPP and VOP3 sources: the neg bit is a sign
+				// extension.
 				sext = true
 			}
 		}
@@ -792,4 +793,16 @@ func writeLiteral(b *strings.Builder, v uint32, typ byte, width uint8, lit byte)
 		}
 	}
 	writeHex(b, uint64(v))
+}
+
+func sextFlag(e *entry, idx int) bool {
+	switch idx {
+	case 0:
+		return e.flags&fSext0 != 0
+	case 1:
+		return e.flags&fSext1 != 0
+	case 2:
+		return e.flags&fSext2 != 0
+	}
+	return false
 }

@@ -19,7 +19,10 @@ type opnd struct {
 	// (float constants as hex), 'd' 64-bit float.
 	typ byte
 	// lit is 'F' when a literal is the high half of a 64-bit float.
-	lit  byte
+	lit byte
+	// acc lists the operand kinds LLVM accepts in the field: s SGPR or
+	// special, v VGPR, i inline constant, l literal; "" when not probed.
+	acc  string
 	text string // implicit register name or immediate style
 }
 
@@ -61,4 +64,5 @@ const (
 	fSrc1Sel
 	fVOP3DPP // VOP3 bound_ctrl (op_sel bit 1) and fi (op_sel bit 0)
 	fBitOp3  // bitop3 LUT in omod, abs and neg
+	fSext2   // VOP3 src2 neg bit prints as sext()
 )

@@ -15,7 +15,7 @@ var flagBits = map[string]string{
 	"abs0": "fAbs0", "abs1": "fAbs1", "abs2": "fAbs2",
 	"clamp": "fClamp", "omod": "fOMod", "opselhi0": "fOpSelHi0",
 	"neg_lo": "fNegLo", "neg_hi": "fNegHi", "cbsz": "fCBSZ", "abid": "fABID", "blgp": "fBLGP",
-	"sext0": "fSext0", "sext1": "fSext1", "maineg": "fMAINeg",
+	"sext0": "fSext0", "sext1": "fSext1", "sext2": "fSext2", "maineg": "fMAINeg",
 	"vop3dpp": "fVOP3DPP", "bitop3": "fBitOp3", "dst_sel": "fDstSel", "dst_unused": "fDstUnused", "src0_sel": "fSrc0Sel", "src1_sel": "fSrc1Sel",
 }
 
@@ -291,6 +291,9 @@ func emit(entries map[string]*entry, order []string, hw map[int]string) []byte {
 			if o.lit != 0 {
 				s += fmt.Sprintf(", lit: '%c'", o.lit)
 			}
+			if a := canonAcc(o.acc); a != "" {
+				s += fmt.Sprintf(", acc: %q", a)
+			}
 			if o.text != "" {
 				s += fmt.Sprintf(", text: %q", o.text)
 			}
@@ -327,4 +330,21 @@ func fieldGoName(f enc.FieldID) string {
 		enc.FSRsrc: "SRsrc", enc.FLiteral: "Literal", enc.FImplicit: "Implicit", enc.FScale0: "Scale0", enc.FScale1: "Scale1",
 	}
 	return names[f]
+}
+
+// canonAcc sorts the accepted-kind letters; "" means not probed.
+func canonAcc(a string) string {
+	if a == "" {
+		return ""
+	}
+	var out []byte
+	for _, c := range "svil" {
+		if strings.ContainsRune(a, c) {
+			out = append(out, byte(c))
+		}
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return string(out)
 }

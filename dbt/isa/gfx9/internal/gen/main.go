@@ -29,6 +29,7 @@ type opnd struct {
 	role  string // "isa.Use", "isa.Def", "isa.UseDef"
 	typ   byte   // 'f' 32-bit-like constants, 'h' 16-bit integer, 'd' 64-bit float, 0 unknown
 	lit   byte   // 'F': a literal is the high half of a double
+	acc   string // kinds llvm-mc accepts: s SGPR, v VGPR, i inline constant, l literal ("-" none probed ok)
 }
 
 // entry is one (encoding, opcode, aux) row.

@@ -69,6 +69,38 @@ func probeMods(mc string, entries map[string]*entry) error {
 				mod("dabs", func(w []uint32) { w[1] |= 1 << (21 + sh) })
 			}
 		}
+		// Operand kinds each source accepts.
+		for i, o := range e.ops {
+			b, ok := enc.Lookup(e.kind, o.field)
+			if !ok || (b.Code != enc.CodeSrc9 && b.Code != enc.CodeSrc8) || o.role != "isa.Use" || (o.class == 'i' && o.text != "") {
+				continue
+			}
+			if e.kind >= enc.SDWA1 && e.kind <= enc.DPPC || e.kind == enc.MAI || e.kind == enc.VOP3PX2 {
+				continue
+			}
+			kinds := []struct {
+				what string
+				v    uint32
+			}{{"acc:s", 20}, {"acc:i", 133}}
+			if b.Code == enc.CodeSrc9 {
+				kinds = append(kinds, struct {
+					what string
+					v    uint32
+				}{"acc:v", 256 + 20})
+			}
+			for _, kv := range kinds {
+				c := cloneWords(w)
+				b.Set(c, kv.v)
+				mps = append(mps, modProbe{e: e, what: kv.what, idx: i, words: c})
+			}
+			if len(w) == 1 {
+				c := cloneWords(w)
+				b.Set(c, 255)
+				c = append(c, 0x11223344)
+				mps = append(mps, modProbe{e: e, what: "acc:l", idx: i, words: c})
+			}
+			e.ops[i].acc = "-"
+		}
 		// Constant spellings per source operand.
 		for i, o := range e.ops {
 			b, ok := enc.Lookup(e.kind, o.field)
@@ -132,6 +164,12 @@ func probeMods(mc string, entries map[string]*entry) error {
 			continue
 		}
 		toks, mods := splitOperands(mnem, rest)
+		if strings.HasPrefix(m.what, "acc:") {
+			if !strings.Contains(text, "/*") && !strings.Contains(e.ops[m.idx].acc, m.what[4:]) {
+				e.ops[m.idx].acc += m.what[4:]
+			}
+			continue
+		}
 		if m.what == "lit16" {
 			if m.idx < len(toks) && toks[m.idx] == "0x5678" {
 				e.ops[m.idx].lit = 'H'
@@ -164,6 +202,11 @@ func probeMods(mc string, entries map[string]*entry) error {
 				if (m.what == "neg" && t.neg) || (m.what == "abs" && t.abs) {
 					if f := e.ops[i].field; f == enc.FSrc0 || f == enc.FSrc1 || f == enc.FSrc2 {
 						e.flags = append(e.flags, fmt.Sprintf("%s%d", m.what, f-enc.FSrc0))
+					}
+				}
+				if m.what == "neg" && strings.HasPrefix(ts, "sext(") {
+					if f := e.ops[i].field; f == enc.FSrc0 || f == enc.FSrc1 || f == enc.FSrc2 {
+						e.flags = append(e.flags, fmt.Sprintf("sext%d", f-enc.FSrc0))
 					}
 				}
 			}
