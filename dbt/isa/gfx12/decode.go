@@ -27,12 +27,26 @@ import (
 // index maps (kind, opcode, aux) to entries.
 var index [enc.NumKinds]map[uint32]*entry
 
+// table is entries plus the hand-written export row.
+var table = append(entries[:len(entries):len(entries)], entry{
+	kind: enc.EXP, mnem: "export", info: 0xffff, flags: eWave32 | eWave64,
+	ops: []opnd{
+		{field: enc.FEVSrc0, class: 'v', w32: 1, w64: 1, role: isa.Use},
+		{field: enc.FEVSrc1, class: 'v', w32: 1, w64: 1, role: isa.Use},
+		{field: enc.FEVSrc2, class: 'v', w32: 1, w64: 1, role: isa.Use},
+		{field: enc.FEVSrc3, class: 'v', w32: 1, w64: 1, role: isa.Use},
+	},
+})
+
+// expInfo describes export (EXP), which the generator does not probe.
+var expInfo = isa.OpInfo{Name: "export", Targets: isa.GFX12, Wait: isa.WaitEXP}
+
 func init() {
 	for k := range index {
 		index[k] = map[uint32]*entry{}
 	}
-	for i := range entries {
-		e := &entries[i]
+	for i := range table {
+		e := &table[i]
 		e.id = uint16(i)
 		key := uint32(e.op)<<8 | uint32(e.aux)
 		if index[e.kind][key] == nil {
@@ -110,7 +124,12 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 	if e == nil {
 		return errAt(pc, "opcode", "%v opcode %d (0x%x) variant %d is not defined on GFX12", k, op, op, aux)
 	}
-	info := &opInfos[e.info]
+	var info *isa.OpInfo
+	if e.info == 0xffff {
+		info = &expInfo
+	} else {
+		info = &opInfos[e.info]
+	}
 	if t != 0 && !info.Targets.Has(t) {
 		return errAt(pc, "opcode", "%s is not defined on %v", e.mnem, t)
 	}

@@ -24,10 +24,10 @@ func Encode(in *isa.Inst) ([]byte, error) { return AppendEncode(nil, in) }
 
 // AppendEncode appends the machine code of in to dst.
 func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
-	if int(in.Enc) >= len(entries) {
+	if int(in.Enc) >= len(table) {
 		return dst, &EncodeError{"?", "enc", "no encoding-table row"}
 	}
-	e := &entries[in.Enc]
+	e := &table[in.Enc]
 	k := e.kind
 	bad := func(field, format string, args ...any) ([]byte, error) {
 		return dst, &EncodeError{e.mnem, field, fmt.Sprintf(format, args...)}
@@ -77,6 +77,9 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 			}
 			v /= 2
 		case 'v':
+			if k == enc.EXP && o.Kind == isa.KindOff {
+				continue // the field stays as in Pad; en has the bit clear
+			}
 			v, ok = uint32(o.Reg), o.Kind == isa.KindReg && o.Class == isa.VGPR
 		case 'Y':
 			x := enc.Layout[enc.FDVDstX].Get(ws)

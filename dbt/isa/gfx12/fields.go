@@ -200,6 +200,12 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 			if o.Kind == isa.KindNone {
 				return errAt(pc, "src", "%s: operand code %d is not defined on GFX12", e.mnem, v)
 			}
+			if o.Class == isa.SGPR && int(o.Reg)+int(wd) > codeVCCLo {
+				return errAt(pc, "src", "%s: s[%d:%d] is beyond s105", e.mnem, o.Reg, int(o.Reg)+int(wd)-1)
+			}
+			if d.field == enc.FSMData && o.Class == isa.Special && (isa.SpecialReg(o.Reg) == isa.RegEXECLo || isa.SpecialReg(o.Reg) == isa.RegEXECHi) {
+				return errAt(pc, "sdata", "%s: exec is not a scalar load destination", e.mnem)
+			}
 			if d.class == 'd' && wd >= 3 && o.Class == isa.Special && isa.SpecialReg(o.Reg) != isa.RegNull {
 				return errAt(pc, "sdst", "%s: destination code %d is not a register tuple", e.mnem, v)
 			}
@@ -208,11 +214,18 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 			}
 		case 'v':
 			o = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(v), Width: wd}
+			if k == enc.EXP && get(enc.FEEn)>>i&1 == 0 {
+				o = isa.Operand{Kind: isa.KindOff}
+				dropBits[i] = v // the unused vsrc stays in Pad
+			}
 		case 'Y':
 			x := get(enc.FDVDstX)
 			o = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(v<<1 | (x&1 ^ 1)), Width: wd}
 		case 'b':
 			o = scalarOperand(2*v, wd)
+			if o.Class == isa.SGPR && int(o.Reg&^3)+int(wd) > codeVCCLo {
+				return errAt(pc, "sbase", "%s: s[%d:%d] is beyond s105", e.mnem, o.Reg, int(o.Reg)+int(wd)-1)
+			}
 		case 'r':
 			o = scalarOperand(v, wd)
 		case 'i':

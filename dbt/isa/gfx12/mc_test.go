@@ -151,6 +151,8 @@ func randomWords(r *rand.Rand, e *entry, wave64 bool) []byte {
 		w[0] = 0xEE000000
 	case enc.VBUFFER:
 		w[0] = 0xC4000000
+	case enc.EXP:
+		w[0] = 0xF8000000 | uint32(r.IntN(1<<14))&^(1<<12)
 	}
 	w[0] = enc.SetOpcode(k, w[0], int(e.op))
 	set := func(f enc.FieldID, v uint32) { enc.Layout[f].Set(w, v) }
@@ -332,9 +334,13 @@ func TestRandomEncodingsVsLLVM(t *testing.T) {
 		wave64 bool
 	}
 	var ps [2][]probe
-	for i := range entries {
-		e := &entries[i]
-		for v := 0; v < variants; v++ {
+	for i := range table {
+		e := &table[i]
+		n := variants
+		if e.kind == enc.EXP || e.kind == enc.VINTERP {
+			n = 16 * variants // few rows, many modifier fields
+		}
+		for v := 0; v < n; v++ {
 			w64 := v%2 == 1
 			if e.flags&eWave64 == 0 {
 				w64 = false
@@ -410,7 +416,7 @@ func TestRandomEncodingsVsLLVM(t *testing.T) {
 	sort.Strings(kinds)
 	rate := 100 * float64(match) / float64(max(llvmOK, 1))
 	t.Logf("%d random encodings of %d table rows; LLVM decodes %d; text match %d (%.2f%%), re-encode %d; we reject %d that LLVM decodes; we accept %d that LLVM rejects",
-		total, len(entries), llvmOK, match, rate, rt, weReject, weAccept)
+		total, len(table), llvmOK, match, rate, rt, weReject, weAccept)
 	t.Logf("per encoding (match/decoded by LLVM): %s", strings.Join(kinds, ", "))
 	t.Logf("accepted here, rejected by LLVM, per encoding: %v", acceptByKind)
 	if d := os.Getenv("ISA_MISMATCH_FILE"); d != "" {
@@ -421,7 +427,7 @@ func TestRandomEncodingsVsLLVM(t *testing.T) {
 		t.Errorf("LLVM decodes only %d of %d probes: the generator of random instances is broken", llvmOK, total)
 	}
 	// The floor is the match rate reached; lower it only with a reason.
-	const floor = 99.5
+	const floor = 99.9
 	if rate < floor {
 		for i, b := range bad {
 			if i >= 30 {

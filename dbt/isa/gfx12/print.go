@@ -1,6 +1,7 @@
 package gfx12
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -20,21 +21,26 @@ func Print(in *isa.Inst) string {
 // Mnemonic returns the encoding-specific mnemonic LLVM prints (for example
 // "v_add_f32_e32").
 func Mnemonic(in *isa.Inst) string {
-	if int(in.Enc) < len(entries) {
-		return entries[in.Enc].mnem
+	if int(in.Enc) < len(table) {
+		return table[in.Enc].mnem
 	}
 	return in.Name()
 }
 
 // AppendText writes the instruction text to b.
 func AppendText(b *strings.Builder, in *isa.Inst) {
-	if int(in.Enc) >= len(entries) || in.Info == nil {
+	if int(in.Enc) >= len(table) || in.Info == nil {
 		b.WriteString("<unknown>")
 		return
 	}
-	e := &entries[in.Enc]
+	e := &table[in.Enc]
 	k := e.kind
 	b.WriteString(e.mnem)
+	absOpen := false
+	if k == enc.EXP {
+		b.WriteByte(' ')
+		b.WriteString(expTarget(enc.Layout[enc.FETgt].Get(in.Pad[:])))
+	}
 	first := true
 	for i := range in.Operands {
 		o := &in.Operands[i]
@@ -56,7 +62,24 @@ func AppendText(b *strings.Builder, in *isa.Inst) {
 		} else {
 			b.WriteString(", ")
 		}
+		if e.mnem == "v_cndmask_b32_dpp" && i == 2 && o.Mods&(isa.ModAbs|isa.ModNeg) != 0 && o.Kind == isa.KindReg {
+			// LLVM prints src1's modifiers around src1 and the implicit
+			// vcc operand: -|v1, vcc_lo|.
+			if o.Mods&isa.ModNeg != 0 {
+				b.WriteByte('-')
+			}
+			if o.Mods&isa.ModAbs != 0 {
+				b.WriteByte('|')
+				absOpen = true
+			}
+			writeReg(b, "v", o.Reg, uint16(o.Width))
+			continue
+		}
 		writeOperand(b, in, e, d, o)
+		if absOpen {
+			b.WriteByte('|')
+			absOpen = false
+		}
 	}
 	writeMods(b, in, e)
 }
@@ -326,10 +349,10 @@ func cpolCategory(e *entry) int {
 
 // CachePolicy returns the th and scope fields of a memory instruction.
 func CachePolicy(in *isa.Inst) (th, scope uint8) {
-	if int(in.Enc) >= len(entries) {
+	if int(in.Enc) >= len(table) {
 		return 0, 0
 	}
-	switch entries[in.Enc].kind {
+	switch table[in.Enc].kind {
 	case enc.SMEM:
 		return uint8(enc.Layout[enc.FSMTH].Get(in.Pad[:])), uint8(enc.Layout[enc.FSMScope].Get(in.Pad[:]))
 	case enc.FLAT, enc.GLOBAL, enc.SCRATCH, enc.VBUFFER, enc.VIMAGE, enc.VSAMPLE:
@@ -421,6 +444,13 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry) {
 	m := &in.Mod
 	aux := int(e.aux)
 	switch e.kind {
+	case enc.EXP:
+		if enc.Layout[enc.FEDone].Get(in.Pad[:]) != 0 {
+			b.WriteString(" done")
+		}
+		if enc.Layout[enc.FERow].Get(in.Pad[:]) != 0 {
+			b.WriteString(" row_en")
+		}
 	case enc.VOP3:
 		if e.opselN > 0 && m.OpSel&e.opselMask != 0 {
 			bitList(b, "op_sel", m.OpSel&e.opselMask, int(e.opselN), true)
@@ -493,6 +523,9 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry) {
 			if m.Offset1 != 0 {
 				b.WriteString(" offset1:" + strconv.Itoa(int(m.Offset1)))
 			}
+		} else if e.mnem == "ds_swizzle_b32" && m.Offset != 0 {
+			b.WriteString(" offset:")
+			writeSwizzle(b, uint32(m.Offset))
 		} else if m.Offset != 0 {
 			b.WriteString(" offset:" + strconv.Itoa(int(m.Offset)))
 		}
@@ -520,5 +553,67 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry) {
 	}
 	if isVALU(e.kind) && aux != enc.AuxNone {
 		writeDPP(b, in, e, aux)
+	}
+}
+
+// expTarget names an export target as LLVM does.
+func expTarget(t uint32) string {
+	switch {
+	case t <= 7:
+		return "mrt" + strconv.Itoa(int(t))
+	case t == 8:
+		return "mrtz"
+	case t >= 12 && t <= 16:
+		return "pos" + strconv.Itoa(int(t-12))
+	case t == 20:
+		return "prim"
+	case t == 21 || t == 22:
+		return "dual_src_blend" + strconv.Itoa(int(t-21))
+	}
+	return "invalid_target_" + strconv.Itoa(int(t))
+}
+
+// writeSwizzle prints a ds_swizzle_b32 offset as LLVM does.
+func writeSwizzle(b *strings.Builder, v uint32) {
+	if v&0xff00 == 0x8000 {
+		b.WriteString("swizzle(QUAD_PERM")
+		for i := 0; i < 4; i++ {
+			b.WriteString("," + strconv.Itoa(int(v>>(2*i)&3)))
+		}
+		b.WriteByte(')')
+		return
+	}
+	if v&0x8000 != 0 {
+		b.WriteString(strconv.Itoa(int(v)))
+		return
+	}
+	and, or, xor := v&31, v>>5&31, v>>10&31
+	pop := bits.OnesCount32(xor)
+	switch {
+	case and == 31 && or == 0 && pop == 1:
+		b.WriteString("swizzle(SWAP," + strconv.Itoa(int(xor)) + ")")
+	case and == 31 && or == 0 && xor > 0 && (xor+1)&xor == 0:
+		b.WriteString("swizzle(REVERSE," + strconv.Itoa(int(xor+1)) + ")")
+	default:
+		g := 31 - and + 1
+		if g > 1 && g&(g-1) == 0 && or < g && xor == 0 {
+			b.WriteString("swizzle(BROADCAST," + strconv.Itoa(int(g)) + "," + strconv.Itoa(int(or)) + ")")
+			return
+		}
+		p0, p1 := or^xor, (31&and|or)^xor
+		b.WriteString("swizzle(BITMASK_PERM,\"")
+		for m := uint32(16); m > 0; m >>= 1 {
+			switch a, c := p0&m != 0, p1&m != 0; {
+			case a && c:
+				b.WriteByte('1')
+			case !a && !c:
+				b.WriteByte('0')
+			case !a && c:
+				b.WriteByte('p')
+			default:
+				b.WriteByte('i')
+			}
+		}
+		b.WriteString("\")")
 	}
 }
