@@ -198,6 +198,11 @@ func (a *Agent) DispatchExt(k *Kernel, grid, block [3]uint32, kernarg []byte, dy
 		return fmt.Errorf("sim: kernel %s: workgroup of %d work-items exceeds 1024", k.Name, block[0]*block[1]*block[2])
 	}
 	ka := k.KernargSegment(kernarg, grid, block)
+	for _, arg := range k.Args {
+		if arg.ValueKind == "hidden_dynamic_lds_size" && arg.Offset+4 <= len(ka) {
+			binary.LittleEndian.PutUint32(ka[arg.Offset:], dynGroup)
+		}
+	}
 	dims := uint16(1)
 	if grid[2] > 1 {
 		dims = 3
@@ -440,8 +445,13 @@ func (k *Kernel) KernargSegment(explicit []byte, grid, block [3]uint32) []byte {
 				le.PutUint16(b, uint16(grid[i]%block[i]))
 			}
 		}
-		if arg.ValueKind == "hidden_grid_dims" {
+		switch arg.ValueKind {
+		case "hidden_grid_dims":
 			le.PutUint16(b, dims)
+		case "hidden_shared_base":
+			le.PutUint32(b, uint32(wave.SharedBase>>32))
+		case "hidden_private_base":
+			le.PutUint32(b, uint32(wave.PrivateBase>>32))
 		}
 	}
 	return ka
