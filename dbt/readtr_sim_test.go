@@ -33,9 +33,10 @@ func readTrRef(bits int, mem []byte, addr func(lane int) int, lane int) uint64 {
 // pattern, then runs gfx950 ds_read_b64_tr_b16/_b8/_b4 (raw words) with
 // lane-scattered addresses, into VGPRs, into AGPRs, and with the
 // destination overlapping the address register (first and second dword). Its translation runs on
-// the simulated gfx942 agent (the gfx950 simulator has no model of these
-// instructions) and every lane's result must equal the reference model
-// readTrRef bit for bit.
+// the simulated gfx942 agent and every lane's result must equal the
+// reference model readTrRef bit for bit; the guest itself, run on the
+// simulated gfx950 agent (whose model of these instructions was written
+// from the same inferred formula), must agree as well.
 func TestReadTrRuleOnSimulator(t *testing.T) {
 	ops := map[int]uint32{16: 227, 8: 226, 4: 224}
 	perms := [][2]int{{37, 11}, {1, 0}, {91, 200}, {5, 3}}
@@ -82,6 +83,9 @@ func testReadTr(t *testing.T, bits int, op uint32, mul, add int) {
 		t.Fatalf("%v\n%+v", err, res.Report)
 	}
 	got := runKernelOn(t, res.Object, "gfx942", 64*32)
+	// The simulated gfx950 agent implements the same inferred mapping
+	// (written from the formula, not from hardware): it must agree too.
+	guestOut := runKernelOn(t, guest, "gfx950", 64*32)
 	mem := make([]byte, 4096)
 	for i := 0; i < 1024; i++ {
 		binary.LittleEndian.PutUint32(mem[4*i:], uint32(i)*0x9e3779b1^0x5bd1e995)
@@ -93,6 +97,9 @@ func testReadTr(t *testing.T, bits int, op uint32, mul, add int) {
 			g := binary.LittleEndian.Uint64(got[32*lane+8*k:])
 			if g != want {
 				t.Fatalf("lane %d read %d (offset %d): translated %#016x, reference %#016x", lane, k, off, g, want)
+			}
+			if gs := binary.LittleEndian.Uint64(guestOut[32*lane+8*k:]); gs != want {
+				t.Fatalf("lane %d read %d (offset %d): gfx950 simulator %#016x, reference %#016x", lane, k, off, gs, want)
 			}
 		}
 	}

@@ -25,9 +25,10 @@ import (
 // address layouts compilers choose for these instructions (16 lanes take
 // part in each shuffle; for 16-bit data lanes 1, 2 step the row by 4 and 8
 // elements and lanes 4, 8 step K by 1, 2; for 8-bit lane 1 steps by 8 and
-// lanes 2, 4, 8 step K). The simulator has no model of these instructions;
-// the differential test (dbt/readtr_sim_test.go) checks the expansion
-// against a reference model of this formula.
+// lanes 2, 4, 8 step K). It is not documented by AMD nor checked on
+// hardware. The differential test (dbt/readtr_sim_test.go) checks the
+// expansion against a reference model of this formula and against the
+// simulated gfx950 agent, whose model was written from the same formula.
 //
 // The expansion: lane id from v_mbcnt; for each element j a ds_bpermute_b32
 // fetches the address VGPR of the source lane, the lane adds its element's
