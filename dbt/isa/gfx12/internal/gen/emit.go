@@ -149,6 +149,14 @@ func info(e *gent, name string) string {
 		add(&reads, "isa.ImpEXEC")
 		if pre("v_cmpx_") {
 			add(&writes, "isa.ImpEXEC")
+		} else if pre("v_cmp_") {
+			add(&writes, "isa.ImpVCC") // e32 form; e64 names its destination
+		}
+		if pre("v_cndmask_b32", "v_add_co_ci_", "v_sub_co_ci_", "v_subrev_co_ci_", "v_dual_cndmask") {
+			add(&reads, "isa.ImpVCC") // e32 form
+		}
+		if pre("v_add_co_ci_", "v_sub_co_ci_", "v_subrev_co_ci_") {
+			add(&writes, "isa.ImpVCC")
 		}
 		if has("wmma") {
 			flags = append(flags, "isa.FlagWMMA")
