@@ -9,7 +9,6 @@ import (
 	"io"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
@@ -131,7 +130,7 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 	near := nearestSymbols(f, heads)
 	var in isa.Inst
 	var line []byte
-	var sb strings.Builder
+	counts := map[uint16]int{}
 	for _, sec := range f.Sections {
 		if !opt.NoListing {
 			fmt.Fprintf(bw, "\nDisassembly of section %s:\n", sec.Name)
@@ -149,21 +148,19 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 			size := 4
 			if err != nil {
 				st.Unknown++
-				sb.Reset()
-				sb.WriteString("<unknown>")
 			} else {
 				size = int(in.Size)
 				st.Instructions++
-				st.ByMnemonic[gfx9.Mnemonic(&in)]++
-				if !opt.NoListing {
-					sb.Reset()
-					gfx9.AppendText(&sb, &in, sym)
-				}
+				counts[in.Enc]++
 			}
 			if !opt.NoListing {
 				line = line[:0]
 				line = append(line, '\t')
-				line = append(line, sb.String()...)
+				if err != nil {
+					line = append(line, "<unknown>"...)
+				} else {
+					line = gfx9.AppendInst(line, &in, sym)
+				}
 				for len(line) < 60 {
 					line = append(line, ' ')
 				}
@@ -197,6 +194,11 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 			}
 			off += size
 		}
+	}
+	var probe isa.Inst
+	for id, n := range counts {
+		probe.Enc = id
+		st.ByMnemonic[gfx9.Mnemonic(&probe)] += n
 	}
 	return st, bw.Flush()
 }

@@ -27,14 +27,33 @@ func Mnemonic(in *isa.Inst) string {
 // PrintWith is Print with branch targets named by sym, as llvm-objdump
 // prints them.
 func PrintWith(in *isa.Inst, sym Symbolizer) string {
-	var b strings.Builder
-	b.Grow(64)
-	AppendText(&b, in, sym)
-	return b.String()
+	b := make(textBuf, 0, 64)
+	appendInst(&b, in, sym)
+	return string(b)
 }
 
 // AppendText writes the instruction text to b.
 func AppendText(b *strings.Builder, in *isa.Inst, sym Symbolizer) {
+	t := make(textBuf, 0, 64)
+	appendInst(&t, in, sym)
+	b.Write(t)
+}
+
+// AppendInst appends the instruction text to dst and returns the extended
+// slice; it does not allocate when dst has room.
+func AppendInst(dst []byte, in *isa.Inst, sym Symbolizer) []byte {
+	t := textBuf(dst)
+	appendInst(&t, in, sym)
+	return t
+}
+
+// textBuf is an append-only text buffer.
+type textBuf []byte
+
+func (t *textBuf) WriteString(s string) { *t = append(*t, s...) }
+func (t *textBuf) putc(c byte)          { *t = append(*t, c) }
+
+func appendInst(b *textBuf, in *isa.Inst, sym Symbolizer) {
 	if int(in.Enc) >= len(entries) || in.Info == nil {
 		b.WriteString("<unknown>")
 		return
@@ -53,7 +72,7 @@ func AppendText(b *strings.Builder, in *isa.Inst, sym Symbolizer) {
 			d = &e.ops[i]
 		}
 		if first {
-			b.WriteByte(' ')
+			b.putc(' ')
 			first = false
 		} else {
 			b.WriteString(", ")
@@ -63,17 +82,17 @@ func AppendText(b *strings.Builder, in *isa.Inst, sym Symbolizer) {
 	writeMods(b, in, e, k)
 }
 
-func writeReg(b *strings.Builder, prefix string, reg, width uint16) {
+func writeReg(b *textBuf, prefix string, reg, width uint16) {
 	b.WriteString(prefix)
 	if width <= 1 {
 		b.WriteString(strconv.Itoa(int(reg)))
 		return
 	}
-	b.WriteByte('[')
+	b.putc('[')
 	b.WriteString(strconv.Itoa(int(reg)))
-	b.WriteByte(':')
+	b.putc(':')
 	b.WriteString(strconv.Itoa(int(reg + width - 1)))
-	b.WriteByte(']')
+	b.putc(']')
 }
 
 var specialNames = map[isa.SpecialReg][2]string{
@@ -93,7 +112,7 @@ var floatConst = [9][3]string{
 	{"0.15915494", "0x3118", "0.15915494309189532"},
 }
 
-func writeInline(b *strings.Builder, code int64, typ byte) {
+func writeInline(b *textBuf, code int64, typ byte) {
 	switch {
 	case code >= 128 && code <= 192:
 		b.WriteString(strconv.Itoa(int(code - 128)))
@@ -111,12 +130,12 @@ func writeInline(b *strings.Builder, code int64, typ byte) {
 	}
 }
 
-func writeHex(b *strings.Builder, v uint64) {
+func writeHex(b *textBuf, v uint64) {
 	b.WriteString("0x")
 	b.WriteString(strconv.FormatUint(v, 16))
 }
 
-func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Operand, sym Symbolizer) {
+func writeOperand(b *textBuf, in *isa.Inst, e *entry, d *opnd, o *isa.Operand, sym Symbolizer) {
 	neg, abs, sext := false, false, false
 	if o.Mods != 0 && d != nil {
 		idx := -1
@@ -145,10 +164,10 @@ func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Op
 		negFn = true
 		b.WriteString("neg(")
 	} else if neg {
-		b.WriteByte('-')
+		b.putc('-')
 	}
 	if abs {
-		b.WriteByte('|')
+		b.putc('|')
 	}
 	if sext {
 		b.WriteString("sext(")
@@ -206,17 +225,17 @@ func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Op
 		writeImm(b, in, e, o, style)
 	}
 	if sext {
-		b.WriteByte(')')
+		b.putc(')')
 	}
 	if abs {
-		b.WriteByte('|')
+		b.putc('|')
 	}
 	if negFn {
-		b.WriteByte(')')
+		b.putc(')')
 	}
 }
 
-func writeImm(b *strings.Builder, in *isa.Inst, e *entry, o *isa.Operand, style string) {
+func writeImm(b *textBuf, in *isa.Inst, e *entry, o *isa.Operand, style string) {
 	v := uint32(o.Imm)
 	if e.kind == enc.SOPP && strings.HasPrefix(e.mnem, "s_sendmsg") {
 		style = "sendmsg"
@@ -249,7 +268,7 @@ func writeImm(b *strings.Builder, in *isa.Inst, e *entry, o *isa.Operand, style 
 	}
 }
 
-func writeMods(b *strings.Builder, in *isa.Inst, e *entry, k enc.Kind) {
+func writeMods(b *textBuf, in *isa.Inst, e *entry, k enc.Kind) {
 	md := &in.Mod
 	switch k {
 	case enc.VOP3:
@@ -427,7 +446,7 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry, k enc.Kind) {
 	}
 }
 
-func writeCache(b *strings.Builder, md *isa.Modifiers) {
+func writeCache(b *textBuf, md *isa.Modifiers) {
 	if md.SC0 {
 		b.WriteString(" sc0")
 	}
@@ -453,19 +472,19 @@ func countSrcs(e *entry) int {
 	return n
 }
 
-func writeBits(b *strings.Builder, key string, v uint32, n int) {
+func writeBits(b *textBuf, key string, v uint32, n int) {
 	b.WriteString(key)
-	b.WriteByte('[')
+	b.putc('[')
 	for i := 0; i < n; i++ {
 		if i > 0 {
-			b.WriteByte(',')
+			b.putc(',')
 		}
-		b.WriteByte('0' + byte(v>>i&1))
+		b.putc('0' + byte(v>>i&1))
 	}
-	b.WriteByte(']')
+	b.putc(']')
 }
 
-func writeOMod(b *strings.Builder, omod uint8, ok bool) {
+func writeOMod(b *textBuf, omod uint8, ok bool) {
 	if !ok {
 		return
 	}
@@ -502,19 +521,19 @@ func sdwaUnused(u uint8) string {
 	return strconv.Itoa(int(u))
 }
 
-func writeDPP(b *strings.Builder, md *isa.Modifiers) {
+func writeDPP(b *textBuf, md *isa.Modifiers) {
 	c := md.DPPCtrl
-	b.WriteByte(' ')
+	b.putc(' ')
 	switch {
 	case c <= 0xff:
 		b.WriteString("quad_perm:[")
 		for i := 0; i < 4; i++ {
 			if i > 0 {
-				b.WriteByte(',')
+				b.putc(',')
 			}
-			b.WriteByte('0' + byte(c>>(2*i)&3))
+			b.putc('0' + byte(c>>(2*i)&3))
 		}
-		b.WriteByte(']')
+		b.putc(']')
 	case c >= 0x101 && c <= 0x10f:
 		b.WriteString("row_shl:" + strconv.Itoa(int(c-0x100)))
 	case c >= 0x111 && c <= 0x11f:
@@ -551,7 +570,7 @@ func writeDPP(b *strings.Builder, md *isa.Modifiers) {
 	}
 }
 
-func writeHwreg(b *strings.Builder, v uint32) {
+func writeHwreg(b *textBuf, v uint32) {
 	id := v & 0x3f
 	off := (v >> 6) & 0x1f
 	size := (v>>11)&0x1f + 1
@@ -567,7 +586,7 @@ func writeHwreg(b *strings.Builder, v uint32) {
 		b.WriteString(", ")
 		b.WriteString(strconv.Itoa(int(size)))
 	}
-	b.WriteByte(')')
+	b.putc(')')
 }
 
 var msgNames = map[uint32]string{1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 4: "MSG_SAVEWAVE", 5: "MSG_STALL_WAVE_GEN",
@@ -577,7 +596,7 @@ var msgNames = map[uint32]string{1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DON
 // symbolic form when the id, operation and stream are valid (other bits are
 // ignored), the numeric triple when the three fields say everything, and
 // the plain number otherwise.
-func writeSendmsg(b *strings.Builder, v uint32) {
+func writeSendmsg(b *textBuf, v uint32) {
 	id, op, stream := v&0xf, (v>>4)&7, (v>>8)&3
 	name, known := msgNames[id]
 	gs := id == 2 || id == 3
@@ -609,7 +628,7 @@ func writeSendmsg(b *strings.Builder, v uint32) {
 			b.WriteString(", ")
 			b.WriteString(ops[op])
 		}
-		b.WriteByte(')')
+		b.putc(')')
 		return
 	}
 	if v>>10 == 0 && v&0x80 == 0 {
@@ -619,25 +638,25 @@ func writeSendmsg(b *strings.Builder, v uint32) {
 		b.WriteString(strconv.Itoa(int(op)))
 		b.WriteString(", ")
 		b.WriteString(strconv.Itoa(int(stream)))
-		b.WriteByte(')')
+		b.putc(')')
 		return
 	}
 	b.WriteString(strconv.Itoa(int(v)))
 }
 
-func writeWaitcnt(b *strings.Builder, v uint32) {
+func writeWaitcnt(b *textBuf, v uint32) {
 	vm := v&0xf | (v>>14&3)<<4
 	exp := (v >> 4) & 7
 	lgkm := (v >> 8) & 0xf
 	parts := 0
 	put := func(name string, val uint32) {
 		if parts > 0 {
-			b.WriteByte(' ')
+			b.putc(' ')
 		}
 		b.WriteString(name)
-		b.WriteByte('(')
+		b.putc('(')
 		b.WriteString(strconv.Itoa(int(val)))
-		b.WriteByte(')')
+		b.putc(')')
 		parts++
 	}
 	if vm != 63 {
@@ -656,30 +675,30 @@ func writeWaitcnt(b *strings.Builder, v uint32) {
 	}
 }
 
-func writeGprIdx(b *strings.Builder, v uint32) {
+func writeGprIdx(b *textBuf, v uint32) {
 	b.WriteString("gpr_idx(")
 	names := []string{"SRC0", "SRC1", "SRC2", "DST"}
 	n := 0
 	for i, s := range names {
 		if v>>i&1 != 0 {
 			if n > 0 {
-				b.WriteByte(',')
+				b.putc(',')
 			}
 			b.WriteString(s)
 			n++
 		}
 	}
-	b.WriteByte(')')
+	b.putc(')')
 }
 
-func writeSwizzle(b *strings.Builder, off uint32) {
+func writeSwizzle(b *textBuf, off uint32) {
 	if off&0x8000 != 0 {
 		b.WriteString("swizzle(QUAD_PERM")
 		for i := 0; i < 4; i++ {
-			b.WriteByte(',')
+			b.putc(',')
 			b.WriteString(strconv.Itoa(int(off >> (2 * i) & 3)))
 		}
-		b.WriteByte(')')
+		b.putc(')')
 		return
 	}
 	and := off & 0x1f
@@ -690,13 +709,13 @@ func writeSwizzle(b *strings.Builder, off uint32) {
 		a, o, x := and>>i&1, or>>i&1, xor>>i&1
 		switch {
 		case a == 0 && o == 0:
-			b.WriteByte('0')
+			b.putc('0')
 		case a == 0 && o == 1:
-			b.WriteByte('1')
+			b.putc('1')
 		case a == 1 && x == 1:
-			b.WriteByte('i')
+			b.putc('i')
 		default:
-			b.WriteByte('p')
+			b.putc('p')
 		}
 	}
 	b.WriteString("\")")
@@ -705,7 +724,7 @@ func writeSwizzle(b *strings.Builder, off uint32) {
 var dfmtNames = []string{"INVALID", "8", "16", "8_8", "32", "16_16", "10_11_11", "11_11_10", "10_10_10_2", "2_10_10_10", "8_8_8_8", "32_32", "16_16_16_16", "32_32_32", "32_32_32_32", "RESERVED_15"}
 var nfmtNames = []string{"UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT"}
 
-func writeTBufFormat(b *strings.Builder, f uint8) {
+func writeTBufFormat(b *textBuf, f uint8) {
 	dfmt, nfmt := f&0xf, f>>4&7
 	if dfmt == 1 && nfmt == 0 {
 		return
@@ -715,19 +734,19 @@ func writeTBufFormat(b *strings.Builder, f uint8) {
 		b.WriteString("BUF_DATA_FORMAT_")
 		b.WriteString(dfmtNames[dfmt])
 		if nfmt != 0 {
-			b.WriteByte(',')
+			b.putc(',')
 		}
 	}
 	if nfmt != 0 {
 		b.WriteString("BUF_NUM_FORMAT_")
 		b.WriteString(nfmtNames[nfmt])
 	}
-	b.WriteByte(']')
+	b.putc(']')
 }
 
-func writeSignedHex(b *strings.Builder, v int64) {
+func writeSignedHex(b *textBuf, v int64) {
 	if v < 0 {
-		b.WriteByte('-')
+		b.putc('-')
 		v = -v
 	}
 	writeHex(b, uint64(v))
@@ -750,7 +769,7 @@ var literalFloats = map[uint32]string{
 
 // writeLiteral prints a 32-bit literal as LLVM does: values that an inline
 // constant could express print as that constant.
-func writeLiteral(b *strings.Builder, v uint32, typ byte, width uint8, lit byte) {
+func writeLiteral(b *textBuf, v uint32, typ byte, width uint8, lit byte) {
 	if width == 2 {
 		// 64-bit operands: integers zero-extend the literal, doubles take
 		// it as the high half.
