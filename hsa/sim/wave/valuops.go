@@ -350,7 +350,9 @@ func init() {
 		cl := func(x int32) uint32 { return uint32(uint16(int16(max(min(x, 32767), -32768)))) }
 		return cl(int32(a)) | cl(int32(b))<<16
 	})
-	U("v_pack_b32_f16", 2, func(a, b, c uint32) uint32 { return a&0xffff | b<<16 })
+	// f16 sources (op_sel picks halves, abs/neg act on the f16 sign), a
+	// 32-bit result.
+	def("v_pack_b32_f16", v32x(kF16, 2, false, func(a, b, c uint32) uint32 { return a&0xffff | b<<16 }))
 	U("v_cvt_pkrtz_f16_f32", 2, func(a, b, c uint32) uint32 {
 		return uint32(fp.F32ToF16RTZ(f32(a))) | uint32(fp.F32ToF16RTZ(f32(b)))<<16
 	})

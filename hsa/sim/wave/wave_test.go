@@ -657,6 +657,10 @@ func TestLaneOps(t *testing.T) {
 			func(a, b, c uint32) uint32 { return toH(h(a)+h(b)) | toH(h(a>>16)+h(b>>16))<<16 }},
 		{"v_div_fixup_f32 v3, v0, v1, v2", func(r *rand.Rand) uint32 { return u32(float32(r.NormFloat64() * 1e3)) },
 			func(a, b, c uint32) uint32 { return u32(f32(c) / f32(b)) }},
+		{"v_pack_b32_f16 v3, v0, -v1 op_sel:[1,0,0]", func(r *rand.Rand) uint32 { return r.Uint32() },
+			func(a, b, c uint32) uint32 { return a>>16 | (b^0x8000)<<16 }},
+		{"v_fma_f16 v3, v0, v1, v2 op_sel:[0,1,0,1]", func(r *rand.Rand) uint32 { return toH(r.NormFloat64()) | toH(r.NormFloat64())<<16 },
+			func(a, b, c uint32) uint32 { return toH(math.FMA(h(a), h(b>>16), h(c))) << 16 }}, // v3 starts at 0
 		{"v_pk_mul_lo_u16 v3, v0, v1", func(r *rand.Rand) uint32 { return r.Uint32() },
 			func(a, b, c uint32) uint32 { return (a*b)&0xffff | ((a>>16)*(b>>16))<<16 }},
 	}
