@@ -1,0 +1,97 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// smScratch is a fixed scratch assignment for the unit tests.
+var smScratch = ScaleMFMAScratch{Buf: [2]uint16{200, 204}, Tmp: [4]uint16{210, 211, 212, 213}, Sel: 214, Exp: [2]uint16{215, 216}, Mask: [2]uint16{217, 218}}
+
+// TestScaleMFMADisassembles decodes expansions with llvm-mc-19 for gfx942
+// and checks the host MFMAs: eight chained bf16 MFMAs of the right shape
+// on the alternating scratch windows, C then D as accumulator, the guest's
+// AGPR/VGPR choice for C/D kept; the FP6 formats use v_alignbit_b32 for
+// the elements that straddle dwords.
+func TestScaleMFMADisassembles(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		w0, w1     uint32
+		op         uint32
+		cd         int
+		first, mid string
+		align      bool
+	}{
+		// v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[72:75], v[8:11], a[0:3], v140, v136 cbsz:4 blgp:4 (aiter f4gemm)
+		{"fp4 16x16 agpr", 0xd3ad8c00, 0x84021148, 0x61, 4,
+			"v_mfma_f32_16x16x16_bf16 a[0:3], v[200:201], v[202:203], a[0:3]", "v_mfma_f32_16x16x16_bf16 a[0:3], v[204:205], v[206:207], a[0:3]", false},
+		// v_mfma_scale_f32_32x32x64_f8f6f4 v[48:63], v[184:189], v[4:9], v[96:111], v176, v232 cbsz:2 blgp:2 (aiter fmha_v4 f6f4)
+		{"fp6 32x32", 0xd3ae0a30, 0x458209b8, 0x60, 16,
+			"v_mfma_f32_32x32x8_bf16 v[48:63], v[200:201], v[202:203], v[96:111]", "v_mfma_f32_32x32x8_bf16 v[48:63], v[204:205], v[206:207], v[48:63]", true},
+		// FP8 x BF8, zero accumulator.
+		{"fp8 16x16 zero C", 0xd3ad0800, 0x22021914, 0x61, 4,
+			"v_mfma_f32_16x16x16_bf16 v[0:3], v[200:201], v[202:203], 0", "v_mfma_f32_16x16x16_bf16 v[0:3], v[204:205], v[206:207], v[0:3]", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, err := ScaleMFMACode(0xd3ac0000, 0x0003118c, c.w0, c.w1, c.op, c.cd, smScratch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := disasm(t, code)
+			var mfmas []string
+			seen := map[string]bool{}
+			for _, l := range lines {
+				mn := strings.Fields(l)[0]
+				seen[mn] = true
+				if strings.HasPrefix(mn, "v_mfma") {
+					mfmas = append(mfmas, l)
+				}
+			}
+			if len(mfmas) != 8 || !strings.HasPrefix(mfmas[0], c.first) || !strings.HasPrefix(mfmas[1], c.mid) {
+				t.Fatalf("host MFMAs %q, want 8 starting %q, %q", mfmas, c.first, c.mid)
+			}
+			for _, mn := range []string{"v_bfe_u32", "v_lshl_or_b32", "v_cvt_f32_f16_e32", "v_ldexp_f32", "v_perm_b32", "v_or_b32_e32", "v_mov_b32_e32"} {
+				if !seen[mn] {
+					t.Errorf("no %s in %q", mn, lines[:20])
+				}
+			}
+			if seen["v_alignbit_b32"] != c.align {
+				t.Errorf("v_alignbit_b32 present = %v, want %v", seen["v_alignbit_b32"], c.align)
+			}
+		})
+	}
+}
+
+// TestScaleMFMARefusals: forms the expansion cannot reproduce are refused.
+func TestScaleMFMARefusals(t *testing.T) {
+	l0, l1 := uint32(0xd3ac0000), uint32(0x0003118c)
+	w0, w1 := uint32(0xd3ad0830), uint32(0x04021148) // D v[48:51], A v[72:79], B v[8:15], C v[48:51]
+	if _, err := ScaleMFMACode(l0, l1, w0, w1, 0x61, 4, smScratch); err != nil {
+		t.Fatalf("plain form refused: %v", err)
+	}
+	for _, c := range []struct {
+		name           string
+		l0, l1, w0, w1 uint32
+	}{
+		{"not ld_scale", 0xd3ad0000, l1, w0, w1},
+		{"cbsz 5", l0, l1, w0&^0x700 | 5<<8, w1},
+		{"blgp 5", l0, l1, w0, w1 | 5<<29},
+		{"abid 2", l0, l1, w0 | 2<<11, w1},
+		{"A in AGPRs", l0, l1, w0, w1 | 1<<27},
+		{"B in AGPRs", l0, l1, w0, w1 | 1<<28},
+		{"constant A", l0, l1, w0, w1&^0x1ff | 128},
+		{"D overlaps A", l0, l1, w0&^0xff | 74, w1},
+		{"D overlaps B", l0, l1, w0&^0xff | 12, w1},
+		{"SGPR C", l0, l1, w0, w1&^(0x1ff<<18) | 10<<18},
+		{"literal scale", l0, l1&^0x1ff | 255, w0, w1},
+		{"A past v255", l0, l1, w0, w1&^0x1ff | (256 + 250)},
+	} {
+		if _, err := ScaleMFMACode(c.l0, c.l1, c.w0, c.w1, 0x61, 4, smScratch); err == nil {
+			t.Errorf("%s accepted", c.name)
+		}
+	}
+	// D in AGPRs may share numbers with VGPR operands.
+	if _, err := ScaleMFMACode(l0, l1, w0&^0xff|74|1<<15, w1, 0x61, 4, smScratch); err != nil {
+		t.Errorf("AGPR D refused: %v", err)
+	}
+}
