@@ -161,9 +161,13 @@ func SMFMACCode(s smfmacShape, w0, w1 uint32, ta, tb, u uint16) ([]byte, error) 
 		nw1 = nw1&^0x3ffff | uint32(srcVGPR+pa) | uint32(srcVGPR+pb)<<9
 		nw0 := w0&^(0x7f<<16)&^(0xf<<11) | s.host<<16 | (2*abid+uint32(p))<<11
 		w = append(w, nw0, nw1)
-		if s.ocp && p == 0 {
-			// The next part rewrites the copies: let this one read them.
-			w = append(w, sNop(7), sNop(7))
+		if p == 0 {
+			// The second part reads D, which this one writes, as its
+			// accumulator: an SMFMAC reading an overlapped accumulator
+			// after an XDL write needs passes+2 wait states (up to 18 for
+			// the 16-pass 32x32 shapes); the wait also lets this part read
+			// the copies the next one rewrites.
+			w = append(w, sNop(7), sNop(7), sNop(7))
 		}
 	}
 	// Wait for the result (an XDL write read by VALU or the next

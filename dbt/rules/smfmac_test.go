@@ -17,7 +17,12 @@ func TestSMFMACCodeDisassembles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Join(disasm(t, code), "\n")
+	first := disasm(t, code)
+	text := strings.Join(first, "\n")
+	// Wait states between the chained parts (overlapped accumulator).
+	if i := strings.Index(text, "abid:2"); i < 0 || strings.Count(text[i:strings.Index(text, "abid:3")], "s_nop 7") < 3 {
+		t.Errorf("fewer than 3 s_nop 7 between the parts:\n%s", text)
+	}
 	for _, want := range []string{
 		"v_smfmac_f32_16x16x32_f16 v[30:33], v[10:11], v[14:17], v22 abid:2",
 		"v_smfmac_f32_16x16x32_f16 v[30:33], v[12:13], v[18:21], v22 abid:3",
