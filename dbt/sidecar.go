@@ -332,21 +332,11 @@ func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
 	if base < 0 {
 		return nil, "no SGPR pair is free in the whole scope for virtual_lds_base (spill-per-use mode is not implemented)"
 	}
-	// Prologue temporaries: dead at the entry (not read before written)
-	// and not hardware-initialised.
-	var entryLive live.Set
-	if a := info.After(kt.k.EntryAddr); a != nil {
-		entryLive = a.S
-	}
-	if in := kt.g.Insts[kt.k.EntryAddr]; in != nil {
-		for _, o := range in.Operands {
-			if o.Kind == isa.KindReg && o.Class == isa.SGPR {
-				entryLive.Add(int(o.Reg), max(int(o.Width), 1))
-			}
-		}
-	}
+	// Prologue temporaries: any SGPRs the hardware does not initialise.
+	// Their contents at the entry are undefined, so no correct guest
+	// observes them; the prologue's values are as good as any.
 	free := func(r int) bool {
-		return r >= sys && r < 102 && !entryLive.Has(r) && r != base && r != base+1
+		return r >= sys && r < 102 && r != base && r != base+1 && r != ka && r != ka+1
 	}
 	var temps [4]uint16
 	pair := -1
@@ -357,7 +347,7 @@ func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
 		}
 	}
 	if pair < 0 {
-		return nil, "no SGPR pair is dead at the kernel entry for the prologue"
+		return nil, "no SGPR pair is left above the hardware-initialised ones for the prologue"
 	}
 	temps[0], temps[1] = uint16(pair), uint16(pair+1)
 	n := 2
@@ -368,11 +358,17 @@ func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
 		}
 	}
 	if n < 4 {
-		return nil, "fewer than four SGPRs are dead at the kernel entry for the prologue"
+		return nil, "fewer than four SGPRs are left above the hardware-initialised ones for the prologue"
 	}
-	// The wrapper preserves the larger of kernarg_size and the preloaded
-	// range (the hardware preloads SGPRs from the wrapper).
+	// The wrapper preserves the largest of kernarg_size, the metadata's
+	// kernarg segment (the buffer the application fills, hidden arguments
+	// included: code reading arguments through the dispatch packet's
+	// kernarg_address sees the same bytes) and the preloaded range (the
+	// hardware preloads SGPRs from the wrapper).
 	prefix := d.KernargSize
+	if md := kt.k.Metadata; md != nil && md.KernargSegmentSize <= 1<<16 {
+		prefix = max(prefix, uint32(md.KernargSegmentSize))
+	}
 	if n := d.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH); n != 0 {
 		prefix = max(prefix, 4*(d.Get(kd.KERNARG_PRELOAD_SPEC_OFFSET)+n))
 	}
@@ -497,7 +493,8 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		if d.Name != in.Name() {
 			return code, fmt.Sprintf("guest DS opcode decodes as %s, the lowering table names %s", in.Name(), d.Name)
 		}
-		out, err := vlds.Lower(kt, raw, p.base)
+		kt.borrowed = kt.borrowed[:0]
+		out, err := kt.lowerWith(func() ([]byte, error) { return vlds.Lower(kt, raw, p.base) })
 		if err != nil {
 			return code, err.Error()
 		}
@@ -531,7 +528,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		hw0 := binary.LittleEndian.Uint32(h)
 		switch {
 		case vlds.IsDS(hw0) && len(h) == 8:
-			out, err := vlds.Lower(kt, h, p.base)
+			out, err := kt.lowerWith(func() ([]byte, error) { return vlds.Lower(kt, h, p.base) })
 			if err != nil {
 				return code, err.Error()
 			}
@@ -541,7 +538,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 			}
 			low = append(low, out...)
 		case vlds.IsLDSDMA(hw0) && len(h) == 8:
-			out, err := vlds.LowerLDSDMA(kt, h, p.base)
+			out, err := kt.lowerWith(func() ([]byte, error) { return vlds.LowerLDSDMA(kt, h, p.base) })
 			if err != nil {
 				return code, err.Error()
 			}
@@ -559,6 +556,45 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: "virtual-lds", Fidelity: report.Exact, Count: 1})
 	}
 	return append(code[:at], low...), ""
+}
+
+// lowerWith runs one lowering, which may ask kt for scratch VGPRs. Live
+// registers the allocator lends it are saved to per-lane private slots
+// around the lowered code, in slots after those the enclosing expansion's
+// own borrowed registers occupy (kt.borrowed when called), so nested saves
+// never overwrite an outer one.
+func (kt *kernelT) lowerWith(lower func() ([]byte, error)) ([]byte, error) {
+	outer := len(kt.borrowed)
+	out, err := lower()
+	if err != nil {
+		return nil, err
+	}
+	mine := append([]uint16(nil), kt.borrowed[outer:]...)
+	kt.borrowed = kt.borrowed[:outer]
+	if len(mine) == 0 {
+		return out, nil
+	}
+	if kt.spillBase == 0 {
+		kt.spillBase = (kt.k.Descriptor.PrivateSegmentFixedSize + 3) &^ 3
+	}
+	var pre, post []byte
+	for i, r := range mine {
+		off := kt.spillBase + uint32(4*(outer+i))
+		if off > 4095 {
+			return nil, fmt.Errorf("private spill slot at %d is beyond the 13-bit scratch offset", off)
+		}
+		// scratch_store_dword off, v[r], off offset:off
+		pre = binary.LittleEndian.AppendUint32(pre, 0xdc704000|off&0x1fff)
+		pre = binary.LittleEndian.AppendUint32(pre, 0x007f0000|uint32(r)<<8)
+		// scratch_load_dword v[r], off, off offset:off
+		post = binary.LittleEndian.AppendUint32(post, 0xdc504000|off&0x1fff)
+		post = binary.LittleEndian.AppendUint32(post, 0x007f0000|uint32(r)<<24)
+	}
+	pre = binary.LittleEndian.AppendUint32(pre, 0xbf800001)   // s_nop 1
+	post = binary.LittleEndian.AppendUint32(post, 0xbf8c0f70) // s_waitcnt vmcnt(0)
+	kt.spillSlots = max(kt.spillSlots, outer+len(mine))
+	kt.rep.Notes = appendOnce(kt.rep.Notes, "scratch VGPRs borrowed from live registers and saved to per-lane private memory")
+	return append(append(pre, out...), post...), nil
 }
 
 // sidecarDescriptor returns the sidecar's descriptor: the normal host

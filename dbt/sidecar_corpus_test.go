@@ -139,21 +139,39 @@ func TestCorpusSidecarsOnSimulator(t *testing.T) {
 		}
 		gerr := a.DispatchExt(gk, c.Grid, c.Block, make([]byte, ka), 0, 0)
 		_, _, serr := runSidecarOnSim(t, c, res.Object, "gfx942")
-		ran++
 		var gf, sf *wave.Fault
+		if errors.As(gerr, &gf) && strings.Contains(gf.Err.Error(), "not supported by the simulator") {
+			t.Logf("%s: the guest cannot run on the simulator (%v); not compared", filepath.Base(p), gerr)
+			continue
+		}
+		ran++
 		switch {
 		case gerr == nil && serr == nil:
 			completed++
 		case errors.As(gerr, &gf) && errors.As(serr, &sf):
-			if gf.Wave != sf.Wave || gf.Inst != sf.Inst || gf.Err.Error() != sf.Err.Error() {
+			if gf.Wave != sf.Wave || !sameOp(gf.Inst, sf.Inst) || gf.Err.Error() != sf.Err.Error() {
 				t.Errorf("%s: guest %v, sidecar %v", filepath.Base(p), gerr, serr)
 			}
 		default:
 			t.Errorf("%s: guest %v, sidecar %v", filepath.Base(p), gerr, serr)
 		}
 	}
-	t.Logf("%d corpus sidecars ran, %d to completion, the others fault where the guest does", ran, completed)
+	t.Logf("%d corpus sidecars compared, %d ran to completion, the others fault where the guest does", ran, completed)
 	if ran == 0 || completed == 0 {
 		t.Fatalf("%d ran, %d completed", ran, completed)
 	}
+}
+
+// sameOp reports whether the sidecar's faulting instruction is the guest's,
+// or the plain load its LDS DMA form is lowered to (global_load_lds_dword
+// -> global_load_dword, buffer_load_dword ... lds -> buffer_load_dword).
+func sameOp(guest, side string) bool {
+	g, s := strings.Fields(guest), strings.Fields(side)
+	if len(g) == 0 || len(s) == 0 {
+		return guest == side
+	}
+	if g[0] == s[0] {
+		return guest == side || strings.HasPrefix(g[0], "buffer_load_")
+	}
+	return strings.Replace(g[0], "_lds_", "_", 1) == s[0]
 }
