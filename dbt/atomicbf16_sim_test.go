@@ -60,15 +60,29 @@ var bf16Special = []uint16{0x0000, 0x8000, 0x0001, 0x807f, 0x0080, 0x7f7f, 0xff7
 // (contention: the CAS loop must retry), and once more without sc0 (vdata
 // must stay unchanged). The guest runs on the simulated gfx950 agent and
 // its translation on the simulated gfx942 agent, for 12 random inputs
-// mixed with special values; memory and returned values must be equal bit
+// mixed with special values, with dead scratch registers and with every
+// scratch register borrowed (saved to private memory around the loop);
+// memory and returned values must be equal bit
 // for bit, except that a NaN half matches any NaN half (the documented
 // bound: the simulated gfx942 v_add_f32 returns the canonical quiet NaN,
 // the gfx950 atomic model keeps the input's payload).
 func TestAtomicPkAddBF16OnSimulator(t *testing.T) {
 	guest := buildGuestFrom(t, atomicBF16Kernel(t, 3))
-	res, err := Translate(guest, Options{Name: "atomicbf16", Diff: true})
+	for _, spill := range []bool{false, true} {
+		checkAtomicBF16(t, guest, spill)
+	}
+}
+
+// checkAtomicBF16 translates guest (borrowing every scratch register when
+// spill) and compares the translation with the guest over 12 inputs.
+func checkAtomicBF16(t *testing.T, guest []byte, spill bool) {
+	t.Helper()
+	res, err := Translate(guest, Options{Name: "atomicbf16", Diff: true, forceSpill: spill})
 	if err != nil {
-		t.Fatalf("%v\n%+v", err, res.Report)
+		t.Fatalf("spill %v: %v\n%+v", spill, err, res.Report)
+	}
+	if spill && !strings.Contains(fmt.Sprint(res.Report.Kernels[0].Notes), "borrowed") {
+		t.Fatalf("spill: no scratch register was borrowed: %v", res.Report.Kernels[0].Notes)
 	}
 	n := 0
 	for _, c := range res.Changes {
@@ -87,7 +101,7 @@ func TestAtomicPkAddBF16OnSimulator(t *testing.T) {
 		for o := 0; o < size; o += 4 {
 			g, w := binary.LittleEndian.Uint32(got[o:]), binary.LittleEndian.Uint32(want[o:])
 			if g != w && !sameUpToNaN(g, w) {
-				t.Fatalf("seed %d byte %d: translated %#08x, gfx950 %#08x (initial %#08x)", seed, o, g, w, binary.LittleEndian.Uint32(init[o:]))
+				t.Fatalf("spill %v seed %d byte %d: translated %#08x, gfx950 %#08x (initial %#08x)", spill, seed, o, g, w, binary.LittleEndian.Uint32(init[o:]))
 			}
 		}
 	}

@@ -32,7 +32,9 @@ func readTrRef(bits int, mem []byte, addr func(lane int) int, lane int) uint64 {
 // TestReadTrRuleOnSimulator: a kernel fills 4 KiB of LDS with a hashed
 // pattern, then runs gfx950 ds_read_b64_tr_b16/_b8/_b4 (raw words) with
 // lane-scattered addresses, into VGPRs, into AGPRs, and with the
-// destination overlapping the address register (first and second dword). Its translation runs on
+// destination overlapping the address register (first and second dword).
+// Its translation (with dead scratch registers, and with every scratch
+// register borrowed and saved to private memory) runs on
 // the simulated gfx942 agent and every lane's result must equal the
 // reference model readTrRef bit for bit; the guest itself, run on the
 // simulated gfx950 agent (whose model of these instructions was written
@@ -78,11 +80,23 @@ func testReadTr(t *testing.T, bits int, op uint32, mul, add int) {
 		t.Fatal(err)
 	}
 	guest := buildGuestFrom(t, path)
-	res, err := Translate(guest, Options{Name: "readtr"})
-	if err != nil {
-		t.Fatalf("%v\n%+v", err, res.Report)
+	for _, spill := range []bool{false, true} {
+		res, err := Translate(guest, Options{Name: "readtr", forceSpill: spill})
+		if err != nil {
+			t.Fatalf("spill %v: %v\n%+v", spill, err, res.Report)
+		}
+		if spill && !strings.Contains(fmt.Sprint(res.Report.Kernels[0].Notes), "borrowed") {
+			t.Fatalf("spill: no scratch register was borrowed: %v", res.Report.Kernels[0].Notes)
+		}
+		checkReadTr(t, bits, mul, add, guest, res.Object)
 	}
-	got := runKernelOn(t, res.Object, "gfx942", 64*32)
+}
+
+// checkReadTr runs the translation obj and the guest and compares both
+// with readTrRef.
+func checkReadTr(t *testing.T, bits, mul, add int, guest, obj []byte) {
+	t.Helper()
+	got := runKernelOn(t, obj, "gfx942", 64*32)
 	// The simulated gfx950 agent implements the same inferred mapping
 	// (written from the formula, not from hardware): it must agree too.
 	guestOut := runKernelOn(t, guest, "gfx950", 64*32)
