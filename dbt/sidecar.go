@@ -25,6 +25,9 @@ type SidecarOptions struct {
 	// static LDS exceeds Options.HostLDS. A dispatch whose group-segment
 	// request exceeds the host limit can then run any of them.
 	AllLDS bool
+	// forceSpill makes every scratch request of the sidecars borrow live
+	// registers (tests).
+	forceSpill bool
 }
 
 // Sidecar describes the virtual-LDS sidecar of one kernel.
@@ -111,6 +114,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
 			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, hostLDS: opt.HostLDS,
+			forceSpill: so.forceSpill,
 		}
 		kt.scope = g.Scope(i)
 		static := kt.k.Descriptor.GroupSegmentFixedSize

@@ -437,9 +437,38 @@ func TestSidecarEveryDSOp(t *testing.T) {
 		t.Fatal(err)
 	}
 	guest := f.Raw()
-	res, err := TranslateWithSidecars(guest, Options{Name: "ds_ops"}, SidecarOptions{AllLDS: true})
+	for _, spill := range []bool{false, true} {
+		t.Run(map[bool]string{false: "dead-scratch", true: "borrowed-scratch"}[spill], func(t *testing.T) {
+			everyDSOp(t, guest, spill)
+		})
+	}
+}
+
+// everyDSOp runs the dsOpsKernel comparison; with spill every scratch VGPR
+// is borrowed from a live register and saved around its use.
+func everyDSOp(t *testing.T, guest []byte, spill bool) {
+	res, err := TranslateWithSidecars(guest, Options{Name: "ds_ops"}, SidecarOptions{AllLDS: true, forceSpill: spill})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if spill {
+		// The sidecar body saves borrowed registers (scratch_store_dword
+		// off, vN, off: 0xdc704000|offset).
+		f, err := loader.Parse(res.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := f.Section(".text")
+		body := ts.Data[res.Sidecars[0].Entry-ts.Addr:]
+		saves := 0
+		for i := 0; i+8 <= len(body); i += 4 {
+			if binary.LittleEndian.Uint32(body[i:])&^0x1fff == 0xdc704000 {
+				saves++
+			}
+		}
+		if saves < 10 {
+			t.Fatalf("%d register saves in the sidecar body with every scratch request borrowed", saves)
+		}
 	}
 	if len(res.Sidecars) != 1 || !res.Sidecars[0].Made {
 		t.Fatalf("sidecars: %+v", res.Sidecars)
