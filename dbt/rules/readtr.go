@@ -43,7 +43,7 @@ import (
 // well enough here); it stays rejected.
 
 // ReadTrBound documents the partial-EXEC difference.
-const ReadTrBound = "exact when every 16-lane group containing an active lane is fully active (full EXEC per group); with partial EXEC an active lane whose source lane is inactive reads LDS at the instruction offset + its element offset, where the hardware behaviour is undocumented"
+const ReadTrBound = "exact when every 16-lane group containing an active lane is fully active; otherwise an active lane whose source lane is inactive uses the address ds_bpermute_b32 returns for an inactive lane (0 on the simulator) instead of that lane's address VGPR (gfx950's partial-EXEC behaviour is undocumented)"
 
 func init() {
 	register(Pair{isa.GFX950, isa.GFX942}, &Rule{
