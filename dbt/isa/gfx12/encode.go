@@ -70,6 +70,9 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 		switch d.class {
 		case 'c', 'd', 'S', 'r':
 			v, ok = scalarCode(o)
+			if d.mods&8 != 0 && o.Kind == isa.KindReg && o.Class == isa.VGPR {
+				v = 256 + uint32(o.Reg)&0x7f | uint32(o.Imm&1)<<7
+			}
 		case 'b':
 			v, ok = scalarCode(o)
 			if v&1 != 0 {
@@ -81,6 +84,9 @@ func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
 				continue // the field stays as in Pad; en has the bit clear
 			}
 			v, ok = uint32(o.Reg), o.Kind == isa.KindReg && o.Class == isa.VGPR
+			if d.mods&8 != 0 {
+				v = uint32(o.Reg)&0x7f | uint32(o.Imm&1)<<7
+			}
 		case 'Y':
 			x := enc.Layout[enc.FDVDstX].Get(ws)
 			if len(in.Operands) > 0 {

@@ -197,6 +197,9 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 		switch d.class {
 		case 'c', 'd', 'S':
 			o = scalarOperand(v, wd)
+			if d.mods&8 != 0 && o.Class == isa.VGPR {
+				o.Reg, o.Imm = uint16((v-256)&0x7f), int64((v-256)>>7) // true16 half
+			}
 			if o.Kind == isa.KindNone {
 				return errAt(pc, "src", "%s: operand code %d is not defined on GFX12", e.mnem, v)
 			}
@@ -214,6 +217,9 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 			}
 		case 'v':
 			o = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(v), Width: wd}
+			if d.mods&8 != 0 {
+				o.Reg, o.Imm = uint16(v&0x7f), int64(v>>7) // true16 half
+			}
 			if k == enc.EXP && get(enc.FEEn)>>i&1 == 0 {
 				o = isa.Operand{Kind: isa.KindOff}
 				dropBits[i] = v // the unused vsrc stays in Pad

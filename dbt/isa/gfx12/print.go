@@ -139,6 +139,9 @@ func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Op
 			writeReg(b, "s", o.Reg, uint16(o.Width))
 		case isa.VGPR:
 			writeReg(b, "v", o.Reg, uint16(o.Width))
+			if d.mods&8 != 0 {
+				b.WriteString([2]string{".l", ".h"}[o.Imm&1])
+			}
 		case isa.TTMP:
 			writeReg(b, "ttmp", o.Reg, uint16(o.Width))
 		case isa.Special:

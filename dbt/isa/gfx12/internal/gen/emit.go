@@ -321,6 +321,9 @@ func emit(entries map[string]*gent, order []string, n *names) []byte {
 			if o.sext {
 				mods |= 4
 			}
+			if o.t16 {
+				mods |= 8
+			}
 			allowed := o.allowed
 			if o.class == 'c' || o.class == 'v' {
 				allowed |= category(uint32(fieldVal(e.words, len(e.words), o.field)), o.class)

@@ -31,6 +31,7 @@ type gop struct {
 	ifmt     string
 	neg, abs bool
 	sext     bool
+	t16      bool
 	allowed  int
 }
 
@@ -457,7 +458,7 @@ func matchOps(e *gent, text string, fields []enc.FieldID) *gent {
 	used := map[enc.FieldID]bool{}
 	for idx, s := range opsS {
 		t := parseToken(s)
-		g := gop{w32: t.width, neg: t.neg, abs: t.abs}
+		g := gop{w32: t.width, neg: t.neg, abs: t.abs, t16: t.t16}
 		found := false
 		switch t.class {
 		case 'v', 's', 't', 'n':

@@ -341,7 +341,14 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 
 func pickStyle(e *gent, st map[[2]uint32]string) enc.Style {
 	best, bestN := enc.S32, -1
-	for _, s := range []enc.Style{enc.S32, enc.F16, enc.BF16, enc.I16H, enc.I16, enc.F64, enc.I64, enc.V2F16, enc.V2BF16, enc.V2I16} {
+	order := []enc.Style{enc.S32, enc.F16, enc.BF16, enc.I16H, enc.I16, enc.F64, enc.I64, enc.V2F16, enc.V2BF16, enc.V2I16}
+	switch {
+	case strings.Contains(e.mnem, "bf16"):
+		order = append([]enc.Style{enc.BF16}, order...)
+	case strings.Contains(e.mnem, "_f16"):
+		order = append([]enc.Style{enc.F16}, order...) // ties (inline probes only)
+	}
+	for _, s := range order {
 		n := 0
 		for k, t := range st {
 			if enc.FormatConst(s, k[0], k[1]) == t {

@@ -13,6 +13,8 @@ type token struct {
 	neg   bool
 	abs   bool
 	sext  bool
+	t16   bool // a .l/.h register half
+	hi    bool
 	class byte // 's', 'v', 't' (ttmp), 'n' (named special), 'i' (number), 'o' (off), 'x' (other)
 	num   int
 	width int
@@ -81,6 +83,12 @@ func parseToken(t string) token {
 		tk.class = 'o'
 		return tk
 	}
+	if strings.HasPrefix(s, "v") && (strings.HasSuffix(s, ".l") || strings.HasSuffix(s, ".h")) {
+		// GFX12 true16 register half: bit 7 of the VGPR field.
+		tk.t16 = true
+		tk.hi = strings.HasSuffix(s, ".h")
+		s = s[:len(s)-2]
+	}
 	if _, ok := named[s]; ok {
 		tk.class = 'n'
 		tk.text = s
@@ -129,6 +137,9 @@ func regMatches(f enc.FieldID, v int, t token) bool {
 	case enc.CodeSrc9:
 		switch t.class {
 		case 'v':
+			if t.t16 {
+				return v == 256+t.num|b2i(t.hi)<<7
+			}
 			return v == 256+t.num
 		case 's':
 			return v == t.num
@@ -148,6 +159,9 @@ func regMatches(f enc.FieldID, v int, t token) bool {
 		}
 	case enc.CodeVGPR8:
 		if t.class == 'v' {
+			if t.t16 {
+				return v == t.num|b2i(t.hi)<<7
+			}
 			return v == t.num
 		}
 		// VOP3 vdst holds an SGPR destination for v_cmp, v_readlane, ...
@@ -165,4 +179,11 @@ func regMatches(f enc.FieldID, v int, t token) bool {
 		return t.class == 's' && v == t.num
 	}
 	return false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
