@@ -29,7 +29,7 @@ import (
 // VirtualLdsDispatchState over a backing store of one requested_lds slice
 // per workgroup, and the sidecar descriptor is dispatched with no
 // group-segment request. It returns the buffers and the backing store.
-func runSidecarOnSim(t *testing.T, c *kernelref.Case, image []byte, target string) (map[int][]byte, *backingStore, error) {
+func runSidecarOnSim(t testing.TB, c *kernelref.Case, image []byte, target string) (map[int][]byte, *backingStore, error) {
 	t.Helper()
 	f, err := loader.Parse(image)
 	if err != nil {
