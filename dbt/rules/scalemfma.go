@@ -30,10 +30,12 @@ import (
 // and its upper half is the bf16 (every scaled element has at most 4
 // significant bits) unless it leaves the normal f32 range. Pairs are packed
 // with v_perm_b32, and a lane whose scale byte is 0xFF (NaN) ORs 0x7fc0
-// into every bf16, making the whole lane NaN as on gfx950.
+// into every bf16, making the whole lane NaN as on gfx950. E5M2 inf and
+// NaN codes are f16 inf and NaN; E4M3 NaN codes (magnitude 0x7f) get f16
+// bit 14 set, which makes them NaN.
 
 // ScaleMFMABound documents the differences from gfx950.
-const ScaleMFMABound = "products are exact; the f32 sum over K is rounded once per host part (8 chained bf16 MFMAs of 16 or 8 K each) instead of once: |D - D_gfx950| <= 9 * 2^-24 * (|C| + sum_k |a_k*b_k|); an element times its scale is exact when 0 or in [2^-126, 2^128), else it overflows to inf or is truncated to a bf16 subnormal (and flushed if the kernel's f32 denormal mode flushes); E4M3 NaN codes (0x7f, 0xff) read as +-480; f16 subnormal codes need f16 denormals enabled (the default); lanes are converted under EXEC (full EXEC expected, as for any MFMA)"
+const ScaleMFMABound = "products are exact; the f32 sum over K is rounded once per host part (8 chained bf16 MFMAs of 16 or 8 K each) instead of once: |D - D_gfx950| <= 9 * 2^-24 * (|C| + sum_k |a_k*b_k|); an element times its scale is exact when 0 or in [2^-126, 2^128), else it overflows to inf or is truncated to a bf16 subnormal (and flushed if the kernel's f32 denormal mode flushes); f16 subnormal codes need f16 denormals enabled (the default); lanes are converted under EXEC (full EXEC expected, as for any MFMA)"
 
 // scaleFormat is one f8f6f4 element format: exponent and mantissa bits
 // and exponent bias.
@@ -179,7 +181,18 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 		put(a[0], a[1])
 		a = vop3(op3BfeU32, t1, src, inlineInt(off), inlineInt(f.e+f.m))
 		put(a[0], a[1])
-		put(vop2(smLshlrevB32, t1, inlineInt(10-f.m), t1, 0)...)
+		if f.e == 4 {
+			// E4M3: magnitude 0x7f is NaN. (mag+1)&0x80 is 0x80 only
+			// there; shifted by 7 it sets f16 bit 14, turning 0x3f80
+			// into the NaN 0x7f80. dst is free until the final ldexp.
+			put(vop2(op2AddU32, dst, inlineInt(1), t1, 0)...)
+			put(vop2(op2AndB32, dst, srcLit, dst, 0x80)...)
+			put(vop2(smLshlrevB32, t1, inlineInt(10-f.m), t1, 0)...)
+			a = vop3(smLshlOrB32, t1, v(dst), inlineInt(7), v(t1))
+			put(a[0], a[1])
+		} else {
+			put(vop2(smLshlrevB32, t1, inlineInt(10-f.m), t1, 0)...)
+		}
 		a = vop3(smLshlOrB32, t1, v(t2), inlineInt(15), v(t1))
 		put(a[0], a[1])
 		put(smVOP1(smCvtF32F16, t1, v(t1), 0)...)
