@@ -225,7 +225,10 @@ func (w *Wave) Step() error {
 }
 
 // Program is the decoded-instruction cache of a code region; it fetches
-// instruction words from device memory and decodes each PC once.
+// instruction words from device memory and decodes each PC once, so
+// writes to code that has already run are not seen (the agent never
+// reuses addresses, so a newly loaded code object is always decoded
+// afresh).
 type Program struct {
 	mem    *mem.Memory
 	target Target
