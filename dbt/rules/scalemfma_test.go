@@ -95,3 +95,37 @@ func TestScaleMFMARefusals(t *testing.T) {
 		t.Errorf("AGPR D refused: %v", err)
 	}
 }
+
+// FuzzScaleMFMACode: arbitrary guest words give an error or whole dwords
+// ending in the wait that follows the last host MFMA, never a panic.
+func FuzzScaleMFMACode(f *testing.F) {
+	f.Add(uint32(0xd3ac0000), uint32(0x0003118c), uint32(0xd3ad8c00), uint32(0x84021148), false)
+	f.Add(uint32(0xd3ac0000), uint32(0x0003d1b0), uint32(0xd3ae0a30), uint32(0x458209b8), true)
+	f.Add(uint32(0xd3ac5800), uint32(0x18000000), uint32(0xd3ad0bff), uint32(0xffffffff), false)
+	f.Fuzz(func(t *testing.T, l0, l1, w0, w1 uint32, big bool) {
+		op, cd := uint32(0x61), 4
+		if big {
+			op, cd = 0x60, 16
+		}
+		code, err := ScaleMFMACode(l0, l1, w0, w1, op, cd, smScratch)
+		if err != nil {
+			return
+		}
+		if len(code)%4 != 0 || len(code) < 8*8 {
+			t.Fatalf("%d bytes", len(code))
+		}
+		ws := words(code)
+		if ws[len(ws)-1] != sNop(7) {
+			t.Fatalf("last word %#x", ws[len(ws)-1])
+		}
+		mfmas := 0
+		for _, w := range ws {
+			if w>>16 == 0xd380|op {
+				mfmas++
+			}
+		}
+		if mfmas < 8 {
+			t.Fatalf("%d host MFMA words", mfmas)
+		}
+	})
+}
