@@ -234,7 +234,7 @@ func randomWords(r *rand.Rand, e *entry, wave64 bool) []byte {
 		case 'c':
 			var v uint32
 			switch x := r.IntN(100); {
-			case x < 35:
+			case x < 35 && enc.Layout[d.field].Code == enc.CodeSrc9:
 				v = 256 + rnd(int(257-wd))
 			case x < 55:
 				v = sgpr()
@@ -326,7 +326,7 @@ func randomWords(r *rand.Rand, e *entry, wave64 bool) []byte {
 // encoding table (every opcode and variant) and compares Decode+Print with
 // llvm-mc-19 --disassemble, and Encode with the input bytes.
 func TestRandomEncodingsVsLLVM(t *testing.T) {
-	const variants = 4
+	const variants = 24
 	r := rand.New(rand.NewPCG(12, 1200))
 	type probe struct {
 		b      []byte

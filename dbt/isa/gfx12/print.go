@@ -204,10 +204,16 @@ func writeImm(b *strings.Builder, e *entry, d *opnd, v int64) {
 	case "hwreg":
 		writeHwreg(b, uint32(u))
 	case "sendmsg":
-		if t, ok := sendmsgText[uint16(u)]; ok && u < 1024 && (e.kind == enc.SOPP || u < 256) {
+		// A known message id in the low byte prints symbolically whatever
+		// the high bits; an unknown one prints as sendmsg(id, 0, 0) only
+		// when the high bits are clear.
+		u &= 0xffff
+		if t, ok := sendmsgText[uint16(u&0xff)]; ok && strings.Contains(t, "MSG_") {
+			b.WriteString(t)
+		} else if t, ok := sendmsgText[uint16(u)]; ok && u < 256 {
 			b.WriteString(t)
 		} else {
-			b.WriteString(strconv.Itoa(int(u & 0xffff)))
+			b.WriteString(strconv.Itoa(int(u)))
 		}
 	case "delay":
 		writeDelay(b, uint32(u))
@@ -250,8 +256,9 @@ var delayIDs = []string{"NO_DEP", "VALU_DEP_1", "VALU_DEP_2", "VALU_DEP_3", "VAL
 var delaySkips = []string{"SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"}
 
 func writeDelay(b *strings.Builder, v uint32) {
+	v &= 0x7ff // LLVM ignores the bits above instid1
 	id0, skip, id1 := v&15, v>>4&7, v>>7&15
-	if v>>11 != 0 || int(id0) >= len(delayIDs) || int(id1) >= len(delayIDs) || int(skip) >= len(delaySkips) {
+	if int(id0) >= len(delayIDs) || int(id1) >= len(delayIDs) || int(skip) >= len(delaySkips) {
 		writeHex(b, uint64(v))
 		return
 	}
@@ -456,7 +463,7 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry) {
 		}
 	case enc.VOP3:
 		if e.opselN > 0 && m.OpSel&e.opselMask != 0 {
-			bitList(b, "op_sel", m.OpSel&e.opselMask, int(e.opselN), true)
+			opSelList(b, e, m.OpSel&e.opselMask)
 		}
 		if e.byteSel != [4]uint8{} {
 			bs := 0
@@ -499,7 +506,7 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry) {
 			b.WriteString(" clamp")
 		}
 		if e.opselN > 0 && m.OpSel&e.opselMask != 0 {
-			bitList(b, "op_sel", m.OpSel&e.opselMask, int(e.opselN), true)
+			opSelList(b, e, m.OpSel&e.opselMask)
 		}
 		b.WriteString(" wait_exp:" + strconv.Itoa(int(enc.Layout[enc.FIWait].Get(in.Pad[:]))))
 	case enc.SMEM:
@@ -619,4 +626,27 @@ func writeSwizzle(b *strings.Builder, v uint32) {
 		}
 		b.WriteString("\")")
 	}
+}
+
+// opSelList prints a VOP3/VINTERP op_sel list, each bit at the position
+// LLVM prints it.
+func opSelList(b *strings.Builder, e *entry, v uint8) {
+	var l [4]byte
+	n := int(e.opselN)
+	for i := range l {
+		l[i] = '0'
+	}
+	for bit := 0; bit < 4; bit++ {
+		if v>>bit&1 != 0 && e.opselIdx[bit] > 0 && int(e.opselIdx[bit]) <= n {
+			l[e.opselIdx[bit]-1] = '1'
+		}
+	}
+	b.WriteString(" op_sel:[")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(l[i])
+	}
+	b.WriteByte(']')
 }

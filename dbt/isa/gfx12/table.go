@@ -39,6 +39,7 @@ type entry struct {
 	info, infoY    uint16
 	flags          uint16
 	strict         [4]uint32 // bits LLVM requires to be zero
+	opselIdx       [4]uint8  // 1 + op_sel list position of each bit (VOP3, VINTERP)
 	opselMask      uint8
 	opselN         uint8
 	opselHiN       uint8

@@ -284,7 +284,7 @@ func emit(entries map[string]*gent, order []string, n *names) []byte {
 		if e.opselN > 0 {
 			fmt.Fprintf(&b, ", opselN: %d", e.opselN)
 			if e.kind != enc.VOP3P {
-				fmt.Fprintf(&b, ", opselMask: %d", e.opselMask)
+				fmt.Fprintf(&b, ", opselMask: %d, opselIdx: [4]uint8{%d, %d, %d, %d}", e.opselMask, e.opselIdx[0], e.opselIdx[1], e.opselIdx[2], e.opselIdx[3])
 			}
 		}
 		if e.opselHiN > 0 {

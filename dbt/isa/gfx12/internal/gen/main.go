@@ -49,6 +49,7 @@ type gent struct {
 	negLoN       int
 	byteSel      [4]int
 	opselMask    int
+	opselIdx     [4]int // 1 + list position printed for each op_sel bit
 	strict       [4]uint32
 	negHiN       int
 	clamp, omod  bool

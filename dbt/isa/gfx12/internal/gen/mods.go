@@ -285,13 +285,11 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 				bit := int(v.tag[5] - '0')
 				for _, m := range mods {
 					if strings.HasPrefix(m, "op_sel:[") {
-						l := strings.Split(strings.TrimSuffix(m[8:], "]"), ",")
-						idx := bit
-						if bit == 3 {
-							idx = len(l) - 1
-						}
-						if idx < len(l) && l[idx] == "1" {
-							e.opselMask |= 1 << bit
+						for idx, x := range strings.Split(strings.TrimSuffix(m[8:], "]"), ",") {
+							if x == "1" {
+								e.opselMask |= 1 << bit
+								e.opselIdx[bit] = idx + 1
+							}
 						}
 					}
 				}
