@@ -42,6 +42,9 @@ type kernelT struct {
 	// needArch is the number of arch VGPRs the translation needs
 	// (at least the original count).
 	needArch int
+	// namedArch and namedAGPRs are one past the highest arch VGPR and
+	// AGPR the guest scope names (0 when it names none).
+	namedArch, namedAGPRs int
 	// borrowed lists live VGPRs the current instruction's rule borrows;
 	// they are saved to per-lane private memory around the expansion.
 	borrowed []uint16
@@ -64,7 +67,39 @@ func (kt *kernelT) archVGPRs() (arch, agprs int) {
 	if acc >= total {
 		return min(total, 256), 0
 	}
-	return min(acc, 256), total - acc
+	arch, agprs = min(acc, 256), total-acc
+	// The unified register file is allocated as a whole: a guest that
+	// names no AGPRs may use arch VGPRs at and above ACCUM_OFFSET. Those
+	// registers are the guest's and never scratch.
+	if kt.namedArch > arch {
+		arch = kt.namedArch
+		agprs = max(0, total-arch)
+	}
+	return arch, agprs
+}
+
+// countNamed records the highest arch VGPR and AGPR the scope names.
+func (kt *kernelT) countNamed() {
+	for _, a := range kt.scope.Blocks {
+		b := kt.g.Blocks[a]
+		if b == nil {
+			continue
+		}
+		for _, in := range b.Insts {
+			for _, o := range in.Operands {
+				if o.Kind != isa.KindReg {
+					continue
+				}
+				end := int(o.Reg) + int(o.Width)
+				switch o.Class {
+				case isa.VGPR:
+					kt.namedArch = max(kt.namedArch, end)
+				case isa.AGPR:
+					kt.namedAGPRs = max(kt.namedAGPRs, end)
+				}
+			}
+		}
+	}
 }
 
 func (kt *kernelT) resources(d kd.Descriptor) report.Resources {
@@ -86,6 +121,7 @@ func (kt *kernelT) emit() {
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
 	}
+	kt.countNamed()
 	arch, _ := kt.archVGPRs()
 	kt.needArch = arch
 	if k.Descriptor.GroupSegmentFixedSize > kt.hostLDS {
@@ -478,6 +514,9 @@ func (kt *kernelT) descriptor() (kd.Descriptor, error) {
 	d := kt.k.Descriptor
 	arch, agprs := kt.archVGPRs()
 	if kt.needArch > arch {
+		if kt.namedAGPRs > 0 && kt.namedArch > d.AccumOffset() {
+			return d, fmt.Errorf("the guest names arch VGPRs up to v%d over its AGPR range (ACCUM_OFFSET %d) and AGPRs too: the allocation cannot grow for scratch registers", kt.namedArch-1, d.AccumOffset())
+		}
 		acc := (kt.needArch + 3) &^ 3
 		total := acc + agprs
 		if agprs == 0 {

@@ -137,17 +137,21 @@ func verifyObject(t *testing.T, name string, src, out []byte) {
 		t.Fatalf("%s: output processor %q", name, of.Processor.Name)
 	}
 	// Every VGPR and AGPR the host code names is allocated by the
-	// descriptors (resource feedback).
-	allocV, allocA := 0, 0
+	// descriptors (resource feedback). The unified register file is
+	// allocated as a whole, so arch VGPRs may reach past ACCUM_OFFSET in
+	// code that names no AGPRs there; the AGPRs must fit above it.
+	allocV, allocA, minAcc := 0, 0, 512
 	for _, k := range ks {
 		total := k.Descriptor.NextFreeVGPR(of.Processor)
 		acc := k.Descriptor.AccumOffset()
 		if acc > total {
 			acc = total
 		}
-		allocV = max(allocV, min(acc, 256))
+		allocV = max(allocV, min(total, 256))
 		allocA = max(allocA, total-acc)
+		minAcc = min(minAcc, acc)
 	}
+	namedV, namedA := 0, 0
 	tx := of.Section(".text")
 	for off := 0; off < len(tx.Data); {
 		in, err := gfx9.Decode(tx.Data[off:], tx.Addr+uint64(off), isa.GFX942)
@@ -162,8 +166,17 @@ func verifyObject(t *testing.T, name string, src, out []byte) {
 			if o.Class == isa.VGPR && end > allocV || o.Class == isa.AGPR && end > allocA {
 				t.Fatalf("%s: %s at %#x names %s%d..%d beyond the allocation (%d VGPRs, %d AGPRs)", name, gfx9.Print(&in), in.PC, o.Class, o.Reg, end-1, allocV, allocA)
 			}
+			switch o.Class {
+			case isa.VGPR:
+				namedV = max(namedV, end)
+			case isa.AGPR:
+				namedA = max(namedA, end)
+			}
 		}
 		off += int(in.Size)
+	}
+	if namedA > 0 && len(ks) == 1 && namedV > minAcc {
+		t.Fatalf("%s: host code names arch VGPRs up to v%d over the AGPR range that starts at ACCUM_OFFSET %d, and AGPRs too", name, namedV-1, minAcc)
 	}
 }
 
