@@ -351,3 +351,44 @@ func TestScaleMFMARuleAgainstGFX950Simulator(t *testing.T) {
 	}
 	t.Logf("%d kernels: %d bit-exact runs, %d runs within the bound or NaN-equal", len(cases), exactOK, boundOK)
 }
+
+// TestCorpusScaleMFMARule translates the aiter objects that use the
+// scaled f8f6f4 MFMAs (f4gemm_*, fmha_v4_fwd_*): none of those
+// instructions is rejected, every object commits, and the output passes
+// llvm-readelf-19 and llvm-objdump-19 --mcpu=gfx942 (checked for one
+// object per shape, FP4 and FP6, to keep the test short).
+func TestCorpusScaleMFMARule(t *testing.T) {
+	objects, uses := 0, 0
+	for _, p := range corpus(t, "gfx950") {
+		base := filepath.Base(p)
+		if !strings.HasPrefix(base, "f4gemm_") && !strings.HasPrefix(base, "fmha_v4_") {
+			continue
+		}
+		src := readFile(t, p)
+		res, err := Translate(src, Options{Name: base})
+		for _, k := range res.Report.Kernels {
+			for _, kind := range k.Kinds {
+				if kind.Rule == "mfma-scale-f8f6f4-bf16" {
+					uses += kind.Count
+				}
+			}
+			for _, r := range k.Rejections {
+				if strings.HasPrefix(r.Mnemonic, "v_mfma_scale_") {
+					t.Errorf("%s: %s at %#x rejected: %s", base, r.Mnemonic, r.Offset, r.Reason)
+				}
+			}
+		}
+		if err != nil {
+			t.Errorf("%s: %v", base, err)
+			continue
+		}
+		objects++
+		if strings.Contains(base, "128x128") || strings.Contains(base, "f6f4") {
+			verifyObject(t, base, src, res.Object)
+		}
+	}
+	t.Logf("%d objects, %d scaled MFMAs expanded", objects, uses)
+	if objects < 4 || uses < 1280 {
+		t.Fatalf("%d objects committed, %d scaled MFMAs expanded; want 4 and 1280", objects, uses)
+	}
+}
