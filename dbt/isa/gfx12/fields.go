@@ -235,6 +235,9 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 		case 'r':
 			o = scalarOperand(v, wd)
 		case 'i':
+			if d.field == enc.FSMData && v >= 32 {
+				return errAt(pc, "sdata", "%s: immediate %d does not fit 5 bits", e.mnem, v)
+			}
 			o = isa.Operand{Kind: isa.KindImm, Imm: int64(v)}
 			if enc.Layout[d.field].Code == enc.CodeSImm {
 				o.Imm = signExtend(v, enc.Layout[d.field].N)

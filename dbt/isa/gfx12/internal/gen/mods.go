@@ -47,6 +47,21 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 			}
 		}
 		switch e.kind {
+		case enc.SMEM:
+			for i := uint32(0); i < 2; i++ {
+				mk(e, "smemcpol", func(w []uint32) { set(w, enc.FSMTH, 1<<i) })
+				mk(e, "smemcpol", func(w []uint32) { set(w, enc.FSMScope, 1<<i) })
+			}
+		case enc.DS:
+			mk(e, "dsoff", func(w []uint32) { set(w, enc.FDSOff0, 1) })
+			mk(e, "dsoff", func(w []uint32) { set(w, enc.FDSOff1, 1) })
+		}
+		if e.kind == enc.VINTERP {
+			for i := uint32(0); i < 4; i++ {
+				mk(e, "iopsel", func(w []uint32) { set(w, enc.F3OpSel, 1<<i) })
+			}
+		}
+		switch e.kind {
 		case enc.VOP3, enc.VOP3P, enc.VINTERP:
 			mk(e, "clamp", func(w []uint32) { set(w, enc.F3Clamp, 1) })
 			if e.kind == enc.VOP3 {
