@@ -47,6 +47,8 @@ func TestSidecarsCorpus(t *testing.T) {
 				continue
 			}
 			made++
+			sc := s
+			checkSidecarBody(t, res.Object, &sc, false)
 			t.Logf("%s %s: static LDS %d, %d accesses lowered, %d bytes", filepath.Base(p), s.Kernel, s.StaticLDS, s.Lowered, s.Bytes)
 		}
 		if res.LDS == nil {
