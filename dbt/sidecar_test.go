@@ -340,7 +340,6 @@ func checkSidecarBody(t testing.TB, obj []byte, sc *Sidecar, vgprs bool) {
 	}
 }
 
-
 // dsOpsKernel is a gfx942 kernel that runs every lowered DS form (widths,
 // offsets beyond the 13-bit global immediate, read2/write2 and st64,
 // sub-dword and d16 loads, integer atomics with and without return,
