@@ -3,6 +3,7 @@ package dbt
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -439,23 +440,7 @@ s_endpgm
 // gfx942 agent — the guest with hardware LDS, the sidecar with a backing
 // store — over two workgroups; every lane's results must be identical.
 func TestSidecarEveryDSOp(t *testing.T) {
-	mc := llvmtool.Require(t, llvmtool.MC)
-	cmd := exec.Command(mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-show-encoding")
-	cmd.Stdin = strings.NewReader(dsOpsKernel)
-	asm, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("llvm-mc: %v\n%s", err, asm)
-	}
-	var code []byte
-	for _, m := range regexp.MustCompile(`encoding: \[([^\]]*)\]`).FindAllStringSubmatch(string(asm), -1) {
-		for _, x := range strings.Split(m[1], ",") {
-			v, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(x), "0x"), 16, 8)
-			if err != nil {
-				t.Fatal(err)
-			}
-			code = append(code, byte(v))
-		}
-	}
+	code := assembleGFX942(t, dsOpsKernel)
 	f, err := loader.Build(loader.BuildSpec{Target: "gfx942", Text: code, Kernels: []loader.KernelConfig{{
 		Name: "ds_ops", VGPRCount: 72, SGPRCount: 24, GroupSegmentFixedSize: 32768, ExplicitU64Args: 1,
 	}}})
@@ -534,23 +519,7 @@ func everyDSOp(t *testing.T, guest []byte, spill bool) {
 // code object with static LDS.
 func buildGFX942(t *testing.T, name, src string, lds uint32) []byte {
 	t.Helper()
-	mc := llvmtool.Require(t, llvmtool.MC)
-	cmd := exec.Command(mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-show-encoding")
-	cmd.Stdin = strings.NewReader(src)
-	asm, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("llvm-mc: %v\n%s", err, asm)
-	}
-	var code []byte
-	for _, m := range regexp.MustCompile(`encoding: \[([^\]]*)\]`).FindAllStringSubmatch(string(asm), -1) {
-		for _, x := range strings.Split(m[1], ",") {
-			v, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(x), "0x"), 16, 8)
-			if err != nil {
-				t.Fatal(err)
-			}
-			code = append(code, byte(v))
-		}
-	}
+	code := assembleGFX942(t, src)
 	f, err := loader.Build(loader.BuildSpec{Target: "gfx942", Text: code, Kernels: []loader.KernelConfig{{
 		Name: name, VGPRCount: 8, SGPRCount: 16, GroupSegmentFixedSize: lds, ExplicitU64Args: 1,
 	}}})
@@ -718,4 +687,85 @@ func TestSidecarDescriptor(t *testing.T) {
 	if sd.ComputePgmRsrc2 != nd.ComputePgmRsrc2 || sd.KernelCodeProperties != nd.KernelCodeProperties || sd.PrivateSegmentFixedSize != nd.PrivateSegmentFixedSize {
 		t.Fatal("sidecar descriptor differs from the normal one beyond LDS, kernarg, SGPRs and TG_SPLIT")
 	}
+}
+
+// TestSidecarsTwoKernels: an object with two LDS kernels gets two sidecars
+// with distinct descriptors; each .rocjitsu.lds entry maps its own kernel,
+// and each sidecar computes its own kernel's result.
+func TestSidecarsTwoKernels(t *testing.T) {
+	kernel := func(add int) string {
+		return fmt.Sprintf(`s_load_dwordx2 s[12:13], s[4:5], 0x0
+v_and_b32 v0, 0x3ff, v0
+v_lshlrev_b32 v1, 2, v0
+v_add_u32 v2, %d, v0
+v_add_u32 v2, s8, v2
+ds_write_b32 v1, v2 offset:8192
+s_waitcnt lgkmcnt(0)
+ds_read_b32 v3, v1 offset:8192
+s_lshl_b32 s14, s8, 8
+v_add_u32 v1, s14, v1
+s_waitcnt lgkmcnt(0)
+global_store_dword v1, v3, s[12:13]
+s_endpgm
+`, add)
+	}
+	a := assembleGFX942(t, kernel(7))
+	b := assembleGFX942(t, kernel(9))
+	text := append([]byte(nil), a...)
+	for len(text) < 256 {
+		text = binary.LittleEndian.AppendUint32(text, 0xbf800000)
+	}
+	text = append(text, b...)
+	cfg := func(name string, off uint64) loader.KernelConfig {
+		return loader.KernelConfig{Name: name, TextOffset: off, VGPRCount: 8, SGPRCount: 24, GroupSegmentFixedSize: 16384, ExplicitU64Args: 1}
+	}
+	f, err := loader.Build(loader.BuildSpec{Target: "gfx942", Text: text, Kernels: []loader.KernelConfig{cfg("ka", 0), cfg("kb", 256)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guest := f.Raw()
+	res, err := TranslateWithSidecars(guest, Options{}, SidecarOptions{AllLDS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.LDS.Entries) != 2 || res.LDS.Entries[0].Sidecar == res.LDS.Entries[1].Sidecar || res.LDS.Entries[0].Normal == res.LDS.Entries[1].Normal {
+		t.Fatalf("entries %+v", res.LDS.Entries)
+	}
+	for i, name := range []string{"ka", "kb"} {
+		const lanes = 128
+		c := &kernelref.Case{Name: name, Grid: [3]uint32{lanes, 1, 1}, Block: [3]uint32{64, 1, 1}, KernargSize: 8,
+			Args: []kernelref.Arg{{Name: "out", Kind: kernelref.BufferOut, Elem: kernelref.U32, Count: lanes, Size: 8, Init: make([]byte, 4*lanes)}}}
+		got, _, err := runSidecarOnSim(t, c, res.Object, "gfx942")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l := 0; l < lanes; l++ {
+			want := uint32(l%64 + l/64 + 7 + 2*i)
+			if v := binary.LittleEndian.Uint32(got[0][4*l:]); v != want {
+				t.Fatalf("%s lane %d: %d, want %d", name, l, v, want)
+			}
+		}
+	}
+}
+
+// assembleGFX942 returns llvm-mc-19's gfx942 machine code for src.
+func assembleGFX942(t *testing.T, src string) []byte {
+	t.Helper()
+	cmd := exec.Command(llvmtool.Require(t, llvmtool.MC), "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-show-encoding")
+	cmd.Stdin = strings.NewReader(src)
+	asm, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("llvm-mc: %v\n%s", err, asm)
+	}
+	var code []byte
+	for _, m := range regexp.MustCompile(`encoding: \[([^\]]*)\]`).FindAllStringSubmatch(string(asm), -1) {
+		for _, x := range strings.Split(m[1], ",") {
+			v, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(x), "0x"), 16, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code = append(code, byte(v))
+		}
+	}
+	return code
 }
