@@ -381,22 +381,6 @@ func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
 	}}, ""
 }
 
-// maxSGPR returns the highest SGPR any instruction of the scope names.
-func (kt *kernelT) maxSGPR() int {
-	m := -1
-	for _, l := range kt.scope.Blocks {
-		for _, in := range kt.g.Blocks[l].Insts {
-			ops := append(append([]isa.Operand(nil), in.Operands...), kt.rawUses(in)...)
-			for _, o := range ops {
-				if o.Kind == isa.KindReg && o.Class == isa.SGPR && int(o.Reg) < 102 {
-					m = max(m, int(o.Reg)+max(int(o.Width), 1)-1)
-				}
-			}
-		}
-	}
-	return m
-}
-
 // scopeTouchesLDS reports whether an instruction of the scope accesses LDS
 // storage.
 func (kt *kernelT) scopeTouchesLDS() bool {
