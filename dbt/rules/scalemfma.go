@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -18,9 +19,9 @@ import (
 // gfx942 has no such formats, so the expansion decodes the elements to
 // bf16 and runs eight chained bf16 MFMAs (v_mfma_f32_16x16x16_bf16 or
 // v_mfma_f32_32x32x8_bf16). Both host shapes hold 4 elements per lane at
-// k = 4*(l/M) + e, so host part p takes the guest elements 4p..4p+3 of
-// every lane of A and of B: the same permutation of K on both sides, and
-// the eight parts together cover every k once.
+// k = 4*(l/M) + e, so host part p takes four of the guest elements of
+// every lane of A and of B (scaleOrder): the same permutation of K on both
+// sides, and the eight parts together cover every k once.
 //
 // Per element: the magnitude bits become an f16 (mag << (10-M), with the
 // code's exponent field in the low bits of the f16 exponent), the sign goes
@@ -33,6 +34,14 @@ import (
 // into every bf16, making the whole lane NaN as on gfx950. E5M2 inf and
 // NaN codes are f16 inf and NaN; E4M3 NaN codes (magnitude 0x7f) get f16
 // bit 14 set, which makes them NaN.
+//
+// E2M1 operands (given the registers) use a table decode instead: the
+// scaled bf16 of the 7 non-zero magnitudes is computed once per lane by the
+// same f16/ldexp path and stored as byte tables; v_perm_b32 then looks up
+// 4 magnitudes at a time, the nibble signs are ORed into the high bytes,
+// and each source dword yields the pairs of parts 2r (even elements) and
+// 2r+1 (odd elements, kept in alternating hold pairs) - 274 instead of 483
+// instructions for an E2M1 x E2M1 MFMA, with identical results.
 
 // ScaleMFMABound documents the differences from gfx950.
 const ScaleMFMABound = "products are exact; the f32 sum over K is rounded once per host part (8 chained bf16 MFMAs of 16 or 8 K each) instead of once: |D - D_gfx950| <= 9 * 2^-24 * (|C| + sum_k |a_k*b_k|); an element times its scale is exact when 0 or in [2^-126, 2^128), else it overflows to inf or is truncated to a bf16 subnormal (and flushed if the kernel's f32 denormal mode flushes); f16 subnormal codes need f16 denormals enabled (the default); lanes are converted under EXEC (full EXEC expected, as for any MFMA)"
@@ -75,6 +84,7 @@ const (
 	smAlignbitB32   = 0x1ce // VOP3
 	smPermB32       = 0x1ed // VOP3
 	smLshlOrB32     = 0x200 // VOP3
+	smAndOrB32      = 0x201 // VOP3
 	smLdexpF32      = 0x288 // VOP3
 	scaleNaNMask    = 0x7fc07fc0
 	permUpperHalves = 0x07060302 // v_perm_b32 selector: {S0[31:16], S1[31:16]}
@@ -98,7 +108,26 @@ type ScaleMFMAScratch struct {
 	Sel  uint16    // v_perm_b32 selector
 	Exp  [2]uint16 // per-lane ldexp amount for A and B
 	Mask [2]uint16 // per-lane NaN mask for A and B
+	// FP4[x] enables the table decode of an E2M1 operand x (A or B),
+	// which needs Hold[x] (first of 4, even: the odd parts' operand
+	// pairs), LUT[x] (the per-lane byte tables), and the shared Extra,
+	// M80 and SelI registers.
+	FP4   [2]bool
+	Hold  [2]uint16
+	LUT   [2][4]uint16
+	Extra [2]uint16
+	M80   uint16
+	SelI  [2]uint16
 }
+
+// e2m1Values are the E2M1 magnitudes 0..7.
+var e2m1Values = [8]float32{0, 0.5, 1, 1.5, 2, 3, 4, 6}
+
+// scaleOrder is the guest element (of the lane's 32) in half h of dword j
+// of host part p's operand pair. Any order serves if A and B share it;
+// this one lets the E2M1 table decode turn each source dword (8 elements)
+// into the pairs of parts 2r (even elements) and 2r+1 (odd elements).
+func scaleOrder(p, j, h int) int { return 8*(p/2) + p%2 + 4*j + 2*h }
 
 // ScaleMFMACode returns the gfx942 expansion of the scaled MFMA whose
 // v_mfma_ld_scale_b32 words are (l0, l1) and MFMA words (w0, w1), with C/D
@@ -199,24 +228,98 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 		a = vop3(smLdexpF32, dst, v(t1), v(exp), 0)
 		put(a[0], a[1])
 	}
-	c := src2
 	regs := [2]uint16{aReg, bReg}
-	for p := 0; p < 8; p++ {
-		buf := s.Buf[p%2]
-		for x := 0; x < 2; x++ {
-			for j := 0; j < 2; j++ {
-				i := 4*p + 2*j
-				elem(s.Tmp[2], regs[x], fmts[x], i, s.Exp[x])
-				elem(s.Tmp[3], regs[x], fmts[x], i+1, s.Exp[x])
-				d := buf + uint16(2*x+j)
-				a := vop3(smPermB32, d, v(s.Tmp[3]), v(s.Tmp[2]), v(s.Sel))
+	table := [2]bool{s.FP4[0] && cbsz == 4, s.FP4[1] && blgp == 4}
+	if table[0] || table[1] {
+		put(smVOP1(smMovB32, s.M80, srcLit, 0x80808080)...)
+		put(smVOP1(smMovB32, s.SelI[0], srcLit, 0x05010400)...) // {S0.b1,S1.b1,S0.b0,S1.b0}
+		put(smVOP1(smMovB32, s.SelI[1], srcLit, 0x07030602)...) // {S0.b3,S1.b3,S0.b2,S1.b2}
+	}
+	for x := 0; x < 2; x++ {
+		if !table[x] {
+			continue
+		}
+		// The scaled bf16 of each E2M1 magnitude 1..7 through the same
+		// f16 -> ldexp path as the per-element decode (values 2^-14 times
+		// the magnitude, as the f16 step would give), then byte tables:
+		// LUT[x][0..1] the high bytes of magnitudes 0..3 and 4..7,
+		// LUT[x][2..3] the low bytes.
+		tv := []uint16{s.Hold[x], s.Hold[x] + 1, s.Hold[x] + 2, s.Hold[x] + 3, s.Tmp[0], s.Tmp[1], s.Tmp[2]}
+		for m := 1; m < 8; m++ {
+			put(smVOP1(smMovB32, tv[m-1], srcLit, math.Float32bits(e2m1Values[m]/16384))...)
+			a := vop3(smLdexpF32, tv[m-1], v(tv[m-1]), v(s.Exp[x]), 0)
+			put(a[0], a[1])
+		}
+		spare := s.Tmp[3]
+		for k, first := range []int{0, 4, 0, 4} {
+			dst, bit := s.LUT[x][k], 24
+			if k >= 2 {
+				bit = 16
+			}
+			put(smVOP1(smMovB32, dst, srcZero, 0)...)
+			for b := 0; b < 4; b++ {
+				m := first + b
+				if m == 0 {
+					continue
+				}
+				a := vop3(op3BfeU32, spare, v(tv[m-1]), inlineInt(bit), inlineInt(8))
 				put(a[0], a[1])
-				put(vop2(op2OrB32, d, v(s.Mask[x]), d, 0)...)
+				a = vop3(smLshlOrB32, dst, v(spare), inlineInt(8*b), v(dst))
+				put(a[0], a[1])
 			}
 		}
+	}
+	// pair returns the register pair of operand x for part p, writing it
+	// first when needed.
+	pair := func(x, p int, buf uint16) uint16 {
+		d := buf + uint16(2*x)
+		if table[x] {
+			r := p / 2
+			hold := s.Hold[x] + uint16(2*(r%2))
+			if p%2 == 1 {
+				return hold
+			}
+			src := v(regs[x] + uint16(r))
+			selE, selO, hiE, loE, hiO, loO := s.Tmp[0], s.Tmp[1], s.Tmp[2], s.Tmp[3], s.Extra[0], s.Extra[1]
+			put(vop2(op2AndB32, selE, srcLit, src-srcVGPR, 0x07070707)...)
+			put(vop2(op2LshrrevB32, selO, inlineInt(4), src-srcVGPR, 0)...)
+			put(vop2(op2AndB32, selO, srcLit, selO, 0x07070707)...)
+			for _, q := range [][3]uint16{{hiE, 0, selE}, {loE, 2, selE}, {hiO, 0, selO}, {loO, 2, selO}} {
+				a := vop3(smPermB32, q[0], v(s.LUT[x][q[1]+1]), v(s.LUT[x][q[1]]), v(q[2]))
+				put(a[0], a[1])
+			}
+			// Signs: bit 3 of each even nibble and bit 7 of each odd
+			// one go to bit 7 of the high bytes.
+			put(vop2(smLshlrevB32, selE, inlineInt(4), src-srcVGPR, 0)...)
+			a := vop3(smAndOrB32, hiE, v(selE), v(s.M80), v(hiE))
+			put(a[0], a[1])
+			a = vop3(smAndOrB32, hiO, src, v(s.M80), v(hiO))
+			put(a[0], a[1])
+			for _, q := range [][3]uint16{{d, hiE, loE}, {hold, hiO, loO}} {
+				for j := uint16(0); j < 2; j++ {
+					a := vop3(smPermB32, q[0]+j, v(q[1]), v(q[2]), v(s.SelI[j]))
+					put(a[0], a[1])
+					put(vop2(op2OrB32, q[0]+j, v(s.Mask[x]), q[0]+j, 0)...)
+				}
+			}
+			return d
+		}
+		for j := 0; j < 2; j++ {
+			elem(s.Tmp[2], regs[x], fmts[x], scaleOrder(p, j, 0), s.Exp[x])
+			elem(s.Tmp[3], regs[x], fmts[x], scaleOrder(p, j, 1), s.Exp[x])
+			a := vop3(smPermB32, d+uint16(j), v(s.Tmp[3]), v(s.Tmp[2]), v(s.Sel))
+			put(a[0], a[1])
+			put(vop2(op2OrB32, d+uint16(j), v(s.Mask[x]), d+uint16(j), 0)...)
+		}
+		return d
+	}
+	c := src2
+	for p := 0; p < 8; p++ {
+		buf := s.Buf[p%2]
+		pa, pb := pair(0, p, buf), pair(1, p, buf)
 		// VALU writes of the operands before the MFMA reads them.
 		put(sNop(4))
-		put(0xd3800000|hostOp<<16|accCD<<15|vdst, uint32(v(buf))|uint32(v(buf+2))<<9|c<<18)
+		put(0xd3800000|hostOp<<16|accCD<<15|vdst, uint32(v(pa))|uint32(v(pb))<<9|c<<18)
 		c = srcVGPR + vdst
 	}
 	// The last part (8 or 16 passes) must finish before the guest's next
@@ -245,6 +348,27 @@ func emitScaleMFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	}
 	copy(s.Tmp[:], t[:4])
 	s.Sel, s.Exp[0], s.Exp[1], s.Mask[0], s.Mask[1] = t[4], t[5], t[6], t[7], t[8]
+	for x, f := range []uint32{w[2] >> 8 & 7, w[3] >> 29} {
+		if f != 4 {
+			continue
+		}
+		if s.Hold[x], err = ctx.TempVGPRRange(4, 2); err != nil {
+			return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
+		}
+		lut, err := ctx.TempVGPRs(4)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
+		}
+		copy(s.LUT[x][:], lut)
+		s.FP4[x] = true
+	}
+	if s.FP4[0] || s.FP4[1] {
+		t, err := ctx.TempVGPRs(5)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
+		}
+		s.Extra[0], s.Extra[1], s.M80, s.SelI[0], s.SelI[1] = t[0], t[1], t[2], t[3], t[4]
+	}
 	code, err := ScaleMFMACode(w[0], w[1], w[2], w[3], m.op, m.cd, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)

@@ -8,6 +8,57 @@ import (
 // smScratch is a fixed scratch assignment for the unit tests.
 var smScratch = ScaleMFMAScratch{Buf: [2]uint16{200, 204}, Tmp: [4]uint16{210, 211, 212, 213}, Sel: 214, Exp: [2]uint16{215, 216}, Mask: [2]uint16{217, 218}}
 
+// smScratchFP4 adds the registers of the E2M1 table decode.
+var smScratchFP4 = func() ScaleMFMAScratch {
+	s := smScratch
+	s.FP4 = [2]bool{true, true}
+	s.Hold = [2]uint16{220, 240}
+	s.LUT = [2][4]uint16{{224, 225, 226, 227}, {244, 245, 246, 247}}
+	s.Extra = [2]uint16{230, 231}
+	s.M80, s.SelI = 232, [2]uint16{233, 234}
+	return s
+}()
+
+// TestScaleMFMATableDecodeDisassembles: with E2M1 operands and the table
+// registers, parts 2r read the window, parts 2r+1 the alternating hold
+// pairs, and the expansion is at least a third shorter.
+func TestScaleMFMATableDecodeDisassembles(t *testing.T) {
+	w0, w1 := uint32(0xd3ad8c00), uint32(0x84021148) // a[0:3], v[72:75], v[8:11], a[0:3] cbsz:4 blgp:4
+	plain, err := ScaleMFMACode(0xd3ac0000, 0x0003118c, w0, w1, 0x61, 4, smScratch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := ScaleMFMACode(0xd3ac0000, 0x0003118c, w0, w1, 0x61, 4, smScratchFP4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mfmas []string
+	lines := disasm(t, code)
+	for _, l := range lines {
+		if strings.HasPrefix(l, "v_mfma") {
+			mfmas = append(mfmas, l)
+		}
+	}
+	want := []string{
+		"v_mfma_f32_16x16x16_bf16 a[0:3], v[200:201], v[202:203], a[0:3]",
+		"v_mfma_f32_16x16x16_bf16 a[0:3], v[220:221], v[240:241], a[0:3]",
+		"v_mfma_f32_16x16x16_bf16 a[0:3], v[200:201], v[202:203], a[0:3]",
+		"v_mfma_f32_16x16x16_bf16 a[0:3], v[222:223], v[242:243], a[0:3]",
+	}
+	if len(mfmas) != 8 {
+		t.Fatalf("host MFMAs %q", mfmas)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(mfmas[i], w) {
+			t.Fatalf("MFMA %d: %q, want %q", i, mfmas[i], w)
+		}
+	}
+	if 3*len(code) >= 2*len(plain) {
+		t.Fatalf("table decode %d bytes, per-element decode %d", len(code), len(plain))
+	}
+	t.Logf("E2M1 x E2M1: %d instructions (%d bytes) with the table decode, %d (%d bytes) per element", len(lines), len(code), len(disasm(t, plain)), len(plain))
+}
+
 // TestScaleMFMADisassembles decodes expansions with llvm-mc-19 for gfx942
 // and checks the host MFMAs: eight chained bf16 MFMAs of the right shape
 // on the alternating scratch windows, C then D as accumulator, the guest's
@@ -107,7 +158,11 @@ func FuzzScaleMFMACode(f *testing.F) {
 		if big {
 			op, cd = 0x60, 16
 		}
-		code, err := ScaleMFMACode(l0, l1, w0, w1, op, cd, smScratch)
+		sc := smScratch
+		if l1&1 != 0 {
+			sc = smScratchFP4
+		}
+		code, err := ScaleMFMACode(l0, l1, w0, w1, op, cd, sc)
 		if err != nil {
 			return
 		}
