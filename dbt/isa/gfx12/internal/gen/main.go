@@ -134,6 +134,18 @@ func main() {
 					e.ops[i].w64, e.ops[i].n64 = e64.ops[i].w32, e64.ops[i].n32
 				}
 			}
+			// Every probe with more fields set failed: the fields this
+			// one leaves zero must be zero.
+			for _, f := range p.zero {
+				used := false
+				for _, o := range e.ops {
+					used = used || o.field == f
+				}
+				if !used {
+					b := enc.Layout[f]
+					e.strict[b.W] |= b.Mask()
+				}
+			}
 			e.t1200 = true
 			_, e.t1201 = r1201[k]
 			entries[ek] = e
@@ -348,14 +360,17 @@ func (s spec) probesAt(n int) []probe {
 			continue
 		}
 		w := append([]uint32(nil), s.words...)
+		var zero []enc.FieldID
 		for i, f := range s.fields {
 			if m>>i&1 != 0 {
 				set(w, f.f, f.v)
+			} else {
+				zero = append(zero, f.f)
 			}
 		}
-		ps = append(ps, probe{s.kind, s.op, s.aux, w})
+		ps = append(ps, probe{s.kind, s.op, s.aux, w, zero})
 		if s.lit {
-			ps = append(ps, probe{s.kind, s.op, s.aux, append(append([]uint32(nil), w...), pLit)})
+			ps = append(ps, probe{s.kind, s.op, s.aux, append(append([]uint32(nil), w...), pLit), zero})
 		}
 	}
 	return ps
@@ -379,17 +394,17 @@ func dppProbes(e *gent) []probe {
 	case enc.VOP1, enc.VOP2, enc.VOPC:
 		a := append([]uint32(nil), w[:1]...)
 		set(a, enc.FSrc0, 250)
-		ps = append(ps, probe{e.kind, e.op, enc.AuxDPP16, append(a, d16)})
+		ps = append(ps, probe{kind: e.kind, op: e.op, aux: enc.AuxDPP16, words: append(a, d16)})
 		b := append([]uint32(nil), w[:1]...)
 		set(b, enc.FSrc0, 233)
-		ps = append(ps, probe{e.kind, e.op, enc.AuxDPP8, append(b, d8)})
+		ps = append(ps, probe{kind: e.kind, op: e.op, aux: enc.AuxDPP8, words: append(b, d8)})
 	case enc.VOP3, enc.VOP3P:
 		a := append([]uint32(nil), w[:2]...)
 		set(a, enc.F3Src0, 250)
-		ps = append(ps, probe{e.kind, e.op, enc.AuxDPP16, append(a, d16)})
+		ps = append(ps, probe{kind: e.kind, op: e.op, aux: enc.AuxDPP16, words: append(a, d16)})
 		b := append([]uint32(nil), w[:2]...)
 		set(b, enc.F3Src0, 233)
-		ps = append(ps, probe{e.kind, e.op, enc.AuxDPP8, append(b, d8)})
+		ps = append(ps, probe{kind: e.kind, op: e.op, aux: enc.AuxDPP8, words: append(b, d8)})
 	}
 	return ps
 }

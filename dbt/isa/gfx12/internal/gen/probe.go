@@ -18,6 +18,8 @@ type probe struct {
 	op    int
 	aux   int
 	words []uint32
+	// zero lists the operand fields the probe leaves zero.
+	zero []enc.FieldID
 }
 
 func wordsKey(w []uint32) string {
