@@ -72,7 +72,7 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 			}
 			if e.kind == enc.VOP3P {
 				for i := uint32(0); i < 3; i++ {
-					mk(e, "opsel", func(w []uint32) { set(w, enc.FPOpSel, 1<<i) })
+					mk(e, "popsel", func(w []uint32) { set(w, enc.FPOpSel, 1<<i) })
 					mk(e, "neghi", func(w []uint32) { set(w, enc.FPNegHi, 1<<i) })
 				}
 				mk(e, "opselhi", func(w []uint32) { set(w, enc.FPOpSelH, 0); set(w, enc.FPOpSelL, 0) })
@@ -291,7 +291,7 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 			if !ok {
 				srcMods(false)
 			}
-		case "opsel":
+		case "opsel", "popsel":
 			n, _ := hasMod("op_sel")
 			e.opselN = max(e.opselN, n)
 		case "opsel0", "opsel1", "opsel2", "opsel3":
