@@ -13,7 +13,7 @@ import (
 func init() {
 	register(command{
 		name:    "disasm",
-		summary: "disassemble AMDGPU code objects like llvm-objdump -d (gfx942, gfx950)",
+		summary: "disassemble AMDGPU code objects like llvm-objdump -d (gfx942, gfx950, gfx1200, gfx1201)",
 		run:     runDisasm,
 	})
 }
@@ -21,10 +21,11 @@ func init() {
 func runDisasm(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("disasm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	mcpu := fs.String("mcpu", "", "target to decode for (gfx942, gfx950); default: the object's own target")
+	mcpu := fs.String("mcpu", "", "target to decode for (gfx942, gfx950, gfx1200, gfx1201); default: the object's own target (e_flags mach)")
+	wave64 := fs.Bool("wave64", false, "decode gfx1200/gfx1201 code as wave64 (like llvm-objdump --mattr=+wavefrontsize64); default wave32, as llvm-objdump-19 -d prints even wave64 kernels")
 	stats := fs.Bool("stats", false, "print an instruction histogram instead of the listing (over all FILEs)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu disasm [--mcpu gfxNNN] [--stats] FILE...")
+		fmt.Fprintln(stderr, "usage: rocjitsu disasm [--mcpu gfxNNN] [--wave64] [--stats] FILE...")
 		fs.PrintDefaults()
 	}
 	// Accept flags after the file names too.
@@ -57,6 +58,7 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 		opt.Target = t
 	}
 	opt.NoListing = *stats
+	opt.Wave64 = *wave64
 	total := &disasm.Stats{}
 	code := 0
 	for _, name := range files {

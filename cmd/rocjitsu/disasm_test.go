@@ -60,7 +60,59 @@ func TestDisasmErrors(t *testing.T) {
 	if code := runMain([]string{"disasm", "--mcpu", "gfx1", path}, &out, &errb); code != 2 {
 		t.Errorf("bad --mcpu: exit %d", code)
 	}
-	if code := runMain([]string{"disasm", "--mcpu", "gfx1200", path}, &out, &errb); code != 1 {
-		t.Errorf("non-GFX9 target: exit %d", code)
+}
+
+// TestDisasmGFX12MatchesObjdump runs the command on a gfx1200 and a gfx1201
+// kernel (target from e_flags) and with --mcpu, and compares with
+// llvm-objdump-19 -d --mcpu=...; --wave64 matches --mattr=+wavefrontsize64.
+func TestDisasmGFX12MatchesObjdump(t *testing.T) {
+	tool := llvmtool.Require(t, llvmtool.Objdump)
+	root := projectpath.MustRoot(t)
+	cases := []struct {
+		arch  string
+		flags []string
+		mattr []string
+	}{
+		{"gfx1200", nil, nil},
+		{"gfx1201", nil, nil},
+		{"gfx1201", []string{"--mcpu", "gfx1200"}, nil},
+		{"gfx1201", []string{"--wave64"}, []string{"--mattr=+wavefrontsize64"}},
 	}
+	for _, c := range cases {
+		path := filepath.Join(root, "testdata", "kernels", c.arch, "early_exit_loop.co")
+		mcpu := c.arch
+		if len(c.flags) == 2 && c.flags[0] == "--mcpu" {
+			mcpu = c.flags[1]
+		}
+		want, err := exec.Command(tool, append(append([]string{"-d", "--mcpu=" + mcpu}, c.mattr...), path)...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := runMain(append(append([]string{"disasm"}, c.flags...), path), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.flags, code, errb.String())
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("%s %v: listing differs from llvm-objdump-19 (%d vs %d bytes)", c.arch, c.flags, out.Len(), len(want))
+		}
+	}
+	if !strings.Contains(string(mustRun(t, "--wave64", filepath.Join(root, "testdata", "kernels", "gfx1201", "early_exit_loop.co"))), ".long 0x") {
+		t.Errorf("--wave64: VOPD words not printed as .long")
+	}
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"disasm", "--stats", filepath.Join(root, "testdata", "kernels", "gfx1201", "early_exit_loop.co")}, &out, &errb); code != 0 {
+		t.Fatalf("--stats: exit %d: %s", code, errb.String())
+	}
+	if first, _, _ := strings.Cut(out.String(), "\n"); !strings.Contains(first, "unknown words: 0") || !strings.Contains(out.String(), "s_wait_kmcnt") {
+		t.Errorf("gfx1201 stats:\n%s", out.String())
+	}
+}
+
+func mustRun(t *testing.T, args ...string) []byte {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := runMain(append([]string{"disasm"}, args...), &out, &errb); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+	}
+	return out.Bytes()
 }

@@ -163,6 +163,9 @@ func (f Format) String() string {
 	if f < numFormats {
 		return formatNames[f]
 	}
+	if f >= DPP8 && f <= VSAMPLE {
+		return GFX12FormatName(f)
+	}
 	return fmt.Sprintf("Format(%d)", uint8(f))
 }
 

@@ -1,6 +1,9 @@
 // Package disasm prints the code of AMDGPU code objects the way
 // llvm-objdump -d does (symbol headers, addresses, encodings), and counts
 // instructions per mnemonic. It is the engine of `rocjitsu disasm`.
+//
+// It dispatches on the target family: gfx942 and gfx950 objects are
+// decoded by dbt/isa/gfx9, gfx1200 and gfx1201 objects by dbt/isa/gfx12.
 package disasm
 
 import (
@@ -9,8 +12,10 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/objfile"
 )
@@ -64,6 +69,29 @@ type Options struct {
 	Target isa.Target
 	// NoListing only counts (for --stats).
 	NoListing bool
+	// Wave64 decodes GFX12 code as wave64 (lane masks vcc, s[0:1]; no
+	// VOPD), like llvm-objdump --mattr=+wavefrontsize64. The default is
+	// wave32 whatever the kernels' .wavefront_size says, which is what
+	// llvm-objdump-19 -d does. GFX9 targets ignore it.
+	Wave64 bool
+}
+
+// family is the decoder family of a target.
+type family int
+
+const (
+	familyGFX9 family = iota
+	familyGFX12
+)
+
+func familyOf(t isa.Target) (family, bool) {
+	switch t {
+	case isa.GFX942, isa.GFX950:
+		return familyGFX9, true
+	case isa.GFX1200, isa.GFX1201:
+		return familyGFX12, true
+	}
+	return 0, false
 }
 
 // BranchSymbols returns the symbolizer llvm-objdump uses for branch
@@ -117,8 +145,13 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 	if target == 0 {
 		target = f.Target
 	}
-	if target != isa.GFX942 && target != isa.GFX950 {
-		return nil, fmt.Errorf("disasm: %s: target %v is not a GFX9 target this disassembler knows (use --mcpu gfx942 or gfx950)", name, target)
+	fam, ok := familyOf(target)
+	if !ok {
+		return nil, fmt.Errorf("disasm: %s: e_flags mach: target %v is not one this disassembler knows (use --mcpu gfx942, gfx950, gfx1200 or gfx1201)", name, target)
+	}
+	dtarget := target
+	if fam == familyGFX12 && opt.Wave64 {
+		dtarget |= isa.Wave64
 	}
 	st := &Stats{ByMnemonic: map[string]int{}}
 	bw := bufio.NewWriterSize(w, 1<<16)
@@ -130,6 +163,7 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 	near := nearestSymbols(f, heads)
 	var in isa.Inst
 	var line []byte
+	var text strings.Builder
 	counts := map[uint16]int{}
 	for _, sec := range f.Sections {
 		if !opt.NoListing {
@@ -144,7 +178,12 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 			if h, ok := heads[pc]; ok && !opt.NoListing {
 				fmt.Fprintf(bw, "\n%016x <%s>:\n", pc, h)
 			}
-			err := gfx9.DecodeInto(&in, data[off:], pc, target)
+			var err error
+			if fam == familyGFX12 {
+				err = gfx12.DecodeInto(&in, data[off:], pc, dtarget)
+			} else {
+				err = gfx9.DecodeInto(&in, data[off:], pc, target)
+			}
 			size := 4
 			if err != nil {
 				st.Unknown++
@@ -156,9 +195,18 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 			if !opt.NoListing {
 				line = line[:0]
 				line = append(line, '\t')
-				if err != nil {
+				switch {
+				case err != nil && fam == familyGFX12:
+					// llvm-objdump prints a word it cannot decode as data.
+					line = append(line, ".long 0x"...)
+					line = appendLowerHex(line, uint64(le32(data[off:])), 8)
+				case err != nil:
 					line = append(line, "<unknown>"...)
-				} else {
+				case fam == familyGFX12:
+					text.Reset()
+					gfx12.AppendText(&text, &in)
+					line = append(line, text.String()...)
+				default:
 					line = gfx9.AppendInst(line, &in, sym)
 				}
 				for len(line) < 60 {
@@ -168,15 +216,23 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 				line = appendHex(line, pc, 12)
 				line = append(line, ':')
 				for i := 0; i < size; i += 4 {
-					v := uint32(data[off+i]) | uint32(data[off+i+1])<<8 | uint32(data[off+i+2])<<16 | uint32(data[off+i+3])<<24
 					line = append(line, ' ')
-					line = appendHex(line, uint64(v), 8)
+					line = appendHex(line, uint64(le32(data[off+i:])), 8)
+				}
+				if err == nil && fam == familyGFX12 {
+					line = appendAlignWarnings(line, &in, data[off:off+size])
 				}
 				if err == nil {
 					// A branch whose target has no label gets objdump's
-					// <symbol+offset> note.
+					// <symbol+offset> note (GFX9 prints a label as the
+					// operand; GFX12 prints the offset and names the
+					// label in the note).
 					if tgt, ok := in.BranchTarget(); ok {
-						if _, named := sym(tgt); !named {
+						if l, named := sym(tgt); named && fam == familyGFX12 {
+							line = append(line, " <"...)
+							line = append(line, l...)
+							line = append(line, '>')
+						} else if !named {
 							if n, base, ok := near(tgt); ok {
 								line = append(line, " <"...)
 								line = append(line, n...)
@@ -198,7 +254,11 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 	var probe isa.Inst
 	for id, n := range counts {
 		probe.Enc = id
-		st.ByMnemonic[gfx9.Mnemonic(&probe)] += n
+		if fam == familyGFX12 {
+			st.ByMnemonic[gfx12.Mnemonic(&probe)] += n
+		} else {
+			st.ByMnemonic[gfx9.Mnemonic(&probe)] += n
+		}
 	}
 	return st, bw.Flush()
 }
@@ -210,4 +270,18 @@ func appendHex(b []byte, v uint64, n int) []byte {
 		b = append(b, digits[(v>>(4*uint(i)))&0xf])
 	}
 	return b
+}
+
+// appendLowerHex appends v as n lower-case hex digits.
+func appendLowerHex(b []byte, v uint64, n int) []byte {
+	const digits = "0123456789abcdef"
+	for i := n - 1; i >= 0; i-- {
+		b = append(b, digits[(v>>(4*uint(i)))&0xf])
+	}
+	return b
+}
+
+// le32 reads a little-endian word.
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
