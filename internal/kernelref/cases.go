@@ -56,6 +56,7 @@ var registry = []entry{
 	{"gfx950_mfma_f32_32x32x16_f16", gfx950MfmaF32x32x32x16f16},
 	{"gfx950_cvt_pk_f16_f32", gfx950CvtPkF16F32},
 	{"gfx950_global_load_lds", gfx950GlobalLoadLDS},
+	{"gfx950_minmax3", gfx950Minmax3},
 }
 
 // entry names one case constructor.

@@ -38,6 +38,8 @@ var gfx950Words = []gfx950Word{
 	{asm: "v_bitop3_b32 v5, v1, v2, v3 bitop3:0xa1", words: []uint32{0xd2340405, 0x340e0501}, source: "bitop3", lut: 0xa1, kernel: []string{"gfx950_bitop3"}},
 	{asm: "v_cvt_pk_f16_f32 v5, v1, v2", words: []uint32{0xd2670005, 0x00020501}, source: "oracle", kernel: []string{"gfx950_cvt_pk_f16_f32"}},
 	{asm: "global_load_lds_dwordx4 v[2:3], off", words: []uint32{0xddf48000, 0x007f0002}, source: "oracle", kernel: []string{"gfx950_global_load_lds"}},
+	{asm: "v_minimum3_f32 v0, v1, v2, v3", words: []uint32{0xd2a80000, 0x040e0501}, source: "oracle", kernel: []string{"gfx950_minmax3"}},
+	{asm: "v_maximum3_f32 v1, v2, v3, v4", words: []uint32{0xd2a90001, 0x04120702}, source: "oracle", kernel: []string{"gfx950_minmax3"}},
 	{asm: "v_mfma_f32_16x16x32_f16 v[0:3], v[4:7], v[8:11], v[0:3]", words: []uint32{0xd3d40000, 0x04021104}, source: "mfma",
 		gfx942: "v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[8:9], v[0:3]", kernel: []string{"gfx950_mfma_f32_16x16x32_f16"}},
 	{asm: "v_mfma_f32_32x32x16_f16 v[0:15], v[16:19], v[20:23], v[0:15]", words: []uint32{0xd3d50000, 0x04022910}, source: "mfma",

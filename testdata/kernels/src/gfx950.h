@@ -70,6 +70,13 @@ typedef float rj950_float16 __attribute__((ext_vector_type(16)));
                    : "{v[2:3]}"(src), "s"(__builtin_amdgcn_readfirstlane((uint)(size_t)(dst))) \
                    : "memory", "m0")
 
+// v_minimum3_f32 v0, v1, v2, v3 and v_maximum3_f32 v1, v2, v3, v4: IEEE
+// 754-2019 minimum/maximum of three (a NaN operand gives NaN; -0 < +0).
+#define MINIMUM3_F32(r, a, b, c) \
+  __asm__ volatile(".long 0xd2a80000, 0x040e0501" : "={v0}"(r) : "{v1}"(a), "{v2}"(b), "{v3}"(c))
+#define MAXIMUM3_F32(r, a, b, c) \
+  __asm__ volatile(".long 0xd2a90001, 0x04120702" : "={v1}"(r) : "{v2}"(a), "{v3}"(b), "{v4}"(c))
+
 #else // RJ_HOST: emulations in internal/kernelref/testdata/hostexec/harness.c
 
 uint rj950_cvt_pk_bf16_f32(float a, float b);
@@ -79,6 +86,7 @@ uint rj950_bitop3(uint lut, uint a, uint b, uint c);
 void rj950_mma(int kind, const void *a, const void *b, void *acc);
 uint rj950_cvt_pk_f16_f32(float a, float b);
 void rj950_global_load_lds16(const void *src, void *dst);
+float rj950_minmax3(int max, float a, float b, float c);
 
 #define CVT_PK_BF16_F32(r, a, b) ((r) = rj950_cvt_pk_bf16_f32((a), (b)))
 #define CVT_F32_BF16(r, x) ((r) = rj950_cvt_f32_bf16(x))
@@ -92,6 +100,8 @@ void rj950_global_load_lds16(const void *src, void *dst);
 #define MFMA_F32_32X32X16_F16(acc, a, b) rj950_mma(1, &(a), &(b), &(acc))
 #define CVT_PK_F16_F32(r, a, b) ((r) = rj950_cvt_pk_f16_f32((a), (b)))
 #define GLOBAL_LOAD_LDS_DWORDX4(src, dst) rj950_global_load_lds16((src), (dst))
+#define MINIMUM3_F32(r, a, b, c) ((r) = rj950_minmax3(0, (a), (b), (c)))
+#define MAXIMUM3_F32(r, a, b, c) ((r) = rj950_minmax3(1, (a), (b), (c)))
 
 #endif
 #endif

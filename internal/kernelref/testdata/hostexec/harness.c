@@ -251,6 +251,22 @@ void rj950_global_load_lds16(const void *src, void *dst) {
   memcpy((unsigned char *)dst + 16 * (flat_tid % wave_size), src, 16);
 }
 
+// max 0: v_minimum3_f32, 1: v_maximum3_f32 (IEEE 754-2019: NaN in, NaN
+// out; -0 < +0).
+float rj950_minmax3(int max, float a, float b, float c) {
+  if (isnan(a) || isnan(b) || isnan(c))
+    return NAN;
+  float v[3] = {a, b, c}, r = a;
+  for (int i = 1; i < 3; i++) {
+    float x = v[i];
+    if (x == r) // equal values: only +0/-0 can differ
+      r = max ? (signbit(r) ? x : r) : (signbit(r) ? r : x);
+    else if (max ? x > r : x < r)
+      r = x;
+  }
+  return r;
+}
+
 static const char *kname;
 static void **bufs;
 static unsigned char *kernarg;
