@@ -166,3 +166,57 @@ func TestGFX12AlignWarnings(t *testing.T) {
 		t.Errorf("objdump printed %d warnings; the test words no longer exercise them", n)
 	}
 }
+
+// TestGFX12Wave64KernelsDefault compiles test kernels as wave64
+// (clang-19 -mwavefrontsize64: .wavefront_size 64 in the metadata) and
+// requires the default listing to equal llvm-objdump-19 -d's, which
+// decodes them as wave32 all the same, and the --wave64 listing to equal
+// llvm-objdump-19 --mattr=+wavefrontsize64.
+func TestGFX12Wave64KernelsDefault(t *testing.T) {
+	tool := llvmtool.Require(t, llvmtool.Objdump)
+	clang := llvmtool.Require(t, llvmtool.Clang)
+	lld := llvmtool.Require(t, llvmtool.LLD)
+	src := filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", "src")
+	dir := t.TempDir()
+	for _, name := range []string{"early_exit_loop", "reduce_sum_f32", "divergence", "matmul_tiled"} {
+		for _, arch := range []string{"gfx1200", "gfx1201"} {
+			obj := filepath.Join(dir, name+"."+arch+".o")
+			co := filepath.Join(dir, name+"."+arch+".co")
+			cmd := exec.Command(clang, "-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-mcpu="+arch,
+				"-mwavefrontsize64", "-nogpulib", "-O2", "-ffp-contract=off", "-I.", "-c", name+".cl", "-o", obj)
+			cmd.Dir = src
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", name, err, out)
+			}
+			if out, err := exec.Command(lld, "-shared", "--build-id=none", obj, "-o", co).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", name, err, out)
+			}
+			if same, _, _ := compareListing(t, tool, co, Options{}, "--mcpu="+arch); !same {
+				t.Errorf("%s %s wave64 kernel: default listing differs", name, arch)
+			}
+			if same, _, _ := compareListing(t, tool, co, Options{Wave64: true}, "--mcpu="+arch, "--mattr=+wavefrontsize64"); !same {
+				t.Errorf("%s %s wave64 kernel: --wave64 listing differs", name, arch)
+			}
+		}
+	}
+}
+
+// FuzzWriteGFX12 lists arbitrary bytes as gfx1201 code (wave32 and
+// wave64): no panic, and the listing covers every word.
+func FuzzWriteGFX12(f *testing.F) {
+	f.Add([]byte{0x01, 0x01, 0x81, 0xbe, 0x01, 0x00, 0x4c, 0xd4, 0x05, 0x0d, 0x02, 0x00}, false)
+	f.Add([]byte{0x01, 0x00, 0x02, 0xf4, 0x00, 0x00, 0x00, 0xf8, 0x80, 0x00, 0x10, 0xca, 0x80, 0x00, 0x02, 0x03}, true)
+	f.Add([]byte{0xff, 0x00, 0x00, 0x8b}, false) // truncated literal
+	f.Fuzz(func(t *testing.T, code []byte, wave64 bool) {
+		file := &objfile.File{Target: isa.GFX1201, Sections: []objfile.Section{{Name: ".text", Addr: 0x1000, Data: code}},
+			Symbols: []objfile.Symbol{{Name: "k", Addr: 0x1000, Func: true}}}
+		var out bytes.Buffer
+		st, err := Write(&out, file, "fuzz.co", Options{Wave64: wave64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(out.String(), "// 0000"); n != st.Instructions+st.Unknown {
+			t.Errorf("%d listing lines for %d instructions and %d unknown words", n, st.Instructions, st.Unknown)
+		}
+	})
+}
