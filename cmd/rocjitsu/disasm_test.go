@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -59,6 +61,24 @@ func TestDisasmErrors(t *testing.T) {
 	path := filepath.Join(projectpath.MustShared(t, "corpus", "aiter", "gfx942"), "all_reduce.co")
 	if code := runMain([]string{"disasm", "--mcpu", "gfx1", path}, &out, &errb); code != 2 {
 		t.Errorf("bad --mcpu: exit %d", code)
+	}
+	// An object whose e_flags mach names a target no family decodes
+	// (gfx90a, 0x3f) fails with exit 1 and a message naming e_flags.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint32(b[0x30:], binary.LittleEndian.Uint32(b[0x30:])&^0xff|0x3f)
+	other := filepath.Join(t.TempDir(), "gfx90a.co")
+	if err := os.WriteFile(other, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	if code := runMain([]string{"disasm", other}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "e_flags") {
+		t.Errorf("unknown mach: exit %d, %q", code, errb.String())
+	}
+	if code := runMain([]string{"disasm", "--mcpu", "gfx942", other}, &out, &errb); code != 0 {
+		t.Errorf("unknown mach with --mcpu: exit %d", code)
 	}
 }
 

@@ -2,10 +2,12 @@ package disasm
 
 import (
 	"bytes"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/objfile"
@@ -219,4 +221,43 @@ func FuzzWriteGFX12(f *testing.F) {
 			t.Errorf("%d listing lines for %d instructions and %d unknown words", n, st.Instructions, st.Unknown)
 		}
 	})
+}
+
+// BenchmarkDisasmGFX12VsObjdump lists the gfx1201 test kernels with Write
+// and with llvm-objdump-19 -d in the same run and reports the speed ratio.
+func BenchmarkDisasmGFX12VsObjdump(b *testing.B) {
+	tool := llvmtool.Require(b, llvmtool.Objdump)
+	files, _ := filepath.Glob(filepath.Join(projectpath.MustRoot(b), "testdata", "kernels", "gfx1201", "*.co"))
+	if len(files) == 0 {
+		b.Fatal("no gfx1201 objects")
+	}
+	objs := make([]*objfile.File, len(files))
+	for i, p := range files {
+		f, err := objfile.Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		objs[i] = f
+	}
+	var ours, theirs time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		for j, f := range objs {
+			if _, err := Write(io.Discard, f, files[j], Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ours += time.Since(t0)
+		t1 := time.Now()
+		for _, p := range files {
+			cmd := exec.Command(tool, "-d", "--mcpu=gfx1201", p)
+			cmd.Stdout = io.Discard
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		theirs += time.Since(t1)
+	}
+	b.ReportMetric(float64(theirs)/float64(ours), "x-vs-llvm-objdump")
 }
