@@ -4,6 +4,11 @@
 // generator share it.
 package enc
 
+import (
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/bitfield"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/enc32"
+)
+
 // Kind is an encoding as the decoder distinguishes it.
 type Kind uint8
 
@@ -55,31 +60,17 @@ const (
 	AuxSVE     = 2 // SCRATCH: vaddr present (sve) ...
 )
 
+// shortKinds maps the shared 32-bit encodings to this family's kinds.
+var shortKinds = [...]Kind{
+	enc32.SOP1: SOP1, enc32.SOP2: SOP2, enc32.SOPK: SOPK, enc32.SOPC: SOPC, enc32.SOPP: SOPP,
+	enc32.VOP1: VOP1, enc32.VOP2: VOP2, enc32.VOPC: VOPC,
+}
+
 // Classify returns the encoding of an instruction from its first dword and
 // its base size in bytes (without literal or DPP dword).
 func Classify(w uint32) (Kind, int) {
-	if w>>31 == 0 {
-		switch (w >> 25) & 0x3f {
-		case 0x3e:
-			return VOPC, 4
-		case 0x3f:
-			return VOP1, 4
-		}
-		return VOP2, 4
-	}
-	if w>>30 == 2 {
-		switch w >> 23 {
-		case 0x17d:
-			return SOP1, 4
-		case 0x17e:
-			return SOPC, 4
-		case 0x17f:
-			return SOPP, 4
-		}
-		if w>>28 == 0xb {
-			return SOPK, 4
-		}
-		return SOP2, 4
+	if s := enc32.Classify(w); s != enc32.None {
+		return shortKinds[s], 4
 	}
 	switch w >> 26 {
 	case 0x35:
@@ -394,7 +385,7 @@ func (b Bits) Get(w []uint32) uint32 {
 	if i >= len(w) {
 		return 0
 	}
-	return (w[i] >> b.Lo) & (1<<b.N - 1)
+	return bitfield.Get(w[i], b.Lo, b.N)
 }
 
 // Set stores v into the field.
@@ -406,12 +397,11 @@ func (b Bits) Set(w []uint32, v uint32) {
 	if i >= len(w) {
 		return
 	}
-	m := uint32(1<<b.N-1) << b.Lo
-	w[i] = w[i]&^m | (v<<b.Lo)&m
+	w[i] = bitfield.Set(w[i], b.Lo, b.N, v)
 }
 
 // Mask returns the field's bit mask within its dword.
-func (b Bits) Mask() uint32 { return uint32(1<<b.N-1) << b.Lo }
+func (b Bits) Mask() uint32 { return bitfield.Mask(b.Lo, b.N) }
 
 // DPPKind returns AuxDPP16 or AuxDPP8 when a src0 code selects a DPP dword.
 func DPPKind(src0 uint32) int {

@@ -3,6 +3,11 @@
 // and modifier field lives. The gfx9 decoder and its table generator share it.
 package enc
 
+import (
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/bitfield"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/enc32"
+)
+
 // Kind is an encoding as the decoder distinguishes it.
 type Kind uint8
 
@@ -55,32 +60,18 @@ func ParseKind(s string) Kind {
 	return Invalid
 }
 
+// shortKinds maps the shared 32-bit encodings to this family's kinds.
+var shortKinds = [...]Kind{
+	enc32.SOP1: SOP1, enc32.SOP2: SOP2, enc32.SOPK: SOPK, enc32.SOPC: SOPC, enc32.SOPP: SOPP,
+	enc32.VOP1: VOP1, enc32.VOP2: VOP2, enc32.VOPC: VOPC,
+}
+
 // Classify returns the encoding of an instruction from its first dword and
 // the base size in bytes (without a literal). For VOP1/VOP2/VOPC it does not
 // look at src0; SDWA and DPP are chosen by Refine.
 func Classify(w uint32) (Kind, int) {
-	if w>>31 == 0 {
-		switch (w >> 25) & 0x3f {
-		case 0x3e:
-			return VOPC, 4
-		case 0x3f:
-			return VOP1, 4
-		}
-		return VOP2, 4
-	}
-	if w>>30 == 2 {
-		switch w >> 23 {
-		case 0x17d:
-			return SOP1, 4
-		case 0x17e:
-			return SOPC, 4
-		case 0x17f:
-			return SOPP, 4
-		}
-		if w>>28 == 0xb {
-			return SOPK, 4
-		}
-		return SOP2, 4
+	if s := enc32.Classify(w); s != enc32.None {
+		return shortKinds[s], 4
 	}
 	switch w >> 26 {
 	case 0x30:
@@ -269,18 +260,13 @@ type Bits struct {
 }
 
 // Get extracts the field from words.
-func (b Bits) Get(w []uint32) uint32 {
-	return (w[b.Word] >> b.Lo) & (1<<b.Width - 1)
-}
+func (b Bits) Get(w []uint32) uint32 { return bitfield.Get(w[b.Word], b.Lo, b.Width) }
 
 // Set stores v into the field of words.
-func (b Bits) Set(w []uint32, v uint32) {
-	m := uint32(1<<b.Width-1) << b.Lo
-	w[b.Word] = w[b.Word]&^m | (v<<b.Lo)&m
-}
+func (b Bits) Set(w []uint32, v uint32) { w[b.Word] = bitfield.Set(w[b.Word], b.Lo, b.Width, v) }
 
 // Mask returns the field's mask in its dword.
-func (b Bits) Mask() uint32 { return uint32(1<<b.Width-1) << b.Lo }
+func (b Bits) Mask() uint32 { return bitfield.Mask(b.Lo, b.Width) }
 
 // Lookup returns where field f lives in encoding k.
 func Lookup(k Kind, f FieldID) (Bits, bool) {
