@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12/internal/enc"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/asmtext"
 )
 
 // Print returns the instruction in LLVM's syntax, as llvm-objdump-19
@@ -85,16 +86,8 @@ func AppendText(b *strings.Builder, in *isa.Inst) {
 }
 
 func writeReg(b *strings.Builder, prefix string, reg, width uint16) {
-	b.WriteString(prefix)
-	if width <= 1 {
-		b.WriteString(strconv.Itoa(int(reg)))
-		return
-	}
-	b.WriteByte('[')
-	b.WriteString(strconv.Itoa(int(reg)))
-	b.WriteByte(':')
-	b.WriteString(strconv.Itoa(int(reg + width - 1)))
-	b.WriteByte(']')
+	var a [32]byte
+	b.Write(asmtext.AppendReg(a[:0], prefix, reg, width))
 }
 
 var specialNames = map[isa.SpecialReg][2]string{
@@ -108,8 +101,8 @@ var specialNames = map[isa.SpecialReg][2]string{
 }
 
 func writeHex(b *strings.Builder, v uint64) {
-	b.WriteString("0x")
-	b.WriteString(strconv.FormatUint(v, 16))
+	var a [24]byte
+	b.Write(asmtext.AppendHex(a[:0], v))
 }
 
 func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Operand) {
@@ -236,20 +229,14 @@ func writeImm(b *strings.Builder, e *entry, d *opnd, v int64) {
 }
 
 func writeHwreg(b *strings.Builder, v uint32) {
-	id, off, size := v&63, v>>6&31, v>>11&31+1
-	b.WriteString("hwreg(")
-	if n := hwregNames[id]; n != "" {
-		b.WriteString(n)
-	} else {
-		b.WriteString(strconv.Itoa(int(id)))
-	}
-	if off != 0 || size != 32 {
-		b.WriteString(", ")
-		b.WriteString(strconv.Itoa(int(off)))
-		b.WriteString(", ")
-		b.WriteString(strconv.Itoa(int(size)))
-	}
-	b.WriteByte(')')
+	var a [64]byte
+	b.Write(asmtext.AppendHwreg(a[:0], v, hwregName))
+}
+
+// hwregName returns the GFX12 name of hardware register id, if it has one.
+func hwregName(id uint32) (string, bool) {
+	n := hwregNames[id]
+	return n, n != ""
 }
 
 var delayIDs = []string{"NO_DEP", "VALU_DEP_1", "VALU_DEP_2", "VALU_DEP_3", "VALU_DEP_4", "TRANS32_DEP_1", "TRANS32_DEP_2", "TRANS32_DEP_3", "FMA_ACCUM_CYCLE_1", "SALU_CYCLE_1", "SALU_CYCLE_2", "SALU_CYCLE_3"}

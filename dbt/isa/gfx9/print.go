@@ -6,6 +6,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/asmtext"
 )
 
 // Symbolizer names branch targets; it returns false when no symbol is at
@@ -83,16 +84,7 @@ func appendInst(b *textBuf, in *isa.Inst, sym Symbolizer) {
 }
 
 func writeReg(b *textBuf, prefix string, reg, width uint16) {
-	b.WriteString(prefix)
-	if width <= 1 {
-		b.WriteString(strconv.Itoa(int(reg)))
-		return
-	}
-	b.putc('[')
-	b.WriteString(strconv.Itoa(int(reg)))
-	b.putc(':')
-	b.WriteString(strconv.Itoa(int(reg + width - 1)))
-	b.putc(']')
+	*b = asmtext.AppendReg(*b, prefix, reg, width)
 }
 
 var specialNames = map[isa.SpecialReg][2]string{
@@ -130,10 +122,7 @@ func writeInline(b *textBuf, code int64, typ byte) {
 	}
 }
 
-func writeHex(b *textBuf, v uint64) {
-	b.WriteString("0x")
-	b.WriteString(strconv.FormatUint(v, 16))
-}
+func writeHex(b *textBuf, v uint64) { *b = asmtext.AppendHex(*b, v) }
 
 func writeOperand(b *textBuf, in *isa.Inst, e *entry, d *opnd, o *isa.Operand, sym Symbolizer) {
 	neg, abs, sext := false, false, false
@@ -571,22 +560,10 @@ func writeDPP(b *textBuf, md *isa.Modifiers) {
 }
 
 func writeHwreg(b *textBuf, v uint32) {
-	id := v & 0x3f
-	off := (v >> 6) & 0x1f
-	size := (v>>11)&0x1f + 1
-	b.WriteString("hwreg(")
-	if n, ok := hwregNames[id]; ok {
-		b.WriteString(n)
-	} else {
-		b.WriteString(strconv.Itoa(int(id)))
-	}
-	if off != 0 || size != 32 {
-		b.WriteString(", ")
-		b.WriteString(strconv.Itoa(int(off)))
-		b.WriteString(", ")
-		b.WriteString(strconv.Itoa(int(size)))
-	}
-	b.putc(')')
+	*b = asmtext.AppendHwreg(*b, v, func(id uint32) (string, bool) {
+		n, ok := hwregNames[id]
+		return n, ok
+	})
 }
 
 var msgNames = map[uint32]string{1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 4: "MSG_SAVEWAVE", 5: "MSG_STALL_WAVE_GEN",

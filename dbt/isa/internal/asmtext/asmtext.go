@@ -1,0 +1,48 @@
+// Package asmtext appends the LLVM assembler spelling of the operand pieces
+// that the GFX9 and GFX12 printers write the same way: register ranges, hex
+// immediates and hwreg(...) operands. What differs between the families (the
+// register and hardware-register names) stays with the caller.
+package asmtext
+
+import "strconv"
+
+// AppendReg appends a register operand: prefix and number ("v7") for one
+// register, prefix and an inclusive range ("s[4:7]") for width > 1.
+func AppendReg(dst []byte, prefix string, reg, width uint16) []byte {
+	dst = append(dst, prefix...)
+	if width <= 1 {
+		return strconv.AppendInt(dst, int64(reg), 10)
+	}
+	dst = append(dst, '[')
+	dst = strconv.AppendInt(dst, int64(reg), 10)
+	dst = append(dst, ':')
+	dst = strconv.AppendInt(dst, int64(reg+width-1), 10)
+	return append(dst, ']')
+}
+
+// AppendHex appends v as "0x" and lower-case hex digits.
+func AppendHex(dst []byte, v uint64) []byte {
+	dst = append(dst, "0x"...)
+	return strconv.AppendUint(dst, v, 16)
+}
+
+// AppendHwreg appends an s_getreg/s_setreg operand v (id [5:0], offset
+// [10:6], size-1 [15:11]) as hwreg(name) or hwreg(name, offset, size), the
+// offset and size only when they are not the whole register. name returns
+// the family's symbolic name of an id, or false to print the id as a number.
+func AppendHwreg(dst []byte, v uint32, name func(id uint32) (string, bool)) []byte {
+	id, off, size := v&0x3f, (v>>6)&0x1f, (v>>11)&0x1f+1
+	dst = append(dst, "hwreg("...)
+	if n, ok := name(id); ok {
+		dst = append(dst, n...)
+	} else {
+		dst = strconv.AppendInt(dst, int64(id), 10)
+	}
+	if off != 0 || size != 32 {
+		dst = append(dst, ", "...)
+		dst = strconv.AppendInt(dst, int64(off), 10)
+		dst = append(dst, ", "...)
+		dst = strconv.AppendInt(dst, int64(size), 10)
+	}
+	return append(dst, ')')
+}
