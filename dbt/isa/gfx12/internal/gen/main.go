@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12/internal/enc"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/mctext"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 )
 
@@ -78,7 +79,7 @@ func main() {
 	pass := func(ps []probe) {
 		keys := make([]string, len(ps))
 		for i, p := range ps {
-			keys[i] = wordsKey(p.words)
+			keys[i] = mctext.WordsKey(p.words)
 		}
 		r32, err := m32.disassemble(keys)
 		if err != nil {
@@ -93,7 +94,7 @@ func main() {
 			fail(err)
 		}
 		for _, p := range ps {
-			k := wordsKey(p.words)
+			k := mctext.WordsKey(p.words)
 			t32, ok32 := r32[k]
 			t64, ok64 := r64[k]
 			if !ok32 && !ok64 {

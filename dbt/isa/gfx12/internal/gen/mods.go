@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12/internal/enc"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/mctext"
 )
 
 // variant is a modified copy of an entry's probe.
@@ -147,9 +148,9 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 	var k32, k64 []string
 	for _, v := range vs {
 		if v.e.wave32 {
-			k32 = append(k32, wordsKey(v.full()))
+			k32 = append(k32, mctext.WordsKey(v.full()))
 		} else {
-			k64 = append(k64, wordsKey(v.full()))
+			k64 = append(k64, mctext.WordsKey(v.full()))
 		}
 	}
 	r32, err := m32.disassemble(k32)
@@ -167,12 +168,12 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 		if !v.e.wave32 {
 			r = r64
 		}
-		text, ok := r[wordsKey(v.full())]
+		text, ok := r[mctext.WordsKey(v.full())]
 		if !ok && v.tag == "style" && v.code == 255 {
-			text, ok = r["-"+wordsKey(v.full())]
+			text, ok = r["-"+mctext.WordsKey(v.full())]
 		}
 		if !ok && v.tag == "style" && v.code != 255 {
-			text, ok = r["+"+wordsKey(v.full())]
+			text, ok = r["+"+mctext.WordsKey(v.full())]
 		}
 		if !ok || !strings.HasPrefix(text, v.e.mnem+" ") && text != v.e.mnem {
 			// LLVM rejects the bits this variant sets: they must be zero.
@@ -436,10 +437,10 @@ func probeNames(m mc) (*names, error) {
 	// s_getreg_b32 is SOPK opcode 17; s_sendmsg SOPP 54; found by name below.
 	for op := 0; op < 32; op++ {
 		w := enc.SetOpcode(enc.SOPK, 0xB0000000, op) | 1<<16
-		keys = append(keys, wordsKey([]uint32{w | 0xf800}))
+		keys = append(keys, mctext.WordsKey([]uint32{w | 0xf800}))
 	}
 	for op := 0; op < 128; op++ {
-		keys = append(keys, wordsKey([]uint32{enc.SetOpcode(enc.SOPP, 0xBF800000, op) | 1}))
+		keys = append(keys, mctext.WordsKey([]uint32{enc.SetOpcode(enc.SOPP, 0xBF800000, op) | 1}))
 	}
 	r, err := m.disassemble(keys)
 	if err != nil {
@@ -447,13 +448,13 @@ func probeNames(m mc) (*names, error) {
 	}
 	for op := 0; op < 32; op++ {
 		w := enc.SetOpcode(enc.SOPK, 0xB0000000, op) | 1<<16
-		if strings.HasPrefix(r[wordsKey([]uint32{w | 0xf800})], "s_getreg_b32 ") {
+		if strings.HasPrefix(r[mctext.WordsKey([]uint32{w | 0xf800})], "s_getreg_b32 ") {
 			getreg = []uint32{w}
 		}
 	}
 	for op := 0; op < 128; op++ {
 		w := enc.SetOpcode(enc.SOPP, 0xBF800000, op)
-		if strings.HasPrefix(r[wordsKey([]uint32{w | 1})], "s_sendmsg ") {
+		if strings.HasPrefix(r[mctext.WordsKey([]uint32{w | 1})], "s_sendmsg ") {
 			sendmsg = []uint32{w}
 		}
 	}
@@ -462,11 +463,11 @@ func probeNames(m mc) (*names, error) {
 	}
 	for op := 0; op < 256; op++ {
 		w := enc.SetOpcode(enc.VBUFFER, 0xC4000000, op)
-		keys = append(keys, wordsKey([]uint32{w, 0x40800000 | pVDst | pS1<<9, pV0}))
+		keys = append(keys, mctext.WordsKey([]uint32{w, 0x40800000 | pVDst | pS1<<9, pV0}))
 	}
 	for op := 0; op < 256; op++ {
 		w := enc.SetOpcode(enc.GLOBAL, 0xEE00007c, op)
-		keys = append(keys, wordsKey([]uint32{w, pVDst | pV1<<23, pV0}))
+		keys = append(keys, mctext.WordsKey([]uint32{w, pVDst | pV1<<23, pV0}))
 	}
 	r, err = m.disassemble(keys)
 	if err != nil {
@@ -474,13 +475,13 @@ func probeNames(m mc) (*names, error) {
 	}
 	for op := 0; op < 256 && tbuf == nil; op++ {
 		w := enc.SetOpcode(enc.VBUFFER, 0xC4000000, op)
-		if strings.HasPrefix(r[wordsKey([]uint32{w, 0x40800000 | pVDst | pS1<<9, pV0})], "tbuffer_load_format_x ") {
+		if strings.HasPrefix(r[mctext.WordsKey([]uint32{w, 0x40800000 | pVDst | pS1<<9, pV0})], "tbuffer_load_format_x ") {
 			tbuf = []uint32{w, 0x40000000 | pVDst | pS1<<9, pV0}
 		}
 	}
 	for op := 0; op < 256; op++ {
 		w := []uint32{enc.SetOpcode(enc.GLOBAL, 0xEE00007c, op), pVDst | pV1<<23, pV0}
-		t := r[wordsKey(w)]
+		t := r[mctext.WordsKey(w)]
 		switch {
 		case strings.HasPrefix(t, "global_load_b32 "):
 			gload = w
@@ -496,15 +497,15 @@ func probeNames(m mc) (*names, error) {
 	}
 	keys = nil
 	for id := 0; id < 64; id++ {
-		keys = append(keys, wordsKey([]uint32{getreg[0] | 0xf800 | uint32(id)}))
+		keys = append(keys, mctext.WordsKey([]uint32{getreg[0] | 0xf800 | uint32(id)}))
 	}
 	for v := 0; v < 1024; v++ {
-		keys = append(keys, wordsKey([]uint32{sendmsg[0] | uint32(v)}))
+		keys = append(keys, mctext.WordsKey([]uint32{sendmsg[0] | uint32(v)}))
 	}
 	for f := 0; f < 128; f++ {
 		w := append([]uint32(nil), tbuf...)
 		w[1] |= uint32(f) << 23
-		keys = append(keys, wordsKey(w))
+		keys = append(keys, mctext.WordsKey(w))
 	}
 	thw := func(base []uint32, th, scope uint32) []uint32 {
 		w := append([]uint32(nil), base...)
@@ -518,9 +519,9 @@ func probeNames(m mc) (*names, error) {
 	}
 	for th := uint32(0); th < 8; th++ {
 		for sc := uint32(0); sc < 4; sc++ {
-			keys = append(keys, wordsKey(thw(gload, th, sc)), wordsKey(thw(gstore, th, sc)), wordsKey(thw(gatomic, th, sc)))
+			keys = append(keys, mctext.WordsKey(thw(gload, th, sc)), mctext.WordsKey(thw(gstore, th, sc)), mctext.WordsKey(thw(gatomic, th, sc)))
 			if th < 4 {
-				keys = append(keys, wordsKey(smw(th, sc)))
+				keys = append(keys, mctext.WordsKey(smw(th, sc)))
 			}
 		}
 	}
@@ -529,7 +530,7 @@ func probeNames(m mc) (*names, error) {
 		return nil, err
 	}
 	for id := 0; id < 64; id++ {
-		t := r[wordsKey([]uint32{getreg[0] | 0xf800 | uint32(id)})]
+		t := r[mctext.WordsKey([]uint32{getreg[0] | 0xf800 | uint32(id)})]
 		if i := strings.Index(t, "hwreg("); i >= 0 {
 			name := strings.TrimSuffix(t[i+6:], ")")
 			if !strings.Contains(name, ",") && strings.HasPrefix(name, "HW_REG_") {
@@ -538,7 +539,7 @@ func probeNames(m mc) (*names, error) {
 		}
 	}
 	for v := 0; v < 1024; v++ {
-		t := r[wordsKey([]uint32{sendmsg[0] | uint32(v)})]
+		t := r[mctext.WordsKey([]uint32{sendmsg[0] | uint32(v)})]
 		if i := strings.Index(t, "sendmsg("); i >= 0 {
 			n.sendmsg[v] = t[i:]
 		}
@@ -546,7 +547,7 @@ func probeNames(m mc) (*names, error) {
 	for f := 0; f < 128; f++ {
 		w := append([]uint32(nil), tbuf...)
 		w[1] |= uint32(f) << 23
-		t := r[wordsKey(w)]
+		t := r[mctext.WordsKey(w)]
 		if i := strings.Index(t, "format:"); i >= 0 {
 			n.format[f] = strings.Fields(t[i:])[0]
 		} else if t != "" {
@@ -567,12 +568,12 @@ func probeNames(m mc) (*names, error) {
 	for th := uint32(0); th < 8; th++ {
 		for sc := uint32(0); sc < 4; sc++ {
 			for cat, base := range [][]uint32{gload, gstore, gatomic} {
-				if t, ok := r[wordsKey(thw(base, th, sc))]; ok {
+				if t, ok := r[mctext.WordsKey(thw(base, th, sc))]; ok {
 					n.th[fmt.Sprintf("%d/%d/%d", cat, th, sc)] = tail(t)
 				}
 			}
 			if th < 4 {
-				if t, ok := r[wordsKey(smw(th, sc))]; ok {
+				if t, ok := r[mctext.WordsKey(smw(th, sc))]; ok {
 					n.th[fmt.Sprintf("3/%d/%d", th, sc)] = tail(t)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12/internal/enc"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/mctext"
 )
 
 // token is one printed operand.
@@ -94,30 +95,9 @@ func parseToken(t string) token {
 		tk.text = s
 		return tk
 	}
-	for _, pre := range []string{"ttmp", "s", "v"} {
-		if !strings.HasPrefix(s, pre) {
-			continue
-		}
-		rest := s[len(pre):]
-		c := pre[0]
-		if pre == "ttmp" {
-			c = 't'
-		}
-		if n, err := strconv.Atoi(rest); err == nil {
-			tk.class, tk.num, tk.width = c, n, 1
-			return tk
-		}
-		if strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]") {
-			parts := strings.Split(rest[1:len(rest)-1], ":")
-			if len(parts) == 2 {
-				a, e1 := strconv.Atoi(parts[0])
-				b, e2 := strconv.Atoi(parts[1])
-				if e1 == nil && e2 == nil {
-					tk.class, tk.num, tk.width = c, a, b-a+1
-					return tk
-				}
-			}
-		}
+	if c, n, w, ok := mctext.Reg(s, "ttmp", "s", "v"); ok {
+		tk.class, tk.num, tk.width = c, n, w
+		return tk
 	}
 	if v, err := strconv.ParseInt(s, 0, 64); err == nil {
 		tk.class, tk.ival = 'i', v

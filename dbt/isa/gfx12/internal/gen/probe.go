@@ -22,17 +22,6 @@ type probe struct {
 	zero []enc.FieldID
 }
 
-func wordsKey(w []uint32) string {
-	var b strings.Builder
-	for i, x := range w {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "0x%02x,0x%02x,0x%02x,0x%02x", x&0xff, x>>8&0xff, x>>16&0xff, x>>24)
-	}
-	return b.String()
-}
-
 // mc runs llvm-mc-19 --disassemble for one CPU and wave size.
 type mc struct {
 	tool   string

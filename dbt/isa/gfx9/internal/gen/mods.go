@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/mctext"
 )
 
 // modProbe is a variant of an entry's base probe that sets one modifier or
@@ -149,12 +150,12 @@ func probeMods(mc string, entries map[string]*entry) error {
 			b, _ := enc.Lookup(m.e.kind, m.e.ops[m.idx].field)
 			c := cloneWords(m.words[:1])
 			b.Set(c, 242)
-			if t, ok := res[wordsKey(c)]; ok && strings.Contains(t, "1.0") {
+			if t, ok := res[mctext.WordsKey(c)]; ok && strings.Contains(t, "1.0") {
 				m.e.ops[m.idx].lit = 'F'
 			}
 			continue
 		}
-		text, ok := res[wordsKey(m.words)]
+		text, ok := res[mctext.WordsKey(m.words)]
 		if !ok {
 			continue
 		}

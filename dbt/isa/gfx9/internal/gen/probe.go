@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/mctext"
 )
 
 // probe is one candidate encoding given to llvm-mc.
@@ -21,18 +21,7 @@ type probe struct {
 	words []uint32
 }
 
-func (p probe) key() string { return wordsKey(p.words) }
-
-func wordsKey(w []uint32) string {
-	var b strings.Builder
-	for i, x := range w {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "0x%02x,0x%02x,0x%02x,0x%02x", x&0xff, x>>8&0xff, x>>16&0xff, x>>24)
-	}
-	return b.String()
-}
+func (p probe) key() string { return mctext.WordsKey(p.words) }
 
 // disassemble runs llvm-mc on every probe and returns the printed text of
 // those that decode to exactly their bytes without an "Invalid" note.
@@ -374,30 +363,9 @@ func parseToken(t string) token {
 		tk.class = 'o'
 		return tk
 	}
-	for _, pre := range []string{"ttmp", "s", "v", "a"} {
-		if !strings.HasPrefix(s, pre) {
-			continue
-		}
-		rest := s[len(pre):]
-		c := pre[0]
-		if pre == "ttmp" {
-			c = 't'
-		}
-		if n, err := strconv.Atoi(rest); err == nil {
-			tk.class, tk.num, tk.width = c, n, 1
-			return tk
-		}
-		if strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]") {
-			parts := strings.Split(rest[1:len(rest)-1], ":")
-			if len(parts) == 2 {
-				a, e1 := strconv.Atoi(parts[0])
-				b, e2 := strconv.Atoi(parts[1])
-				if e1 == nil && e2 == nil {
-					tk.class, tk.num, tk.width = c, a, b-a+1
-					return tk
-				}
-			}
-		}
+	if c, n, w, ok := mctext.Reg(s, "ttmp", "s", "v", "a"); ok {
+		tk.class, tk.num, tk.width = c, n, w
+		return tk
 	}
 	if n, ok := specialWidth[s]; ok {
 		tk.class, tk.width = 'n', n
