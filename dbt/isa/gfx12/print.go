@@ -138,17 +138,8 @@ func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Op
 		case isa.TTMP:
 			writeReg(b, "ttmp", o.Reg, uint16(o.Width))
 		case isa.Special:
-			r := isa.SpecialReg(o.Reg)
-			if r == isa.RegEncoded {
-				b.WriteString(strconv.Itoa(int(o.Imm)))
-				break
-			}
-			n := specialNames[r]
-			if o.Width >= 2 {
-				b.WriteString(n[1])
-			} else {
-				b.WriteString(n[0])
-			}
+			var a [32]byte
+			b.Write(asmtext.AppendSpecial(a[:0], o, specialNames))
 		}
 	case isa.KindInline:
 		b.WriteString(enc.FormatConst(d.style, uint32(o.Imm), 0))

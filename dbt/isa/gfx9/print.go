@@ -179,17 +179,7 @@ func writeOperand(b *textBuf, in *isa.Inst, e *entry, d *opnd, o *isa.Operand, s
 		case isa.TTMP:
 			writeReg(b, "ttmp", o.Reg, uint16(o.Width))
 		case isa.Special:
-			r := isa.SpecialReg(o.Reg)
-			if r == isa.RegEncoded {
-				b.WriteString(strconv.Itoa(int(o.Imm)))
-				break
-			}
-			n := specialNames[r]
-			if o.Width >= 2 {
-				b.WriteString(n[1])
-			} else {
-				b.WriteString(n[0])
-			}
+			*b = asmtext.AppendSpecial(*b, o, specialNames)
 		}
 	case isa.KindInline:
 		writeInline(b, o.Imm, typ)

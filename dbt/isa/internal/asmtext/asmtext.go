@@ -1,10 +1,15 @@
 // Package asmtext appends the LLVM assembler spelling of the operand pieces
 // that the GFX9 and GFX12 printers write the same way: register ranges, hex
-// immediates and hwreg(...) operands. What differs between the families (the
-// register and hardware-register names) stays with the caller.
+// immediates, special registers and hwreg(...) operands. What differs
+// between the families (the register and hardware-register names) stays with
+// the caller.
 package asmtext
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
 
 // AppendReg appends a register operand: prefix and number ("v7") for one
 // register, prefix and an inclusive range ("s[4:7]") for width > 1.
@@ -18,6 +23,22 @@ func AppendReg(dst []byte, prefix string, reg, width uint16) []byte {
 	dst = append(dst, ':')
 	dst = strconv.AppendInt(dst, int64(reg+width-1), 10)
 	return append(dst, ']')
+}
+
+// AppendSpecial appends a special-register operand o (Class isa.Special):
+// the number for isa.RegEncoded, else the family's name from names, the
+// second (64-bit pair) spelling when o spans two or more dwords ("vcc"
+// rather than "vcc_lo").
+func AppendSpecial(dst []byte, o *isa.Operand, names map[isa.SpecialReg][2]string) []byte {
+	r := isa.SpecialReg(o.Reg)
+	if r == isa.RegEncoded {
+		return strconv.AppendInt(dst, o.Imm, 10)
+	}
+	n := names[r]
+	if o.Width >= 2 {
+		return append(dst, n[1]...)
+	}
+	return append(dst, n[0]...)
 }
 
 // AppendHex appends v as "0x" and lower-case hex digits.

@@ -1,6 +1,10 @@
 package asmtext
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
 
 func TestAppendReg(t *testing.T) {
 	tests := []struct {
@@ -48,6 +52,25 @@ func TestAppendHwreg(t *testing.T) {
 	for _, tc := range tests {
 		if got := string(AppendHwreg(nil, tc.v, names)); got != tc.want {
 			t.Errorf("AppendHwreg(%#x) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestAppendSpecial(t *testing.T) {
+	names := map[isa.SpecialReg][2]string{isa.RegVCCLo: {"vcc_lo", "vcc"}, isa.RegM0: {"m0", "m0"}}
+	tests := []struct {
+		o    isa.Operand
+		want string
+	}{
+		{isa.Operand{Reg: uint16(isa.RegVCCLo), Width: 1}, "vcc_lo"},
+		{isa.Operand{Reg: uint16(isa.RegVCCLo), Width: 2}, "vcc"},
+		{isa.Operand{Reg: uint16(isa.RegM0), Width: 1}, "m0"},
+		{isa.Operand{Reg: uint16(isa.RegEncoded), Imm: 141, Width: 1}, "141"},
+		{isa.Operand{Reg: uint16(isa.RegEXECLo), Width: 1}, ""}, // not in names
+	}
+	for _, tc := range tests {
+		if got := string(AppendSpecial(nil, &tc.o, names)); got != tc.want {
+			t.Errorf("AppendSpecial(%+v) = %q, want %q", tc.o, got, tc.want)
 		}
 	}
 }
