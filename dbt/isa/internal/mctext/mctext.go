@@ -1,7 +1,7 @@
 // Package mctext writes the input and reads the operand text of
 // llvm-mc --disassemble, for the GFX9 and GFX12 table generators: the byte
-// line that stands for an instruction's dwords and the register operands
-// ("v7", "s[4:7]", "ttmp[10:11]") that llvm-mc prints.
+// line that stands for an instruction's dwords, and the register operands
+// ("v7", "s[4:7]", "ttmp[10:11]") and neg/abs modifiers that llvm-mc prints.
 package mctext
 
 import (
@@ -22,6 +22,22 @@ func WordsKey(w []uint32) string {
 		fmt.Fprintf(&b, "0x%02x,0x%02x,0x%02x,0x%02x", x&0xff, x>>8&0xff, x>>16&0xff, x>>24)
 	}
 	return b.String()
+}
+
+// NegAbs strips the source modifiers llvm-mc prints around an operand: a
+// leading '-' (neg) when the next byte is one of negBefore (so "-1" stays a
+// number), then enclosing '|' bars (abs). It returns the operand without
+// them.
+func NegAbs(s, negBefore string) (rest string, neg, abs bool) {
+	if strings.HasPrefix(s, "-") && len(s) > 1 && strings.IndexByte(negBefore, s[1]) >= 0 {
+		neg = true
+		s = s[1:]
+	}
+	if strings.HasPrefix(s, "|") && strings.HasSuffix(s, "|") && len(s) > 2 {
+		abs = true
+		s = s[1 : len(s)-1]
+	}
+	return s, neg, abs
 }
 
 // Reg parses a register operand printed by llvm-mc: one of prefixes

@@ -47,3 +47,25 @@ func TestReg(t *testing.T) {
 		t.Error(`Reg("a1") without the "a" prefix parsed`)
 	}
 }
+
+func TestNegAbs(t *testing.T) {
+	tests := []struct {
+		s        string
+		rest     string
+		neg, abs bool
+	}{
+		{"-v1", "v1", true, false},
+		{"|v1|", "v1", false, true},
+		{"-|s[2:3]|", "s[2:3]", true, true},
+		{"-1", "-1", false, false},   // a negative number, not neg
+		{"-a1", "-a1", false, false}, // 'a' not listed
+		{"||", "||", false, false},
+		{"-", "-", false, false},
+	}
+	for _, tc := range tests {
+		rest, neg, abs := NegAbs(tc.s, "|vs")
+		if rest != tc.rest || neg != tc.neg || abs != tc.abs {
+			t.Errorf("NegAbs(%q) = %q %v %v, want %q %v %v", tc.s, rest, neg, abs, tc.rest, tc.neg, tc.abs)
+		}
+	}
+}

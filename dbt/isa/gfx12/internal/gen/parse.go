@@ -72,14 +72,7 @@ func parseToken(t string) token {
 		tk.sext = true
 		s = s[5 : len(s)-1]
 	}
-	if strings.HasPrefix(s, "-") && len(s) > 1 && (s[1] == '|' || s[1] == 'v' || s[1] == 's' || s[1] == 't') {
-		tk.neg = true
-		s = s[1:]
-	}
-	if strings.HasPrefix(s, "|") && strings.HasSuffix(s, "|") && len(s) > 2 {
-		tk.abs = true
-		s = s[1 : len(s)-1]
-	}
+	s, tk.neg, tk.abs = mctext.NegAbs(s, "|vst")
 	if s == "off" {
 		tk.class = 'o'
 		return tk

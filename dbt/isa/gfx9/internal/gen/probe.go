@@ -351,14 +351,7 @@ type token struct {
 func parseToken(t string) token {
 	tk := token{text: t}
 	s := t
-	if strings.HasPrefix(s, "-") && len(s) > 1 && (s[1] == '|' || s[1] == 'v' || s[1] == 's' || s[1] == 'a') {
-		tk.neg = true
-		s = s[1:]
-	}
-	if strings.HasPrefix(s, "|") && strings.HasSuffix(s, "|") && len(s) > 2 {
-		tk.abs = true
-		s = s[1 : len(s)-1]
-	}
+	s, tk.neg, tk.abs = mctext.NegAbs(s, "|vsa")
 	if s == "off" {
 		tk.class = 'o'
 		return tk
