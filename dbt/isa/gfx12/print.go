@@ -375,40 +375,18 @@ func writeDPP(b *strings.Builder, in *isa.Inst, e *entry, aux int) {
 		return
 	}
 	c := m.DPPCtrl
+	var a [64]byte
+	t, ok := asmtext.AppendDPPCtrl(append(a[:0], ' '), c)
 	switch {
-	case c <= 0xff:
-		b.WriteString(" quad_perm:[")
-		for i := 0; i < 4; i++ {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('0' + byte(c>>(2*i)&3))
-		}
-		b.WriteByte(']')
-	case c >= 0x101 && c <= 0x10f:
-		b.WriteString(" row_shl:" + strconv.Itoa(int(c&15)))
-	case c >= 0x111 && c <= 0x11f:
-		b.WriteString(" row_shr:" + strconv.Itoa(int(c&15)))
-	case c >= 0x121 && c <= 0x12f:
-		b.WriteString(" row_ror:" + strconv.Itoa(int(c&15)))
-	case c == 0x140:
-		b.WriteString(" row_mirror")
-	case c == 0x141:
-		b.WriteString(" row_half_mirror")
+	case ok:
 	case c >= 0x150 && c <= 0x15f:
-		b.WriteString(" row_share:" + strconv.Itoa(int(c&15)))
+		t = strconv.AppendInt(append(t, "row_share:"...), int64(c&15), 10)
 	case c >= 0x160 && c <= 0x16f:
-		b.WriteString(" row_xmask:" + strconv.Itoa(int(c&15)))
+		t = strconv.AppendInt(append(t, "row_xmask:"...), int64(c&15), 10)
 	default:
-		b.WriteString(" /* DPP UNSUPPORTED */")
+		t = append(t, "/* DPP UNSUPPORTED */"...)
 	}
-	b.WriteString(" row_mask:")
-	writeHex(b, uint64(m.RowMask))
-	b.WriteString(" bank_mask:")
-	writeHex(b, uint64(m.BankMask))
-	if m.BoundCtrl {
-		b.WriteString(" bound_ctrl:1")
-	}
+	b.Write(asmtext.AppendDPPMasks(t, m.RowMask, m.BankMask, m.BoundCtrl))
 	if m.FI {
 		b.WriteString(" fi:1")
 	}

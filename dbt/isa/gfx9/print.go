@@ -503,22 +503,10 @@ func sdwaUnused(u uint8) string {
 func writeDPP(b *textBuf, md *isa.Modifiers) {
 	c := md.DPPCtrl
 	b.putc(' ')
+	var ok bool
+	*b, ok = asmtext.AppendDPPCtrl(*b, c)
 	switch {
-	case c <= 0xff:
-		b.WriteString("quad_perm:[")
-		for i := 0; i < 4; i++ {
-			if i > 0 {
-				b.putc(',')
-			}
-			b.putc('0' + byte(c>>(2*i)&3))
-		}
-		b.putc(']')
-	case c >= 0x101 && c <= 0x10f:
-		b.WriteString("row_shl:" + strconv.Itoa(int(c-0x100)))
-	case c >= 0x111 && c <= 0x11f:
-		b.WriteString("row_shr:" + strconv.Itoa(int(c-0x110)))
-	case c >= 0x121 && c <= 0x12f:
-		b.WriteString("row_ror:" + strconv.Itoa(int(c-0x120)))
+	case ok:
 	case c == 0x130:
 		b.WriteString("wave_shl:1")
 	case c == 0x134:
@@ -527,10 +515,6 @@ func writeDPP(b *textBuf, md *isa.Modifiers) {
 		b.WriteString("wave_shr:1")
 	case c == 0x13c:
 		b.WriteString("wave_ror:1")
-	case c == 0x140:
-		b.WriteString("row_mirror")
-	case c == 0x141:
-		b.WriteString("row_half_mirror")
 	case c == 0x142:
 		b.WriteString("row_bcast:15")
 	case c == 0x143:
@@ -540,13 +524,7 @@ func writeDPP(b *textBuf, md *isa.Modifiers) {
 	default:
 		b.WriteString("/* invalid dpp_ctrl */")
 	}
-	b.WriteString(" row_mask:")
-	writeHex(b, uint64(md.RowMask))
-	b.WriteString(" bank_mask:")
-	writeHex(b, uint64(md.BankMask))
-	if md.BoundCtrl {
-		b.WriteString(" bound_ctrl:1")
-	}
+	*b = asmtext.AppendDPPMasks(*b, md.RowMask, md.BankMask, md.BoundCtrl)
 }
 
 func writeHwreg(b *textBuf, v uint32) {

@@ -1,6 +1,6 @@
 // Package asmtext appends the LLVM assembler spelling of the operand pieces
 // that the GFX9 and GFX12 printers write the same way: register ranges, hex
-// immediates, special registers and hwreg(...) operands. What differs
+// immediates, special registers, DPP16 controls and hwreg(...) operands. What differs
 // between the families (the register and hardware-register names) stays with
 // the caller.
 package asmtext
@@ -66,4 +66,45 @@ func AppendHwreg(dst []byte, v uint32, name func(id uint32) (string, bool)) []by
 		dst = strconv.AppendInt(dst, int64(size), 10)
 	}
 	return append(dst, ')')
+}
+
+// AppendDPPCtrl appends a DPP16 dpp_ctrl value c that GFX9 and GFX12 spell
+// alike: quad_perm:[a,b,c,d], row_shl/row_shr/row_ror:n, row_mirror and
+// row_half_mirror. For any other value it returns dst unchanged and false;
+// the family spells those (the same code can mean different things, e.g.
+// 0x150 is row_newbcast:0 on GFX9 and row_share:0 on GFX12).
+func AppendDPPCtrl(dst []byte, c uint16) ([]byte, bool) {
+	switch {
+	case c <= 0xff:
+		dst = append(dst, "quad_perm:["...)
+		for i := 0; i < 4; i++ {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '0'+byte(c>>(2*i)&3))
+		}
+		return append(dst, ']'), true
+	case c >= 0x101 && c <= 0x10f:
+		return strconv.AppendInt(append(dst, "row_shl:"...), int64(c&15), 10), true
+	case c >= 0x111 && c <= 0x11f:
+		return strconv.AppendInt(append(dst, "row_shr:"...), int64(c&15), 10), true
+	case c >= 0x121 && c <= 0x12f:
+		return strconv.AppendInt(append(dst, "row_ror:"...), int64(c&15), 10), true
+	case c == 0x140:
+		return append(dst, "row_mirror"...), true
+	case c == 0x141:
+		return append(dst, "row_half_mirror"...), true
+	}
+	return dst, false
+}
+
+// AppendDPPMasks appends the DPP16 masks that follow dpp_ctrl,
+// " row_mask:0x.. bank_mask:0x..", and " bound_ctrl:1" when boundCtrl is set.
+func AppendDPPMasks(dst []byte, rowMask, bankMask uint8, boundCtrl bool) []byte {
+	dst = AppendHex(append(dst, " row_mask:"...), uint64(rowMask))
+	dst = AppendHex(append(dst, " bank_mask:"...), uint64(bankMask))
+	if boundCtrl {
+		dst = append(dst, " bound_ctrl:1"...)
+	}
+	return dst
 }

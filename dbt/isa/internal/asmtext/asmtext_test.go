@@ -74,3 +74,38 @@ func TestAppendSpecial(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendDPPCtrl(t *testing.T) {
+	tests := []struct {
+		c    uint16
+		want string
+		ok   bool
+	}{
+		{0xe4, "quad_perm:[0,1,2,3]", true},
+		{0x1b, "quad_perm:[3,2,1,0]", true},
+		{0x101, "row_shl:1", true},
+		{0x11f, "row_shr:15", true},
+		{0x128, "row_ror:8", true},
+		{0x140, "row_mirror", true},
+		{0x141, "row_half_mirror", true},
+		{0x100, "", false},
+		{0x110, "", false},
+		{0x130, "", false},
+		{0x150, "", false},
+	}
+	for _, tc := range tests {
+		got, ok := AppendDPPCtrl([]byte(">"), tc.c)
+		if ok != tc.ok || string(got) != ">"+tc.want {
+			t.Errorf("AppendDPPCtrl(%#x) = %q, %v, want %q, %v", tc.c, got, ok, ">"+tc.want, tc.ok)
+		}
+	}
+}
+
+func TestAppendDPPMasks(t *testing.T) {
+	if got, want := string(AppendDPPMasks(nil, 0xf, 0xa, false)), " row_mask:0xf bank_mask:0xa"; got != want {
+		t.Errorf("AppendDPPMasks = %q, want %q", got, want)
+	}
+	if got, want := string(AppendDPPMasks(nil, 0, 0xf, true)), " row_mask:0x0 bank_mask:0xf bound_ctrl:1"; got != want {
+		t.Errorf("AppendDPPMasks = %q, want %q", got, want)
+	}
+}
