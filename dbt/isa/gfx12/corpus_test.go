@@ -1,28 +1,23 @@
 package gfx12
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/objdumptext"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/objfile"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
 
 // objdumpLine is one instruction as llvm-objdump printed it.
-type objdumpLine struct {
-	addr  uint64
-	text  string
-	words []uint32
-}
+type objdumpLine = objdumptext.Line
 
 // runObjdump disassembles path with llvm-objdump-19 and returns its
 // instruction lines.
@@ -31,43 +26,11 @@ func runObjdump(tool, path, mcpu string, extra ...string) ([]objdumpLine, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", tool, path, err)
 	}
-	var lines []objdumpLine
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		l := sc.Text()
-		if !strings.HasPrefix(l, "\t") {
-			continue
-		}
-		i := strings.LastIndex(l, "//")
-		if i < 0 {
-			continue
-		}
-		text := normalize(l[:i])
-		rest := strings.TrimSpace(l[i+2:])
-		a, ws, ok := strings.Cut(rest, ":")
-		if !ok {
-			continue
-		}
-		addr, err := strconv.ParseUint(strings.TrimSpace(a), 16, 64)
-		if err != nil {
-			continue
-		}
-		var words []uint32
-		for _, f := range strings.Fields(ws) {
-			v, err := strconv.ParseUint(f, 16, 32)
-			if err != nil {
-				break
-			}
-			words = append(words, uint32(v))
-		}
-		lines = append(lines, objdumpLine{addr, text, words})
-	}
-	return lines, nil
+	return objdumptext.Parse(out), nil
 }
 
 // normalize collapses white space.
-func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
+func normalize(s string) string { return objdumptext.Normalize(s) }
 
 type corpusResult struct {
 	total, match, roundTrip int
@@ -97,29 +60,29 @@ func checkObject(t *testing.T, tool, path, mcpu string, target isa.Target) corpu
 		var sec *objfile.Section
 		for i := range f.Sections {
 			s := &f.Sections[i]
-			if l.addr >= s.Addr && l.addr < s.Addr+uint64(len(s.Data)) {
+			if l.Addr >= s.Addr && l.Addr < s.Addr+uint64(len(s.Data)) {
 				sec = s
 			}
 		}
 		if sec == nil {
-			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: no section", filepath.Base(path), l.addr))
+			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: no section", filepath.Base(path), l.Addr))
 			continue
 		}
-		b := sec.Data[l.addr-sec.Addr:]
-		err := DecodeInto(&in, b, l.addr, target)
+		b := sec.Data[l.Addr-sec.Addr:]
+		err := DecodeInto(&in, b, l.Addr, target)
 		var got string
 		if err != nil {
 			got = "ERROR " + err.Error()
 		} else {
 			got = normalize(Print(&in))
 		}
-		if got == l.text || strings.HasPrefix(l.text, ".long ") && err != nil {
+		if got == l.Text || strings.HasPrefix(l.Text, ".long ") && err != nil {
 			// objdump prints .long for a word it cannot decode.
 			r.match++
 		} else {
-			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x %08X: want %q got %q", filepath.Base(path), l.addr, l.words, l.text, got))
+			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x %08X: want %q got %q", filepath.Base(path), l.Addr, l.Words, l.Text, got))
 		}
-		if err != nil && strings.HasPrefix(l.text, ".long ") {
+		if err != nil && strings.HasPrefix(l.Text, ".long ") {
 			r.roundTrip++
 		}
 		if err == nil {
@@ -128,10 +91,10 @@ func checkObject(t *testing.T, tool, path, mcpu string, target isa.Target) corpu
 			if eerr == nil && bytes.Equal(enc, want) {
 				r.roundTrip++
 			} else {
-				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: re-encode %x want %x (%v) [%s]", filepath.Base(path), l.addr, enc, want, eerr, l.text))
+				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: re-encode %x want %x (%v) [%s]", filepath.Base(path), l.Addr, enc, want, eerr, l.Text))
 			}
-			if len(l.words)*4 != int(in.Size) {
-				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: size %d, objdump %d words [%s]", filepath.Base(path), l.addr, in.Size, len(l.words), l.text))
+			if len(l.Words)*4 != int(in.Size) {
+				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: size %d, objdump %d words [%s]", filepath.Base(path), l.Addr, in.Size, len(l.Words), l.Text))
 			}
 		}
 	}

@@ -1,30 +1,25 @@
 package gfx9
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/objdumptext"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/objfile"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
 
 // objdumpLine is one instruction as llvm-objdump printed it.
-type objdumpLine struct {
-	addr  uint64
-	text  string
-	words []uint32
-}
+type objdumpLine = objdumptext.Line
 
 // runObjdump disassembles path with llvm-objdump-19 and returns its
 // instruction lines.
@@ -33,43 +28,11 @@ func runObjdump(tool, path, mcpu string) ([]objdumpLine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", tool, path, err)
 	}
-	var lines []objdumpLine
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		l := sc.Text()
-		if !strings.HasPrefix(l, "\t") {
-			continue
-		}
-		i := strings.LastIndex(l, "//")
-		if i < 0 {
-			continue
-		}
-		text := normalize(l[:i])
-		rest := strings.TrimSpace(l[i+2:])
-		a, ws, ok := strings.Cut(rest, ":")
-		if !ok {
-			continue
-		}
-		addr, err := strconv.ParseUint(strings.TrimSpace(a), 16, 64)
-		if err != nil {
-			continue
-		}
-		var words []uint32
-		for _, f := range strings.Fields(ws) {
-			v, err := strconv.ParseUint(f, 16, 32)
-			if err != nil {
-				break
-			}
-			words = append(words, uint32(v))
-		}
-		lines = append(lines, objdumpLine{addr, text, words})
-	}
-	return lines, nil
+	return objdumptext.Parse(out), nil
 }
 
 // normalize collapses white space.
-func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
+func normalize(s string) string { return objdumptext.Normalize(s) }
 
 // symbolizer returns the names objdump uses for branch targets.
 func symbolizer(f *objfile.File) Symbolizer {
@@ -110,41 +73,41 @@ func checkObject(t *testing.T, tool, path, mcpu string, target isa.Target) corpu
 		var sec *objfile.Section
 		for i := range f.Sections {
 			s := &f.Sections[i]
-			if l.addr >= s.Addr && l.addr < s.Addr+uint64(len(s.Data)) {
+			if l.Addr >= s.Addr && l.Addr < s.Addr+uint64(len(s.Data)) {
 				sec = s
 			}
 		}
 		if sec == nil {
-			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: no section", filepath.Base(path), l.addr))
+			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: no section", filepath.Base(path), l.Addr))
 			continue
 		}
-		b := sec.Data[l.addr-sec.Addr:]
-		err := DecodeInto(&in, b, l.addr, target)
+		b := sec.Data[l.Addr-sec.Addr:]
+		err := DecodeInto(&in, b, l.Addr, target)
 		var got string
 		if err != nil {
 			got = "ERROR " + err.Error()
 		} else {
 			got = normalize(PrintWith(&in, sym))
 		}
-		if got == l.text {
+		if got == l.Text {
 			r.match++
 		} else if len(r.mismatches) < 1000 {
-			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x %08X: want %q got %q", filepath.Base(path), l.addr, l.words, l.text, got))
+			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x %08X: want %q got %q", filepath.Base(path), l.Addr, l.Words, l.Text, got))
 		}
 		if err == nil {
-			if _, serr := DecodeStrict(b, l.addr, target); serr != nil && len(r.mismatches) < 1000 {
-				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: DecodeStrict: %v", filepath.Base(path), l.addr, serr))
+			if _, serr := DecodeStrict(b, l.Addr, target); serr != nil && len(r.mismatches) < 1000 {
+				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: DecodeStrict: %v", filepath.Base(path), l.Addr, serr))
 			}
 			enc, eerr := Encode(&in)
 			want := b[:in.Size]
 			if eerr == nil && bytes.Equal(enc, want) {
 				r.roundTrip++
 			} else if len(r.mismatches) < 1000 {
-				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: re-encode %x want %x (%v) [%s]", filepath.Base(path), l.addr, enc, want, eerr, l.text))
+				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: re-encode %x want %x (%v) [%s]", filepath.Base(path), l.Addr, enc, want, eerr, l.Text))
 			}
 			// Objdump's word count must equal the decoded size.
-			if len(l.words)*4 != int(in.Size) && len(r.mismatches) < 1000 {
-				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: size %d, objdump %d words [%s]", filepath.Base(path), l.addr, in.Size, len(l.words), l.text))
+			if len(l.Words)*4 != int(in.Size) && len(r.mismatches) < 1000 {
+				r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: size %d, objdump %d words [%s]", filepath.Base(path), l.Addr, in.Size, len(l.Words), l.Text))
 			}
 		}
 	}
@@ -235,7 +198,7 @@ func TestCorpusGFX950CommonWords(t *testing.T) {
 		}
 		byAddr := map[uint64]string{}
 		for _, l := range lines {
-			byAddr[l.addr] = l.text
+			byAddr[l.Addr] = l.Text
 		}
 		sym := symbolizer(f)
 		var in isa.Inst
