@@ -70,13 +70,7 @@ func checkObject(t *testing.T, tool, path, mcpu string, target isa.Target) corpu
 	var in isa.Inst
 	for _, l := range lines {
 		r.total++
-		var sec *objfile.Section
-		for i := range f.Sections {
-			s := &f.Sections[i]
-			if l.Addr >= s.Addr && l.Addr < s.Addr+uint64(len(s.Data)) {
-				sec = s
-			}
-		}
+		sec := f.SectionAt(l.Addr)
 		if sec == nil {
 			r.mismatches = append(r.mismatches, fmt.Sprintf("%s@%x: no section", filepath.Base(path), l.Addr))
 			continue

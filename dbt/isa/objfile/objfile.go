@@ -38,6 +38,19 @@ type File struct {
 	Symbols  []Symbol // sorted by address, then by table order
 }
 
+// SectionAt returns the section whose data holds address addr (the last
+// such one in Sections, should sections overlap), or nil.
+func (f *File) SectionAt(addr uint64) *Section {
+	var sec *Section
+	for i := range f.Sections {
+		s := &f.Sections[i]
+		if addr >= s.Addr && addr < s.Addr+uint64(len(s.Data)) {
+			sec = s
+		}
+	}
+	return sec
+}
+
 // EMAMDGPU is the ELF machine number of AMDGPU.
 const EMAMDGPU = 224
 

@@ -62,3 +62,27 @@ func FuzzParse(f *testing.F) {
 		_, _ = Parse(b, "fuzz")
 	})
 }
+
+func TestSectionAt(t *testing.T) {
+	f := &File{Sections: []Section{
+		{Name: ".text", Addr: 0x1000, Data: make([]byte, 0x100)},
+		{Name: ".a", Addr: 0x2000, Data: make([]byte, 8)},
+		{Name: ".b", Addr: 0x2004, Data: make([]byte, 8)}, // overlaps .a
+	}}
+	tests := []struct {
+		addr uint64
+		want string
+	}{
+		{0xfff, ""}, {0x1000, ".text"}, {0x10ff, ".text"}, {0x1100, ""},
+		{0x2000, ".a"}, {0x2004, ".b"}, {0x200b, ".b"}, {0x200c, ""},
+	}
+	for _, tc := range tests {
+		got := ""
+		if s := f.SectionAt(tc.addr); s != nil {
+			got = s.Name
+		}
+		if got != tc.want {
+			t.Errorf("SectionAt(%#x) = %q, want %q", tc.addr, got, tc.want)
+		}
+	}
+}
