@@ -22,4 +22,4 @@ sudo=""
 if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+$sudo apt-get install -y -qq "${missing[@]}"
