@@ -280,7 +280,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 		if o.Kind == isa.KindLiteral {
 			o.Imm = int64(in.Literal)
 		}
-		if d.allowed != 0 && (d.class == 'c' || d.class == 'v') && d.allowed&category(v, d.class) == 0 {
+		if d.allowed != 0 && (d.class == 'c' || d.class == 'v') && d.allowed&enc.Category(v, d.class) == 0 {
 			return errAt(pc, "src", "%s: operand %d (code %d) is not accepted by this operation", e.mnem, i, v)
 		}
 		// Source modifiers.
@@ -393,43 +393,4 @@ func hasSDst(e *entry) bool {
 		}
 	}
 	return false
-}
-
-// Operand categories of table rows' allowed sets.
-const (
-	aSGPR    = 1
-	aVGPR    = 2
-	aVGPRHi  = 4 // v128..v255
-	aInt     = 8
-	aFloat   = 16
-	aLit     = 32
-	aSpecial = 64  // vcc, exec, src_*
-	aNull    = 128 // null, m0
-)
-
-// category classifies a field value as the generator's probes did.
-func category(v uint32, class byte) uint8 {
-	if class == 'v' {
-		if v >= 128 {
-			return aVGPRHi
-		}
-		return aVGPR
-	}
-	switch {
-	case v >= 384:
-		return aVGPRHi
-	case v >= 256:
-		return aVGPR
-	case v == 255:
-		return aLit
-	case v >= 240 && v <= 248:
-		return aFloat
-	case v >= 128 && v <= 208:
-		return aInt
-	case v < 106 || v >= 108 && v < 124:
-		return aSGPR
-	case v == 124 || v == 125:
-		return aNull
-	}
-	return aSpecial
 }

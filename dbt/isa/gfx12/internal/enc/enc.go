@@ -463,3 +463,45 @@ func itoa(n int) string {
 	}
 	return string(b)
 }
+
+// Operand categories: the bits of a table row's set of what LLVM accepts in
+// a source field. The generator records them from its probes and the
+// decoder checks field values against them, both through Category.
+const (
+	CatSGPR    = 1
+	CatVGPR    = 2
+	CatVGPRHi  = 4 // v128..v255
+	CatInt     = 8
+	CatFloat   = 16
+	CatLit     = 32
+	CatSpecial = 64  // vcc, exec, src_*
+	CatNull    = 128 // null, m0
+)
+
+// Category classifies the value v of a source field of class 'v' (a VGPR
+// field) or 'c' (a 9-bit source operand field).
+func Category(v uint32, class byte) uint8 {
+	if class == 'v' {
+		if v >= 128 {
+			return CatVGPRHi
+		}
+		return CatVGPR
+	}
+	switch {
+	case v >= 384:
+		return CatVGPRHi
+	case v >= 256:
+		return CatVGPR
+	case v == 255:
+		return CatLit
+	case v >= 240 && v <= 248:
+		return CatFloat
+	case v >= 128 && v <= 208:
+		return CatInt
+	case v < 106 || v >= 108 && v < 124:
+		return CatSGPR
+	case v == 124 || v == 125:
+		return CatNull
+	}
+	return CatSpecial
+}

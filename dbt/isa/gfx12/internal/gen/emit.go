@@ -326,9 +326,9 @@ func emit(entries map[string]*gent, order []string, n *names) []byte {
 			}
 			allowed := o.allowed
 			if o.class == 'c' || o.class == 'v' {
-				allowed |= category(uint32(fieldVal(e.words, len(e.words), o.field)), o.class)
+				allowed |= int(enc.Category(uint32(fieldVal(e.words, len(e.words), o.field)), o.class))
 				if e.hasLit && o.class == 'c' {
-					allowed |= aLit // fmamk/fmaak: sources may share the literal
+					allowed |= enc.CatLit // fmamk/fmaak: sources may share the literal
 				}
 			} else {
 				allowed = 0

@@ -194,13 +194,13 @@ func probeMods(m32, m64 mc, entries map[string]*gent, order []string) error {
 		e := v.e
 		switch v.tag {
 		case "cat":
-			e.ops[v.fi].allowed |= category(v.code, e.ops[v.fi].class)
+			e.ops[v.fi].allowed |= int(enc.Category(v.code, e.ops[v.fi].class))
 			continue
 		case "style":
 			if v.code == 255 {
-				e.ops[v.fi].allowed |= aLit
+				e.ops[v.fi].allowed |= enc.CatLit
 			} else {
-				e.ops[v.fi].allowed |= aFloat
+				e.ops[v.fi].allowed |= enc.CatFloat
 			}
 		}
 		mnem, ops, mods := splitText(text)
@@ -580,42 +580,4 @@ func probeNames(m mc) (*names, error) {
 		}
 	}
 	return n, nil
-}
-
-// Operand categories (a bit set of what LLVM accepts in a source field).
-const (
-	aSGPR    = 1
-	aVGPR    = 2
-	aVGPRHi  = 4 // v128..v255
-	aInt     = 8
-	aFloat   = 16
-	aLit     = 32
-	aSpecial = 64  // vcc, exec, src_*
-	aNull    = 128 // null, m0
-)
-
-func category(v uint32, class byte) int {
-	if class == 'v' {
-		if v >= 128 {
-			return aVGPRHi
-		}
-		return aVGPR
-	}
-	switch {
-	case v >= 384:
-		return aVGPRHi
-	case v >= 256:
-		return aVGPR
-	case v == 255:
-		return aLit
-	case v >= 240 && v <= 248:
-		return aFloat
-	case v >= 128 && v <= 208:
-		return aInt
-	case v < 106 || v >= 108 && v < 124:
-		return aSGPR
-	case v == 124 || v == 125:
-		return aNull
-	}
-	return aSpecial
 }
