@@ -188,7 +188,10 @@ func ds2(size int, st64, store bool) func(*Wave, *Inst) error {
 	}
 }
 
-func dsAtomic(f func(o, v uint64, wd bool) uint64, wide, rtn bool) func(*Wave, *Inst) error {
+// dsRMW is the shape of every LDS read-modify-write: for each active lane
+// it reads the old value at the lane's address, writes next(old), and
+// returns old to the destination when rtn is set.
+func dsRMW(wide, rtn bool, next func(w *Wave, in *Inst, l int, old uint64) uint64) func(*Wave, *Inst) error {
 	size := 4
 	if wide {
 		size = 8
@@ -206,67 +209,34 @@ func dsAtomic(f func(o, v uint64, wd bool) uint64, wide, rtn bool) func(*Wave, *
 				return fmt.Errorf("lane %d: %w", l, err)
 			}
 			old := readN(b)
-			writeN(b, f(old, w.regN(in.Src[1], l, wide), wide))
+			writeN(b, next(w, in, l, old))
 			if rtn {
 				w.setRegN(in.Dst, l, old, wide)
 			}
 		}
 		return nil
 	}
+}
+
+func dsAtomic(f func(o, v uint64, wd bool) uint64, wide, rtn bool) func(*Wave, *Inst) error {
+	return dsRMW(wide, rtn, func(w *Wave, in *Inst, l int, old uint64) uint64 {
+		return f(old, w.regN(in.Src[1], l, wide), wide)
+	})
 }
 
 func dsCmpst(wide, rtn bool) func(*Wave, *Inst) error {
-	size := 4
-	if wide {
-		size = 8
-	}
-	return func(w *Wave, in *Inst) error {
-		off := uint64(in.Offset1<<8 | in.Imm)
-		exec := w.Exec()
-		for l := 0; l < 64; l++ {
-			if exec>>l&1 == 0 {
-				continue
-			}
-			b, err := w.lds(dsAddr(w, in, l)+off, size, true)
-			if err != nil {
-				return fmt.Errorf("lane %d: %w", l, err)
-			}
-			old := readN(b)
-			if old == w.regN(in.Src[1], l, wide) { // data0 = compare
-				writeN(b, w.regN(in.Src[2], l, wide)) // data1 = new
-			}
-			if rtn {
-				w.setRegN(in.Dst, l, old, wide)
-			}
+	return dsRMW(wide, rtn, func(w *Wave, in *Inst, l int, old uint64) uint64 {
+		if old == w.regN(in.Src[1], l, wide) { // data0 = compare
+			return w.regN(in.Src[2], l, wide) // data1 = new
 		}
-		return nil
-	}
+		return old
+	})
 }
 
 func dsMskor(wide, rtn bool) func(*Wave, *Inst) error {
-	size := 4
-	if wide {
-		size = 8
-	}
-	return func(w *Wave, in *Inst) error {
-		off := uint64(in.Offset1<<8 | in.Imm)
-		exec := w.Exec()
-		for l := 0; l < 64; l++ {
-			if exec>>l&1 == 0 {
-				continue
-			}
-			b, err := w.lds(dsAddr(w, in, l)+off, size, true)
-			if err != nil {
-				return fmt.Errorf("lane %d: %w", l, err)
-			}
-			old := readN(b)
-			writeN(b, old&^w.regN(in.Src[1], l, wide)|w.regN(in.Src[2], l, wide))
-			if rtn {
-				w.setRegN(in.Dst, l, old, wide)
-			}
-		}
-		return nil
-	}
+	return dsRMW(wide, rtn, func(w *Wave, in *Inst, l int, old uint64) uint64 {
+		return old&^w.regN(in.Src[1], l, wide) | w.regN(in.Src[2], l, wide)
+	})
 }
 
 // dsSwizzle implements ds_swizzle_b32's quad-permute and bit-mask modes.
