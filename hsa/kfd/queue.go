@@ -1,0 +1,484 @@
+package kfd
+
+import (
+	"encoding/binary"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// amd_queue_t offsets (inc/amd_hsa_queue.h): the driver receives the
+// addresses of write_dispatch_id and read_dispatch_id and finds the rest
+// from them.
+const (
+	amdQueueWriteDispatchID   = 0x38
+	amdQueueReadDispatchID    = 0x80
+	amdQueueQueueProperties   = 0xb4
+	amdQueueInactiveSignal    = 0xc0
+	amdQueuePropertiesProfile = 1 << 3
+)
+
+// amd_signal_t offsets (inc/amd_hsa_signal.h).
+const (
+	amdSignalValue        = 8
+	amdSignalEventMailbox = 16
+	amdSignalEventID      = 24
+	amdSignalStartTS      = 32
+	amdSignalEndTS        = 40
+)
+
+// AQL packet types and AMD vendor formats.
+const (
+	hsaPacketTypeVendorSpecific = 0
+	hsaPacketTypeInvalid        = 1
+	hsaPacketTypeKernelDispatch = 2
+	hsaPacketTypeBarrierAnd     = 3
+	hsaPacketTypeAgentDispatch  = 4
+	hsaPacketTypeBarrierOr      = 5
+
+	amdAQLFormatPM4IB        = 1
+	amdAQLFormatBarrierValue = 2
+
+	aqlPacketSize = 64
+)
+
+// queue is one user-mode AQL queue registered with CREATE_QUEUE.
+type queue struct {
+	id       uint32
+	gpu      *gpuState
+	ringVA   uint64
+	ring     []byte
+	packets  uint64
+	wptr     *uint64 // &amd_queue_t.write_dispatch_id
+	rptr     *uint64 // &amd_queue_t.read_dispatch_id
+	amdQueue uint64
+	slot     uint32 // doorbell slot in the GPU's doorbell page
+	broken   bool   // a kernel faulted: the queue stops, as after a CP error
+}
+
+func (d *Driver) createQueue(b []byte) unix.Errno {
+	a := as[kfdIoctlCreateQueueArgs](b)
+	g := d.gpuByID(a.GPUID)
+	if g == nil {
+		return unix.EINVAL
+	}
+	if a.QueueType != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL {
+		// The simulated GPUs have no SDMA engines and no PM4 queues.
+		return unix.EINVAL
+	}
+	if a.RingSize < aqlPacketSize || a.RingSize&(a.RingSize-1) != 0 || a.RingBaseAddress == 0 || a.RingBaseAddress%aqlPacketSize != 0 {
+		return unix.EINVAL
+	}
+	if a.WritePointerAddress == 0 || a.ReadPointerAddress == 0 || a.WritePointerAddress%8 != 0 || a.ReadPointerAddress%8 != 0 {
+		return unix.EFAULT
+	}
+	q := &queue{gpu: g, ringVA: a.RingBaseAddress, ring: hostBytes(a.RingBaseAddress, uint64(a.RingSize)),
+		packets: uint64(a.RingSize) / aqlPacketSize,
+		wptr:    (*uint64)(unsafe.Pointer(&hostBytes(a.WritePointerAddress, 8)[0])),
+		rptr:    (*uint64)(unsafe.Pointer(&hostBytes(a.ReadPointerAddress, 8)[0])),
+	}
+	if a.ReadPointerAddress-a.WritePointerAddress == amdQueueReadDispatchID-amdQueueWriteDispatchID {
+		q.amdQueue = a.WritePointerAddress - amdQueueWriteDispatchID
+	}
+	id, slot, err := d.cp.add(q)
+	if err != 0 {
+		return err
+	}
+	a.QueueID = id
+	a.DoorbellOffset = EncodeMmapOffset(KFD_MMAP_TYPE_DOORBELL, g.id, 0) | uint64(slot*8)
+	return 0
+}
+
+func (d *Driver) destroyQueue(b []byte) unix.Errno {
+	a := as[kfdIoctlDestroyQueueArgs](b)
+	return d.cp.remove(a.QueueID)
+}
+
+func (d *Driver) updateQueue(b []byte) unix.Errno {
+	a := as[kfdIoctlUpdateQueueArgs](b)
+	return d.cp.update(a.QueueID, a.RingBaseAddress, a.RingSize)
+}
+
+// maxQueues is the number of queues a process may create (KFD's default
+// max_queues is 128 per device).
+const maxQueues = 128
+
+// commandProcessor serves every queue of the process from one goroutine.
+// It sleeps on a futex word when there is nothing to do, wakes when an
+// ioctl hints that work arrived, and otherwise polls with a back-off: a
+// few microseconds right after work, up to idleWait when idle.
+type commandProcessor struct {
+	d       *Driver
+	mu      sync.Mutex
+	queues  map[uint32]*queue
+	nextID  uint32
+	wake    uint32 // futex word
+	quit    chan struct{}
+	done    chan struct{}
+	started bool
+	retired [][]byte
+	// Dispatches counts kernel dispatches served.
+	dispatches atomic.Uint64
+}
+
+const idleWait = 10 * time.Millisecond
+
+// futex(2) operations (linux/futex.h).
+const (
+	futexWaitPrivate = 0 | 128
+	futexWakePrivate = 1 | 128
+)
+
+func newCommandProcessor(d *Driver) *commandProcessor {
+	return &commandProcessor{d: d, queues: map[uint32]*queue{}, quit: make(chan struct{}), done: make(chan struct{})}
+}
+
+func (cp *commandProcessor) add(q *queue) (uint32, uint32, unix.Errno) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if len(cp.queues) >= maxQueues {
+		return 0, 0, unix.ENOSPC
+	}
+	used := map[uint32]bool{}
+	for _, o := range cp.queues {
+		if o.gpu == q.gpu {
+			used[o.slot] = true
+		}
+	}
+	slot := uint32(0)
+	for used[slot] {
+		slot++
+	}
+	q.slot = slot
+	for cp.queues[cp.nextID] != nil {
+		cp.nextID++
+	}
+	q.id = cp.nextID
+	cp.nextID++
+	cp.queues[q.id] = q
+	if !cp.started {
+		cp.started = true
+		go cp.run()
+	}
+	cp.kickLocked()
+	return q.id, slot, 0
+}
+
+func (cp *commandProcessor) remove(id uint32) unix.Errno {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	if cp.queues[id] == nil {
+		return unix.EINVAL
+	}
+	delete(cp.queues, id)
+	return 0
+}
+
+func (cp *commandProcessor) update(id uint32, ring uint64, size uint32) unix.Errno {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	q := cp.queues[id]
+	if q == nil {
+		return unix.EINVAL
+	}
+	if ring != 0 {
+		if size < aqlPacketSize || size&(size-1) != 0 || ring%aqlPacketSize != 0 {
+			return unix.EINVAL
+		}
+		q.ringVA, q.ring, q.packets = ring, hostBytes(ring, uint64(size)), uint64(size)/aqlPacketSize
+	}
+	return 0
+}
+
+// retire schedules a driver mapping for unmapping once no packet is being
+// executed.
+func (cp *commandProcessor) retire(view []byte) {
+	cp.mu.Lock()
+	started := cp.started
+	if started {
+		cp.retired = append(cp.retired, view)
+	}
+	cp.mu.Unlock()
+	if !started {
+		unix.Munmap(view)
+		return
+	}
+	cp.kick()
+}
+
+func (cp *commandProcessor) kick() {
+	cp.mu.Lock()
+	cp.kickLocked()
+	cp.mu.Unlock()
+}
+
+func (cp *commandProcessor) kickLocked() {
+	if atomic.SwapUint32(&cp.wake, 1) == 0 {
+		unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&cp.wake)), futexWakePrivate, 1, 0, 0, 0)
+	}
+}
+
+func (cp *commandProcessor) stop() {
+	cp.mu.Lock()
+	started := cp.started
+	cp.mu.Unlock()
+	if !started {
+		return
+	}
+	select {
+	case <-cp.quit:
+	default:
+		close(cp.quit)
+	}
+	cp.kick()
+	<-cp.done
+}
+
+// sleep waits on the futex word for at most dt or until kicked.
+func (cp *commandProcessor) sleep(dt time.Duration) {
+	if atomic.SwapUint32(&cp.wake, 0) != 0 {
+		return
+	}
+	ts := unix.NsecToTimespec(dt.Nanoseconds())
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&cp.wake)), futexWaitPrivate, 0, uintptr(unsafe.Pointer(&ts)), 0, 0)
+	atomic.StoreUint32(&cp.wake, 0)
+}
+
+func (cp *commandProcessor) run() {
+	runtime.LockOSThread()
+	defer close(cp.done)
+	// Fine-grained sleeps: the default 50 µs timer slack would dominate
+	// the wake-up latency.
+	unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
+	idle := 0
+	var qs []*queue
+	for {
+		select {
+		case <-cp.quit:
+			return
+		default:
+		}
+		cp.mu.Lock()
+		qs = qs[:0]
+		for _, q := range cp.queues {
+			qs = append(qs, q)
+		}
+		retired := cp.retired
+		cp.retired = nil
+		cp.mu.Unlock()
+		for _, v := range retired {
+			unix.Munmap(v)
+		}
+		worked := false
+		for _, q := range qs {
+			if cp.serve(q) {
+				worked = true
+			}
+		}
+		if worked {
+			idle = 0
+			continue
+		}
+		idle++
+		dt := time.Duration(5<<min(idle, 11)) * time.Microsecond
+		if dt > idleWait {
+			dt = idleWait
+		}
+		cp.sleep(dt)
+	}
+}
+
+func min(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+// serve runs the ready packets of q; it reports whether any ran.
+func (cp *commandProcessor) serve(q *queue) bool {
+	if q.broken {
+		return false
+	}
+	worked := false
+	for {
+		r := atomic.LoadUint64(q.rptr)
+		w := atomic.LoadUint64(q.wptr)
+		if r >= w {
+			return worked
+		}
+		slot := q.ring[(r%q.packets)*aqlPacketSize:][:aqlPacketSize]
+		hdr := atomic.LoadUint32((*uint32)(unsafe.Pointer(&slot[0])))
+		typ := hdr & 0xff
+		if typ == hsaPacketTypeInvalid {
+			return worked // reserved, not yet published
+		}
+		done, err := cp.execute(q, slot, r, typ)
+		if !done {
+			return worked // a barrier waits on a signal
+		}
+		worked = true
+		if err != nil {
+			cp.d.logf("kfd: queue %d, packet %d: %v", q.id, r, err)
+			q.broken = true
+			cp.d.queueError(q, err)
+		}
+		// The packet is consumed: its slot becomes INVALID, then the read
+		// index moves, as the CP does.
+		atomic.StoreUint32((*uint32)(unsafe.Pointer(&slot[0])), hdr&^0xff|hsaPacketTypeInvalid)
+		atomic.StoreUint64(q.rptr, r+1)
+		if err != nil {
+			return true
+		}
+	}
+}
+
+// execute runs one packet; done is false for a barrier whose condition
+// does not hold yet.
+func (cp *commandProcessor) execute(q *queue, p []byte, index uint64, typ uint32) (done bool, err error) {
+	le := binary.LittleEndian
+	completion := le.Uint64(p[56:])
+	switch typ {
+	case hsaPacketTypeKernelDispatch:
+		if q.gpu.exec == nil {
+			err = errors.New("no executor for the GPU")
+			break
+		}
+		start := cp.d.gpuTicks()
+		err = q.gpu.exec.Dispatch(p, q.ringVA+(index%q.packets)*aqlPacketSize, q.amdQueue, index)
+		cp.dispatches.Add(1)
+		cp.complete(completion, start)
+		return true, err
+	case hsaPacketTypeBarrierAnd, hsaPacketTypeBarrierOr:
+		n, zero := 0, 0
+		for i := 0; i < 5; i++ {
+			s := le.Uint64(p[8+8*i:])
+			if s == 0 {
+				continue
+			}
+			n++
+			if signalValue(s) == 0 {
+				zero++
+			}
+		}
+		if typ == hsaPacketTypeBarrierAnd && zero != n || typ == hsaPacketTypeBarrierOr && n > 0 && zero == 0 {
+			return false, nil
+		}
+	case hsaPacketTypeVendorSpecific:
+		switch p[2] {
+		case amdAQLFormatBarrierValue:
+			s := le.Uint64(p[8:])
+			val, mask, cond := int64(le.Uint64(p[16:])), int64(le.Uint64(p[24:])), le.Uint32(p[32:])
+			if s != 0 && !compare(signalValue(s)&mask, val, cond) {
+				return false, nil
+			}
+		case amdAQLFormatPM4IB:
+			// Indirect PM4 buffers carry cache maintenance (code cache
+			// invalidation after a load); the simulator decodes code
+			// afresh after every (un)mapping, so there is nothing to do.
+		default:
+			err = errors.New("unknown AMD vendor packet format")
+		}
+	case hsaPacketTypeAgentDispatch:
+		err = errors.New("agent dispatch packets are not supported")
+	default:
+		err = errors.New("invalid packet type")
+	}
+	cp.complete(completion, cp.d.gpuTicks())
+	return true, err
+}
+
+func compare(v, want int64, cond uint32) bool {
+	switch cond {
+	case 0:
+		return v == want
+	case 1:
+		return v != want
+	case 2:
+		return v < want
+	case 3:
+		return v >= want
+	}
+	return false
+}
+
+func signalValue(h uint64) int64 {
+	return atomic.LoadInt64((*int64)(unsafe.Pointer(&hostBytes(h+amdSignalValue, 8)[0])))
+}
+
+// complete decrements a completion signal, stamps its timestamps and raises
+// its event.
+func (cp *commandProcessor) complete(h uint64, start uint64) {
+	if h == 0 {
+		return
+	}
+	s := hostBytes(h, 64)
+	le := binary.LittleEndian
+	le.PutUint64(s[amdSignalStartTS:], start)
+	le.PutUint64(s[amdSignalEndTS:], cp.d.gpuTicks())
+	atomic.AddInt64((*int64)(unsafe.Pointer(&s[amdSignalValue])), -1)
+	mailbox := le.Uint64(s[amdSignalEventMailbox:])
+	id := le.Uint32(s[amdSignalEventID:])
+	if mailbox != 0 {
+		atomic.StoreUint64((*uint64)(unsafe.Pointer(&hostBytes(mailbox, 8)[0])), uint64(id))
+		if !cp.d.SignalEvent(id) {
+			cp.d.SignalAll()
+		}
+	}
+}
+
+// gpuTicks is the GPU timestamp counter (gpuCounterHz since the driver
+// started), the clock of signal timestamps and GET_CLOCK_COUNTERS.
+func (d *Driver) gpuTicks() uint64 {
+	return uint64(time.Since(d.start).Nanoseconds()) / (1e9 / gpuCounterHz)
+}
+
+// queueError reports a failed packet the way the CP reports a queue error:
+// the queue's inactive signal gets the error code and its event fires, and
+// memory faults also raise the process's memory events.
+func (d *Driver) queueError(q *queue, err error) {
+	var mf *MemoryFaultError
+	if errors.As(err, &mf) {
+		d.ReportMemoryFault(MemoryFault{VA: mf.Addr, GPUID: q.gpu.id, NotPresent: true})
+	}
+	if q.amdQueue == 0 {
+		return
+	}
+	h := binary.LittleEndian.Uint64(hostBytes(q.amdQueue+amdQueueInactiveSignal, 8))
+	if h == 0 {
+		return
+	}
+	// The value is the error: bit 31 marks an error, the low bits the
+	// cause ROCR maps to an HSA status.
+	code := int64(0x80000000)
+	if mf != nil {
+		code |= 1 << 29 // memory violation
+	} else {
+		code |= 1 << 30 // illegal instruction / other wave error
+	}
+	s := hostBytes(h, 64)
+	atomic.StoreInt64((*int64)(unsafe.Pointer(&s[amdSignalValue])), code)
+	if mailbox := binary.LittleEndian.Uint64(s[amdSignalEventMailbox:]); mailbox != 0 {
+		id := binary.LittleEndian.Uint32(s[amdSignalEventID:])
+		if !d.SignalEvent(id) {
+			d.SignalAll()
+		}
+	}
+}
+
+// MemoryFaultError is the error an Executor returns for a kernel that
+// accessed memory outside every mapping.
+type MemoryFaultError struct {
+	// Addr is the faulting address.
+	Addr uint64
+	// Err is the executor's error.
+	Err error
+}
+
+func (e *MemoryFaultError) Error() string { return e.Err.Error() }
+func (e *MemoryFaultError) Unwrap() error { return e.Err }
