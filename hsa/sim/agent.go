@@ -38,8 +38,11 @@ import (
 )
 
 // Agent is a simulated GPU. Its methods are safe for concurrent use; they
-// are serialized, so dispatches run one at a time. Direct use of Mem and
-// reads of Stats must not overlap a running method.
+// are serialized, so dispatches run one at a time. Mem may be used
+// directly as package mem allows: regions may be mapped and unmapped (Map,
+// Unmap, Alloc, Free) from any goroutine while a dispatch runs, and a
+// running dispatch holds no lock of Mem. Reads of Stats and changes to
+// MaxInstructions and Trace must not overlap a running method.
 type Agent struct {
 	mu sync.Mutex
 
@@ -91,8 +94,20 @@ func (a *Agent) LDSSize() uint32 {
 	return 64 << 10
 }
 
-// NewAgent returns an agent for target ("gfx942" or "gfx950").
+// NewAgent returns an agent for target ("gfx942" or "gfx950") with an
+// address space of its own.
 func NewAgent(target string) (*Agent, error) {
+	return NewAgentOn(target, mem.New())
+}
+
+// NewAgentOn returns an agent for target ("gfx942" or "gfx950") whose
+// device address space is m, which the caller may share with other code:
+// for example one that maps the host process's own memory (mem.Map) so
+// that device addresses are host addresses.
+func NewAgentOn(target string, m *mem.Memory) (*Agent, error) {
+	if m == nil {
+		return nil, fmt.Errorf("sim: agent for %s: nil memory", target)
+	}
 	var t wave.Target
 	switch target {
 	case "gfx942":
@@ -102,7 +117,6 @@ func NewAgent(target string) (*Agent, error) {
 	default:
 		return nil, fmt.Errorf("sim: unsupported target %q (want gfx942 or gfx950)", target)
 	}
-	m := mem.New()
 	return &Agent{Target: target, Mem: m, isa: t, MaxInstructions: DefaultMaxInstructions,
 		progs: map[wave.Target]*wave.Program{t: wave.NewProgram(m, t)}}, nil
 }
@@ -148,8 +162,11 @@ func (a *Agent) LoadCodeObject(image []byte) (*Executable, error) {
 	return ex, nil
 }
 
-// kernelAt finds the kernel whose descriptor is at kd.
-func (a *Agent) kernelAt(kd uint64) (*Kernel, error) {
+// kernelFor returns the kernel whose descriptor is at kd: the kernel of an
+// executable loaded with LoadCodeObject, or else one made from the 64-byte
+// descriptor in memory, named "kernel_object 0x..." and without
+// executable or metadata.
+func (a *Agent) kernelFor(kd uint64) (*Kernel, error) {
 	for _, ex := range a.execs {
 		for _, k := range ex.Kernels {
 			if k.KD == kd {
@@ -157,20 +174,48 @@ func (a *Agent) kernelAt(kd uint64) (*Kernel, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("sim: no loaded kernel descriptor at %#x", kd)
+	name := fmt.Sprintf("kernel_object %#x", kd)
+	b, err := a.Mem.Slice(kd, 64, false)
+	if err != nil {
+		return nil, fmt.Errorf("sim: kernel %s: kernel descriptor: %w", name, err)
+	}
+	d, err := decodeDescriptor(b)
+	if err != nil {
+		return nil, fmt.Errorf("sim: kernel %s: %w", name, err)
+	}
+	return &Kernel{Name: name, KD: kd, Desc: d, KernargSegmentSize: int(d.KernargSize)}, nil
+}
+
+// codeBase is the address PCs are reported relative to: the executable's
+// load base, or the descriptor's address for a kernel without executable.
+func (k *Kernel) codeBase() uint64 {
+	if k.Exec != nil {
+		return k.Exec.Base
+	}
+	return k.KD
 }
 
 // DispatchError is the error of a failed kernel dispatch.
 type DispatchError struct {
-	// Kernel is the kernel's name.
+	// Kernel is the kernel's name ("kernel_object 0x..." for a kernel
+	// dispatched by its descriptor's address alone, see DispatchAQL).
 	Kernel string
-	// Offset is the faulting PC relative to the code object's load base.
+	// Offset is the faulting PC relative to the code object's load base
+	// or, when FromDescriptor is set (the kernel descriptor is not in an
+	// executable loaded with LoadCodeObject), relative to the kernel
+	// descriptor's address (two's complement if the PC is below it).
 	Offset uint64
+	// FromDescriptor reports that Offset is relative to the kernel
+	// descriptor.
+	FromDescriptor bool
 	// Fault is the interpreter's fault (wave, PC, instruction, cause).
 	Fault *wave.Fault
 }
 
 func (e *DispatchError) Error() string {
+	if e.FromDescriptor {
+		return fmt.Sprintf("kernel %s: %v (offset %#x from the kernel descriptor)", e.Kernel, e.Fault, int64(e.Offset))
+	}
 	return fmt.Sprintf("kernel %s: %v (code object offset %#x)", e.Kernel, e.Fault, e.Offset)
 }
 
@@ -189,13 +234,8 @@ func (a *Agent) Dispatch(k *Kernel, grid, block [3]uint32, kernarg []byte) error
 func (a *Agent) DispatchExt(k *Kernel, grid, block [3]uint32, kernarg []byte, dynGroup, private uint32) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for i := 0; i < 3; i++ {
-		if grid[i] == 0 || block[i] == 0 {
-			return fmt.Errorf("sim: kernel %s: zero grid or block dimension %d", k.Name, i)
-		}
-	}
-	if block[0]*block[1]*block[2] > 1024 {
-		return fmt.Errorf("sim: kernel %s: workgroup of %d work-items exceeds 1024", k.Name, block[0]*block[1]*block[2])
+	if err := checkSizes(k, grid, block); err != nil {
+		return err
 	}
 	ka := k.KernargSegment(kernarg, grid, block)
 	for _, arg := range k.Args {
@@ -247,15 +287,46 @@ func (a *Agent) DispatchExt(k *Kernel, grid, block [3]uint32, kernarg []byte, dy
 	if err := a.Mem.Write(pktAddr, pkt); err != nil {
 		return err
 	}
-	return a.run(k, grid, block, kaAddr, pktAddr, group, private)
+	return a.run(&launch{k: k, grid: grid, block: block, kernarg: kaAddr, packet: pktAddr, group: group, private: private})
 }
 
-func (a *Agent) run(k *Kernel, grid, block [3]uint32, kaAddr, pktAddr uint64, group, private uint32) error {
+// checkSizes rejects zero grid or workgroup sizes and workgroups of more
+// than 1024 work-items.
+func checkSizes(k *Kernel, grid, block [3]uint32) error {
+	for i := 0; i < 3; i++ {
+		if grid[i] == 0 || block[i] == 0 {
+			return fmt.Errorf("sim: kernel %s: zero grid or workgroup size in dimension %d", k.Name, i)
+		}
+	}
+	if n := uint64(block[0]) * uint64(block[1]) * uint64(block[2]); n > 1024 {
+		return fmt.Errorf("sim: kernel %s: workgroup of %d work-items exceeds 1024", k.Name, n)
+	}
+	return nil
+}
+
+// launch is one kernel dispatch as the command processor starts it: the
+// sizes, the segments and the addresses the user SGPRs receive.
+type launch struct {
+	k           *Kernel
+	grid, block [3]uint32
+	kernarg     uint64 // kernarg segment (kernarg-segment-ptr SGPRs)
+	packet      uint64 // the dispatch packet (dispatch-ptr SGPRs)
+	queue       uint64 // the queue (queue-ptr SGPRs); 0: none
+	id          uint64 // the dispatch id (dispatch-id SGPRs)
+	// group and private are the group segment per workgroup and the
+	// private segment per work-item in bytes.
+	group, private uint32
+}
+
+// run executes a dispatch whose kernarg segment and packet are in memory.
+func (a *Agent) run(l *launch) error {
+	k, grid, block, group := l.k, l.grid, l.block, l.group
 	if group > a.LDSSize() {
 		return fmt.Errorf("sim: kernel %s: group segment of %d bytes exceeds the %d bytes of LDS of %s", k.Name, group, a.LDSSize(), a.Target)
 	}
 	d := k.Desc
 	prog := a.progs[a.isa]
+	prog.Invalidate() // code may have been rewritten since the last dispatch
 	entry := uint64(int64(k.KD) + d.EntryOffset)
 	preloadLen := int(d.KernargPreload & 0x7f)
 	preloadOff := int(d.KernargPreload>>7) * 4
@@ -272,10 +343,13 @@ func (a *Agent) run(k *Kernel, grid, block [3]uint32, kaAddr, pktAddr uint64, gr
 	}
 	var ka []byte
 	if preloadLen > 0 {
-		var err error
-		if ka, err = a.Mem.Slice(kaAddr, preloadOff+4*preloadLen, false); err != nil {
+		b, err := a.Mem.Slice(l.kernarg, preloadOff+4*preloadLen, false)
+		if err != nil {
 			return fmt.Errorf("sim: kernel %s: preloaded kernel arguments: %w", k.Name, err)
 		}
+		// A copy: the segment may be unmapped by another goroutine while
+		// the waves are set up.
+		ka = append([]byte(nil), b...)
 	}
 	groups := [3]uint32{}
 	for i := range groups {
@@ -308,14 +382,14 @@ func (a *Agent) run(k *Kernel, grid, block [3]uint32, kaAddr, pktAddr uint64, gr
 					w.Reset(prog, a.Mem, g, a.isa, entry, nv, na)
 					w.Trace = nil
 					if a.Trace != nil {
-						tw, base := a.Trace, k.Exec.Base
+						tw, base := a.Trace, k.codeBase()
 						w.Trace = func(w *wave.Wave, in *wave.Inst) {
 							fmt.Fprintf(tw, "wave %d %#06x exec %016x %s\n", w.ID, in.PC-base, w.Exec(), in)
 						}
 					}
 					w.ID = waveID
 					waveID++
-					a.initWave(w, k, wi, threads, bs, gid, kaAddr, pktAddr, ka, preloadOff, preloadLen, private)
+					a.initWave(w, l, wi, threads, bs, gid, ka, preloadOff, preloadLen)
 				}
 				if err := a.runGroup(k, ws); err != nil {
 					return err
@@ -327,8 +401,8 @@ func (a *Agent) run(k *Kernel, grid, block [3]uint32, kaAddr, pktAddr uint64, gr
 }
 
 // initWave sets the initial register state the descriptor requests.
-func (a *Agent) initWave(w *wave.Wave, k *Kernel, wi, threads int, bs, gid [3]uint32, kaAddr, pktAddr uint64, ka []byte, preloadOff, preloadLen int, private uint32) {
-	d := k.Desc
+func (a *Agent) initWave(w *wave.Wave, l *launch, wi, threads int, bs, gid [3]uint32, ka []byte, preloadOff, preloadLen int) {
+	d, private := l.k.Desc, l.private
 	// FLOAT_DENORM_MODE: 0 flushes inputs and outputs; 3 preserves. Modes
 	// 1 and 2 (flush one side) are treated as flushing both.
 	w.FlushF32 = d.RSRC1>>16&3 != 3
@@ -369,20 +443,20 @@ func (a *Agent) initWave(w *wave.Wave, k *Kernel, wi, threads int, bs, gid [3]ui
 		put(0x00027fac)
 	}
 	if cp&2 != 0 {
-		put(uint32(pktAddr))
-		put(uint32(pktAddr >> 32))
+		put(uint32(l.packet))
+		put(uint32(l.packet >> 32))
 	}
-	if cp&4 != 0 { // queue ptr: none
-		put(0)
-		put(0)
+	if cp&4 != 0 {
+		put(uint32(l.queue))
+		put(uint32(l.queue >> 32))
 	}
 	if cp&8 != 0 {
-		put(uint32(kaAddr))
-		put(uint32(kaAddr >> 32))
+		put(uint32(l.kernarg))
+		put(uint32(l.kernarg >> 32))
 	}
-	if cp&16 != 0 { // dispatch id
-		put(0)
-		put(0)
+	if cp&16 != 0 {
+		put(uint32(l.id))
+		put(uint32(l.id >> 32))
 	}
 	if cp&32 != 0 { // flat scratch init
 		put(0)
@@ -472,7 +546,7 @@ func (a *Agent) runGroup(k *Kernel, ws []*wave.Wave) error {
 				if err != nil {
 					var f *wave.Fault
 					if errors.As(err, &f) {
-						return &DispatchError{Kernel: k.Name, Offset: f.PC - k.Exec.Base, Fault: f}
+						return &DispatchError{Kernel: k.Name, Offset: f.PC - k.codeBase(), FromDescriptor: k.Exec == nil, Fault: f}
 					}
 					return fmt.Errorf("sim: kernel %s: %w", k.Name, err)
 				}

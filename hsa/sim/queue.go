@@ -138,7 +138,9 @@ func (q *Queue) process() error {
 				return fmt.Errorf("sim: packet %d: %w", q.Read, err)
 			}
 			completion = p.CompletionSignal
-			if err := a.dispatchPacket(&p, slot); err != nil {
+			// The queue has no hsa_queue_t in memory (queue ptr 0); the
+			// dispatch id is the packet's index.
+			if err := a.dispatchPacket(&p, slot, 0, q.Read); err != nil {
 				return fmt.Errorf("sim: packet %d: %w", q.Read, err)
 			}
 		case aql.PacketTypeBarrierAnd, aql.PacketTypeBarrierOr:
@@ -180,10 +182,52 @@ func (q *Queue) process() error {
 	return nil
 }
 
+// DispatchAQL runs one 64-byte AQL kernel-dispatch packet, pkt, whose
+// device address is pktAddr; it is DispatchAQLOnQueue without a queue
+// (queue address and dispatch id 0).
+func (a *Agent) DispatchAQL(pkt []byte, pktAddr uint64) error {
+	return a.DispatchAQLOnQueue(pkt, pktAddr, 0, 0)
+}
+
+// DispatchAQLOnQueue runs one 64-byte AQL kernel-dispatch packet, pkt (as
+// package aql decodes it), and blocks until the kernel completes or
+// faults. It is the command processor's step for a packet that someone
+// else wrote into memory:
+//
+//   - kernel_object is the device address of a 64-byte kernel descriptor
+//     that is in memory. If it is the descriptor of a kernel of an
+//     executable loaded with LoadCodeObject, that kernel runs under its
+//     name; otherwise the descriptor is read from memory and the kernel is
+//     named "kernel_object 0x..." (a fault's DispatchError.Offset is then
+//     relative to the descriptor's address).
+//   - kernarg_address is a complete kernarg segment (hidden arguments
+//     included); it is not written.
+//   - the grid and workgroup sizes come from the packet (unused dimensions
+//     count as 1); the group segment is the packet's group_segment_size
+//     but at least the descriptor's static size, and likewise for the
+//     private segment per work-item.
+//   - the user SGPRs the descriptor enables receive pktAddr (dispatch
+//     ptr), queueAddr (queue ptr, the address of the queue's hsa_queue_t;
+//     0 for none), the kernarg address and dispatchID (dispatch id).
+//
+// It neither reads nor changes the packet's header in memory nor its
+// completion signal; that is the caller's part of packet processing. Only
+// the agent's own lock is held while the kernel runs: other goroutines
+// may map and unmap memory (a.Mem) meanwhile.
+func (a *Agent) DispatchAQLOnQueue(pkt []byte, pktAddr, queueAddr, dispatchID uint64) error {
+	p, err := aql.DecodeKernelDispatchPacket(pkt)
+	if err != nil {
+		return fmt.Errorf("sim: dispatch packet at %#x: %w", pktAddr, err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.dispatchPacket(&p, pktAddr, queueAddr, dispatchID)
+}
+
 // dispatchPacket runs a kernel dispatch packet whose kernarg segment is
-// already in device memory.
-func (a *Agent) dispatchPacket(p *aql.KernelDispatchPacket, pktAddr uint64) error {
-	k, err := a.kernelAt(p.KernelObject)
+// already in memory (see DispatchAQLOnQueue).
+func (a *Agent) dispatchPacket(p *aql.KernelDispatchPacket, pktAddr, queueAddr, dispatchID uint64) error {
+	k, err := a.kernelFor(p.KernelObject)
 	if err != nil {
 		return err
 	}
@@ -197,21 +241,11 @@ func (a *Agent) dispatchPacket(p *aql.KernelDispatchPacket, pktAddr uint64) erro
 			block[i] = 1
 		}
 	}
-	for i := 0; i < 3; i++ {
-		if grid[i] == 0 || block[i] == 0 {
-			return fmt.Errorf("kernel %s: zero grid or workgroup size in dimension %d", k.Name, i)
-		}
+	if err := checkSizes(k, grid, block); err != nil {
+		return err
 	}
-	if block[0]*block[1]*block[2] > 1024 {
-		return fmt.Errorf("kernel %s: workgroup of %d work-items exceeds 1024", k.Name, block[0]*block[1]*block[2])
-	}
-	group := p.GroupSegmentSize
-	if group < k.Desc.GroupSegmentFixedSize {
-		group = k.Desc.GroupSegmentFixedSize
-	}
-	private := p.PrivateSegmentSize
-	if private < k.Desc.PrivateSegmentFixedSize {
-		private = k.Desc.PrivateSegmentFixedSize
-	}
-	return a.run(k, grid, block, p.KernargAddress, pktAddr, group, private)
+	group := max(p.GroupSegmentSize, k.Desc.GroupSegmentFixedSize)
+	private := max(p.PrivateSegmentSize, k.Desc.PrivateSegmentFixedSize)
+	return a.run(&launch{k: k, grid: grid, block: block, kernarg: p.KernargAddress, packet: pktAddr,
+		queue: queueAddr, id: dispatchID, group: group, private: private})
 }

@@ -46,6 +46,9 @@ const (
 type Inst struct {
 	// PC is the instruction's address.
 	PC uint64
+	// epoch is the Program epoch at which the words were last checked
+	// against memory.
+	epoch uint64
 	// Words are the instruction's dwords, including any literal.
 	Words []uint32
 	// Size is the instruction's length in bytes.

@@ -224,66 +224,179 @@ func (w *Wave) Step() error {
 	return nil
 }
 
-// Program is the decoded-instruction cache of a code region; it fetches
-// instruction words from device memory and decodes each PC once, so
-// writes to code that has already run are not seen (the agent never
-// reuses addresses, so a newly loaded code object is always decoded
-// afresh).
+// Program is the decoded-instruction cache of the code in a Memory: it
+// fetches instruction words from memory and decodes each PC once.
+//
+// Cached instructions are tied to the memory region they were decoded
+// from: when the address space changes (Memory.Generation), the region
+// under the current code window is looked up again and a window whose
+// region was unmapped or replaced (a new mapping at the same address, even
+// over the same bytes) is dropped. Writes to code that stays mapped are
+// seen after Invalidate, which the agent calls at the start of every
+// dispatch as the hardware invalidates its instruction cache: each cached
+// instruction is then checked against the words in memory the next time
+// it is fetched, and decoded again if they changed.
+//
+// A Program is used by one goroutine at a time; the Memory it reads may be
+// changed by others (see mem.Memory).
 type Program struct {
 	mem    *mem.Memory
 	target Target
-	cache  map[uint64]*Inst
-	// dense caches decoded instructions of the most recent code region by
-	// (pc - lo) / 4.
+	// gen is the memory generation at which lo, hi and dense were checked
+	// against the address space.
+	gen uint64
+	// epoch counts Invalidate calls; an instruction whose epoch differs is
+	// checked against memory before it is used.
+	epoch uint64
+	// lo, hi and dense are the current window: decoded instructions of
+	// [lo, hi) by (pc - lo) / 4.
+	lo, hi uint64
+	dense  []*Inst
+	// windows are the code windows seen so far, by their first address.
+	windows map[uint64]*codeWindow
+	// pruned is the memory generation at which windows were last checked
+	// for regions that are gone.
+	pruned uint64
+}
+
+// codeWindow caches the decoded instructions of [lo, hi), a span of the
+// memory region with identity id.
+type codeWindow struct {
+	id     uint64
 	lo, hi uint64
 	dense  []*Inst
 }
 
+// maxWindow is the largest span one code window covers (1 MiB of code,
+// 2 MiB of cache slots); bigger regions get one window per MiB.
+const maxWindow = 1 << 20
+
 // NewProgram returns a decoder for code in m.
 func NewProgram(m *mem.Memory, target Target) *Program {
-	return &Program{mem: m, target: target, cache: map[uint64]*Inst{}}
+	return &Program{mem: m, target: target, windows: map[uint64]*codeWindow{}}
 }
+
+// Invalidate makes every cached instruction be checked against the words
+// in memory before its next use, so that code rewritten in place (a new
+// code object loaded where an old one was) runs as written.
+func (p *Program) Invalidate() { p.epoch++ }
 
 // Fetch returns the decoded instruction at pc.
 func (p *Program) Fetch(pc uint64) (*Inst, error) {
-	if pc-p.lo < p.hi-p.lo && pc&3 == 0 {
-		if in := p.dense[(pc-p.lo)>>2]; in != nil {
+	if pc-p.lo < p.hi-p.lo && p.gen == p.mem.Generation() {
+		if in := p.dense[(pc-p.lo)>>2]; in != nil && in.PC == pc && in.epoch == p.epoch {
 			return in, nil
 		}
-	} else if in := p.cache[pc]; in != nil {
-		return in, nil
 	}
+	return p.fetch(pc)
+}
+
+// fetch is Fetch's slow path: it revalidates the current window after a
+// change of the address space, switches windows, checks instructions from
+// before the last Invalidate and decodes new ones.
+func (p *Program) fetch(pc uint64) (*Inst, error) {
+	if g := p.mem.Generation(); g != p.gen {
+		// The region under the window may be gone or replaced: look the
+		// window up again (after reading g, so a later change is seen
+		// by the next Fetch).
+		p.gen = g
+		p.lo, p.hi, p.dense = 0, 0, nil
+	}
+	if pc&3 != 0 { // never cached: dense slots are per dword
+		return p.decode(pc)
+	}
+	if !(pc-p.lo < p.hi-p.lo) {
+		if err := p.window(pc); err != nil {
+			return nil, err
+		}
+	}
+	slot := &p.dense[(pc-p.lo)>>2]
+	if in := *slot; in != nil && in.PC == pc {
+		if in.epoch == p.epoch {
+			return in, nil
+		}
+		if p.unchanged(in) {
+			in.epoch = p.epoch
+			return in, nil
+		}
+	}
+	in, err := p.decode(pc)
+	if err != nil {
+		return nil, err
+	}
+	*slot = in
+	return in, nil
+}
+
+// window makes the code window holding pc current.
+func (p *Program) window(pc uint64) error {
+	base, size, id, ok := p.mem.RegionID(pc)
+	if !ok {
+		return fmt.Errorf("instruction fetch at %#x: %w", pc, &mem.Fault{Addr: pc, Size: 4})
+	}
+	off := (pc - base) &^ (maxWindow - 1)
+	lo := base + off
+	hi := lo + min(maxWindow, size-off)
+	cw := p.windows[lo]
+	if cw == nil || cw.id != id || cw.hi != hi {
+		if cw == nil {
+			p.prune()
+		}
+		cw = &codeWindow{id: id, lo: lo, hi: hi, dense: make([]*Inst, (hi-lo+3)/4)}
+		p.windows[lo] = cw
+	}
+	p.lo, p.hi, p.dense = cw.lo, cw.hi, cw.dense
+	return nil
+}
+
+// prune drops the windows whose region was unmapped or replaced, once per
+// memory generation.
+func (p *Program) prune() {
+	if p.pruned == p.gen {
+		return
+	}
+	p.pruned = p.gen
+	for lo, cw := range p.windows {
+		if _, _, id, ok := p.mem.RegionID(lo); !ok || id != cw.id {
+			delete(p.windows, lo)
+		}
+	}
+}
+
+// unchanged reports whether memory still holds in's words at in.PC.
+func (p *Program) unchanged(in *Inst) bool {
+	b, err := p.mem.Slice(in.PC, in.Size, false)
+	if err != nil {
+		return false
+	}
+	for i, w := range in.Words {
+		if le.Uint32(b[4*i:]) != w {
+			return false
+		}
+	}
+	return true
+}
+
+// decode decodes the instruction at pc from the words of its region (at
+// most four: the longest instruction).
+func (p *Program) decode(pc uint64) (*Inst, error) {
+	base, data, ok := p.mem.RegionBytes(pc)
+	if !ok || pc-base+4 > uint64(len(data)) {
+		return nil, fmt.Errorf("instruction fetch at %#x: %w", pc, &mem.Fault{Addr: pc, Size: 4})
+	}
+	b := data[pc-base:]
 	var words [4]uint32
 	n := 0
-	for ; n < 4; n++ {
-		v, err := p.mem.Load32(pc + uint64(4*n))
-		if err != nil {
-			break
-		}
-		words[n] = v
-	}
-	if n == 0 {
-		return nil, fmt.Errorf("instruction fetch at %#x: %w", pc, &mem.Fault{Addr: pc, Size: 4})
+	for ; n < 4 && len(b) >= 4; n++ {
+		words[n] = le.Uint32(b)
+		b = b[4:]
 	}
 	in, err := Decode(words[:n], p.target)
 	if err != nil {
 		return nil, err
 	}
 	in.PC = pc
-	p.cache[pc] = in
-	if !(pc-p.lo < p.hi-p.lo) {
-		if base, size, ok := p.mem.Region(pc); ok && size <= 1<<26 {
-			p.lo, p.hi, p.dense = base, base+size, make([]*Inst, (size+3)/4)
-			for a, c := range p.cache {
-				if a-base < size && a&3 == 0 {
-					p.dense[(a-base)>>2] = c
-				}
-			}
-		}
-	}
-	if pc-p.lo < p.hi-p.lo && pc&3 == 0 {
-		p.dense[(pc-p.lo)>>2] = in
-	}
+	in.epoch = p.epoch
 	return in, nil
 }
 
