@@ -299,6 +299,7 @@ func init() {
 		AMDKFD_IOC_AVAILABLE_MEMORY:          (*Driver).availableMemory,
 		AMDKFD_IOC_SET_CU_MASK:               (*Driver).setCUMask,
 		AMDKFD_IOC_RUNTIME_ENABLE:            (*Driver).runtimeEnable,
+		AMDKFD_IOC_SET_SCRATCH_BACKING_VA:    (*Driver).setScratchBackingVA,
 	}
 }
 
@@ -459,6 +460,16 @@ func (d *Driver) availableMemory(b []byte) unix.Errno {
 	if used < g.gpu.LocalMemSize {
 		a.Available = g.gpu.LocalMemSize - used
 	}
+	return 0
+}
+
+func (d *Driver) setScratchBackingVA(b []byte) unix.Errno {
+	a := as[kfdIoctlSetScratchBackingVAArgs](b)
+	if d.gpuByID(a.GPUID) == nil {
+		return unix.EINVAL
+	}
+	// Scratch lives in the simulator's per-lane private memory; the
+	// backing address is accepted.
 	return 0
 }
 

@@ -356,3 +356,10 @@ func DecodeMmapOffset(off uint64) MmapOffset {
 func EncodeMmapOffset(typ uint64, gpuID uint32, offset uint64) uint64 {
 	return typ&KFD_MMAP_TYPE_MASK | uint64(gpuID)<<KFD_MMAP_GPU_ID_SHIFT&KFD_MMAP_GPU_ID_MASK | offset&KFD_MMAP_OFFSET_MASK
 }
+
+// struct kfd_ioctl_set_scratch_backing_va_args
+type kfdIoctlSetScratchBackingVAArgs struct {
+	VAAddr uint64
+	GPUID  uint32
+	Pad    uint32
+}

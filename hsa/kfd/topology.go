@@ -170,7 +170,7 @@ func (t *Topology) WriteSysfs(root string) error {
 			g := t.GPUs[n-1]
 			gpuID, name = GPUID(n), g.Target
 			props = []prop{{"cpu_cores_count", 0}, {"simd_count", uint64(g.ComputeUnits * g.SIMDsPerCU)},
-				{"mem_banks_count", 1}, {"caches_count", 0}, {"io_links_count", 1}, {"p2p_links_count", 0},
+				{"mem_banks_count", 1}, {"caches_count", uint64(len(gpuCaches))}, {"io_links_count", 1}, {"p2p_links_count", 0},
 				{"cpu_core_id_base", 0}, {"simd_id_base", uint64(0x80000000 + 0x1000*n)},
 				{"max_waves_per_simd", uint64(g.MaxWavesPerSIMD)}, {"lds_size_in_kb", uint64(g.LDSKiB)},
 				{"gds_size_in_kb", 0}, {"num_gws", 0}, {"wave_front_size", uint64(g.WaveSize)},
@@ -186,6 +186,23 @@ func (t *Topology) WriteSysfs(root string) error {
 				{"num_xcc", uint64(g.NumXCC)}, {"max_engine_clk_ccompute", 3000}}
 			bank = []prop{{"heap_type", HSA_MEM_HEAP_TYPE_FB_PUBLIC}, {"size_in_bytes", g.LocalMemSize},
 				{"flags", 0}, {"width", 8192}, {"mem_clk_max", 1300}}
+			for c, cp := range gpuCaches {
+				cdir := filepath.Join(dir, "caches", fmt.Sprint(c))
+				if err := os.MkdirAll(cdir, 0o755); err != nil {
+					return err
+				}
+				props := []prop{{"processor_id_low", uint64(0x80000000 + 0x1000*n)}, {"level", cp.level},
+					{"size", cp.sizeKiB}, {"cache_line_size", cp.line}, {"cache_lines_per_tag", 1},
+					{"association", cp.assoc}, {"latency", cp.latency}, {"type", cp.typ}}
+				var b strings.Builder
+				for _, p := range props {
+					fmt.Fprintf(&b, "%s %d\n", p.name, p.val)
+				}
+				b.WriteString("sibling_map 1\n")
+				if err := os.WriteFile(filepath.Join(cdir, "properties"), []byte(b.String()), 0o444); err != nil {
+					return err
+				}
+			}
 			if err := os.MkdirAll(filepath.Join(dir, "io_links/0"), 0o755); err != nil {
 				return err
 			}
@@ -278,6 +295,22 @@ func (t *Topology) WriteSysfs(root string) error {
 		}
 	}
 	return nil
+}
+
+// HSA cache types (HsaCacheType bits): data, instruction, HSA CU.
+const (
+	hsaCacheData        = 1
+	hsaCacheInstruction = 2
+	hsaCacheHSACU       = 8
+)
+
+// gpuCaches are the cache levels a GPU node reports: the vector L1, the
+// L2 and the last-level (Infinity) cache of a CDNA3-class device.
+var gpuCaches = []struct{ level, sizeKiB, line, assoc, latency, typ uint64 }{
+	{1, 32, 128, 4, 1, hsaCacheData | hsaCacheHSACU},
+	{1, 64, 128, 8, 1, hsaCacheInstruction | hsaCacheHSACU},
+	{2, 4096, 128, 16, 1, hsaCacheData | hsaCacheHSACU},
+	{3, 262144, 64, 16, 1, hsaCacheData | hsaCacheHSACU},
 }
 
 func linkProps(from, to int) []prop {
