@@ -2,7 +2,6 @@ package kfd
 
 import (
 	"fmt"
-	"os"
 	"sync"
 	"time"
 	"unsafe"
@@ -55,7 +54,6 @@ type Driver struct {
 	cfg       Config
 	topo      Topology
 	sysfs     string
-	ownsSysfs bool
 	start     time.Time
 
 	gpus []*gpuState
@@ -106,17 +104,17 @@ func New(cfg Config) (*Driver, error) {
 		return nil, fmt.Errorf("kfd: %d GPUs configured, at most %d", len(cfg.GPUs), maxGPUs)
 	}
 	d := &Driver{cfg: cfg, topo: Topology{GPUs: cfg.GPUs}, bos: map[uint64]*bo{}, start: time.Now(), kfdMem: -1}
-	d.sysfs = cfg.SysfsDir
-	if d.sysfs == "" {
-		dir, err := os.MkdirTemp("", "rocjitsu-sysfs-")
-		if err != nil {
-			return nil, fmt.Errorf("kfd: sysfs directory: %w", err)
+	if cfg.SysfsDir != "" {
+		d.sysfs = cfg.SysfsDir
+		if err := d.topo.WriteSysfs(d.sysfs); err != nil {
+			return nil, fmt.Errorf("kfd: writing the topology: %w", err)
 		}
-		d.sysfs, d.ownsSysfs = dir, true
-	}
-	if err := d.topo.WriteSysfs(d.sysfs); err != nil {
-		d.Close()
-		return nil, fmt.Errorf("kfd: writing the topology: %w", err)
+	} else {
+		dir, err := d.topo.sharedSysfs()
+		if err != nil {
+			return nil, err
+		}
+		d.sysfs = dir
 	}
 	fd, err := unix.MemfdCreate("rocjitsu-kfd", unix.MFD_CLOEXEC)
 	if err != nil {
@@ -184,9 +182,6 @@ func (d *Driver) Close() {
 	if d.kfdMem >= 0 {
 		unix.Close(d.kfdMem)
 		d.kfdMem = -1
-	}
-	if d.ownsSysfs {
-		os.RemoveAll(d.sysfs)
 	}
 }
 
@@ -301,6 +296,9 @@ func init() {
 		AMDKFD_IOC_RUNTIME_ENABLE:            (*Driver).runtimeEnable,
 		AMDKFD_IOC_SET_SCRATCH_BACKING_VA:    (*Driver).setScratchBackingVA,
 	}
+	for req, h := range kfdHandlers {
+		kfdByNR[IoctlNR(req)].req, kfdByNR[IoctlNR(req)].h = req, h
+	}
 }
 
 func (d *Driver) kfdIoctl(req uint32, b []byte) unix.Errno {
@@ -310,12 +308,32 @@ func (d *Driver) kfdIoctl(req uint32, b []byte) unix.Errno {
 	if IoctlNR(req) == IoctlNR(AMDKFD_IOC_SVM) {
 		return d.svm(req, b)
 	}
-	h := kfdHandlers[req]
+	nr := IoctlNR(req)
+	canon, h := kfdByNR[nr].req, kfdByNR[nr].h
 	if h == nil {
-		d.logf("kfd: unknown ioctl %#x (nr %#x, size %d): ENOTTY", req, IoctlNR(req), IoctlSize(req))
+		d.logf("kfd: unknown ioctl %#x (nr %#x, size %d): ENOTTY", req, nr, IoctlSize(req))
 		return unix.ENOTTY
 	}
+	if IoctlDir(req) != IoctlDir(canon) {
+		return unix.EINVAL
+	}
+	// As the kernel does, an argument of another size (an older or newer
+	// libhsakmt's struct) is zero-extended to the driver's struct and only
+	// the caller's bytes are written back.
+	if want := IoctlSize(canon); uint32(len(b)) != want {
+		tmp := make([]byte, want)
+		copy(tmp, b)
+		e := h(d, tmp)
+		copy(b, tmp)
+		return e
+	}
 	return h(d, b)
+}
+
+// kfdByNR indexes kfdHandlers by command number.
+var kfdByNR [256]struct {
+	req uint32
+	h   kfdHandler
 }
 
 func (d *Driver) getVersion(b []byte) unix.Errno {

@@ -1,6 +1,8 @@
 package kfd
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -331,4 +333,38 @@ func systemMemory() uint64 {
 		}
 	}
 	return 16 << 30
+}
+
+// sharedSysfs returns a sysfs tree for the topology in the temporary
+// directory, shared by every process of the same user with the same
+// topology: written once (into a private directory, then renamed into
+// place), so processes neither leak trees nor race on a half-written one.
+func (t *Topology) sharedSysfs() (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "v1 %+v cpus=%d mem=%d", t.GPUs, runtime.NumCPU(), systemMemory())
+	name := fmt.Sprintf("rocjitsu-sysfs-%d-%s", os.Getuid(), hex.EncodeToString(h.Sum(nil))[:16])
+	final := filepath.Join(os.TempDir(), name)
+	if st, err := os.Stat(filepath.Join(final, ".complete")); err == nil && st.Mode().IsRegular() {
+		return final, nil
+	}
+	tmp, err := os.MkdirTemp(os.TempDir(), name+".tmp-")
+	if err != nil {
+		return "", fmt.Errorf("kfd: sysfs directory: %w", err)
+	}
+	if err := t.WriteSysfs(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("kfd: writing the topology: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o444); err != nil {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("kfd: writing the topology: %w", err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		// Another process won the race: use its tree.
+		os.RemoveAll(tmp)
+		if _, err2 := os.Stat(filepath.Join(final, ".complete")); err2 != nil {
+			return "", fmt.Errorf("kfd: sysfs directory %s: %w", final, err)
+		}
+	}
+	return final, nil
 }
