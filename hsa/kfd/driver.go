@@ -51,10 +51,10 @@ const (
 
 // Driver is the simulated kernel driver of one process.
 type Driver struct {
-	cfg       Config
-	topo      Topology
-	sysfs     string
-	start     time.Time
+	cfg   Config
+	topo  Topology
+	sysfs string
+	start time.Time
 
 	gpus []*gpuState
 
