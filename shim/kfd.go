@@ -86,7 +86,8 @@ func rjKfdStart() (dir *C.char) {
 	}
 	d, err := kfd.New(kfd.Config{GPUs: gpus,
 		Executor: func(i int, g kfd.GPU) (kfd.Executor, error) { return kfd.NewSimExecutor(g.Target) },
-		Logf:     func(f string, a ...any) { lg.Debugf(f, a...) }})
+		Logf:     func(f string, a ...any) { lg.Debugf(f, a...) },
+		Warnf:    func(f string, a ...any) { lg.Errorf(f, a...) }})
 	if err != nil {
 		lg.Errorf("simulated GPU: %v", err)
 		fmt.Fprintf(os.Stderr, "rocjitsu: simulated GPU: %v\n", err)

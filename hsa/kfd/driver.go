@@ -35,6 +35,9 @@ type Config struct {
 	SysfsDir string
 	// Logf, when set, receives diagnostic lines.
 	Logf func(format string, args ...any)
+	// Warnf, when set, receives reports the user should see (a queue
+	// stopped by a kernel fault).
+	Warnf func(format string, args ...any)
 }
 
 // FileKind says which device a file descriptor opened.
@@ -160,6 +163,14 @@ func (d *Driver) SysfsDir() string { return d.sysfs }
 
 // GPUs returns the simulated devices.
 func (d *Driver) GPUs() []GPU { return d.topo.GPUs }
+
+func (d *Driver) warnf(format string, args ...any) {
+	if d.cfg.Warnf != nil {
+		d.cfg.Warnf(format, args...)
+	} else {
+		d.logf(format, args...)
+	}
+}
 
 func (d *Driver) logf(format string, args ...any) {
 	if d.cfg.Logf != nil {

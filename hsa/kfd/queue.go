@@ -3,7 +3,9 @@ package kfd
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -252,6 +254,7 @@ func (cp *commandProcessor) sleep(dt time.Duration) {
 func (cp *commandProcessor) run() {
 	runtime.LockOSThread()
 	defer close(cp.done)
+	debug.SetPanicOnFault(true)
 	// Fine-grained sleeps: the default 50 µs timer slack would dominate
 	// the wake-up latency.
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
@@ -350,7 +353,7 @@ func (cp *commandProcessor) execute(q *queue, p []byte, index uint64, typ uint32
 			break
 		}
 		start := cp.d.gpuTicks()
-		err = q.gpu.exec.Dispatch(p, q.ringVA+(index%q.packets)*aqlPacketSize, q.amdQueue, index)
+		err = cp.dispatch(q, p, index)
 		cp.dispatches.Add(1)
 		cp.complete(completion, start)
 		return true, err
@@ -391,6 +394,22 @@ func (cp *commandProcessor) execute(q *queue, p []byte, index uint64, typ uint32
 	}
 	cp.complete(completion, cp.d.gpuTicks())
 	return true, err
+}
+
+// dispatch runs a kernel, turning a fault of the process's own memory
+// (a user pointer the application unmapped) or a panic of the executor
+// into an error of the packet instead of a crash of the process.
+func (cp *commandProcessor) dispatch(q *queue, p []byte, index uint64) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if ae, ok := r.(interface{ Addr() uintptr }); ok {
+				err = &MemoryFaultError{Addr: uint64(ae.Addr()), Err: fmt.Errorf("kernel accessed unmapped process memory at %#x", ae.Addr())}
+				return
+			}
+			err = fmt.Errorf("executor failure: %v", r)
+		}
+	}()
+	return q.gpu.exec.Dispatch(p, q.ringVA+(index%q.packets)*aqlPacketSize, q.amdQueue, index)
 }
 
 func compare(v, want int64, cond uint32) bool {
@@ -438,13 +457,18 @@ func (d *Driver) gpuTicks() uint64 {
 	return uint64(time.Since(d.start).Nanoseconds()) / (1e9 / gpuCounterHz)
 }
 
-// queueError reports a failed packet the way the CP reports a queue error:
-// the queue's inactive signal gets the error code and its event fires, and
-// memory faults also raise the process's memory events.
+// queueError reports a failed packet as the hardware does: a memory fault
+// raises the process's memory events (ROCR's VM fault handler then reports
+// it, and aborts unless the application registered a system event
+// handler), any other failure sets the queue's inactive signal to the
+// error code ROCR maps to an HSA status for the queue's error callback
+// (0x40000000: illegal instruction).
 func (d *Driver) queueError(q *queue, err error) {
+	d.warnf("kfd: GPU %d queue %d stopped: %v", q.gpu.index, q.id, err)
 	var mf *MemoryFaultError
 	if errors.As(err, &mf) {
 		d.ReportMemoryFault(MemoryFault{VA: mf.Addr, GPUID: q.gpu.id, NotPresent: true})
+		return
 	}
 	if q.amdQueue == 0 {
 		return
@@ -453,16 +477,8 @@ func (d *Driver) queueError(q *queue, err error) {
 	if h == 0 {
 		return
 	}
-	// The value is the error: bit 31 marks an error, the low bits the
-	// cause ROCR maps to an HSA status.
-	code := int64(0x80000000)
-	if mf != nil {
-		code |= 1 << 29 // memory violation
-	} else {
-		code |= 1 << 30 // illegal instruction / other wave error
-	}
 	s := hostBytes(h, 64)
-	atomic.StoreInt64((*int64)(unsafe.Pointer(&s[amdSignalValue])), code)
+	atomic.StoreInt64((*int64)(unsafe.Pointer(&s[amdSignalValue])), queueErrorIllegalInstruction)
 	if mailbox := binary.LittleEndian.Uint64(s[amdSignalEventMailbox:]); mailbox != 0 {
 		id := binary.LittleEndian.Uint32(s[amdSignalEventID:])
 		if !d.SignalEvent(id) {
@@ -470,6 +486,10 @@ func (d *Driver) queueError(q *queue, err error) {
 		}
 	}
 }
+
+// queueErrorIllegalInstruction is the queue-inactive error code of a wave
+// that executed an instruction it could not.
+const queueErrorIllegalInstruction = 0x40000000
 
 // MemoryFaultError is the error an Executor returns for a kernel that
 // accessed memory outside every mapping.
