@@ -142,7 +142,7 @@ func rjKfdIoctl(kind C.int, req C.ulong, arg unsafe.Pointer) (errno C.int) {
 	if kind == kindRender {
 		k = kfd.FileRender
 	}
-	return C.int(d.Ioctl(k, uint32(req), arg))
+	return C.int(d.Ioctl(k, uint32(req), uintptr(arg)))
 }
 
 //export rjKfdMmapTarget

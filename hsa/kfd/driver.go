@@ -256,21 +256,34 @@ func (d *Driver) RenderMinor(fd int) int {
 	return -1
 }
 
-// Ioctl serves ioctl(fd, req, arg) on a descriptor of kind k. It returns 0
-// or the errno the real driver gives.
-func (d *Driver) Ioctl(k FileKind, req uint32, arg unsafe.Pointer) unix.Errno {
+// Ioctl serves ioctl(fd, req, arg) on a descriptor of kind k, arg being the
+// caller's argument address. The argument is copied in and out as a kernel
+// copies it (an unreadable address gives EFAULT). It returns 0 or the
+// errno the real driver gives.
+func (d *Driver) Ioctl(k FileKind, req uint32, arg uintptr) unix.Errno {
 	size := IoctlSize(req)
-	if arg == nil && size > 0 {
-		return unix.EFAULT
+	var b []byte
+	if size > 0 {
+		var e unix.Errno
+		if b, e = copyIn(uint64(arg), uint64(size)); e != 0 {
+			return e
+		}
 	}
-	b := argBytes(arg, size)
+	var e unix.Errno
 	switch k {
 	case FileKFD:
-		return d.kfdIoctl(req, b)
+		e = d.kfdIoctl(req, b)
 	case FileRender:
-		return d.drmIoctl(req, b)
+		e = d.drmIoctl(req, b)
+	default:
+		return unix.ENOTTY
 	}
-	return unix.ENOTTY
+	if e == 0 && size > 0 && IoctlDir(req)&iocRead != 0 {
+		if e := copyOut(uint64(arg), b); e != 0 {
+			return e
+		}
+	}
+	return e
 }
 
 // kfdHandler serves one KFD ioctl on its argument bytes.
@@ -417,10 +430,7 @@ func (d *Driver) getProcessAperturesNew(b []byte) unix.Errno {
 	if n > len(d.gpus) {
 		n = len(d.gpus)
 	}
-	if a.KFDProcessDeviceAperturesPtr == 0 {
-		return unix.EFAULT
-	}
-	out := hostBytes(a.KFDProcessDeviceAperturesPtr, uint64(n)*uint64(unsafe.Sizeof(kfdProcessDeviceApertures{})))
+	out := make([]byte, uint64(n)*uint64(unsafe.Sizeof(kfdProcessDeviceApertures{})))
 	for i := 0; i < n; i++ {
 		ap := as[kfdProcessDeviceApertures](out[i*int(unsafe.Sizeof(kfdProcessDeviceApertures{})):])
 		g := d.gpus[i]
@@ -436,7 +446,7 @@ func (d *Driver) getProcessAperturesNew(b []byte) unix.Errno {
 		ap.ScratchBase, ap.ScratchLimit = 0x2000000000000, 0x20000ffffffff
 	}
 	a.NumOfNodes = uint32(n)
-	return 0
+	return copyOut(a.KFDProcessDeviceAperturesPtr, out)
 }
 
 func (d *Driver) acquireVM(b []byte) unix.Errno {

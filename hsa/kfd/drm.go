@@ -176,35 +176,52 @@ func (d *Driver) drmIoctl(req uint32, b []byte) unix.Errno {
 
 // copyString writes s into the user buffer (ptr, n) as the kernel does:
 // truncated to n, length returned in full.
-func copyString(ptr uint64, n uint64, s string) uint64 {
-	if ptr != 0 && n > 0 {
+func copyString(ptr uint64, n *uint64, s string) unix.Errno {
+	if ptr != 0 && *n > 0 {
 		c := uint64(len(s))
-		if c > n {
-			c = n
+		if c > *n {
+			c = *n
 		}
-		copy(hostBytes(ptr, c), s)
+		if e := copyOut(ptr, []byte(s[:c])); e != 0 {
+			return e
+		}
 	}
-	return uint64(len(s))
+	*n = uint64(len(s))
+	return 0
 }
 
 func (d *Driver) drmVersion(b []byte) unix.Errno {
 	v := as[drmVersion](b)
 	v.VersionMajor, v.VersionMinor, v.VersionPatchlevel = drmVersionMajor, drmVersionMinor, 0
-	v.NameLen = copyString(v.Name, v.NameLen, drmDriverName)
-	v.DateLen = copyString(v.Date, v.DateLen, drmDriverDate)
-	v.DescLen = copyString(v.Desc, v.DescLen, drmDriverDesc)
+	for _, f := range []struct {
+		ptr uint64
+		n   *uint64
+		s   string
+	}{{v.Name, &v.NameLen, drmDriverName}, {v.Date, &v.DateLen, drmDriverDate}, {v.Desc, &v.DescLen, drmDriverDesc}} {
+		if e := copyString(f.ptr, f.n, f.s); e != 0 {
+			return e
+		}
+	}
 	return 0
 }
 
 func (d *Driver) amdgpuInfo(b []byte) unix.Errno {
 	in := as[drmAMDGPUInfo](b)
-	if in.ReturnPointer == 0 || in.ReturnSize == 0 {
+	if in.ReturnPointer == 0 || in.ReturnSize == 0 || in.ReturnSize > 1<<20 {
 		return unix.EINVAL
 	}
 	// The render node does not say which GPU it is by its argument; all
 	// simulated GPUs of one kind answer alike, so the first answers.
 	g := d.gpus[0]
-	out := hostBytes(in.ReturnPointer, uint64(in.ReturnSize))
+	out := make([]byte, in.ReturnSize)
+	e := d.amdgpuInfoQuery(g, in, out)
+	if e != 0 {
+		return e
+	}
+	return copyOut(in.ReturnPointer, out)
+}
+
+func (d *Driver) amdgpuInfoQuery(g *gpuState, in *drmAMDGPUInfo, out []byte) unix.Errno {
 	put := func(p unsafe.Pointer, size uintptr) unix.Errno {
 		src := unsafe.Slice((*byte)(p), size)
 		n := copy(out, src)

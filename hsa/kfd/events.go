@@ -209,7 +209,10 @@ func (d *Driver) waitEvents(b []byte) unix.Errno {
 		return unix.EINVAL
 	}
 	sz := uint64(unsafe.Sizeof(kfdEventData{}))
-	raw := hostBytes(a.EventsPtr, uint64(a.NumEvents)*sz)
+	raw, e := copyIn(a.EventsPtr, uint64(a.NumEvents)*sz)
+	if e != 0 {
+		return e
+	}
 	data := make([]*kfdEventData, a.NumEvents)
 	for i := range data {
 		data[i] = as[kfdEventData](raw[uint64(i)*sz:])
@@ -255,7 +258,7 @@ func (d *Driver) waitEvents(b []byte) unix.Errno {
 			}
 			t.mu.Unlock()
 			a.WaitResult = KFD_IOC_WAIT_RESULT_COMPLETE
-			return 0
+			return copyOut(a.EventsPtr, raw)
 		}
 		if a.Timeout == 0 {
 			t.mu.Unlock()

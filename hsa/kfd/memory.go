@@ -57,6 +57,9 @@ func (d *Driver) allocMemoryOfGPU(b []byte) unix.Errno {
 		if a.MmapOffset == 0 || a.MmapOffset%pageSize != 0 {
 			return unix.EINVAL
 		}
+		if e := probe(a.MmapOffset, size); e != 0 {
+			return e
+		}
 		bytes = hostBytes(a.MmapOffset, size)
 		o.off = a.MmapOffset
 	case KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL:
@@ -137,7 +140,10 @@ func (d *Driver) mapUnmap(b []byte) unix.Errno {
 	if a.NSuccess > a.NDevices {
 		return unix.EINVAL
 	}
-	ids := hostBytes(a.DeviceIDsArrayPtr, uint64(a.NDevices)*4)
+	ids, e := copyIn(a.DeviceIDsArrayPtr, uint64(a.NDevices)*4)
+	if e != 0 {
+		return e
+	}
 	for i := uint32(0); i < a.NDevices; i++ {
 		id := uint32(ids[4*i]) | uint32(ids[4*i+1])<<8 | uint32(ids[4*i+2])<<16 | uint32(ids[4*i+3])<<24
 		if d.gpuByID(id) == nil {

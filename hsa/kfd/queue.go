@@ -79,6 +79,12 @@ func (d *Driver) createQueue(b []byte) unix.Errno {
 	if a.WritePointerAddress == 0 || a.ReadPointerAddress == 0 || a.WritePointerAddress%8 != 0 || a.ReadPointerAddress%8 != 0 {
 		return unix.EFAULT
 	}
+	if e := probe(a.RingBaseAddress, uint64(a.RingSize)); e != 0 {
+		return e
+	}
+	if probe(a.WritePointerAddress, 8) != 0 || probe(a.ReadPointerAddress, 8) != 0 {
+		return unix.EFAULT
+	}
 	q := &queue{gpu: g, ringVA: a.RingBaseAddress, ring: hostBytes(a.RingBaseAddress, uint64(a.RingSize)),
 		packets: uint64(a.RingSize) / aqlPacketSize,
 		wptr:    (*uint64)(unsafe.Pointer(&hostBytes(a.WritePointerAddress, 8)[0])),
@@ -279,7 +285,7 @@ func (cp *commandProcessor) run() {
 		}
 		worked := false
 		for _, q := range qs {
-			if cp.serve(q) {
+			if cp.serveSafe(q) {
 				worked = true
 			}
 		}
@@ -301,6 +307,20 @@ func min(a, b int) int {
 		return a
 	}
 	return b
+}
+
+// serveSafe is serve for a queue whose ring, indices or signals may be
+// memory the application has unmapped: such a fault stops the queue with
+// an error instead of crashing the process.
+func (cp *commandProcessor) serveSafe(q *queue) (worked bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			q.broken = true
+			worked = true
+			cp.d.warnf("kfd: GPU %d queue %d stopped: its ring, read/write index or a signal is not mapped (%v)", q.gpu.index, q.id, r)
+		}
+	}()
+	return cp.serve(q)
 }
 
 // serve runs the ready packets of q; it reports whether any ran.
