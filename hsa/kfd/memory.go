@@ -23,6 +23,11 @@ type bo struct {
 
 const pageSize = 4096
 
+// maxObjects bounds the memory objects of a process: each GTT or VRAM
+// object is a mapping of the driver's, and mappings are a finite resource
+// of the process (vm.max_map_count).
+const maxObjects = 16384
+
 func (d *Driver) allocMemoryOfGPU(b []byte) unix.Errno {
 	a := as[kfdIoctlAllocMemoryOfGPUArgs](b)
 	g := d.gpuByID(a.GPUID)
@@ -40,6 +45,19 @@ func (d *Driver) allocMemoryOfGPU(b []byte) unix.Errno {
 	switch kind {
 	case KFD_IOC_ALLOC_MEM_FLAGS_VRAM, KFD_IOC_ALLOC_MEM_FLAGS_GTT:
 		d.mu.Lock()
+		limit, used := g.gpu.LocalMemSize, uint64(0)
+		if kind == KFD_IOC_ALLOC_MEM_FLAGS_GTT {
+			limit = systemMemory()
+		}
+		for _, o := range d.bos {
+			if o.gpu == g && o.flags&kind != 0 {
+				used += o.size
+			}
+		}
+		if used+size > limit || len(d.bos) >= maxObjects {
+			d.mu.Unlock()
+			return unix.ENOMEM
+		}
 		off := g.rnext
 		g.rnext += (size + (1<<21 - 1)) &^ (1<<21 - 1)
 		end := g.rnext

@@ -1,0 +1,110 @@
+package kfd
+
+import (
+	"encoding/binary"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+var (
+	fuzzOnce sync.Once
+	fuzzDrv  *Driver
+	fuzzArg  []byte
+)
+
+// FuzzIoctl sends arbitrary requests with arbitrary argument bytes (and
+// so arbitrary user pointers inside them) to the KFD and render-node
+// handlers: every outcome must be an errno or success, never a panic or a
+// fault of the process.
+func FuzzIoctl(f *testing.F) {
+	seed := func(req uint32, fill func(b []byte)) {
+		b := make([]byte, IoctlSize(req))
+		if fill != nil {
+			fill(b)
+		}
+		f.Add(req, false, b)
+	}
+	le := binary.LittleEndian
+	for req := range kfdHandlers {
+		seed(req, nil)
+		seed(req, func(b []byte) {
+			for i := 0; i+4 <= len(b); i += 4 {
+				le.PutUint32(b[i:], GPUID(1))
+			}
+		})
+	}
+	seed(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, func(b []byte) {
+		le.PutUint64(b[0:], 0x7100_0000_0000)
+		le.PutUint64(b[8:], 1<<20)
+		le.PutUint32(b[32:], GPUID(1))
+		le.PutUint32(b[36:], KFD_IOC_ALLOC_MEM_FLAGS_VRAM)
+	})
+	seed(AMDKFD_IOC_SVM|2<<iocSizeShift, nil)
+	f.Add(DRM_IOCTL_VERSION, true, make([]byte, 64))
+	f.Add(DRM_IOCTL_AMDGPU_INFO, true, make([]byte, 32))
+	f.Fuzz(func(t *testing.T, req uint32, render bool, arg []byte) {
+		fuzzOnce.Do(func() {
+			g, _ := KnownGPU("gfx942")
+			fe := &fakeExec{maps: map[uint64][]byte{}}
+			d, err := New(Config{GPUs: []GPU{g}, SysfsDir: t.TempDir() + "-fuzz", Executor: func(int, GPU) (Executor, error) { return fe, nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fuzzDrv = d
+			fuzzArg, _ = unix.Mmap(-1, 0, 1<<16, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+		})
+		if len(arg) > len(fuzzArg) {
+			arg = arg[:len(fuzzArg)]
+		}
+		clear(fuzzArg)
+		copy(fuzzArg, arg)
+		if IoctlNR(req) == IoctlNR(AMDKFD_IOC_WAIT_EVENTS) && IoctlSize(req) >= 20 {
+			le.PutUint32(fuzzArg[16:], 0) // no blocking waits in the fuzzer
+		}
+		k := FileKFD
+		if render {
+			k = FileRender
+		}
+		e := fuzzDrv.Ioctl(k, req, uintptr(unsafe.Pointer(&fuzzArg[0])))
+		if e < 0 || e > 4095 {
+			t.Fatalf("request %#x: errno %d", req, e)
+		}
+	})
+}
+
+// FuzzMmapOffset decodes arbitrary mmap offsets of /dev/kfd: a target is
+// the driver's own memfd range, or an errno.
+func FuzzMmapOffset(f *testing.F) {
+	f.Add(EncodeMmapOffset(KFD_MMAP_TYPE_DOORBELL, GPUID(1), 0), uint64(doorbellPageSize))
+	f.Add(EncodeMmapOffset(KFD_MMAP_TYPE_MMIO, GPUID(1), 0), uint64(pageSize))
+	f.Add(EncodeMmapOffset(KFD_MMAP_TYPE_EVENTS, 0, 0), uint64(eventsPageSize))
+	f.Add(uint64(1)<<63, uint64(1)<<40)
+	d, _ := newFuzzDriver(f)
+	f.Fuzz(func(t *testing.T, off, length uint64) {
+		m := DecodeMmapOffset(off)
+		if EncodeMmapOffset(m.Type, m.GPUID, m.Offset) != off {
+			t.Fatalf("%#x does not round-trip: %+v", off, m)
+		}
+		fd, foff, e := d.MmapTarget(off, length)
+		if e != 0 {
+			return
+		}
+		if fd != d.kfdMem || foff < 0 || uint64(foff)+length > kfdMemSize {
+			t.Fatalf("offset %#x length %#x: target fd %d offset %#x outside the driver's pages", off, length, fd, foff)
+		}
+	})
+}
+
+func newFuzzDriver(f *testing.F) (*Driver, *fakeExec) {
+	g, _ := KnownGPU("gfx942")
+	fe := &fakeExec{maps: map[uint64][]byte{}}
+	d, err := New(Config{GPUs: []GPU{g}, SysfsDir: f.TempDir(), Executor: func(int, GPU) (Executor, error) { return fe, nil }})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(d.Close)
+	return d, fe
+}
