@@ -183,7 +183,7 @@ func (t *Topology) WriteSysfs(root string) error {
 				{"domain", 0}, {"drm_render_minor", uint64(DRMRenderMinorBase + n - 1)}, {"hive_id", 0},
 				{"num_sdma_engines", 0}, {"num_sdma_xgmi_engines", 0}, {"num_sdma_queues_per_engine", 0},
 				{"num_cp_queues", 24}, {"max_engine_clk_fcompute", uint64(g.EngineClockMHz)},
-				{"local_mem_size", g.LocalMemSize}, {"fw_version", 177}, {"capability", HSA_CAP_DOORBELL_TYPE_2_0 | HSA_CAP_QUEUE_SIZE_POW2},
+				{"local_mem_size", g.LocalMemSize}, {"fw_version", 177}, {"capability", HSA_CAP_DOORBELL_TYPE_2_0 | HSA_CAP_QUEUE_SIZE_POW2 | HSA_CAP_SRAM_EDCSUPPORTED},
 				{"debug_prop", 0}, {"sdma_fw_version", 0}, {"unique_id", uint64(0x5ee0000 + n)},
 				{"num_xcc", uint64(g.NumXCC)}, {"max_engine_clk_ccompute", 3000}}
 			bank = []prop{{"heap_type", HSA_MEM_HEAP_TYPE_FB_PUBLIC}, {"size_in_bytes", g.LocalMemSize},
@@ -341,7 +341,7 @@ func systemMemory() uint64 {
 // place), so processes neither leak trees nor race on a half-written one.
 func (t *Topology) sharedSysfs() (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "v1 %+v cpus=%d mem=%d", t.GPUs, runtime.NumCPU(), systemMemory())
+	fmt.Fprintf(h, "v2 %+v cpus=%d mem=%d", t.GPUs, runtime.NumCPU(), systemMemory())
 	name := fmt.Sprintf("rocjitsu-sysfs-%d-%s", os.Getuid(), hex.EncodeToString(h.Sum(nil))[:16])
 	final := filepath.Join(os.TempDir(), name)
 	if st, err := os.Stat(filepath.Join(final, ".complete")); err == nil && st.Mode().IsRegular() {
