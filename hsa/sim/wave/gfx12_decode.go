@@ -181,8 +181,6 @@ func decodeGFX12(words []uint32, target Target) (*Inst, error) {
 			if o.Kind == isa.KindReg && c != codeNull {
 				in.Saddr = c
 			}
-		case gfx12.FieldDPP8Sel:
-			in.DPP = &DPP{DPP8: true, Sel8: uint32(o.Imm)}
 		case gfx12.FieldDVDstX:
 			dual[0].Dst = c
 		case gfx12.FieldDSrc0X:
@@ -247,6 +245,7 @@ func decodeGFX12(words []uint32, target Target) (*Inst, error) {
 			in.DPP = &DPP{DPP8: true}
 		}
 		in.DPP.GFX12, in.DPP.RowMask, in.DPP.BankMask = true, 0xf, 0xf
+		in.DPP.Sel8 = in.Words[len(in.Words)-1] >> 8 // the DPP8 dword's lane selects
 		in.DPP.FI = in.Words[0]&0x1ff == 234 || (d.Base == isa.VOP3 || d.Base == isa.VOP3P) && in.Words[1]&0x1ff == 234
 		in.DPP.Src0Neg, in.DPP.Src0Abs = in.Neg&1 != 0, in.Abs&1 != 0
 		in.DPP.Src1Neg, in.DPP.Src1Abs = in.Neg&2 != 0, in.Abs&2 != 0
