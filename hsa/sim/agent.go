@@ -46,7 +46,8 @@ import (
 type Agent struct {
 	mu sync.Mutex
 
-	// Target is the processor the agent is ("gfx942" or "gfx950").
+	// Target is the processor the agent is ("gfx942", "gfx950", "gfx1200"
+	// or "gfx1201"; see gfx12.go for the gfx12 mode).
 	Target string
 	// Mem is the device address space.
 	Mem *mem.Memory
@@ -94,8 +95,8 @@ func (a *Agent) LDSSize() uint32 {
 	return 64 << 10
 }
 
-// NewAgent returns an agent for target ("gfx942" or "gfx950") with an
-// address space of its own.
+// NewAgent returns an agent for target ("gfx942", "gfx950", "gfx1200" or
+// "gfx1201") with an address space of its own.
 func NewAgent(target string) (*Agent, error) {
 	return NewAgentOn(target, mem.New())
 }
