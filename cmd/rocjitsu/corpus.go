@@ -23,7 +23,7 @@ func init() {
 
 func corpusUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: rocjitsu corpus list [--json]")
-	fmt.Fprintln(w, "       rocjitsu corpus check [--target gfx942|gfx950] [--root DIR] [--object PATH] (NAME... | --all)")
+	fmt.Fprintln(w, "       rocjitsu corpus check [--target gfx942|gfx950|gfx1200|gfx1201] [--root DIR] [--object PATH] (NAME... | --all)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "check runs each kernel of testdata/kernels on the simulator with the case's seeded")
 	fmt.Fprintln(w, "inputs and compares every buffer with the Go CPU reference (internal/kernelref).")
@@ -73,7 +73,7 @@ func corpusList(args []string, stdout, stderr io.Writer) int {
 func corpusCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("corpus check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	target := fs.String("target", "gfx942", "simulated device: gfx942 or gfx950")
+	target := fs.String("target", "gfx942", "simulated device: gfx942, gfx950, gfx1200 or gfx1201")
 	root := fs.String("root", ".", "project root holding testdata/kernels")
 	object := fs.String("object", "", "code object to run instead of the corpus object (one NAME only)")
 	all := fs.Bool("all", false, "check every case built for the target")

@@ -61,20 +61,26 @@ func TestCorpusCheck(t *testing.T) {
 	}
 }
 
-func TestCorpusCheckAllGFX950(t *testing.T) {
+func TestCorpusCheckAllGFX950(t *testing.T) { corpusCheckAll(t, "gfx950") }
+
+// TestCorpusCheckAllGFX1201 checks every gfx1201 object on the simulated
+// gfx1201 (wave32 RDNA4 code).
+func TestCorpusCheckAllGFX1201(t *testing.T) { corpusCheckAll(t, "gfx1201") }
+
+func corpusCheckAll(t *testing.T, target string) {
 	root := projectpath.MustRoot(t)
-	if _, err := os.Stat(filepath.Join(root, "testdata/kernels/gfx950")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "testdata/kernels", target)); err != nil {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	code := runMain([]string{"corpus", "check", "--root", root, "--target", "gfx950", "--all"}, &out, &errb)
+	code := runMain([]string{"corpus", "check", "--root", root, "--target", target, "--all"}, &out, &errb)
 	n := 0
 	for _, c := range kernelref.AllCases() {
-		if c.HasTarget("gfx950") {
+		if c.HasTarget(target) {
 			n++
 		}
 	}
 	if code != 0 || !strings.Contains(out.String(), " ok, 0 failed") || strings.Count(out.String(), "\nok   ")+1 < n {
-		t.Fatalf("exit %d (%d gfx950 cases):\n%s%s", code, n, out.String(), errb.String())
+		t.Fatalf("exit %d (%d %s cases):\n%s%s", code, n, target, out.String(), errb.String())
 	}
 }

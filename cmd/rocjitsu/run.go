@@ -47,7 +47,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	gridS := fs.String("grid", "", "grid size in work-items: X[,Y,Z] (required)")
 	blockS := fs.String("block", "", "workgroup size in work-items: X[,Y,Z] (required)")
-	target := fs.String("target", "", "run as this device: gfx942 or gfx950 (default: the object's target)")
+	target := fs.String("target", "", "run as this device: gfx942, gfx950, gfx1200 or gfx1201 (default: the object's target)")
 	stats := fs.Bool("stats", false, "print instruction counts")
 	trace := fs.Bool("trace", false, "print every executed instruction (wave, code offset, EXEC, instruction) to stdout")
 	maxInsts := fs.Uint64("max-insts", sim.DefaultMaxInstructions, "fail when a wave executes more instructions than this (0: no limit)")
@@ -55,7 +55,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&argSpecs, "arg", "next explicit kernel argument: buf:SIZE, buf:@PATH, u32:V, i32:V, u64:V, f32:V, f64:V (repeatable)")
 	fs.Var(&dumps, "dump", "N=PATH: write the final bytes of buffer argument N to PATH (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu run FILE KERNEL --grid X[,Y,Z] --block X[,Y,Z] [--arg SPEC]... [--dump N=PATH]... [--target gfx942|gfx950]")
+		fmt.Fprintln(stderr, "usage: rocjitsu run FILE KERNEL --grid X[,Y,Z] --block X[,Y,Z] [--arg SPEC]... [--dump N=PATH]... [--target gfx942|gfx950|gfx1200|gfx1201]")
 		fs.PrintDefaults()
 	}
 	// Accept flags before and after the positional arguments.

@@ -25,7 +25,11 @@ func TestRunVectorAdd(t *testing.T) {
 	pa, pb, pc := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")
 	os.WriteFile(pa, a, 0o644)
 	os.WriteFile(pb, b, 0o644)
-	for _, target := range []string{"", "gfx950"} {
+	for _, target := range []string{"", "gfx950", "gfx1201"} {
+		obj := obj
+		if target == "gfx1201" { // gfx12 code on the gfx12 simulator, wave32
+			obj = filepath.Join(root, "testdata/kernels/gfx1201/vector_add.co")
+		}
 		args := []string{"run", obj, "vector_add", "--grid", "1024", "--block", "64",
 			"--arg", "buf:@" + pa, "--arg", "buf:@" + pb, "--arg", "buf:4000", "--arg", "u32:1000", "--dump", "2=" + pc}
 		if target != "" {
@@ -62,8 +66,10 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"run", obj, "nope", "--grid", "64", "--block", "64"}, 1, "no kernel \"nope\""},
 		{[]string{"run", obj, "vector_add", "--grid", "64", "--block", "64", "--arg", "buf:4"}, 2, "takes 4 explicit arguments"},
 		{[]string{"run", obj, "vector_add", "--grid", "0", "--block", "64"}, 2, "--grid"},
-		{[]string{"run", obj, "vector_add", "--grid", "64", "--block", "64", "--target", "gfx1200",
+		{[]string{"run", obj, "vector_add", "--grid", "64", "--block", "64", "--target", "gfx1100",
 			"--arg", "buf:4", "--arg", "buf:4", "--arg", "buf:4", "--arg", "u32:1"}, 1, "unsupported target"},
+		{[]string{"run", obj, "vector_add", "--grid", "64", "--block", "64", "--target", "gfx1201",
+			"--arg", "buf:4", "--arg", "buf:4", "--arg", "buf:4", "--arg", "u32:1"}, 1, "cannot run on the simulated gfx1201"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

@@ -46,7 +46,8 @@ import (
 type Agent struct {
 	mu sync.Mutex
 
-	// Target is the processor the agent is ("gfx942" or "gfx950").
+	// Target is the processor the agent is ("gfx942", "gfx950", "gfx1200"
+	// or "gfx1201"; see gfx12.go for the gfx12 mode).
 	Target string
 	// Mem is the device address space.
 	Mem *mem.Memory
@@ -94,8 +95,8 @@ func (a *Agent) LDSSize() uint32 {
 	return 64 << 10
 }
 
-// NewAgent returns an agent for target ("gfx942" or "gfx950") with an
-// address space of its own.
+// NewAgent returns an agent for target ("gfx942", "gfx950", "gfx1200" or
+// "gfx1201") with an address space of its own.
 func NewAgent(target string) (*Agent, error) {
 	return NewAgentOn(target, mem.New())
 }
@@ -115,7 +116,10 @@ func NewAgentOn(target string, m *mem.Memory) (*Agent, error) {
 	case "gfx950":
 		t = wave.GFX950
 	default:
-		return nil, fmt.Errorf("sim: unsupported target %q (want gfx942 or gfx950)", target)
+		var ok bool
+		if t, ok = gfx12Target(target); !ok {
+			return nil, fmt.Errorf("sim: unsupported target %q (want gfx942, gfx950, gfx1200 or gfx1201)", target)
+		}
 	}
 	return &Agent{Target: target, Mem: m, isa: t, MaxInstructions: DefaultMaxInstructions,
 		progs: map[wave.Target]*wave.Program{t: wave.NewProgram(m, t)}}, nil
@@ -325,7 +329,8 @@ func (a *Agent) run(l *launch) error {
 		return fmt.Errorf("sim: kernel %s: group segment of %d bytes exceeds the %d bytes of LDS of %s", k.Name, group, a.LDSSize(), a.Target)
 	}
 	d := k.Desc
-	prog := a.progs[a.isa]
+	isa, lanes := a.waveISA(k)
+	prog := a.program(isa)
 	prog.Invalidate() // code may have been rewritten since the last dispatch
 	entry := uint64(int64(k.KD) + d.EntryOffset)
 	preloadLen := int(d.KernargPreload & 0x7f)
@@ -340,6 +345,9 @@ func (a *Agent) run(l *launch) error {
 	}
 	if nv > 256 {
 		nv = 256
+	}
+	if isa.GFX12() {
+		nv, na = gfx12VGPRs(d, lanes), 0
 	}
 	var ka []byte
 	if preloadLen > 0 {
@@ -369,7 +377,7 @@ func (a *Agent) run(l *launch) error {
 					}
 				}
 				threads := int(bs[0] * bs[1] * bs[2])
-				nw := (threads + 63) / 64
+				nw := (threads + lanes - 1) / lanes
 				for len(a.waves) < nw {
 					a.waves = append(a.waves, &wave.Wave{})
 				}
@@ -379,7 +387,7 @@ func (a *Agent) run(l *launch) error {
 				g := &wave.Group{LDS: lds}
 				ws := a.waves[:nw]
 				for wi, w := range ws {
-					w.Reset(prog, a.Mem, g, a.isa, entry, nv, na)
+					w.Reset(prog, a.Mem, g, isa, entry, nv, na)
 					w.Trace = nil
 					if a.Trace != nil {
 						tw, base := a.Trace, k.codeBase()
@@ -402,6 +410,10 @@ func (a *Agent) run(l *launch) error {
 
 // initWave sets the initial register state the descriptor requests.
 func (a *Agent) initWave(w *wave.Wave, l *launch, wi, threads int, bs, gid [3]uint32, ka []byte, preloadOff, preloadLen int) {
+	if a.isa.GFX12() {
+		a.initWave12(w, l, wi, threads, bs, gid)
+		return
+	}
 	d, private := l.k.Desc, l.private
 	// FLOAT_DENORM_MODE: 0 flushes inputs and outputs; 3 preserves. Modes
 	// 1 and 2 (flush one side) are treated as flushing both.

@@ -47,8 +47,40 @@ func TestFaultNamesKernel(t *testing.T) {
 	if _, err := ex.Kernel("nope"); err == nil {
 		t.Error("unknown kernel must fail")
 	}
-	if _, err := NewAgent("gfx1200"); err == nil {
-		t.Error("gfx1200 is not a simulator target")
+	if _, err := NewAgent("gfx1100"); err == nil {
+		t.Error("gfx1100 is not a simulator target")
+	}
+	// A gfx12 agent refuses gfx9 code (and the other way round).
+	a12, err := NewAgent("gfx1201")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a12.LoadCodeObject(image); err == nil || !strings.Contains(err.Error(), "cannot run on the simulated gfx1201") {
+		t.Errorf("gfx942 object on a gfx1201 agent: got %v", err)
+	}
+	// gfx12 faults name the kernel, wave, PC and gfx12 instruction too.
+	image12, err := os.ReadFile(filepath.Join(projectpath.MustRoot(t), c.Object("gfx1201")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex12, err := a12.LoadCodeObject(image12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k12, err := ex12.Kernel("vector_add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ka12 := make([]byte, k12.KernargSegmentSize)
+	ka12[24] = 64
+	err = a12.Dispatch(k12, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, ka12)
+	if !errors.As(err, &de) {
+		t.Fatalf("gfx1201: got %v, want a *DispatchError", err)
+	}
+	for _, want := range []string{"kernel vector_add", "wave 0", "pc 0x", "global_load_b32", "code object offset"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("gfx1201 error %q does not mention %q", err, want)
+		}
 	}
 }
 

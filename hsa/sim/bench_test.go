@@ -48,19 +48,26 @@ func f32s(b []byte) []float32 {
 }
 
 // BenchmarkMatmulNaive runs the compute-heavy matmul_naive corpus kernel on
-// the simulator and the same computation in Go in the same run. It reports
-// simulated lane-instructions per second and the simulator's time as a
-// multiple of the Go reference's.
+// the simulator, as gfx942 wave64 code and as gfx1201 wave32 code, and the
+// same computation in Go in the same run. It reports simulated
+// lane-instructions per second and the simulator's time as a multiple of
+// the Go reference's.
 func BenchmarkMatmulNaive(b *testing.B) {
+	for _, target := range []string{"gfx942", "gfx1201"} {
+		b.Run(target, func(b *testing.B) { benchMatmul(b, target) })
+	}
+}
+
+func benchMatmul(b *testing.B, target string) {
 	c, ok := kernelref.Lookup("matmul_naive")
 	if !ok {
 		b.Fatal("no matmul_naive case")
 	}
-	image, err := os.ReadFile(filepath.Join(projectpath.MustRoot(b), c.Object("gfx942")))
+	image, err := os.ReadFile(filepath.Join(projectpath.MustRoot(b), c.Object(target)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := NewAgent("gfx942")
+	a, err := NewAgent(target)
 	if err != nil {
 		b.Fatal(err)
 	}

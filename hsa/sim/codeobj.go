@@ -139,6 +139,9 @@ func (a *Agent) load(image []byte) (*Executable, error) {
 	if f.Processor.Name == "" {
 		return nil, fmt.Errorf("code object: e_flags %#x name an unknown processor", f.Header.Flags)
 	}
+	if err := a.checkFamily(f.Processor.Name); err != nil {
+		return nil, err
+	}
 	if f.Header.Type != uint16(elf.ET_DYN) {
 		return nil, fmt.Errorf("code object: e_type %d is not a shared object (ET_DYN); link it first", f.Header.Type)
 	}

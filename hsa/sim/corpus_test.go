@@ -17,13 +17,19 @@ func runCase(t testing.TB, c *kernelref.Case, objTarget, target string) (map[int
 	if err != nil {
 		return nil, nil, err
 	}
+	return runImage(t, c, image, c.Object(objTarget), target)
+}
+
+// runImage runs one kernelref case's code object image (named name in
+// messages) on an agent for target and returns every buffer's final bytes.
+func runImage(t testing.TB, c *kernelref.Case, image []byte, name, target string) (map[int][]byte, *Agent, error) {
 	a, err := NewAgent(target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ex, err := a.LoadCodeObject(image)
 	if err != nil {
-		t.Fatalf("%s: %v", c.Object(objTarget), err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	k, err := ex.Kernel(c.Name)
 	if err != nil {

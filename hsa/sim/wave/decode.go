@@ -25,9 +25,10 @@ const (
 	FmtDS
 	FmtFLAT
 	FmtMUBUF
+	FmtVOPD // gfx12 dual issue (wave32)
 )
 
-var fmtNames = [...]string{"unknown", "SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "SMEM", "VOP2", "VOP1", "VOPC", "VOP3", "VOP3P", "DS", "FLAT", "MUBUF"}
+var fmtNames = [...]string{"unknown", "SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "SMEM", "VOP2", "VOP1", "VOPC", "VOP3", "VOP3P", "DS", "FLAT", "MUBUF", "VOPD"}
 
 func (f Format) String() string { return fmtNames[f] }
 
@@ -90,6 +91,15 @@ type Inst struct {
 	DPP  *DPP
 
 	exec func(w *Wave, in *Inst) error
+
+	// gfx12 decoding (gfx12_decode.go): the instruction is gfx12 code; t16
+	// marks a true16 .h operand run as VOP3 op_sel; dual holds the X and Y
+	// halves of a VOPD; unsupported names a form the simulator rejects;
+	// decodeErr is why an undefined encoding did not decode.
+	gfx12, t16  bool
+	dual        *[2]Inst
+	unsupported string
+	decodeErr   error
 }
 
 // SDWA holds the sub-dword addressing fields of a VOP1/VOP2/VOPC SDWA form.
@@ -109,6 +119,11 @@ type DPP struct {
 	BoundCtrl         bool
 	Src0Neg, Src0Abs  bool
 	Src1Neg, Src1Abs  bool
+	// GFX12 selects the gfx10+ DPP16 controls (row_share, row_xmask);
+	// FI lets lanes read inactive source lanes; DPP8 uses the 3-bit lane
+	// selects Sel8 within groups of 8 lanes.
+	GFX12, FI, DPP8 bool
+	Sel8            uint32
 }
 
 // String prints the mnemonic and raw words of in.
@@ -116,6 +131,8 @@ func (in *Inst) String() string {
 	var b strings.Builder
 	if in.Name != "" {
 		b.WriteString(in.Name)
+	} else if in.decodeErr != nil {
+		fmt.Fprintf(&b, "undefined instruction (%v)", in.decodeErr)
 	} else {
 		fmt.Fprintf(&b, "unknown %s opcode %d", in.Fmt, in.Op)
 	}
@@ -151,6 +168,9 @@ func sext(v uint32, bits uint) int32 { return int32(v<<(32-bits)) >> (32 - bits)
 func Decode(words []uint32, target Target) (*Inst, error) {
 	if len(words) == 0 {
 		return nil, fmt.Errorf("decode: no instruction words")
+	}
+	if target.GFX12() {
+		return decodeGFX12(words, target)
 	}
 	w0 := words[0]
 	in := &Inst{Size: 4}

@@ -1,5 +1,7 @@
 // Package wave is a functional interpreter for gfx9 wave64 machine code
-// (gfx942 and gfx950). It decodes instructions on the fly (Decode), keeps a
+// (gfx942 and gfx950) and for gfx12 (gfx1200, gfx1201) wave32 and wave64
+// code, which is decoded with dbt/isa/gfx12 and runs on the same state with
+// 32-bit lane masks in wave32 (gfx12_decode.go, gfx12_ops.go). It decodes instructions on the fly (Decode), keeps a
 // per-PC cache of decoded instructions per code region (Program), and runs
 // them on a wave's architectural state (Wave): SGPRs with VCC, M0, EXEC and
 // the trap temporaries at their operand numbers, SCC, 256 VGPRs and 256

@@ -284,7 +284,7 @@ func dsPermute(back bool) func(*Wave, *Inst) error {
 				if exec>>l&1 == 0 {
 					continue
 				}
-				s := int((addr[l]+off)>>2) & 63
+				s := int((addr[l]+off)>>2) & (w.laneCount() - 1)
 				v := uint32(0)
 				if exec>>s&1 != 0 {
 					v = data[s]
@@ -297,7 +297,7 @@ func dsPermute(back bool) func(*Wave, *Inst) error {
 				if exec>>l&1 == 0 {
 					continue
 				}
-				d := int((addr[l]+off)>>2) & 63
+				d := int((addr[l]+off)>>2) & (w.laneCount() - 1)
 				out[d] = data[l]
 				w.Lanes++
 			}

@@ -53,7 +53,10 @@ func (w *Wave) applyDPP(d *DPP, src *[64]uint32, exec uint64, k kind) (*[64]uint
 			continue
 		}
 		s, ok := dppLane(d.Ctrl, l)
-		if ok && exec>>s&1 != 0 {
+		if d.GFX12 {
+			s, ok = dppLane12(d, l, w.laneCount())
+		}
+		if ok && (exec>>s&1 != 0 || d.FI) {
 			out[l] = src[s]
 		} else if d.BoundCtrl {
 			out[l] = 0
@@ -276,6 +279,8 @@ func v32x(k kind, n int, dst16 bool, fn func(a, b, c uint32) uint32) func(*Wave,
 			switch {
 			case hiDst:
 				r = dst[l]&0xffff | r<<16
+			case is16 && in.gfx12: // true16: the other half is kept
+				r = dst[l]&0xffff0000 | r&0xffff
 			case is16:
 				r &= 0xffff
 			}
@@ -461,9 +466,9 @@ func cmpOp(k kind, wide bool, x bool, fn func(a, b uint64) bool) func(*Wave, *In
 		}
 		w.Lanes += uint64(popcount(exec))
 		if in.Fmt == FmtVOPC && (in.SDWA == nil || in.SDWA.SDst < 0) {
-			w.SetVCC(res)
+			w.setMask(RegVCCLo, res)
 		} else {
-			w.setS64(in.SDst, res)
+			w.setMask(in.SDst, res)
 		}
 		if x {
 			w.SetExec(res)

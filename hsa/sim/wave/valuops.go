@@ -557,11 +557,11 @@ func init() {
 	})
 	def("v_readlane_b32", func(w *Wave, in *Inst) error {
 		src := w.vsrc(in.Src[0], in, kB32, 0)
-		w.setS32(in.Dst&0xff, src[w.s32(in.Src[1], in)&63])
+		w.setS32(in.Dst&0xff, src[w.s32(in.Src[1], in)&uint32(w.laneCount()-1)])
 		return nil
 	})
 	def("v_writelane_b32", func(w *Wave, in *Inst) error {
-		w.vreg(in.Dst)[w.s32(in.Src[1], in)&63] = w.s32(in.Src[0], in)
+		w.vreg(in.Dst)[w.s32(in.Src[1], in)&uint32(w.laneCount()-1)] = w.s32(in.Src[0], in)
 		return nil
 	})
 	def("v_mbcnt_lo_u32_b32", func(w *Wave, in *Inst) error { return mbcntOp(w, in, false) })
@@ -614,9 +614,9 @@ func init() {
 			}
 			w.Lanes += uint64(popcount(exec))
 			if in.Fmt == FmtVOP3 {
-				w.setS64(in.SDst, cout)
+				w.setMask(in.SDst, cout)
 			} else {
-				w.SetVCC(cout)
+				w.setMask(RegVCCLo, cout)
 			}
 			return nil
 		})
@@ -658,7 +658,7 @@ func init() {
 				}
 			}
 			w.Lanes += uint64(popcount(exec))
-			w.setS64(in.SDst, cout)
+			w.setMask(in.SDst, cout)
 			return nil
 		})
 	}
@@ -828,7 +828,7 @@ func divScale(w *Wave, in *Inst, wide bool) error {
 		}
 	}
 	w.Lanes += uint64(popcount(exec))
-	w.setS64(in.SDst, vcc)
+	w.setMask(in.SDst, vcc)
 	return nil
 }
 
@@ -1093,9 +1093,9 @@ func classOp(typ string, x bool) func(*Wave, *Inst) error {
 		}
 		w.Lanes += uint64(popcount(exec))
 		if in.Fmt == FmtVOPC && (in.SDWA == nil || in.SDWA.SDst < 0) {
-			w.SetVCC(res)
+			w.setMask(RegVCCLo, res)
 		} else {
-			w.setS64(in.SDst, res)
+			w.setMask(in.SDst, res)
 		}
 		if x {
 			w.SetExec(res)

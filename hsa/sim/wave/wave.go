@@ -12,18 +12,17 @@ import (
 // gfx942 and gfx950 differ (FP8/BF8 formats, gfx950-only opcodes).
 type Target int
 
-// Targets.
+// Targets. The gfx12 targets run wave32 code unless Wave64 is ORed in.
 const (
 	GFX942 Target = iota
 	GFX950
+	GFX1200
+	GFX1201
+	// Wave64 marks a gfx12 target running wave64 code.
+	Wave64 Target = 1 << 4
 )
 
-func (t Target) String() string {
-	if t == GFX950 {
-		return "gfx950"
-	}
-	return "gfx942"
-}
+func (t Target) String() string { return targetString(t) }
 
 // Register numbers of special scalar operands.
 const (
@@ -85,6 +84,8 @@ type Wave struct {
 	Trace func(w *Wave, in *Inst)
 
 	gprIdx bool // s_set_gpr_idx_on is in effect
+	// wave32 is set for gfx12 wave32 code: lane masks are 32 bits.
+	wave32 bool
 	// scale holds the per-lane E8M0 scales loaded by v_mfma_ld_scale_b32
 	// for A and B; scalePC is the address of the MFMA they apply to.
 	scale   [2][64]uint8
@@ -151,6 +152,7 @@ func (w *Wave) Reset(p *Program, m *mem.Memory, g *Group, target Target, pc uint
 		w.V[256+r] = [64]uint32{}
 	}
 	w.prog, w.mem, w.group, w.target = p, m, g, target
+	w.wave32 = target.GFX12() && target&Wave64 == 0
 	w.Done, w.AtBarrier, w.gprIdx = false, false, false
 	w.FlushF32, w.FlushF64 = false, false
 	w.scalePC = 0
