@@ -115,6 +115,9 @@ type Config struct {
 
 	// Path is the file the config came from, if any.
 	Path string `json:"-"`
+	// Simulated is set by the shim when its simulated GPU serves the
+	// process: the "simulator" backend is then the device at hand.
+	Simulated bool `json:"-"`
 }
 
 // AllowVirtualLDS reports whether guest LDS above the host limit may be
@@ -219,8 +222,11 @@ func (c *Config) ISAName() string {
 // provide.
 func (c *Config) Check(hostProcessor string) error {
 	hostProcessor = Processor(hostProcessor)
-	if c.Host.Backend != Hardware {
-		return fmt.Errorf("guest %s: host backend %q is not served by librocjitsu.so (it needs a real GPU); use `rocjitsu run` for the simulator", c.Guest.ISA, c.Host.Backend)
+	switch {
+	case c.Host.Backend == Simulator && !c.Simulated:
+		return fmt.Errorf("guest %s: host backend %q needs librocjitsu.so preloaded (LD_PRELOAD, or `rocjitsu exec`), which then presents the simulated GPU; loaded as a tool only, it can serve a real GPU", c.Guest.ISA, c.Host.Backend)
+	case c.Host.Backend != Hardware && c.Host.Backend != Simulator:
+		return fmt.Errorf("guest %s: unknown host backend %q (want hardware or simulator)", c.Guest.ISA, c.Host.Backend)
 	}
 	if c.Host.ISA != "" && c.Host.ISA != hostProcessor {
 		return fmt.Errorf("guest %s: the config names host %s but the GPU is %s", c.Guest.ISA, c.Host.ISA, hostProcessor)

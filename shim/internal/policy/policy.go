@@ -54,13 +54,18 @@ var ErrRefused = errors.New("rocjitsu refuses to load")
 // Start builds an engine from the environment for the GPUs whose ISA names
 // are hosts. It returns an error wrapping ErrRefused when the guest cannot be
 // served by one of them (the message says which limit).
-func Start(getenv func(string) string, hosts []string) (*Engine, error) {
+//
+// simulated says that the process's GPUs are the shim's simulated ones
+// (its driver boundary is active), which is what the "simulator" host
+// backend of a config asks for.
+func Start(getenv func(string) string, hosts []string, simulated bool) (*Engine, error) {
 	e := &Engine{Log: logx.FromEnv(getenv), Dispatch: getenv("ROCJITSU_DISPATCH") != "off", Fault: getenv("ROCJITSU_FAULT"), loads: map[uint64]*load{}}
 	cfg, err := guest.FromEnv(getenv)
 	if err != nil {
 		return e, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	if cfg != nil {
+		cfg.Simulated = simulated
 		for _, h := range hosts {
 			if err := cfg.Check(h); err != nil {
 				return e, fmt.Errorf("%w: %v", ErrRefused, err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -25,15 +26,15 @@ func guestObject(t *testing.T) []byte {
 const host = "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"
 
 func TestStartRefuses(t *testing.T) {
-	_, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx1201", "ROCJITSU_LOG": "error", "ROCJITSU_LOG_FILE": os.DevNull}), []string{host})
+	_, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx1201", "ROCJITSU_LOG": "error", "ROCJITSU_LOG_FILE": os.DevNull}), []string{host}, false)
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "wave32") {
 		t.Fatalf("gfx1201 on gfx942: %v", err)
 	}
-	e, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_LOG_FILE": os.DevNull}), []string{host})
+	e, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_LOG_FILE": os.DevNull}), []string{host}, false)
 	if err != nil || e.Config == nil || e.T == nil {
 		t.Fatalf("gfx950 on gfx942: %v %+v", err, e)
 	}
-	e, err = Start(env(map[string]string{"ROCJITSU_LOG_FILE": os.DevNull}), []string{host})
+	e, err = Start(env(map[string]string{"ROCJITSU_LOG_FILE": os.DevNull}), []string{host}, false)
 	if err != nil || e.T != nil {
 		t.Fatalf("no guest: translator %v err %v", e.T, err)
 	}
@@ -41,7 +42,7 @@ func TestStartRefuses(t *testing.T) {
 
 func TestTranslateAndFreeze(t *testing.T) {
 	dir := t.TempDir()
-	e, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "grow", "ROCJITSU_CACHE_DIR": dir, "ROCJITSU_LOG_FILE": os.DevNull}), []string{host})
+	e, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "grow", "ROCJITSU_CACHE_DIR": dir, "ROCJITSU_LOG_FILE": os.DevNull}), []string{host}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestTranslateAndFreeze(t *testing.T) {
 }
 
 func TestTranslatePanicInjection(t *testing.T) {
-	e, _ := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_FAULT": "translate-panic", "ROCJITSU_CACHE": "off", "ROCJITSU_LOG_FILE": os.DevNull}), []string{host})
+	e, _ := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_FAULT": "translate-panic", "ROCJITSU_CACHE": "off", "ROCJITSU_LOG_FILE": os.DevNull}), []string{host}, false)
 	defer func() {
 		if recover() == nil {
 			t.Error("no panic with ROCJITSU_FAULT=translate-panic")
@@ -97,7 +98,7 @@ func TestTranslatePanicInjection(t *testing.T) {
 // Loads, freezes and destroys from many goroutines, as threads of an
 // application do; run under -race by make test.
 func TestConcurrentExecutables(t *testing.T) {
-	e, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "grow", "ROCJITSU_CACHE_DIR": t.TempDir(), "ROCJITSU_LOG_FILE": os.DevNull}), []string{host})
+	e, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "grow", "ROCJITSU_CACHE_DIR": t.TempDir(), "ROCJITSU_LOG_FILE": os.DevNull}), []string{host}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestConcurrentExecutables(t *testing.T) {
 
 func TestLDSWarning(t *testing.T) {
 	logPath := t.TempDir() + "/log"
-	e, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "retarget", "ROCJITSU_CACHE": "off", "ROCJITSU_LOG_FILE": logPath}), []string{host})
+	e, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "retarget", "ROCJITSU_CACHE": "off", "ROCJITSU_LOG_FILE": logPath}), []string{host}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,5 +145,22 @@ func TestLDSWarning(t *testing.T) {
 	data, _ := os.ReadFile(logPath)
 	if !strings.Contains(string(data), "needs 163840 bytes of LDS, gfx942 has 65536 and the translation has no virtual-LDS sidecar") {
 		t.Errorf("log:\n%s", data)
+	}
+}
+
+func TestSimulatorBackend(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "sim.json")
+	if err := os.WriteFile(cfg, []byte(`{"guest": {"isa": "gfx950"}, "host": {"isa": "gfx942", "backend": "simulator"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"ROCJITSU_CONFIG": cfg, "ROCJITSU_CACHE": "off", "ROCJITSU_LOG_FILE": os.DevNull}
+	host := "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"
+	if _, err := Start(env(vars), []string{host}, false); err == nil || !strings.Contains(err.Error(), "needs librocjitsu.so preloaded") {
+		t.Errorf("simulator backend without the simulated GPU: %v", err)
+	}
+	e, err := Start(env(vars), []string{host}, true)
+	if err != nil || e.Config == nil || e.Config.Guest.ISA != "gfx950" {
+		t.Fatalf("simulator backend on the simulated GPU: %v", err)
 	}
 }

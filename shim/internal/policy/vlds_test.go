@@ -33,7 +33,7 @@ func TestFreezeVirtualLDS(t *testing.T) {
 			vars["ROCJITSU_CONFIG"] = cfg
 			delete(vars, "ROCJITSU_GUEST")
 		}
-		e, err := Start(env(vars), []string{host})
+		e, err := Start(env(vars), []string{host}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestFreezeVirtualLDS(t *testing.T) {
 
 // TestSidecarsMalformed: a malformed section means no sidecars.
 func TestSidecarsMalformed(t *testing.T) {
-	e, err := Start(env(map[string]string{"ROCJITSU_LOG_FILE": os.DevNull}), []string{host})
+	e, err := Start(env(map[string]string{"ROCJITSU_LOG_FILE": os.DevNull}), []string{host}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
