@@ -39,6 +39,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/rocjitsu/rocjitsu/shim/internal/codeobj"
 	"github.com/rocjitsu/rocjitsu/shim/internal/dispatch"
 	"github.com/rocjitsu/rocjitsu/shim/internal/logx"
 	"github.com/rocjitsu/rocjitsu/shim/internal/policy"
@@ -158,6 +159,24 @@ func rjGoTranslate(exec, agent C.uint64_t, data unsafe.Pointer, size C.size_t, i
 	*out = buf
 	*outSize = C.size_t(len(res))
 	*id = C.uint64_t(lid)
+	return 1
+}
+
+//export rjGoCheckBounds
+func rjGoCheckBounds(data unsafe.Pointer, size C.size_t) (ok C.int) {
+	defer guard(current(), "code-object check", func() { ok = 1 })
+	if size > 1<<30 {
+		return 1 // not ours to judge; the translator declines such sizes too
+	}
+	if err := codeobj.CheckBounds(unsafe.Slice((*byte)(data), int(size))); err != nil {
+		msg := fmt.Sprintf("refusing a code object of %d bytes: %v (the runtime's loader would read past its end); the load fails with HSA_STATUS_ERROR_INVALID_CODE_OBJECT", uint64(size), err)
+		if e := current(); e != nil {
+			e.Log.Errorf("%s", msg)
+		} else {
+			fmt.Fprintf(os.Stderr, "rocjitsu: %s\n", msg)
+		}
+		return 0
+	}
 	return 1
 }
 

@@ -653,6 +653,12 @@ static hsa_status_t load_swapped(hsa_executable_t exec, int gi, hsa_code_object_
                                  hsa_loaded_code_object_t *loaded, int program) {
   hsa_code_object_reader_t nr;
   uint64_t id = 0;
+  const void *data;
+  size_t size;
+  /* An image that points outside itself would make the runtime's loader
+   * read past its end: refuse it with an HSA error instead. */
+  if (find_reader(r.handle, &data, &size) && !rjGoCheckBounds((void *)data, size))
+    return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
   if (swap_reader(exec, gi, r, &nr, &id)) {
     hsa_status_t st = program ? ORIG(EXECUTABLE_LOAD_PROGRAM_CODE_OBJECT, load_program_fn)(exec, nr, opts, loaded)
                               : ORIG(EXECUTABLE_LOAD_AGENT_CODE_OBJECT, load_agent_fn)(exec, gpus[gi].agent, nr, opts,
