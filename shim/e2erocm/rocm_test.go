@@ -230,21 +230,49 @@ func objectInRoot(c *kernelref.Case) string {
 	return testdataDir + "/" + strings.TrimPrefix(c.Object("gfx942"), "testdata/")
 }
 
+// globalOffset reports whether the case expects non-zero OpenCL global
+// offsets in its hidden arguments: HIP has no way to set them (its launches
+// always pass zero), so such a case runs only through the HSA path
+// (TestHSAModuleKernelref passes the case's own kernarg bytes).
+func globalOffset(c *kernelref.Case) bool {
+	for _, a := range c.Args {
+		if a.Kind == kernelref.Hidden && strings.HasPrefix(a.Name, "hidden_global_offset_") {
+			for _, v := range a.Value {
+				if v != 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // TestHIPModuleKernelref: every gfx942 test kernel through hipModuleLoad,
 // hipModuleGetFunction and hipModuleLaunchKernel matches its kernelref
-// reference.
+// reference (but those with global offsets, see globalOffset).
 func TestHIPModuleKernelref(t *testing.T) {
 	bt := setup(t)
 	cases := gfx942Cases()
 	if len(cases) < 20 {
 		t.Fatalf("only %d gfx942 cases in kernelref", len(cases))
 	}
+	hung := "" // after a hang the other cases fail at once
 	for i := range cases {
 		c := &cases[i]
+		if globalOffset(c) {
+			t.Logf("%s: expects OpenCL global offsets, which HIP cannot pass; TestHSAModuleKernelref runs it", c.Name)
+			continue
+		}
 		t.Run(c.Name, func(t *testing.T) {
 			work := t.TempDir()
 			spec, outs := writeSpec(t, work, c, objectInRoot(c))
+			if hung != "" {
+				t.Fatalf("not run: the earlier case %s hung", hung)
+			}
 			r := bt.run(t, work, runOpts{timeout: 2 * time.Minute}, "hip_module", spec)
+			if r.hung || r.rc == exitWatchdog {
+				hung = c.Name
+			}
 			expectPass(t, r)
 			if !t.Failed() {
 				checkOutputs(t, c, outs)
@@ -259,12 +287,19 @@ func TestHIPModuleKernelref(t *testing.T) {
 func TestHSAModuleKernelref(t *testing.T) {
 	bt := setup(t)
 	cases := gfx942Cases()
+	hung := "" // after a hang the other cases fail at once
 	for i := range cases {
 		c := &cases[i]
 		t.Run(c.Name, func(t *testing.T) {
 			work := t.TempDir()
 			spec, outs := writeSpec(t, work, c, objectInRoot(c))
+			if hung != "" {
+				t.Fatalf("not run: the earlier case %s hung", hung)
+			}
 			r := bt.run(t, work, runOpts{timeout: 2 * time.Minute}, "hsa_run", "spec", spec)
+			if r.hung || r.rc == exitWatchdog {
+				hung = c.Name
+			}
 			expectPass(t, r)
 			if !t.Failed() {
 				checkOutputs(t, c, outs)
@@ -290,8 +325,11 @@ func TestHSAThreads(t *testing.T) {
 	}
 }
 
-// TestCorruptCodeObject: a truncated code object is refused with an error
-// by hipModuleLoad and by ROCR's loader; neither process crashes.
+// TestCorruptCodeObject: a corrupt code object is refused with an error
+// by hipModuleLoad and by ROCR's loader, and neither process crashes. Two
+// corruptions: bytes that are not an ELF file, and a valid ELF header whose
+// file is cut to a third (ROCR 6.1's loader itself crashes on the latter
+// unless librocjitsu.so's load hook refuses what it cannot parse).
 func TestCorruptCodeObject(t *testing.T) {
 	bt := setup(t)
 	c, ok := kernelref.Lookup("saxpy")
@@ -302,31 +340,47 @@ func TestCorruptCodeObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := t.TempDir()
-	bad := obj[:len(obj)/3]
-	if err := os.WriteFile(filepath.Join(work, "corrupt.co"), bad, 0o644); err != nil {
-		t.Fatal(err)
+	garbage := make([]byte, 4096)
+	for i := range garbage {
+		garbage[i] = byte(i*131 + i>>8)
 	}
-	spec, _ := writeSpec(t, work, &c, workDir+"/corrupt.co")
-	for _, p := range []struct {
-		argv []string
-		want []string // the check that must fail first, one of these
+	for _, k := range []struct {
+		name string
+		data []byte
 	}{
-		{[]string{"hip_module", spec}, []string{"module-load"}},
-		{[]string{"hsa_run", "spec", spec}, []string{"code-object-reader", "load-agent-code-object", "executable-freeze", "executable-validate", "executable-valid"}},
+		{"not-elf", garbage},
+		{"truncated-elf", obj[:len(obj)/3]},
 	} {
-		r := bt.run(t, work, runOpts{timeout: 2 * time.Minute}, p.argv[0], p.argv[1:]...)
-		if r.signal != 0 || r.hung || r.rc != exitChecks {
-			t.Errorf("%s on a corrupt object: want exit %d (a failed check), got\n%s", p.argv[0], exitChecks, r)
-			continue
-		}
-		fails := r.failures()
-		first := ""
-		if len(fails) > 0 {
-			first, _, _ = strings.Cut(fails[0], " ")
-		}
-		if !slices.Contains(p.want, first) {
-			t.Errorf("%s on a corrupt object: the first failed check is %q, want one of %q\n%s", p.argv[0], first, p.want, r)
+		for _, p := range []struct {
+			prog string
+			want []string // the check that must fail first, one of these
+		}{
+			{"hip_module", []string{"module-load"}},
+			{"hsa_run", []string{"code-object-reader", "load-agent-code-object", "executable-freeze", "executable-validate", "executable-valid"}},
+		} {
+			t.Run(k.name+"/"+p.prog, func(t *testing.T) {
+				work := t.TempDir()
+				if err := os.WriteFile(filepath.Join(work, "corrupt.co"), k.data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				spec, _ := writeSpec(t, work, &c, workDir+"/corrupt.co")
+				args := []string{spec}
+				if p.prog == "hsa_run" {
+					args = []string{"spec", spec}
+				}
+				r := bt.run(t, work, runOpts{timeout: 2 * time.Minute}, p.prog, args...)
+				if r.signal != 0 || r.hung || r.rc != exitChecks {
+					t.Fatalf("%s on a corrupt object (%s): want exit %d (a failed check)%s\n%s", p.prog, k.name, exitChecks, abortHint(r), r)
+				}
+				fails := r.failures()
+				first := ""
+				if len(fails) > 0 {
+					first, _, _ = strings.Cut(fails[0], " ")
+				}
+				if !slices.Contains(p.want, first) {
+					t.Errorf("%s on a corrupt object (%s): the first failed check is %q, want one of %q\n%s", p.prog, k.name, first, p.want, r)
+				}
+			})
 		}
 	}
 }
