@@ -47,7 +47,7 @@ var hipPrograms = map[string][]string{
 
 // built is what every test uses, made once per test binary.
 type built struct {
-	lib  string            // host folder holding librocjitsu.so
+	lib  string            // host folder holding librocjitsu.so and rocjitsu
 	prog map[string]string // program name -> path inside the root
 }
 
@@ -91,6 +91,12 @@ func doBuild(root string) error {
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build -buildmode=c-shared ./shim: %v\n%s", err, out)
+	}
+	// rocjitsu beside librocjitsu.so, as make build leaves them in bin/.
+	cmd = exec.CommandContext(ctx, goTool, "build", "-o", filepath.Join(tmpRoot, "rocjitsu"), "./cmd/rocjitsu")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/rocjitsu: %v\n%s", err, out)
 	}
 	b = built{lib: tmpRoot, prog: map[string]string{}}
 	src := filepath.Join(root, "c", "rocm")

@@ -60,6 +60,28 @@ func TestRocminfo(t *testing.T) {
 	}
 }
 
+// TestRocjitsuExec: rocjitsu exec (found beside librocjitsu.so, nothing
+// else in the environment) runs rocminfo and a HIP program on the
+// simulated gfx942.
+func TestRocjitsuExec(t *testing.T) {
+	bt := setup(t)
+	r := bt.run(t, t.TempDir(), runOpts{noDriver: true, timeout: 2 * time.Minute}, libDir+"/rocjitsu", "exec", "--", "rocminfo")
+	if r.rc != 0 || r.hung || !regexp.MustCompile(`(?m)^\s*Name:\s+gfx942\s*$`).MatchString(r.stdout) {
+		t.Errorf("rocjitsu exec -- rocminfo: want exit 0 and a gfx942 agent\n%s", r)
+	}
+	c, ok := kernelref.Lookup("saxpy")
+	if !ok {
+		t.Fatal("kernelref has no saxpy case")
+	}
+	work := t.TempDir()
+	spec, outs := writeSpec(t, work, &c, objectInRoot(&c))
+	r = bt.run(t, work, runOpts{noDriver: true, timeout: 2 * time.Minute}, libDir+"/rocjitsu", "exec", "--gpu", "gfx942", "--", bt.prog["hip_module"], spec)
+	expectPass(t, r)
+	if !t.Failed() {
+		checkOutputs(t, &c, outs)
+	}
+}
+
 // TestHSAInfo: hsa_init, agents and ISAs, device and kernarg pools,
 // hsa_memory_copy, a queue with barrier packets.
 func TestHSAInfo(t *testing.T) {
