@@ -151,6 +151,9 @@ func (bt *built) run(t testing.TB, work string, o runOpts, prog string, args ...
 		env = append(env, "LD_PRELOAD="+libDir+"/librocjitsu.so", "ROCJITSU_GPU=gfx942")
 	}
 	env = append(env, o.env...)
+	// ROCJITSU_E2EROCM_ENV adds K=V words to every run (for experiments,
+	// such as HSA_ENABLE_INTERRUPT=0 to take ROCR's polling path).
+	env = append(env, strings.Fields(os.Getenv("ROCJITSU_E2EROCM_ENV"))...)
 	timeout := o.timeout
 	if timeout == 0 {
 		timeout = 4 * time.Minute
