@@ -1,0 +1,71 @@
+/* hip_fault: a kernel that reads an unmapped address (0x8, in the page
+ * below every mapping) must reach the application as an error, not as the
+ * end of the process.
+ *
+ * The program first checks that the device works (a kernel, a copy), then
+ * registers an HSA system event handler: without one ROCR's own handler
+ * prints "Memory access fault by GPU node-N ..." and aborts the process (as
+ * on a real GPU). It then launches the faulting kernel and requires that
+ * hipDeviceSynchronize returns an error; it also reports (info line) the
+ * memory fault event the handler received and what a later hipMemcpy
+ * returns. Exit status 0 when the error came back and the process lived to
+ * print its summary (check.h); 124 if the synchronize or the exit hangs; a
+ * death by SIGABRT means HIP or ROCR aborted on the fault.
+ * Usage: hip_fault. */
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+#include <stdint.h>
+
+#include "hipcheck.h"
+
+static volatile int fault_events;
+static volatile uint64_t fault_address;
+static volatile uint32_t fault_reason;
+
+static hsa_status_t on_event(const hsa_amd_event_t *e, void *data) {
+  (void)data;
+  if (e->event_type == HSA_AMD_GPU_MEMORY_FAULT_EVENT) {
+    fault_address = e->memory_fault.virtual_address;
+    fault_reason = e->memory_fault.fault_reason_mask;
+    __atomic_fetch_add(&fault_events, 1, __ATOMIC_SEQ_CST);
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+__global__ void fine(int *out) { out[threadIdx.x] = threadIdx.x * 2; }
+
+__global__ void faulting(const int *bad, int *out) { out[threadIdx.x] = bad[threadIdx.x]; }
+
+int main(void) {
+  watchdog("hip_fault", 60);
+  device_init();
+  int *out = NULL, h[64];
+  must("malloc", hipMalloc((void **)&out, sizeof h));
+  begin("before-fault");
+  hipLaunchKernelGGL(fine, dim3(1), dim3(64), 0, 0, out);
+  if (hipok("before-fault-sync", hipDeviceSynchronize()) &&
+      hipok("before-fault-copy", hipMemcpy(h, out, sizeof h, hipMemcpyDeviceToHost)))
+    check(h[5] == 10 && h[63] == 126, "before-fault-data", "out[5]=%d out[63]=%d", h[5], h[63]);
+
+  begin("register-handler");
+  hsa_status_t st = hsa_init();
+  check(st == HSA_STATUS_SUCCESS, "hsa-init", "%#x", st);
+  st = hsa_amd_register_system_event_handler(on_event, NULL);
+  check(st == HSA_STATUS_SUCCESS, "register-system-event-handler", "%#x", st);
+
+  begin("fault-launch");
+  hipLaunchKernelGGL(faulting, dim3(1), dim3(64), 0, 0, (const int *)(uintptr_t)8, out);
+  hipError_t launch = hipGetLastError();
+  info("fault-launch", "hipGetLastError after the launch: %s", hipGetErrorName(launch));
+  begin("fault-sync (hipDeviceSynchronize after the faulting kernel)");
+  hipError_t sync = hipDeviceSynchronize();
+  check(sync != hipSuccess, "fault-sync-error", "hipDeviceSynchronize returned %s (want an error)", hipGetErrorName(sync));
+  begin("fault-copy (hipMemcpy after the fault)");
+  hipError_t copy = hipMemcpy(h, out, sizeof h, hipMemcpyDeviceToHost);
+  info("fault-copy", "hipMemcpy after the fault returned %s", hipGetErrorName(copy));
+  info("fault-event", "%d memory fault events, address %#llx, reason mask %#x", fault_events,
+       (unsigned long long)fault_address, fault_reason);
+  check(1, "fault-alive", "the process survived the fault");
+  begin("exit after the fault");
+  return finish();
+}
