@@ -10,19 +10,21 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/rocjitsu/rocjitsu/internal/rocmroot"
 )
 
 // rocmHeaders returns the include directory of the Debian 13 root whose
 // ROCm userland the driver serves (its linux/kfd_ioctl.h is interface 1.17,
-// its libdrm/amdgpu_drm.h the DRM structs libdrm 2.4.124 uses).
+// its drm/amdgpu_drm.h the DRM structs libdrm 2.4.124 uses).
 func rocmHeaders(t *testing.T) string {
 	t.Helper()
-	root := os.Getenv("ROCJITSU_ROCM_ROOT")
-	if root == "" {
-		root = "/var/cache/rocjitsu/debian13-rocm"
+	root, err := rocmroot.Root()
+	if err != nil {
+		t.Fatal(err)
 	}
 	inc := filepath.Join(root, "usr/include")
-	for _, h := range []string{"linux/kfd_ioctl.h", "libdrm/amdgpu_drm.h", "libdrm/drm.h"} {
+	for _, h := range []string{"linux/kfd_ioctl.h", "drm/amdgpu_drm.h", "drm/drm.h"} {
 		if _, err := os.Stat(filepath.Join(inc, h)); err != nil {
 			t.Fatalf("the ROCm root's header %s is missing (%v): run `make deps`, which prepares the Debian 13 root", h, err)
 		}
@@ -106,7 +108,7 @@ var requests = map[string]uint32{
 func TestIoctlLayout(t *testing.T) {
 	inc := rocmHeaders(t)
 	var src strings.Builder
-	src.WriteString("#include <stddef.h>\n#include <stdio.h>\n#include <linux/kfd_ioctl.h>\n#include <libdrm/drm.h>\n#include <libdrm/amdgpu_drm.h>\nint main(void){\n")
+	src.WriteString("#include <stddef.h>\n#include <stdio.h>\n#include <linux/kfd_ioctl.h>\n#include <drm/drm.h>\n#include <drm/amdgpu_drm.h>\nint main(void){\n")
 	type want struct {
 		key string
 		val uint64
@@ -140,7 +142,7 @@ func TestIoctlLayout(t *testing.T) {
 	// Only the three headers come from the root; the rest of the
 	// compilation uses the host's C library headers.
 	hdr := filepath.Join(dir, "include")
-	for _, h := range []string{"linux/kfd_ioctl.h", "libdrm/drm.h", "libdrm/amdgpu_drm.h", "libdrm/drm_mode.h", "drm/drm.h", "drm/drm_mode.h"} {
+	for _, h := range []string{"linux/kfd_ioctl.h", "drm/drm.h", "drm/amdgpu_drm.h", "drm/drm_mode.h"} {
 		b, err := os.ReadFile(filepath.Join(inc, h))
 		if err != nil {
 			t.Fatal(err)
