@@ -51,10 +51,12 @@ func (r *region) end() uint64 { return r.base + uint64(len(r.data)) }
 // a new set instead of modifying the current one, so readers need no lock.
 type regionSet struct {
 	regions []*region // sorted by base, non-overlapping
-	// last caches the region of the most recent lookup in this set. It
-	// dies with the set: a region removed from the address space is never
-	// in a later set's cache.
-	last atomic.Pointer[region]
+	// last caches the regions of recent lookups in this set (replaced
+	// round-robin, so that kernels alternating between a few buffers do
+	// not store on every access). The cache dies with the set: a region
+	// removed from the address space is never in a later set's cache.
+	last   [4]atomic.Pointer[region]
+	victim atomic.Uint32
 }
 
 // Memory is a sparse device address space.
@@ -250,8 +252,14 @@ func (m *Memory) remove(base uint64) bool {
 // find returns the region holding [addr, addr+size), or nil.
 func (m *Memory) find(addr uint64, size int) *region {
 	s := m.set.Load()
-	if r := s.last.Load(); r != nil && addr >= r.base && addr-r.base < uint64(len(r.data)) && uint64(size) <= uint64(len(r.data))-(addr-r.base) {
-		return r
+	for i := range s.last {
+		r := s.last[i].Load()
+		if r == nil {
+			break
+		}
+		if o := addr - r.base; o < uint64(len(r.data)) && uint64(size) <= uint64(len(r.data))-o {
+			return r
+		}
 	}
 	i := searchRegions(s.regions, addr) - 1
 	if i < 0 {
@@ -261,7 +269,7 @@ func (m *Memory) find(addr uint64, size int) *region {
 	if o := addr - r.base; o >= uint64(len(r.data)) || uint64(size) > uint64(len(r.data))-o {
 		return nil
 	}
-	s.last.Store(r)
+	s.last[s.victim.Add(1)&3].Store(r)
 	return r
 }
 
