@@ -21,6 +21,12 @@
 // (NewQueue, Queue.Submit) accept 64-byte AQL packets and process kernel
 // dispatch and barrier packets, decrementing completion signals.
 //
+// For a runtime that owns the memory (a simulated kernel driver running
+// ROCR in the application's process, where device addresses are host
+// addresses), NewAgentOn runs over a caller's mem.Memory into which host
+// buffers are mapped (mem.Map), and DispatchAQL runs an AQL packet whose
+// kernel descriptor, code and kernarg segment are simply in that memory.
+//
 // The simulator is deterministic: workgroups run one after another in
 // grid order, the waves of a group run round-robin between barriers, and
 // lanes perform memory operations in lane order.

@@ -66,7 +66,7 @@ type regionSet struct {
 // (Slice, Read, Write, Load*, Store*, Region, RegionBytes, RegionID,
 // Generation) from any number of goroutines. Writers are serialized by a
 // mutex and publish a new copy of the region table (copy-on-write); lookups
-// take no lock (an atomic load of the table and of a one-entry cache), so a
+// take no lock (atomic loads of the table and of a small lookup cache), so a
 // goroutine executing a kernel never blocks a Map or Unmap, nor the
 // reverse. A lookup sees the table either before or after a concurrent
 // change, never a mixture; once Map, Unmap, Alloc or Free has returned,
