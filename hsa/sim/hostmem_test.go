@@ -98,11 +98,11 @@ type hostCase struct {
 
 // prepare maps the case's buffers, kernarg segment and packet. The kernarg
 // segment's layout (hidden arguments) comes from the object's metadata via
-// a scratch agent, as ROCR takes it from the metadata; the packet names
-// the descriptor at kd.
-func (h *host) prepare(c *kernelref.Case, image []byte, kd uint64) *hostCase {
+// a scratch agent for target, as ROCR takes it from the metadata; the
+// packet names the descriptor at kd.
+func (h *host) prepare(c *kernelref.Case, target string, image []byte, kd uint64) *hostCase {
 	h.t.Helper()
-	scratch, err := NewAgent("gfx942")
+	scratch, err := NewAgent(target)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -181,7 +181,8 @@ func readObject(t testing.TB, c *kernelref.Case, target string) []byte {
 	return image
 }
 
-// TestDispatchAQLHostMemory runs every corpus kernel the way the simulated
+// TestDispatchAQLHostMemory runs every corpus kernel (gfx9 objects and
+// their gfx950 retargets, gfx12 wave32 objects) the way the simulated
 // KFD does: code object, buffers, kernarg segment and packet in host
 // buffers mapped at fixed addresses, nothing loaded with LoadCodeObject,
 // dispatched by the packet alone. Buffers must match the CPU references
@@ -189,7 +190,7 @@ func readObject(t testing.TB, c *kernelref.Case, target string) []byte {
 func TestDispatchAQLHostMemory(t *testing.T) {
 	cases := kernelref.AllCases()
 	ran := 0
-	for _, target := range []string{"gfx942", "gfx950"} {
+	for _, target := range []string{"gfx942", "gfx950", "gfx1200", "gfx1201"} {
 		for i := range cases {
 			c := &cases[i]
 			if !c.HasTarget(target) {
@@ -199,7 +200,7 @@ func TestDispatchAQLHostMemory(t *testing.T) {
 				image := readObject(t, c, target)
 				h := newHost(t)
 				_, kds := h.loadCodeObject(hostBase+0x1000_0000, image)
-				hc := h.prepare(c, image, kds[c.Name])
+				hc := h.prepare(c, target, image, kds[c.Name])
 				ka := append([]byte(nil), hc.kernarg...)
 				a, err := NewAgentOn(target, h.m)
 				if err != nil {
@@ -369,7 +370,7 @@ func TestDispatchAQLCodeReplaced(t *testing.T) {
 		}
 		image := readObject(t, &c, "gfx942")
 		_, kds := h.loadCodeObject(base, image)
-		hc := h.prepare(&c, image, kds[c.Name])
+		hc := h.prepare(&c, "gfx942", image, kds[c.Name])
 		ka := append([]byte(nil), hc.kernarg...)
 		if err := a.DispatchAQL(hc.pkt, hc.pktAddr); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -395,7 +396,7 @@ func TestDispatchAQLFault(t *testing.T) {
 	h := newHost(t)
 	_, kds := h.loadCodeObject(hostBase+0x1000_0000, image)
 	kd := kds[c.Name]
-	hc := h.prepare(&c, image, kd)
+	hc := h.prepare(&c, "gfx942", image, kd)
 	a, err := NewAgentOn("gfx942", h.m)
 	if err != nil {
 		t.Fatal(err)
@@ -469,7 +470,7 @@ func TestDispatchAQLConcurrentMapUnmap(t *testing.T) {
 	image := readObject(t, &c, "gfx942")
 	h := newHost(t)
 	_, kds := h.loadCodeObject(hostBase+0x1000_0000, image)
-	hc := h.prepare(&c, image, kds[c.Name])
+	hc := h.prepare(&c, "gfx942", image, kds[c.Name])
 	ka := append([]byte(nil), hc.kernarg...)
 	a, err := NewAgentOn("gfx942", h.m)
 	if err != nil {
@@ -565,7 +566,7 @@ func TestDispatchAQLDoesNotBlockMap(t *testing.T) {
 	image := readObject(t, &c, "gfx942")
 	h := newHost(t)
 	_, kds := h.loadCodeObject(hostBase+0x1000_0000, image)
-	hc := h.prepare(&c, image, kds[c.Name])
+	hc := h.prepare(&c, "gfx942", image, kds[c.Name])
 	ka := append([]byte(nil), hc.kernarg...)
 	a, err := NewAgentOn("gfx942", h.m)
 	if err != nil {
