@@ -410,6 +410,11 @@ func TestEvents(t *testing.T) {
 		if e := call(d, AMDKFD_IOC_CREATE_EVENT, &ev); e != 0 {
 			t.Fatal(e)
 		}
+		// libhsakmt gives a signal its mailbox (the events-page slot) only
+		// when the offset comes back non-zero, as from the kernel.
+		if DecodeMmapOffset(ev.EventPageOffset).Type != KFD_MMAP_TYPE_EVENTS || ev.EventSlotIndex != ev.EventID {
+			t.Fatalf("signal event: page offset %#x, slot %d, id %d", ev.EventPageOffset, ev.EventSlotIndex, ev.EventID)
+		}
 		return ev.EventID
 	}
 	a, b := mk(1), mk(0)

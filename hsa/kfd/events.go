@@ -90,12 +90,13 @@ func (d *Driver) createEvent(b []byte) unix.Errno {
 	if a.EventType == KFD_IOC_EVENT_SIGNAL {
 		a.EventSlotIndex = id
 	}
-	if t.page == 0 {
-		// No events page of the process's own: offer the driver's, as
-		// the kernel does on APUs.
+	// As the kernel does, a signal event reports the events page (the
+	// process's own when it registered one, else the driver's, which an APU
+	// runtime maps) and its slot there; libhsakmt makes the slot the
+	// signal's mailbox only when the offset is non-zero.
+	a.EventPageOffset = 0
+	if a.EventType == KFD_IOC_EVENT_SIGNAL {
 		a.EventPageOffset = EncodeMmapOffset(KFD_MMAP_TYPE_EVENTS, 0, 0)
-	} else {
-		a.EventPageOffset = 0
 	}
 	return 0
 }

@@ -99,6 +99,7 @@ func (d *Driver) createQueue(b []byte) unix.Errno {
 	}
 	a.QueueID = id
 	a.DoorbellOffset = EncodeMmapOffset(KFD_MMAP_TYPE_DOORBELL, g.id, 0) | uint64(slot*8)
+	d.logf("kfd: GPU %d queue %d: ring %#x (%d packets), amd_queue_t %#x, doorbell slot %d", g.index, id, q.ringVA, q.packets, q.amdQueue, slot)
 	return 0
 }
 
