@@ -596,7 +596,7 @@ int ioctl(int fd, unsigned long req, ...) {
 	if (k == KIND_NONE)
 		return get_ioctl()(fd, req, arg);
 	if (kfd_in_child()) {
-		errno = EIO; // the device belongs to the parent
+		errno = EBADF; // as the kernel: the device belongs to the process that opened it
 		return -1;
 	}
 	int e = rjKfdIoctl(k, req, arg);

@@ -496,12 +496,21 @@ func TestKernelFaultRaisesMemoryEvent(t *testing.T) {
 	if np, va, gpu := binary.LittleEndian.Uint32(raw[0:]), binary.LittleEndian.Uint64(raw[16:]), binary.LittleEndian.Uint32(raw[24:]); np != 1 || va != 0x10 || gpu != GPUID(1) {
 		t.Errorf("memory exception data: not-present %d, va %#x, gpu %#x", np, va, gpu)
 	}
-	// The queue stops after the fault: later packets do not run.
+	waitValue(t, done, 0) // the faulting dispatch ends
+	// The queue goes on after a memory fault...
+	fe.mu.Lock()
+	fe.fail = errors.New("illegal instruction")
+	fe.mu.Unlock()
 	later := newSignal(t, 1)
 	binary.LittleEndian.PutUint64(k[56:], addr(later))
 	q.submit(d, k)
+	waitValue(t, later, 0)
+	// ...but stops after any other error: later packets do not run.
+	last := newSignal(t, 1)
+	binary.LittleEndian.PutUint64(k[56:], addr(last))
+	q.submit(d, k)
 	time.Sleep(20 * time.Millisecond)
-	if signalOf(later) != 1 {
+	if signalOf(last) != 1 {
 		t.Errorf("a stopped queue ran a packet")
 	}
 }

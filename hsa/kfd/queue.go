@@ -265,7 +265,7 @@ func (cp *commandProcessor) run() {
 	// Fine-grained sleeps: the default 50 µs timer slack would dominate
 	// the wake-up latency.
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
-	idle := 0
+	last := time.Now()
 	var qs []*queue
 	for {
 		select {
@@ -291,23 +291,31 @@ func (cp *commandProcessor) run() {
 			}
 		}
 		if worked {
-			idle = 0
+			last = time.Now()
 			continue
 		}
-		idle++
-		dt := time.Duration(5<<min(idle, 11)) * time.Microsecond
-		if dt > idleWait {
-			dt = idleWait
-		}
-		cp.sleep(dt)
+		cp.sleep(pollInterval(time.Since(last)))
 	}
 }
 
-func min(a, b int) int {
-	if a < b {
-		return a
+// pollInterval is how long the command processor sleeps when it found
+// nothing to do, given the time since it last did something: applications
+// submit in bursts (a launch, a synchronize, the next launch), so it polls
+// every few microseconds for a while after work and backs off to idleWait
+// when the queues stay empty. Ioctls that hint at new work (waits,
+// queue creation) wake it at once.
+func pollInterval(sinceWork time.Duration) time.Duration {
+	switch {
+	case sinceWork < time.Millisecond:
+		return 5 * time.Microsecond
+	case sinceWork < 5*time.Millisecond:
+		return 50 * time.Microsecond
+	case sinceWork < 50*time.Millisecond:
+		return 500 * time.Microsecond
+	case sinceWork < 500*time.Millisecond:
+		return 5 * time.Millisecond
 	}
-	return b
+	return idleWait
 }
 
 // serveSafe is serve for a queue whose ring, indices or signals may be
@@ -347,16 +355,21 @@ func (cp *commandProcessor) serve(q *queue) bool {
 			return worked // a barrier waits on a signal
 		}
 		worked = true
+		var mf *MemoryFaultError
+		fault := err != nil && errors.As(err, &mf)
 		if err != nil {
-			cp.d.logf("kfd: queue %d, packet %d: %v", q.id, r, err)
-			q.broken = true
+			// A memory fault ends the dispatch (its waves stop at the
+			// faulting instruction, its completion signal is decremented)
+			// and the queue goes on, so an application that handles the
+			// fault event lives; any other error stops the queue.
+			q.broken = !fault
 			cp.d.queueError(q, err)
 		}
 		// The packet is consumed: its slot becomes INVALID, then the read
 		// index moves, as the CP does.
 		atomic.StoreUint32((*uint32)(unsafe.Pointer(&slot[0])), hdr&^0xff|hsaPacketTypeInvalid)
 		atomic.StoreUint64(q.rptr, r+1)
-		if err != nil {
+		if q.broken {
 			return true
 		}
 	}
@@ -481,16 +494,18 @@ func (d *Driver) gpuTicks() uint64 {
 // queueError reports a failed packet as the hardware does: a memory fault
 // raises the process's memory events (ROCR's VM fault handler then reports
 // it, and aborts unless the application registered a system event
-// handler), any other failure sets the queue's inactive signal to the
+// handler; unlike the hardware, the queue keeps running), any other
+// failure stops the queue and sets the queue's inactive signal to the
 // error code ROCR maps to an HSA status for the queue's error callback
 // (0x40000000: illegal instruction).
 func (d *Driver) queueError(q *queue, err error) {
-	d.warnf("kfd: GPU %d queue %d stopped: %v", q.gpu.index, q.id, err)
 	var mf *MemoryFaultError
 	if errors.As(err, &mf) {
+		d.warnf("kfd: GPU %d queue %d: memory fault: %v", q.gpu.index, q.id, err)
 		d.ReportMemoryFault(MemoryFault{VA: mf.Addr, GPUID: q.gpu.id, NotPresent: true})
 		return
 	}
+	d.warnf("kfd: GPU %d queue %d stopped: %v", q.gpu.index, q.id, err)
 	if q.amdQueue == 0 {
 		return
 	}
