@@ -90,5 +90,29 @@ if [ -d "$real" ]; then
 		for f in "$out"/aiter/*.translate.txt; do grep -m1 -o 'rejected at 0x[0-9a-f]* [a-z0-9_]*' "$f" || true; done | awk '{print $4}' | sort | uniq -c | sort -rn
 	fi
 fi
+step "an unmodified ROCm application on the simulated GPU (Debian 13's ROCR 6.1, HIP 5.7, hipcc, rocminfo; no GPU)"
+root=scripts/rocm-root.sh
+inroot() { "$root" run --bind "$PWD/bin:/opt/rocjitsu" --bind "$PWD/c/rocm:/src" --bind "$out:/out" -- "$@"; }
+echo "rocminfo through rocjitsu exec --gpu gfx942:"
+inroot /opt/rocjitsu/rocjitsu exec --gpu gfx942 -- rocminfo | grep -E '^  (Name|Marketing Name|Compute Unit|Wavefront Size):' | sed 's/^/  /'
+echo "hip_kernels (c/rocm/hip_kernels.hip, built by hipcc --offload-arch=gfx942; shared memory, atomics, shuffles, ballots, 2-D/3-D grids):"
+inroot sh -c 'hipcc --offload-arch=gfx942 -O2 -w -o /out/hip_kernels /src/hip_kernels.hip && /opt/rocjitsu/rocjitsu exec --gpu gfx942 -- /out/hip_kernels' >"$out/hip_kernels.txt" 2>&1 || {
+	cat "$out/hip_kernels.txt" >&2
+	echo "hip_kernels FAILED on the simulated gfx942" >&2
+	exit 1
+}
+grep -c '^ok ' "$out/hip_kernels.txt" | xargs printf '  %s checks ok: '
+last 1 <"$out/hip_kernels.txt"
+
+step "a gfx950 guest on the simulated gfx942: every gfx950 test kernel loaded by the real ROCR through the shim's translation, checked against its CPU reference"
+echo "(HIP 5.7 has no gfx950 in its ISA table, so the guest runs through HSA: c/rocm/hsa_run)"
+if go test -count=1 -v -run 'TestHSAGuestGFX950$' ./shim/e2erocm >"$out/guest.txt" 2>&1; then
+	echo "  $(grep -c -- '^    --- PASS' "$out/guest.txt") kernels ran as gfx950 guests and matched; not run: $(grep -o 'not run: [^(]*' "$out/guest.txt" | sort -u | sed 's/not run: //' | tr '\n' ' ')"
+else
+	grep -E -- '--- FAIL|FAIL ' "$out/guest.txt" | first 20 >&2
+	echo "the gfx950 guest on the simulated gfx942 FAILED" >&2
+	exit 1
+fi
+
 echo
 echo "demo outputs in $out"
