@@ -2,11 +2,11 @@
  *
  *   hip_lifecycle fork       works on the device, forks three children that
  *                            do nothing with HIP (one _exit(7)s, one execs
- *                            /bin/true, one returns from a function and
- *                            calls exit(0), running the atexit handlers it
- *                            inherited), checks how each ended (within 20 s)
- *                            and that the parent's device still works after
- *                            each.
+ *                            /bin/true, one calls exit(0), running the exit
+ *                            handlers it inherited), checks how the first two
+ *                            ended (within 20 s; the third is reported, see
+ *                            below) and that the parent's device still works
+ *                            after each.
  *   hip_lifecycle exit-open  leaves 4 streams with queued kernels and async
  *                            copies, events and memory behind and returns
  *                            from main without synchronizing: the process
@@ -109,7 +109,20 @@ static int do_fork(void) {
     alarm(0);
     child_exit();
   }
-  if (p > 0) reap("fork-child-exit", p, 0);
+  if (p > 0) {
+    /* Not a check: ROCR's exit handlers run in the child and its libhsakmt
+     * refuses every call after a fork, so Debian's ROCR (assertions on)
+     * aborts in FreeKfdMemory, on a real GPU as well. */
+    int status = 0;
+    begin("fork-child-exit");
+    for (int i = 0; i < 2000 && waitpid(p, &status, WNOHANG) == 0; i++) usleep(10000);
+    if (waitpid(p, &status, WNOHANG) == 0) {
+      kill(p, SIGKILL);
+      waitpid(p, &status, 0);
+    }
+    info("fork-child-exit", "a child calling exit(0) ended with %s %d", WIFSIGNALED(status) ? "signal" : "status",
+         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+  }
   works("after-fork-exit", 400);
   return finish();
 }

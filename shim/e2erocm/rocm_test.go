@@ -120,19 +120,20 @@ func TestHIPStreams(t *testing.T) {
 	}
 }
 
-// TestHIPFault: a kernel reading an unmapped address comes back as an
-// error of hipDeviceSynchronize; the process lives and exits by itself.
+// TestHIPFault: a kernel reading an unmapped address reaches the
+// application (a HIP error, or the HSA memory fault event its handler
+// receives); the process lives and exits by itself.
 func TestHIPFault(t *testing.T) {
 	bt := setup(t)
 	r := bt.run(t, t.TempDir(), runOpts{}, "hip_fault")
 	expectPass(t, r)
 	if r.signal == syscall.SIGABRT {
-		t.Logf("without the application's HSA system event handler ROCR aborts on a memory fault; with it, HIP 5.7 still aborts when the fault arrives as a queue error (its queue callback)")
+		t.Logf("HIP 5.7 aborts when a queue reports an error (its queue callback); ROCR aborts on a memory fault event only when the application has no system event handler (hip_fault has one): the fault must come as a KFD memory event")
 	}
 }
 
-// TestHIPFork: children that do nothing with HIP (_exit, exec, exit) leave
-// the parent's device working.
+// TestHIPFork: children that do nothing with HIP (_exit, exec) leave the
+// parent's device working; a third child's exit(0) is only reported.
 func TestHIPFork(t *testing.T) {
 	bt := setup(t)
 	expectPass(t, bt.run(t, t.TempDir(), runOpts{}, "hip_lifecycle", "fork"))
