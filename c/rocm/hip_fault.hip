@@ -32,6 +32,9 @@ static hsa_status_t on_event(const hsa_amd_event_t *e, void *data) {
     fault_address = e->memory_fault.virtual_address;
     fault_reason = e->memory_fault.fault_reason_mask;
     __atomic_fetch_add(&fault_events, 1, __ATOMIC_SEQ_CST);
+    info("fault-event-received", "address %#llx, reason mask %#x", (unsigned long long)fault_address, fault_reason);
+  } else {
+    info("system-event-received", "type %d", (int)e->event_type);
   }
   return HSA_STATUS_SUCCESS;
 }
