@@ -135,7 +135,7 @@ type commandProcessor struct {
 	dispatches atomic.Uint64
 }
 
-const idleWait = 10 * time.Millisecond
+const idleWait = 20 * time.Millisecond
 
 // futex(2) operations (linux/futex.h).
 const (
@@ -301,18 +301,18 @@ func (cp *commandProcessor) run() {
 // pollInterval is how long the command processor sleeps when it found
 // nothing to do, given the time since it last did something: applications
 // submit in bursts (a launch, a synchronize, the next launch), so it polls
-// every few microseconds for a while after work and backs off to idleWait
+// every few microseconds for a short while after work and backs off to idleWait
 // when the queues stay empty. Ioctls that hint at new work (waits,
 // queue creation) wake it at once.
 func pollInterval(sinceWork time.Duration) time.Duration {
 	switch {
-	case sinceWork < time.Millisecond:
+	case sinceWork < 200*time.Microsecond:
 		return 5 * time.Microsecond
-	case sinceWork < 5*time.Millisecond:
+	case sinceWork < 2*time.Millisecond:
 		return 50 * time.Microsecond
-	case sinceWork < 50*time.Millisecond:
+	case sinceWork < 20*time.Millisecond:
 		return 500 * time.Microsecond
-	case sinceWork < 500*time.Millisecond:
+	case sinceWork < 200*time.Millisecond:
 		return 5 * time.Millisecond
 	}
 	return idleWait
