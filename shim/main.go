@@ -93,7 +93,8 @@ func rjGoStart(runtimeVersion C.uint64_t, rootMajor C.uint32_t, amdSize C.uint32
 	for i, p := range unsafe.Slice(isas, int(n)) {
 		hosts[i] = C.GoString(p)
 	}
-	e, err := policy.Start(os.Getenv, hosts, driver() != nil)
+	d := driver()
+	e, err := policy.Start(os.Getenv, hosts, d != nil && d.Serving())
 	// C gets its own descriptor: the Go logger's file may be closed once
 	// this engine is dropped at OnUnload, and handlers of live queues may
 	// still log after that.

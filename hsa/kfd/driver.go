@@ -3,6 +3,7 @@ package kfd
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -69,6 +70,7 @@ type Driver struct {
 	cp             *commandProcessor
 	xnack          bool
 	runtimeEnabled bool
+	kfdOpened      atomic.Bool
 }
 
 // gpuState is the driver's view of one GPU node.
@@ -199,8 +201,16 @@ func (d *Driver) Close() {
 // OpenKFD opens /dev/kfd: a new descriptor for the device (flags are the
 // open flags; O_CLOEXEC is honoured).
 func (d *Driver) OpenKFD(flags int) (int, error) {
-	return dupFd(d.kfdMem, flags)
+	fd, err := dupFd(d.kfdMem, flags)
+	if err == nil {
+		d.kfdOpened.Store(true)
+	}
+	return fd, err
 }
+
+// Serving reports whether the process's runtime opened the simulated
+// /dev/kfd: its GPUs are then the simulated ones.
+func (d *Driver) Serving() bool { return d.kfdOpened.Load() }
 
 // OpenRender opens /dev/dri/renderD<minor>.
 func (d *Driver) OpenRender(minor int, flags int) (int, error) {

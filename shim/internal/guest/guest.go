@@ -224,7 +224,7 @@ func (c *Config) Check(hostProcessor string) error {
 	hostProcessor = Processor(hostProcessor)
 	switch {
 	case c.Host.Backend == Simulator && !c.Simulated:
-		return fmt.Errorf("guest %s: host backend %q needs librocjitsu.so preloaded (LD_PRELOAD, or `rocjitsu exec`), which then presents the simulated GPU; loaded as a tool only, it can serve a real GPU", c.Guest.ISA, c.Host.Backend)
+		return fmt.Errorf("guest %s: host backend %q, but the process's GPUs are not the simulated ones (librocjitsu.so must be preloaded, with LD_PRELOAD or `rocjitsu exec`, so that the ROCm runtime opens its /dev/kfd)", c.Guest.ISA, c.Host.Backend)
 	case c.Host.Backend != Hardware && c.Host.Backend != Simulator:
 		return fmt.Errorf("guest %s: unknown host backend %q (want hardware or simulator)", c.Guest.ISA, c.Host.Backend)
 	}

@@ -63,7 +63,7 @@ func TestImpossiblePairs(t *testing.T) {
 		{Config{Guest: Guest{ISA: "gfx1201", WavefrontSize: 64, WavesPerSIMD: 16}}, "gfx942", "16 waves per SIMD advertised, the host provides 8"},
 		{Config{Guest: Guest{ISA: "gfx950"}, VirtualLDS: &f}, "gfx942", "exceeds the host's 65536 and virtual_lds is false"},
 		{Config{Guest: Guest{ISA: "gfx942", LDSSize: 1 << 20}}, "gfx942", "exceeds the 65536 bytes a gfx942 has"},
-		{Config{Guest: Guest{ISA: "gfx950"}, Host: Host{Backend: Simulator}}, "gfx942", "needs librocjitsu.so preloaded"},
+		{Config{Guest: Guest{ISA: "gfx950"}, Host: Host{Backend: Simulator}}, "gfx942", "are not the simulated ones"},
 		{Config{Guest: Guest{ISA: "gfx950"}}, "gfx90a", "not a processor rocjitsu translates for"},
 	} {
 		cfg := c.cfg

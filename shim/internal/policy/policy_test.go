@@ -156,7 +156,7 @@ func TestSimulatorBackend(t *testing.T) {
 	}
 	vars := map[string]string{"ROCJITSU_CONFIG": cfg, "ROCJITSU_CACHE": "off", "ROCJITSU_LOG_FILE": os.DevNull}
 	host := "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"
-	if _, err := Start(env(vars), []string{host}, false); err == nil || !strings.Contains(err.Error(), "needs librocjitsu.so preloaded") {
+	if _, err := Start(env(vars), []string{host}, false); err == nil || !strings.Contains(err.Error(), "are not the simulated ones") {
 		t.Errorf("simulator backend without the simulated GPU: %v", err)
 	}
 	e, err := Start(env(vars), []string{host}, true)
