@@ -65,6 +65,8 @@ type GPU struct {
 	EngineClockMHz uint32
 	// MarketingName is the product name the driver reports.
 	MarketingName string
+	// RDNA marks a graphics-class device: no SRAM ECC, wave32 default.
+	RDNA bool
 }
 
 // KnownGPU returns the simulated device for a processor name.
@@ -80,8 +82,18 @@ func KnownGPU(target string) (GPU, error) {
 			ComputeUnits: 256, SIMDsPerCU: 4, MaxWavesPerSIMD: 8, ShaderEngines: 32, CUsPerShaderArray: 8,
 			NumXCC: 8, LDSKiB: 160, WaveSize: 64, LocalMemSize: 288 << 30, EngineClockMHz: 2400,
 			MarketingName: "AMD Instinct MI355X"}, nil
+	case "gfx1200":
+		return GPU{Target: "gfx1200", GfxTargetVersion: 120000, DeviceID: 0x7590, Revision: 0xc0, FamilyID: 152,
+			ComputeUnits: 32, SIMDsPerCU: 2, MaxWavesPerSIMD: 16, ShaderEngines: 4, CUsPerShaderArray: 8,
+			NumXCC: 1, LDSKiB: 64, WaveSize: 32, LocalMemSize: 16 << 30, EngineClockMHz: 3320, RDNA: true,
+			MarketingName: "AMD Radeon RX 9060 XT"}, nil
+	case "gfx1201":
+		return GPU{Target: "gfx1201", GfxTargetVersion: 120001, DeviceID: 0x7550, Revision: 0xc0, FamilyID: 152,
+			ComputeUnits: 64, SIMDsPerCU: 2, MaxWavesPerSIMD: 16, ShaderEngines: 8, CUsPerShaderArray: 8,
+			NumXCC: 1, LDSKiB: 64, WaveSize: 32, LocalMemSize: 16 << 30, EngineClockMHz: 2970, RDNA: true,
+			MarketingName: "AMD Radeon RX 9070 XT"}, nil
 	}
-	return GPU{}, fmt.Errorf("kfd: no simulated device for %q (want gfx942 or gfx950)", target)
+	return GPU{}, fmt.Errorf("kfd: no simulated device for %q (want gfx942, gfx950, gfx1200 or gfx1201)", target)
 }
 
 // GPUID returns the gpu_id of the GPU at topology node index node (node 0
@@ -183,7 +195,7 @@ func (t *Topology) WriteSysfs(root string) error {
 				{"domain", 0}, {"drm_render_minor", uint64(DRMRenderMinorBase + n - 1)}, {"hive_id", 0},
 				{"num_sdma_engines", 0}, {"num_sdma_xgmi_engines", 0}, {"num_sdma_queues_per_engine", 0},
 				{"num_cp_queues", 24}, {"max_engine_clk_fcompute", uint64(g.EngineClockMHz)},
-				{"local_mem_size", g.LocalMemSize}, {"fw_version", 177}, {"capability", HSA_CAP_DOORBELL_TYPE_2_0 | HSA_CAP_QUEUE_SIZE_POW2 | HSA_CAP_SRAM_EDCSUPPORTED},
+				{"local_mem_size", g.LocalMemSize}, {"fw_version", 177}, {"capability", capability(g)},
 				{"debug_prop", 0}, {"sdma_fw_version", 0}, {"unique_id", uint64(0x5ee0000 + n)},
 				{"num_xcc", uint64(g.NumXCC)}, {"max_engine_clk_ccompute", 3000}}
 			bank = []prop{{"heap_type", HSA_MEM_HEAP_TYPE_FB_PUBLIC}, {"size_in_bytes", g.LocalMemSize},
@@ -313,6 +325,17 @@ var gpuCaches = []struct{ level, sizeKiB, line, assoc, latency, typ uint64 }{
 	{1, 64, 128, 8, 1, hsaCacheInstruction | hsaCacheHSACU},
 	{2, 4096, 128, 16, 1, hsaCacheData | hsaCacheHSACU},
 	{3, 262144, 64, 16, 1, hsaCacheData | hsaCacheHSACU},
+}
+
+// capability is a GPU node's HSA_CAPABILITY word: doorbells of type 2.0,
+// power-of-two queue sizes, and SRAM ECC on the Instinct parts (so ROCR
+// names the ISA gfx942:sramecc+, as on an MI300X).
+func capability(g GPU) uint64 {
+	c := uint64(HSA_CAP_DOORBELL_TYPE_2_0 | HSA_CAP_QUEUE_SIZE_POW2)
+	if !g.RDNA {
+		c |= HSA_CAP_SRAM_EDCSUPPORTED
+	}
+	return c
 }
 
 func linkProps(from, to int) []prop {
