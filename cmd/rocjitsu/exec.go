@@ -36,7 +36,7 @@ type execPlan struct {
 }
 
 func execUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintln(w, "usage: rocjitsu exec [--gpu gfx942|gfx950[,...]] [--guest gfx950] -- APP [ARGS...]")
+	fmt.Fprintln(w, "usage: rocjitsu exec [--gpu gfx942|gfx950|gfx1200|gfx1201[,...]] [--guest gfx950] -- APP [ARGS...]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Runs APP, an unmodified ROCm (HIP, HSA) application, on the simulated GPU of")
 	fmt.Fprintln(w, "librocjitsu.so: sets LD_PRELOAD (prepended) and ROCJITSU_GPU, with --guest also")
@@ -53,7 +53,7 @@ func execUsage(w io.Writer, fs *flag.FlagSet) {
 func planExec(args []string, environ []string, self string, stderr io.Writer) (plan execPlan, help bool, err error) {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	gpu := fs.String("gpu", "gfx942", "the simulated GPU(s): gfx942 or gfx950, comma-separated for several")
+	gpu := fs.String("gpu", "gfx942", "the simulated GPU(s): gfx942, gfx950, gfx1200 or gfx1201, comma-separated for several (gfx12 needs a ROCR that knows it)")
 	guest := fs.String("guest", "", "also advertise this guest processor (e.g. gfx950) and translate its code for the simulated GPU")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
