@@ -35,7 +35,7 @@
 // Go side (shim/kfd.go).
 extern char *rjKfdStart(void);
 extern int rjKfdOpen(int kind, int minor, int flags);
-extern int rjKfdIoctl(int kind, unsigned long req, void *arg);
+extern int rjKfdIoctl(int fd, int kind, unsigned long req, void *arg);
 extern int rjKfdMmapTarget(uint64_t off, uint64_t len, int *fd, int64_t *foff);
 extern void rjKfdClose(int fd, int kind);
 
@@ -599,7 +599,7 @@ int ioctl(int fd, unsigned long req, ...) {
 		errno = EBADF; // as the kernel: the device belongs to the process that opened it
 		return -1;
 	}
-	int e = rjKfdIoctl(k, req, arg);
+	int e = rjKfdIoctl(fd, k, req, arg);
 	if (e != 0) {
 		errno = e;
 		return -1;

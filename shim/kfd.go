@@ -132,7 +132,7 @@ func rjKfdOpen(kind, minor, flags C.int) (fd C.int) {
 }
 
 //export rjKfdIoctl
-func rjKfdIoctl(kind C.int, req C.ulong, arg unsafe.Pointer) (errno C.int) {
+func rjKfdIoctl(fd, kind C.int, req C.ulong, arg unsafe.Pointer) (errno C.int) {
 	defer guard(nil, "device ioctl", func() { errno = C.int(unix.EIO) })
 	d := driver()
 	if d == nil {
@@ -142,7 +142,7 @@ func rjKfdIoctl(kind C.int, req C.ulong, arg unsafe.Pointer) (errno C.int) {
 	if kind == kindRender {
 		k = kfd.FileRender
 	}
-	return C.int(d.Ioctl(k, uint32(req), uintptr(arg)))
+	return C.int(d.Ioctl(k, int(fd), uint32(req), uintptr(arg)))
 }
 
 //export rjKfdMmapTarget

@@ -53,6 +53,17 @@ const (
 	FileRender
 )
 
+// String names the device kind.
+func (k FileKind) String() string {
+	switch k {
+	case FileKFD:
+		return "/dev/kfd"
+	case FileRender:
+		return "render node"
+	}
+	return "no device"
+}
+
 // Driver is the simulated kernel driver of one process.
 type Driver struct {
 	cfg   Config
@@ -266,11 +277,11 @@ func (d *Driver) RenderMinor(fd int) int {
 	return -1
 }
 
-// Ioctl serves ioctl(fd, req, arg) on a descriptor of kind k, arg being the
-// caller's argument address. The argument is copied in and out as a kernel
+// Ioctl serves ioctl(fd, req, arg) on a descriptor fd of kind k, arg being
+// the caller's argument address. The argument is copied in and out as a kernel
 // copies it (an unreadable address gives EFAULT). It returns 0 or the
 // errno the real driver gives.
-func (d *Driver) Ioctl(k FileKind, req uint32, arg uintptr) unix.Errno {
+func (d *Driver) Ioctl(k FileKind, fd int, req uint32, arg uintptr) unix.Errno {
 	size := IoctlSize(req)
 	var b []byte
 	if size > 0 {
@@ -284,9 +295,12 @@ func (d *Driver) Ioctl(k FileKind, req uint32, arg uintptr) unix.Errno {
 	case FileKFD:
 		e = d.kfdIoctl(req, b)
 	case FileRender:
-		e = d.drmIoctl(req, b)
+		e = d.drmIoctl(d.gpuByMinor(d.RenderMinor(fd)), req, b)
 	default:
 		return unix.ENOTTY
+	}
+	if e != 0 {
+		d.logf("kfd: ioctl %#x (nr %#x, %s): %v", req, IoctlNR(req), k, e)
 	}
 	if e == 0 && size > 0 && IoctlDir(req)&iocRead != 0 {
 		if e := copyOut(uint64(arg), b); e != 0 {

@@ -78,7 +78,7 @@ func addr(b []byte) uint64 { return uint64(uintptr(unsafe.Pointer(&b[0]))) }
 
 // call issues an ioctl with the argument struct *a.
 func call[T any](d *Driver, req uint32, a *T) unix.Errno {
-	return d.Ioctl(FileKFD, req, uintptr(unsafe.Pointer(a)))
+	return d.Ioctl(FileKFD, -1, req, uintptr(unsafe.Pointer(a)))
 }
 
 func TestVersionAndUnknownIoctls(t *testing.T) {
@@ -89,15 +89,15 @@ func TestVersionAndUnknownIoctls(t *testing.T) {
 	}
 	var buf [64]byte
 	for _, req := range []uint32{amdkfdIOWR(0x7e, 8), amdkfdIOWR(0x0d, 8), ioc(iocRead, 'Q', 1, 8)} {
-		if e := d.Ioctl(FileKFD, req, uintptr(unsafe.Pointer(&buf))); e != unix.ENOTTY {
+		if e := d.Ioctl(FileKFD, -1, req, uintptr(unsafe.Pointer(&buf))); e != unix.ENOTTY {
 			t.Errorf("request %#x: %v, want ENOTTY", req, e)
 		}
 	}
-	if e := d.Ioctl(FileKFD, AMDKFD_IOC_GET_VERSION, 0x10); e != unix.EFAULT {
+	if e := d.Ioctl(FileKFD, -1, AMDKFD_IOC_GET_VERSION, 0x10); e != unix.EFAULT {
 		t.Errorf("argument at 0x10: %v, want EFAULT", e)
 	}
 	// A direction that does not match the command is refused.
-	if e := d.Ioctl(FileKFD, amdkfdIOW(0x01, 8), uintptr(unsafe.Pointer(&buf))); e != unix.EINVAL {
+	if e := d.Ioctl(FileKFD, -1, amdkfdIOW(0x01, 8), uintptr(unsafe.Pointer(&buf))); e != unix.EINVAL {
 		t.Errorf("GET_VERSION written: %v, want EINVAL", e)
 	}
 	var ap kfdIoctlAcquireVMArgs
@@ -140,7 +140,7 @@ func TestAperturesAndRender(t *testing.T) {
 	// DRM_IOCTL_VERSION fills the caller's buffers and the full lengths.
 	name := make([]byte, 3)
 	v := drmVersion{Name: uint64(uintptr(unsafe.Pointer(&name[0]))), NameLen: 3}
-	if e := d.Ioctl(FileRender, DRM_IOCTL_VERSION, uintptr(unsafe.Pointer(&v))); e != 0 {
+	if e := d.Ioctl(FileRender, fd, DRM_IOCTL_VERSION, uintptr(unsafe.Pointer(&v))); e != 0 {
 		t.Fatal(e)
 	}
 	if string(name) != "amd" || v.NameLen != 6 || v.VersionMajor != 3 {
@@ -148,17 +148,17 @@ func TestAperturesAndRender(t *testing.T) {
 	}
 	var di drmAMDGPUInfoDevice
 	q := drmAMDGPUInfo{ReturnPointer: uint64(uintptr(unsafe.Pointer(&di))), ReturnSize: uint32(unsafe.Sizeof(di)), Query: AMDGPU_INFO_DEV_INFO}
-	if e := d.Ioctl(FileRender, DRM_IOCTL_AMDGPU_INFO, uintptr(unsafe.Pointer(&q))); e != 0 {
+	if e := d.Ioctl(FileRender, fd, DRM_IOCTL_AMDGPU_INFO, uintptr(unsafe.Pointer(&q))); e != 0 {
 		t.Fatal(e)
 	}
 	if di.DeviceID != 0x74a1 || di.GPUCounterFreq != gpuCounterHz/1000 || di.CUActiveNumber != 304 {
 		t.Errorf("device info %+v", di)
 	}
 	q.ReturnPointer = 8
-	if e := d.Ioctl(FileRender, DRM_IOCTL_AMDGPU_INFO, uintptr(unsafe.Pointer(&q))); e != unix.EFAULT {
+	if e := d.Ioctl(FileRender, fd, DRM_IOCTL_AMDGPU_INFO, uintptr(unsafe.Pointer(&q))); e != unix.EFAULT {
 		t.Errorf("bad return pointer: %v, want EFAULT", e)
 	}
-	if e := d.Ioctl(FileRender, ioc(iocRead|iocWrite, 'd', 0x99, 8), uintptr(unsafe.Pointer(&q))); e != unix.EINVAL {
+	if e := d.Ioctl(FileRender, fd, ioc(iocRead|iocWrite, 'd', 0x99, 8), uintptr(unsafe.Pointer(&q))); e != unix.EINVAL {
 		t.Errorf("unknown DRM ioctl: %v, want EINVAL", e)
 	}
 }
@@ -525,5 +525,46 @@ func TestMmapOffsetRoundTrip(t *testing.T) {
 		if m.Type != c.typ || m.GPUID != c.id || m.Offset != c.off {
 			t.Errorf("%+v -> %+v", c, m)
 		}
+	}
+}
+
+func TestTwoGPUs(t *testing.T) {
+	a, _ := KnownGPU("gfx942")
+	b, _ := KnownGPU("gfx1201")
+	d, err := New(Config{GPUs: []GPU{a, b}, SysfsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var ap kfdIoctlGetProcessAperturesNewArgs
+	if e := call(d, AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, &ap); e != 0 || ap.NumOfNodes != 2 {
+		t.Fatalf("apertures: %v %d", e, ap.NumOfNodes)
+	}
+	for i, g := range []GPU{a, b} {
+		fd, err := d.OpenRender(DRMRenderMinorBase+i, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var di drmAMDGPUInfoDevice
+		q := drmAMDGPUInfo{ReturnPointer: uint64(uintptr(unsafe.Pointer(&di))), ReturnSize: uint32(unsafe.Sizeof(di)), Query: AMDGPU_INFO_DEV_INFO}
+		if e := d.Ioctl(FileRender, fd, DRM_IOCTL_AMDGPU_INFO, uintptr(unsafe.Pointer(&q))); e != 0 {
+			t.Fatal(e)
+		}
+		if di.DeviceID != g.DeviceID || di.WaveFrontSize != g.WaveSize {
+			t.Errorf("renderD%d answers for device %#x wave%d, want %#x wave%d", DRMRenderMinorBase+i, di.DeviceID, di.WaveFrontSize, g.DeviceID, g.WaveSize)
+		}
+		// ACQUIRE_VM pairs each GPU with its own render node only.
+		vm := kfdIoctlAcquireVMArgs{DRMFd: uint32(fd), GPUID: GPUID(i + 1)}
+		if e := call(d, AMDKFD_IOC_ACQUIRE_VM, &vm); e != 0 {
+			t.Errorf("ACQUIRE_VM GPU %d: %v", i, e)
+		}
+		vm.GPUID = GPUID(2 - i)
+		if e := call(d, AMDKFD_IOC_ACQUIRE_VM, &vm); e != unix.EINVAL {
+			t.Errorf("ACQUIRE_VM of GPU %d with the other's node: %v", 1-i, e)
+		}
+		unix.Close(fd)
+	}
+	if _, err := d.OpenRender(DRMRenderMinorBase+2, 0); err != unix.ENOENT {
+		t.Errorf("a third render node: %v", err)
 	}
 }

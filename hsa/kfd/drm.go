@@ -160,12 +160,15 @@ const (
 	drmVersionMinor = 57
 )
 
-func (d *Driver) drmIoctl(req uint32, b []byte) unix.Errno {
+func (d *Driver) drmIoctl(g *gpuState, req uint32, b []byte) unix.Errno {
+	if g == nil {
+		return unix.ENODEV
+	}
 	switch req {
 	case DRM_IOCTL_VERSION:
 		return d.drmVersion(b)
 	case DRM_IOCTL_AMDGPU_INFO:
-		return d.amdgpuInfo(b)
+		return d.amdgpuInfo(g, b)
 	}
 	d.logf("kfd: render node: unsupported DRM ioctl %#x (nr %#x): EINVAL", req, IoctlNR(req))
 	if IoctlType(req) != DRMIoctlBase {
@@ -205,14 +208,11 @@ func (d *Driver) drmVersion(b []byte) unix.Errno {
 	return 0
 }
 
-func (d *Driver) amdgpuInfo(b []byte) unix.Errno {
+func (d *Driver) amdgpuInfo(g *gpuState, b []byte) unix.Errno {
 	in := as[drmAMDGPUInfo](b)
 	if in.ReturnPointer == 0 || in.ReturnSize == 0 || in.ReturnSize > 1<<20 {
 		return unix.EINVAL
 	}
-	// The render node does not say which GPU it is by its argument; all
-	// simulated GPUs of one kind answer alike, so the first answers.
-	g := d.gpus[0]
 	out := make([]byte, in.ReturnSize)
 	e := d.amdgpuInfoQuery(g, in, out)
 	if e != 0 {

@@ -13,6 +13,8 @@ var (
 	fuzzOnce sync.Once
 	fuzzDrv  *Driver
 	fuzzArg  []byte
+	// fuzzRender is a render-node descriptor for the DRM requests.
+	fuzzRender int
 )
 
 // FuzzIoctl sends arbitrary requests with arbitrary argument bytes (and
@@ -55,6 +57,7 @@ func FuzzIoctl(f *testing.F) {
 			}
 			fuzzDrv = d
 			fuzzArg, _ = unix.Mmap(-1, 0, 1<<16, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+			fuzzRender, _ = d.OpenRender(DRMRenderMinorBase, unix.O_CLOEXEC)
 		})
 		if len(arg) > len(fuzzArg) {
 			arg = arg[:len(fuzzArg)]
@@ -68,7 +71,7 @@ func FuzzIoctl(f *testing.F) {
 		if render {
 			k = FileRender
 		}
-		e := fuzzDrv.Ioctl(k, req, uintptr(unsafe.Pointer(&fuzzArg[0])))
+		e := fuzzDrv.Ioctl(k, fuzzRender, req, uintptr(unsafe.Pointer(&fuzzArg[0])))
 		if e < 0 || e > 4095 {
 			t.Fatalf("request %#x: errno %d", req, e)
 		}

@@ -266,14 +266,17 @@ func (t *Topology) WriteSysfs(root string) error {
 		dev := filepath.Join("/sys/devices/pci0000:00", pci)
 		node := fmt.Sprintf("renderD%d", minor)
 		files := map[string]string{
-			dev + "/vendor":                  "0x1002\n",
-			dev + "/device":                  fmt.Sprintf("0x%04x\n", g.DeviceID),
-			dev + "/subsystem_vendor":        "0x1002\n",
-			dev + "/subsystem_device":        "0x0000\n",
-			dev + "/revision":                fmt.Sprintf("0x%02x\n", g.Revision),
-			dev + "/uevent":                  fmt.Sprintf("DRIVER=amdgpu\nPCI_CLASS=120000\nPCI_ID=1002:%04X\nPCI_SUBSYS_ID=1002:0000\nPCI_SLOT_NAME=%s\n", g.DeviceID, pci),
-			dev + "/drm/" + node + "/dev":    fmt.Sprintf("%d:%d\n", DRMMajor, minor),
-			dev + "/drm/" + node + "/uevent": fmt.Sprintf("MAJOR=%d\nMINOR=%d\nDEVNAME=dri/%s\nDEVTYPE=drm_minor\n", DRMMajor, minor, node),
+			dev + "/vendor":               "0x1002\n",
+			dev + "/device":               fmt.Sprintf("0x%04x\n", g.DeviceID),
+			dev + "/subsystem_vendor":     "0x1002\n",
+			dev + "/subsystem_device":     "0x0000\n",
+			dev + "/revision":             fmt.Sprintf("0x%02x\n", g.Revision),
+			dev + "/uevent":               fmt.Sprintf("DRIVER=amdgpu\nPCI_CLASS=120000\nPCI_ID=1002:%04X\nPCI_SUBSYS_ID=1002:0000\nPCI_SLOT_NAME=%s\n", g.DeviceID, pci),
+			dev + "/drm/" + node + "/dev": fmt.Sprintf("%d:%d\n", DRMMajor, minor),
+			// The primary node beside the render node: libdrm tells devices
+			// apart by its name (drmGetPrimaryDeviceNameFromFd).
+			dev + fmt.Sprintf("/drm/card%d/dev", i): fmt.Sprintf("%d:%d\n", DRMMajor, i),
+			dev + "/drm/" + node + "/uevent":        fmt.Sprintf("MAJOR=%d\nMINOR=%d\nDEVNAME=dri/%s\nDEVTYPE=drm_minor\n", DRMMajor, minor, node),
 		}
 		for p, s := range files {
 			if err := w(p, s); err != nil {
@@ -364,7 +367,7 @@ func systemMemory() uint64 {
 // place), so processes neither leak trees nor race on a half-written one.
 func (t *Topology) sharedSysfs() (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "v2 %+v cpus=%d mem=%d", t.GPUs, runtime.NumCPU(), systemMemory())
+	fmt.Fprintf(h, "v3 %+v cpus=%d mem=%d", t.GPUs, runtime.NumCPU(), systemMemory())
 	name := fmt.Sprintf("rocjitsu-sysfs-%d-%s", os.Getuid(), hex.EncodeToString(h.Sum(nil))[:16])
 	final := filepath.Join(os.TempDir(), name)
 	if st, err := os.Stat(filepath.Join(final, ".complete")); err == nil && st.Mode().IsRegular() {

@@ -63,6 +63,19 @@ func TestRocminfo(t *testing.T) {
 // TestRocjitsuExec: rocjitsu exec (found beside librocjitsu.so, nothing
 // else in the environment) runs rocminfo and a HIP program on the
 // simulated gfx942.
+// TestRocminfoTwoGPUs: ROCJITSU_GPU=gfx942,gfx942 gives two GPU agents
+// (libdrm tells their render nodes apart by the primary node's name).
+func TestRocminfoTwoGPUs(t *testing.T) {
+	bt := setup(t)
+	r := bt.run(t, t.TempDir(), runOpts{env: []string{"ROCJITSU_GPU=gfx942,gfx942"}}, "rocminfo")
+	if r.rc != 0 {
+		t.Fatalf("rocminfo: exit %d\n%s\n%s", r.rc, r.stdout, r.stderr)
+	}
+	if n := strings.Count(r.stdout, "Device Type:             GPU"); n != 2 {
+		t.Errorf("%d GPU agents, want 2:\n%s", n, r.stdout)
+	}
+}
+
 func TestRocjitsuExec(t *testing.T) {
 	bt := setup(t)
 	r := bt.run(t, t.TempDir(), runOpts{noDriver: true, timeout: 2 * time.Minute}, libDir+"/rocjitsu", "exec", "--", "rocminfo")
@@ -448,7 +461,7 @@ func TestHSAGuestGFX950(t *testing.T) {
 				if r.rc == 0 && len(r.failures()) == 0 {
 					t.Errorf("listed as not running (%s), yet it passed: update guestNotRun", why)
 				}
-				t.Logf("not run: %s", why)
+				t.Logf("not run: %s: %s", c.Name, why)
 				return
 			}
 			expectPass(t, r)
