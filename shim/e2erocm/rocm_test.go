@@ -274,6 +274,56 @@ func globalOffset(c *kernelref.Case) bool {
 	return false
 }
 
+// kernelrefRun describes how a set of kernelref cases runs: the object of
+// a case (a path inside the root), the program and its arguments around
+// the spec, extra environment, and the cases that are not expected to run
+// (name -> reason; such a case must not pass).
+type kernelrefRun struct {
+	object func(c *kernelref.Case) string
+	prog   string
+	args   func(spec string) []string
+	env    []string
+	skip   func(c *kernelref.Case) string // logged and not run when non-empty
+	notRun map[string]string
+}
+
+// runKernelref runs every case as r says, each as a subtest checked against
+// its kernelref reference. After a hang the remaining cases fail at once.
+func runKernelref(t *testing.T, bt *built, cases []kernelref.Case, r kernelrefRun) {
+	hung := ""
+	for i := range cases {
+		c := &cases[i]
+		if r.skip != nil {
+			if why := r.skip(c); why != "" {
+				t.Logf("%s: %s", c.Name, why)
+				continue
+			}
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			work := t.TempDir()
+			spec, outs := writeSpec(t, work, c, r.object(c))
+			if hung != "" {
+				t.Fatalf("not run: the earlier case %s hung", hung)
+			}
+			res := bt.run(t, work, runOpts{timeout: 2 * time.Minute, env: r.env}, r.prog, r.args(spec)...)
+			if res.hung || res.rc == exitWatchdog {
+				hung = c.Name
+			}
+			if why, ok := r.notRun[c.Name]; ok {
+				if res.rc == 0 && len(res.failures()) == 0 {
+					t.Errorf("listed as not running (%s), yet it passed: update the list", why)
+				}
+				t.Logf("not run: %s: %s", c.Name, why)
+				return
+			}
+			expectPass(t, res)
+			if !t.Failed() {
+				checkOutputs(t, c, outs)
+			}
+		})
+	}
+}
+
 // TestHIPModuleKernelref: every gfx942 test kernel through hipModuleLoad,
 // hipModuleGetFunction and hipModuleLaunchKernel matches its kernelref
 // reference (but those with global offsets, see globalOffset).
@@ -283,29 +333,14 @@ func TestHIPModuleKernelref(t *testing.T) {
 	if len(cases) < 20 {
 		t.Fatalf("only %d gfx942 cases in kernelref", len(cases))
 	}
-	hung := "" // after a hang the other cases fail at once
-	for i := range cases {
-		c := &cases[i]
-		if globalOffset(c) {
-			t.Logf("%s: expects OpenCL global offsets, which HIP cannot pass; TestHSAModuleKernelref runs it", c.Name)
-			continue
-		}
-		t.Run(c.Name, func(t *testing.T) {
-			work := t.TempDir()
-			spec, outs := writeSpec(t, work, c, objectInRoot(c))
-			if hung != "" {
-				t.Fatalf("not run: the earlier case %s hung", hung)
+	runKernelref(t, bt, cases, kernelrefRun{object: objectInRoot, prog: "hip_module",
+		args: func(spec string) []string { return []string{spec} },
+		skip: func(c *kernelref.Case) string {
+			if globalOffset(c) {
+				return "expects OpenCL global offsets, which HIP cannot pass; TestHSAModuleKernelref runs it"
 			}
-			r := bt.run(t, work, runOpts{timeout: 2 * time.Minute}, "hip_module", spec)
-			if r.hung || r.rc == exitWatchdog {
-				hung = c.Name
-			}
-			expectPass(t, r)
-			if !t.Failed() {
-				checkOutputs(t, c, outs)
-			}
-		})
-	}
+			return ""
+		}})
 }
 
 // TestHSAModuleKernelref: every gfx942 test kernel loaded by ROCR's loader
@@ -313,26 +348,8 @@ func TestHIPModuleKernelref(t *testing.T) {
 // queue matches its kernelref reference.
 func TestHSAModuleKernelref(t *testing.T) {
 	bt := setup(t)
-	cases := gfx942Cases()
-	hung := "" // after a hang the other cases fail at once
-	for i := range cases {
-		c := &cases[i]
-		t.Run(c.Name, func(t *testing.T) {
-			work := t.TempDir()
-			spec, outs := writeSpec(t, work, c, objectInRoot(c))
-			if hung != "" {
-				t.Fatalf("not run: the earlier case %s hung", hung)
-			}
-			r := bt.run(t, work, runOpts{timeout: 2 * time.Minute}, "hsa_run", "spec", spec)
-			if r.hung || r.rc == exitWatchdog {
-				hung = c.Name
-			}
-			expectPass(t, r)
-			if !t.Failed() {
-				checkOutputs(t, c, outs)
-			}
-		})
-	}
+	runKernelref(t, bt, gfx942Cases(), kernelrefRun{object: objectInRoot, prog: "hsa_run",
+		args: func(spec string) []string { return []string{"spec", spec} }})
 }
 
 // TestHSAThreads: 8 threads on 4 queues, 25 dispatches each, every result
@@ -449,25 +466,9 @@ func TestHSAGuestGFX950(t *testing.T) {
 	if len(cases) < 40 {
 		t.Fatalf("only %d gfx950 cases in kernelref", len(cases))
 	}
-	cache := t.TempDir()
-	for i := range cases {
-		c := &cases[i]
-		t.Run(c.Name, func(t *testing.T) {
-			work := t.TempDir()
-			obj := testdataDir + "/" + strings.TrimPrefix(c.Object("gfx950"), "testdata/")
-			spec, outs := writeSpec(t, work, c, obj)
-			r := bt.run(t, work, runOpts{timeout: 2 * time.Minute, env: []string{"ROCJITSU_GUEST=gfx950", "ROCJITSU_CACHE_DIR=" + cache}}, "hsa_run", "spec", spec)
-			if why, ok := guestNotRun[c.Name]; ok {
-				if r.rc == 0 && len(r.failures()) == 0 {
-					t.Errorf("listed as not running (%s), yet it passed: update guestNotRun", why)
-				}
-				t.Logf("not run: %s: %s", c.Name, why)
-				return
-			}
-			expectPass(t, r)
-			if !t.Failed() {
-				checkOutputs(t, c, outs)
-			}
-		})
-	}
+	runKernelref(t, bt, cases, kernelrefRun{prog: "hsa_run", env: []string{"ROCJITSU_GUEST=gfx950"}, notRun: guestNotRun,
+		object: func(c *kernelref.Case) string {
+			return testdataDir + "/" + strings.TrimPrefix(c.Object("gfx950"), "testdata/")
+		},
+		args: func(spec string) []string { return []string{"spec", spec} }})
 }
