@@ -479,9 +479,16 @@ func (cp *commandProcessor) complete(h uint64, start uint64) {
 	id := le.Uint32(s[amdSignalEventID:])
 	if mailbox != 0 {
 		atomic.StoreUint64((*uint64)(unsafe.Pointer(&hostBytes(mailbox, 8)[0])), uint64(id))
-		if !cp.d.SignalEvent(id) {
-			cp.d.SignalAll()
-		}
+		cp.d.interrupt(id)
+	}
+}
+
+// interrupt is the CP's end-of-pipe interrupt for a signal's event id:
+// the event is set, or, for an id that names no event, every signal event
+// (KFD's scan of the whole signal page).
+func (d *Driver) interrupt(id uint32) {
+	if !d.SignalEvent(id) {
+		d.SignalAll()
 	}
 }
 
@@ -516,10 +523,7 @@ func (d *Driver) queueError(q *queue, err error) {
 	s := hostBytes(h, 64)
 	atomic.StoreInt64((*int64)(unsafe.Pointer(&s[amdSignalValue])), queueErrorIllegalInstruction)
 	if mailbox := binary.LittleEndian.Uint64(s[amdSignalEventMailbox:]); mailbox != 0 {
-		id := binary.LittleEndian.Uint32(s[amdSignalEventID:])
-		if !d.SignalEvent(id) {
-			d.SignalAll()
-		}
+		d.interrupt(binary.LittleEndian.Uint32(s[amdSignalEventID:]))
 	}
 }
 
