@@ -39,6 +39,10 @@ type Config struct {
 	// Warnf, when set, receives reports the user should see (a queue
 	// stopped by a kernel fault).
 	Warnf func(format string, args ...any)
+
+	// holdQueues (tests) registers queues without serving them, so a
+	// fuzzer's garbage rings are never executed.
+	holdQueues bool
 }
 
 // FileKind says which device a file descriptor opened.

@@ -15,7 +15,27 @@ var (
 	fuzzArg  []byte
 	// fuzzRender is a render-node descriptor for the DRM requests.
 	fuzzRender int
+	// fuzzUser is the only process memory fuzzed user pointers may reach.
+	fuzzUser []byte
 )
+
+const fuzzUserSize = 1 << 20
+
+// confinePointers rewrites every 8-byte word of a fuzzed argument that
+// could be a user-space address into the fuzzUser buffer: the driver
+// copies to and from user pointers as the kernel does, and a pointer into
+// the fuzzing process's own data would let it write there. Words that are
+// not addresses (small values, kernel-half values) stay, so the EFAULT
+// paths are fuzzed too.
+func confinePointers(b []byte) {
+	base := uint64(uintptr(unsafe.Pointer(&fuzzUser[0])))
+	for i := 0; i+8 <= len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:])
+		if v >= 1<<16 && v < 1<<47 {
+			binary.LittleEndian.PutUint64(b[i:], base+(v%(fuzzUserSize-4096))&^7)
+		}
+	}
+}
 
 // FuzzIoctl sends arbitrary requests with arbitrary argument bytes (and
 // so arbitrary user pointers inside them) to the KFD and render-node
@@ -51,12 +71,13 @@ func FuzzIoctl(f *testing.F) {
 		fuzzOnce.Do(func() {
 			g, _ := KnownGPU("gfx942")
 			fe := &fakeExec{maps: map[uint64][]byte{}}
-			d, err := New(Config{GPUs: []GPU{g}, SysfsDir: t.TempDir() + "-fuzz", Executor: func(int, GPU) (Executor, error) { return fe, nil }})
+			d, err := New(Config{GPUs: []GPU{g}, SysfsDir: t.TempDir() + "-fuzz", holdQueues: true, Executor: func(int, GPU) (Executor, error) { return fe, nil }})
 			if err != nil {
 				t.Fatal(err)
 			}
 			fuzzDrv = d
 			fuzzArg, _ = unix.Mmap(-1, 0, 1<<16, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+			fuzzUser, _ = unix.Mmap(-1, 0, fuzzUserSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 			fuzzRender, _ = d.OpenRender(DRMRenderMinorBase, unix.O_CLOEXEC)
 		})
 		if len(arg) > len(fuzzArg) {
@@ -64,6 +85,7 @@ func FuzzIoctl(f *testing.F) {
 		}
 		clear(fuzzArg)
 		copy(fuzzArg, arg)
+		confinePointers(fuzzArg[:len(arg)])
 		if IoctlNR(req) == IoctlNR(AMDKFD_IOC_WAIT_EVENTS) && IoctlSize(req) >= 20 {
 			le.PutUint32(fuzzArg[16:], 0) // no blocking waits in the fuzzer
 		}

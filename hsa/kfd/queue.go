@@ -170,7 +170,7 @@ func (cp *commandProcessor) add(q *queue) (uint32, uint32, unix.Errno) {
 	q.id = cp.nextID
 	cp.nextID++
 	cp.queues[q.id] = q
-	if !cp.started {
+	if !cp.started && !cp.d.cfg.holdQueues {
 		cp.started = true
 		go cp.run()
 	}
