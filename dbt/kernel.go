@@ -10,6 +10,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/live"
 	"github.com/rocjitsu/rocjitsu/dbt/mfma"
+	"github.com/rocjitsu/rocjitsu/dbt/pair"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/loader"
@@ -28,7 +29,10 @@ type kernelT struct {
 	host       isa.Target
 	hostProc   target.Processor
 	hostDecode legalize.DecodeFunc
-	hostLDS    uint32
+	// pair is the guest -> host pair: decisions, host descriptor,
+	// prologue, spills.
+	pair    pair.Pair
+	hostLDS uint32
 	// long marks source branches that need a long window.
 	long map[uint64]bool
 
@@ -64,6 +68,11 @@ func (kt *kernelT) archVGPRs() (arch, agprs int) {
 	d := &kt.k.Descriptor
 	total := d.NextFreeVGPR(kt.f.Processor)
 	acc := d.AccumOffset()
+	if kt.pair != nil && kt.pair.UnifiedVGPRs() {
+		// AGPRs are host VGPRs from ACCUM_OFFSET up: the whole unified
+		// allocation is the guest's.
+		return max(total, kt.namedArch), 0
+	}
 	if acc >= total {
 		return min(total, 256), 0
 	}
@@ -117,7 +126,7 @@ func (kt *kernelT) emit() {
 	kt.rep = report.Kernel{Name: k.Name, SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.rep.Before = kt.resources(k.Descriptor)
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
-	kt.body = &place.Body{Name: k.Name, Map: map[uint64]int{}, Entry: k.EntryAddr}
+	kt.body = &place.Body{Name: k.Name, Map: map[uint64]int{}, Entry: k.EntryAddr, Words: kt.pair.Words()}
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
 	}
@@ -138,6 +147,16 @@ func (kt *kernelT) emit() {
 	}
 	kt.live = live.Analyze(kt.g, sc, kt.rawUses)
 	var code []byte
+	pro, err := kt.pair.Prologue(k, kt.f.Processor)
+	if err != nil {
+		kt.rep.Reject(report.Rejection{Offset: k.EntryAddr, Reason: err.Error()})
+		return
+	}
+	if pro != nil {
+		code = append(code, pro...)
+		kt.body.Prologue = true
+		kt.body.Preload = 0 // the host has one entry; the guest's entry+256 is an ordinary block
+	}
 	for _, l := range sc.Blocks {
 		b := kt.g.Blocks[l]
 		for i, in := range b.Insts {
@@ -271,12 +290,18 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	if in.Name() == "s_getpc_b64" {
 		return kt.getpc(code, b, i, in, raw)
 	}
-	d := legalize.Decide(in, raw, kt.guest, kt.host, kt.hostDecode)
+	d := kt.pair.Decide(in, raw, kt.guest)
+	if d.Rule != nil && d.Action != report.Reject {
+		d.Action = report.Expand
+		if d.Rule.Name == "" {
+			d.Action = report.Lower
+		}
+	}
 	switch d.Action {
 	case report.Identity, report.Substitute:
 		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1})
 		return append(code, raw...)
-	case report.Expand:
+	case report.Expand, report.Lower:
 		kt.borrowed = kt.borrowed[:0]
 		out, err := d.Rule.Emit(kt, in, raw)
 		if err != nil {
@@ -284,9 +309,12 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			return append(code, raw...)
 		}
 		if len(kt.borrowed) > 0 {
-			out = kt.spillAround(out)
+			if out, err = kt.spillAround(out); err != nil {
+				kt.reject(in, fmt.Sprintf("rule %s: %v", d.Rule.Name, err))
+				return append(code, raw...)
+			}
 		}
-		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1})
+		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1})
 		return append(code, out...)
 	}
 	kt.reject(in, d.Reason)
@@ -508,47 +536,18 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 	return got, nil
 }
 
-// descriptor returns the host descriptor: the source one with the VGPR
-// allocation grown for scratch registers beyond it.
+// descriptor returns the host descriptor the pair derives from the
+// source one and the translation's resource needs.
 func (kt *kernelT) descriptor() (kd.Descriptor, error) {
-	d := kt.k.Descriptor
 	arch, agprs := kt.archVGPRs()
-	if kt.needArch > arch {
-		if kt.namedAGPRs > 0 && kt.namedArch > d.AccumOffset() {
-			return d, fmt.Errorf("the guest names arch VGPRs up to v%d over its AGPR range (ACCUM_OFFSET %d) and AGPRs too: the allocation cannot grow for scratch registers", kt.namedArch-1, d.AccumOffset())
-		}
-		acc := (kt.needArch + 3) &^ 3
-		total := acc + agprs
-		if agprs == 0 {
-			total = kt.needArch
-		}
-		if total > 512 {
-			return d, fmt.Errorf("scratch VGPRs need %d registers, more than 512", total)
-		}
-		if err := d.Set(kd.RSRC3_ACCUM_OFFSET, kd.AccumOffsetField(acc)); err != nil {
-			return d, err
-		}
-		if err := d.Set(kd.RSRC1_GRANULATED_WORKITEM_VGPR_COUNT, kd.VGPRGranules(kt.hostProc, false, total)); err != nil {
-			return d, err
-		}
-		kt.rep.Notes = append(kt.rep.Notes, fmt.Sprintf("arch VGPRs grown from %d to %d for scratch registers", arch, kt.needArch))
+	d, notes, err := kt.pair.Descriptor(pair.Plan{
+		Kernel: kt.k, GuestProc: kt.f.Processor, Arch: arch, AGPRs: agprs, NeedArch: kt.needArch,
+		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, SpillSlots: kt.spillSlots, SpillBase: kt.spillBase,
+	})
+	for _, n := range notes {
+		kt.rep.Notes = appendOnce(kt.rep.Notes, n)
 	}
-	if kt.spillSlots > 0 {
-		need := kt.spillBase + uint32(4*kt.spillSlots)
-		if need > 4096 {
-			return d, fmt.Errorf("private spill slots end at %d bytes, beyond the 13-bit scratch offset", need)
-		}
-		if need > d.PrivateSegmentFixedSize {
-			d.PrivateSegmentFixedSize = need
-		}
-		if err := d.Set(kd.RSRC2_ENABLE_PRIVATE_SEGMENT, 1); err != nil {
-			return d, err
-		}
-	}
-	if err := d.Check(kt.hostProc); err != nil {
-		return d, err
-	}
-	return d, nil
+	return d, err
 }
 
 // TempSGPRPair implements rules.Context.
@@ -708,32 +707,23 @@ func (kt *kernelT) canSpill() bool {
 }
 
 // spillAround saves the borrowed VGPRs to per-lane private slots before
-// code and restores them after it (scratch_store/load_dword with the
-// hardware-initialised flat scratch of gfx940-class targets). EXEC masks
+// code and restores them after it, with the pair's spill code. EXEC masks
 // the saves, the expansion and the restores alike, so every lane that the
 // expansion changes gets its value back.
-func (kt *kernelT) spillAround(code []byte) []byte {
+func (kt *kernelT) spillAround(code []byte) ([]byte, error) {
 	if kt.spillBase == 0 {
 		kt.spillBase = (kt.k.Descriptor.PrivateSegmentFixedSize + 3) &^ 3
 	}
-	var pre, post []byte
-	for i, r := range kt.borrowed {
-		off := kt.spillBase + uint32(4*i)
-		// scratch_store_dword off, v[r], off offset:off
-		pre = binary.LittleEndian.AppendUint32(pre, 0xdc704000|off&0x1fff)
-		pre = binary.LittleEndian.AppendUint32(pre, 0x007f0000|uint32(r)<<8)
-		// scratch_load_dword v[r], off, off offset:off
-		post = binary.LittleEndian.AppendUint32(post, 0xdc504000|off&0x1fff)
-		post = binary.LittleEndian.AppendUint32(post, 0x007f0000|uint32(r)<<24)
+	pre, post, ok := kt.pair.Spill(kt.spillBase, kt.borrowed)
+	if !ok {
+		return nil, fmt.Errorf("needs %d borrowed VGPRs and host %s has no spill path", len(kt.borrowed), kt.host)
 	}
-	pre = binary.LittleEndian.AppendUint32(pre, 0xbf800001)   // s_nop 1: store data read before the expansion writes
-	post = binary.LittleEndian.AppendUint32(post, 0xbf8c0f70) // s_waitcnt vmcnt(0)
 	if len(kt.borrowed) > kt.spillSlots {
 		kt.spillSlots = len(kt.borrowed)
 	}
 	kt.rep.Notes = appendOnce(kt.rep.Notes, "scratch VGPRs borrowed from live registers and saved to per-lane private memory")
 	out := append(pre, code...)
-	return append(out, post...)
+	return append(out, post...), nil
 }
 
 func appendOnce(s []string, v string) []string {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	gfx950gfx942 "github.com/rocjitsu/rocjitsu/dbt/pair/gfx950_gfx942"
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
@@ -113,7 +114,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, hostLDS: opt.HostLDS,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: gfx950gfx942.New(), hostLDS: opt.HostLDS,
 			forceSpill: so.forceSpill,
 		}
 		kt.scope = g.Scope(i)

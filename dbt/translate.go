@@ -94,13 +94,11 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		return fail(fmt.Errorf("dbt: guest e_flags machine %#x: %w", uint32(f.Flags.Mach), err))
 	}
 	rep.Guest = gt.String()
-	if !gt.Has(isa.GFX942) && !gt.Has(isa.GFX950) {
-		return fail(fmt.Errorf("dbt: guest %s is not supported (gfx942 and gfx950 are)", gt))
+	pr, err := pairFor(gt, opt.Host)
+	if err != nil {
+		return fail(err)
 	}
-	if opt.Host != isa.GFX942 {
-		return fail(fmt.Errorf("dbt: host %s is not supported yet (gfx942 is)", opt.Host))
-	}
-	hostProc, _ := target.ByMach(target.MachGFX942)
+	hostProc := pr.HostProcessor()
 	ts := f.Section(".text")
 	if ts == nil || ts.Data == nil {
 		return fail(errors.New("dbt: no .text section"))
@@ -115,7 +113,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	var roots []cfg.Root
 	for i, k := range kernels {
 		if k.Descriptor.WavefrontSize(f.Processor) != 64 {
-			return fail(fmt.Errorf("dbt: kernel %s is wave%d; gfx942 runs wave64 only", k.Name, k.Descriptor.WavefrontSize(f.Processor)))
+			return fail(fmt.Errorf("dbt: kernel %s is wave%d; only wave64 guests are translated (the wave size is kept)", k.Name, k.Descriptor.WavefrontSize(f.Processor)))
 		}
 		roots = append(roots, cfg.Root{Kernel: i, Addr: k.EntryAddr})
 		if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
@@ -129,14 +127,14 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	if err != nil {
 		return fail(fmt.Errorf("dbt: %w", err))
 	}
-	hostDecode := func(code []byte, pc uint64) (isa.Inst, error) { return gfx9.Decode(code, pc, opt.Host) }
+	hostDecode := pr.HostDecode
 	// 3-4. Scopes, emitted one at a time.
 	kts := make([]*kernelT, len(kernels))
 	rejected := 0
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill,
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)
@@ -216,7 +214,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	}
 	keepDeadCode(newText, text, kts, placed, hostDecode, gt == opt.Host)
 	// 6. Resource feedback and 7. commit.
-	spec := loader.PatchSpec{Text: newText, Descriptors: map[string]kd.Descriptor{}, Mach: target.MachGFX942}
+	spec := loader.PatchSpec{Text: newText, Descriptors: map[string]kd.Descriptor{}, Mach: hostProc.Mach}
 	hostAt := map[uint64]uint64{} // source address -> host address
 	for i, kt := range kts {
 		p := placed[i]

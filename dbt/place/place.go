@@ -91,6 +91,19 @@ type Body struct {
 	// Entry is the source entry address and Preload the source preload
 	// entry (0 when none).
 	Entry, Preload uint64
+	// Prologue, when true, makes body offset 0 (an entry prologue the
+	// translator put before the translated entry block) the
+	// descriptor-visible entry instead of Map[Entry].
+	Prologue bool
+	// Words are the host's control-flow encodings (nil: GFX9).
+	Words *Words
+}
+
+func (b *Body) words() *Words {
+	if b.Words == nil {
+		return GFX9
+	}
+	return b.Words
 }
 
 // Placed is the result of laying out one body.
@@ -121,6 +134,9 @@ func Layout(textAddr uint64, srcSize int, bodies []*Body) ([]byte, []Placed, err
 		eoff, ok := b.Map[b.Entry]
 		if !ok {
 			return nil, nil, fmt.Errorf("place: %s: entry %#x has no body offset", b.Name, b.Entry)
+		}
+		if b.Prologue {
+			eoff = 0
 		}
 		needStub := false
 		poff := -1
@@ -154,7 +170,7 @@ func Layout(textAddr uint64, srcSize int, bodies []*Body) ([]byte, []Placed, err
 				if !ok {
 					return nil, nil, fmt.Errorf("place: %s: entry stub branch out of range", b.Name)
 				}
-				put(text[s.at:], sopp(OpBranch, simm))
+				put(text[s.at:], b.words().SOPP(OpBranch, simm))
 			}
 			placed[i] = Placed{Base: base, Entry: start, Stub: true}
 		} else {
@@ -222,6 +238,7 @@ func (e *OutOfRange) Error() string {
 
 func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 	long := 0
+	ws := b.words()
 	var oor *OutOfRange
 	fx := append([]Fixup(nil), b.Fixups...)
 	sort.SliceStable(fx, func(i, j int) bool { return fx[i].Off < fx[j].Off })
@@ -255,7 +272,7 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 					oor.Srcs = append(oor.Srcs, f.Src)
 					continue
 				}
-				put(win, sopp(f.Op, simm))
+				put(win, ws.SOPP(f.Op, simm))
 				continue
 			}
 			long++
@@ -269,7 +286,7 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 				if f.SaveSCC {
 					skip = 8
 				}
-				put(w, sopp(inv, skip))
+				put(w, ws.SOPP(inv, skip))
 				w = w[4:]
 				from += 4
 			}
@@ -277,20 +294,20 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 				return 0, fmt.Errorf("place: %s: long window at source %#x is %d bytes, need %d", b.Name, f.Src, f.Size, LongSize(f.Op, f.SaveSCC))
 			}
 			if f.SaveSCC {
-				put(w, cselectWord(f.SCCReg))
+				put(w, ws.Cselect(f.SCCReg))
 				w = w[4:]
 				from += 4
 			}
 			delta := int64(to) - int64(from+4)
-			lo := addLit(f.Pair, false, uint32(uint64(delta)))
-			hi := addLit(f.Pair+1, true, uint32(uint64(delta)>>32))
-			put(w, getpcWord(f.Pair), lo[0], lo[1], hi[0], hi[1])
+			lo := ws.AddLit(f.Pair, false, uint32(uint64(delta)))
+			hi := ws.AddLit(f.Pair+1, true, uint32(uint64(delta)>>32))
+			put(w, ws.Getpc(f.Pair), lo[0], lo[1], hi[0], hi[1])
 			w = w[20:]
 			if f.SaveSCC {
-				put(w, cmpLgWord(f.SCCReg))
+				put(w, ws.CmpLg(f.SCCReg))
 				w = w[4:]
 			}
-			put(w, setpcWord(f.Pair))
+			put(w, ws.Setpc(f.Pair))
 		case Call:
 			if !f.Long {
 				simm, ok := simm16(from, to)
@@ -301,7 +318,7 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 					oor.Srcs = append(oor.Srcs, f.Src)
 					continue
 				}
-				put(win, callWord(f.Pair, simm))
+				put(win, ws.Call(f.Pair, simm))
 				continue
 			}
 			// Long call: [s_cselect] s_getpc_b64 via; s_add_u32; s_addc_u32;
@@ -312,20 +329,20 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 			}
 			w := win
 			if f.SaveSCC {
-				put(w, cselectWord(f.SCCReg))
+				put(w, ws.Cselect(f.SCCReg))
 				w = w[4:]
 				from += 4
 			}
 			delta := int64(to) - int64(from+4)
-			lo := addLit(f.Via, false, uint32(uint64(delta)))
-			hi := addLit(f.Via+1, true, uint32(uint64(delta)>>32))
-			put(w, getpcWord(f.Via), lo[0], lo[1], hi[0], hi[1])
+			lo := ws.AddLit(f.Via, false, uint32(uint64(delta)))
+			hi := ws.AddLit(f.Via+1, true, uint32(uint64(delta)>>32))
+			put(w, ws.Getpc(f.Via), lo[0], lo[1], hi[0], hi[1])
 			w = w[20:]
 			if f.SaveSCC {
-				put(w, cmpLgWord(f.SCCReg))
+				put(w, ws.CmpLg(f.SCCReg))
 				w = w[4:]
 			}
-			put(w, swappcWord(f.Pair, f.Via))
+			put(w, ws.Swappc(f.Pair, f.Via))
 		case PCRel:
 			hostPC := from + 4
 			target := f.Target
@@ -337,7 +354,7 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 				target = p.Base + uint64(o)
 			}
 			d := target - hostPC
-			put(win, getpcWord(f.Pair))
+			put(win, ws.Getpc(f.Pair))
 			put(text[int(p.Base-textAddr)+f.LoLit:], uint32(d))
 			put(text[int(p.Base-textAddr)+f.HiLit:], uint32(d>>32))
 		}

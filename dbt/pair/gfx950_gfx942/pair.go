@@ -1,0 +1,127 @@
+// Package gfx950gfx942 is the gfx950 (CDNA4) -> gfx942 (CDNA3) translation
+// pair: the encodings are shared, so the legalization decision is identity
+// where dbt/legalize proves it (ISA tables, host re-decode, the oracle's
+// gfx950-only table) and a dbt/rules expansion otherwise; the descriptor is
+// the guest's with the VGPR allocation grown for scratch registers, and
+// borrowed registers spill through gfx940-class scratch instructions.
+// A gfx942 guest is accepted too (identity relocation).
+package gfx950gfx942
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+	"github.com/rocjitsu/rocjitsu/dbt/legalize"
+	"github.com/rocjitsu/rocjitsu/dbt/pair"
+	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/loader"
+	"github.com/rocjitsu/rocjitsu/loader/kd"
+	"github.com/rocjitsu/rocjitsu/loader/target"
+)
+
+// Pair is the gfx950 -> gfx942 pair.
+type Pair struct{}
+
+// New returns the pair.
+func New() Pair { return Pair{} }
+
+var _ pair.Pair = Pair{}
+
+// Guests implements pair.Pair.
+func (Pair) Guests() isa.Target { return isa.GFX942 | isa.GFX950 }
+
+// Host implements pair.Pair.
+func (Pair) Host() isa.Target { return isa.GFX942 }
+
+// HostProcessor implements pair.Pair.
+func (Pair) HostProcessor() target.Processor {
+	p, _ := target.ByMach(target.MachGFX942)
+	return p
+}
+
+// HostDecode implements pair.Pair.
+func (Pair) HostDecode(code []byte, pc uint64) (isa.Inst, error) {
+	return gfx9.Decode(code, pc, isa.GFX942)
+}
+
+// Decide implements pair.Pair.
+func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target) legalize.Decision {
+	return legalize.Decide(in, raw, guest, isa.GFX942, p.HostDecode)
+}
+
+// Words implements pair.Pair.
+func (Pair) Words() *place.Words { return place.GFX9 }
+
+// Prologue implements pair.Pair: gfx942 delivers the gfx950 launch state
+// unchanged (kernarg-preload entries are placed by dbt/place).
+func (Pair) Prologue(*loader.Kernel, target.Processor) ([]byte, error) { return nil, nil }
+
+// UnifiedVGPRs implements pair.Pair: gfx942 has AGPRs of its own.
+func (Pair) UnifiedVGPRs() bool { return false }
+
+// Descriptor implements pair.Pair: the source descriptor with the VGPR
+// allocation grown for scratch registers beyond it and the private segment
+// grown for spill slots.
+func (p Pair) Descriptor(pl pair.Plan) (kd.Descriptor, []string, error) {
+	d := pl.Kernel.Descriptor
+	hostProc := p.HostProcessor()
+	var notes []string
+	arch, agprs := pl.Arch, pl.AGPRs
+	if pl.NeedArch > arch {
+		if pl.NamedAGPRs > 0 && pl.NamedArch > d.AccumOffset() {
+			return d, nil, fmt.Errorf("the guest names arch VGPRs up to v%d over its AGPR range (ACCUM_OFFSET %d) and AGPRs too: the allocation cannot grow for scratch registers", pl.NamedArch-1, d.AccumOffset())
+		}
+		acc := (pl.NeedArch + 3) &^ 3
+		total := acc + agprs
+		if agprs == 0 {
+			total = pl.NeedArch
+		}
+		if total > 512 {
+			return d, nil, fmt.Errorf("scratch VGPRs need %d registers, more than 512", total)
+		}
+		if err := d.Set(kd.RSRC3_ACCUM_OFFSET, kd.AccumOffsetField(acc)); err != nil {
+			return d, nil, err
+		}
+		if err := d.Set(kd.RSRC1_GRANULATED_WORKITEM_VGPR_COUNT, kd.VGPRGranules(hostProc, false, total)); err != nil {
+			return d, nil, err
+		}
+		notes = append(notes, fmt.Sprintf("arch VGPRs grown from %d to %d for scratch registers", arch, pl.NeedArch))
+	}
+	if pl.SpillSlots > 0 {
+		need := pl.SpillBase + uint32(4*pl.SpillSlots)
+		if need > 4096 {
+			return d, nil, fmt.Errorf("private spill slots end at %d bytes, beyond the 13-bit scratch offset", need)
+		}
+		if need > d.PrivateSegmentFixedSize {
+			d.PrivateSegmentFixedSize = need
+		}
+		if err := d.Set(kd.RSRC2_ENABLE_PRIVATE_SEGMENT, 1); err != nil {
+			return d, nil, err
+		}
+	}
+	if err := d.Check(hostProc); err != nil {
+		return d, nil, err
+	}
+	return d, notes, nil
+}
+
+// Spill implements pair.Pair: scratch_store_dword / scratch_load_dword
+// with the hardware-initialised flat scratch of gfx940-class targets, an
+// s_nop so the stores read their data before the expansion writes, and a
+// vmcnt(0) after the restores.
+func (Pair) Spill(base uint32, regs []uint16) (save, restore []byte, ok bool) {
+	for i, r := range regs {
+		off := base + uint32(4*i)
+		// scratch_store_dword off, v[r], off offset:off
+		save = binary.LittleEndian.AppendUint32(save, 0xdc704000|off&0x1fff)
+		save = binary.LittleEndian.AppendUint32(save, 0x007f0000|uint32(r)<<8)
+		// scratch_load_dword v[r], off, off offset:off
+		restore = binary.LittleEndian.AppendUint32(restore, 0xdc504000|off&0x1fff)
+		restore = binary.LittleEndian.AppendUint32(restore, 0x007f0000|uint32(r)<<24)
+	}
+	save = binary.LittleEndian.AppendUint32(save, 0xbf800001)       // s_nop 1
+	restore = binary.LittleEndian.AppendUint32(restore, 0xbf8c0f70) // s_waitcnt vmcnt(0)
+	return save, restore, true
+}

@@ -1,0 +1,75 @@
+// Package pair is the interface between the translator's shared pipeline
+// (dbt: CFG, scopes, liveness, placement, branch repair, resource feedback,
+// commit, sidecars, report) and what is specific to one guest -> host ISA
+// pair: the host decoder, the legalization decision per instruction (its
+// renames and rules), the host's control-flow words, the host descriptor and
+// the entry prologue, and how borrowed scratch registers are spilled.
+//
+// Each pair lives in its own package under dbt/pair (gfx950_gfx942,
+// gfx950_gfx12); adding a pair means writing one such package and listing
+// it in dbt's pair table. A newcomer implements Pair and nothing else.
+package pair
+
+import (
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/legalize"
+	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
+	"github.com/rocjitsu/rocjitsu/loader"
+	"github.com/rocjitsu/rocjitsu/loader/kd"
+	"github.com/rocjitsu/rocjitsu/loader/target"
+)
+
+// Pair is one directed guest -> host translation.
+type Pair interface {
+	// Guests is the set of guest targets the pair accepts; Host is the
+	// host target.
+	Guests() isa.Target
+	Host() isa.Target
+	// HostProcessor is the host's processor (descriptor rules, e_flags).
+	HostProcessor() target.Processor
+	// HostDecode decodes one host instruction (dead-code tiling, checks).
+	HostDecode(code []byte, pc uint64) (isa.Inst, error)
+	// Decide returns the legalization decision for one guest instruction
+	// of a guest target (raw are its bytes). A decision with a Rule emits
+	// through the rule whatever its action (a re-encoding is a Rule too).
+	Decide(in *isa.Inst, raw []byte, guest isa.Target) legalize.Decision
+	// Words are the host's control-flow encodings for placement.
+	Words() *place.Words
+	// Descriptor derives the host descriptor of one kernel.
+	Descriptor(p Plan) (kd.Descriptor, []string, error)
+	// Prologue returns the host code to run at the descriptor entry before
+	// the translated entry block (nil when the host delivers the guest's
+	// initial state unchanged), or an error when the state cannot be
+	// rebuilt.
+	Prologue(k *loader.Kernel, guest target.Processor) ([]byte, error)
+	// Spill returns the code that saves the borrowed VGPRs regs to the
+	// per-lane private slots starting at byte base, and the code that
+	// restores them; ok is false when the host has no spill path.
+	Spill(base uint32, regs []uint16) (save, restore []byte, ok bool)
+	// UnifiedVGPRs reports whether guest AGPRs live in the host's VGPR
+	// file above the guest's arch VGPRs (so scratch VGPRs must come from
+	// above both).
+	UnifiedVGPRs() bool
+}
+
+// Plan is what the shared pipeline knows about one kernel when the host
+// descriptor is derived.
+type Plan struct {
+	// Kernel is the guest kernel; GuestProc its processor.
+	Kernel    *loader.Kernel
+	GuestProc target.Processor
+	// Arch and AGPRs are the guest's arch VGPR and AGPR counts; NeedArch
+	// the arch VGPRs the translation needs (scratch registers included).
+	Arch, AGPRs, NeedArch int
+	// NamedArch and NamedAGPRs are one past the highest arch VGPR and AGPR
+	// the scope names.
+	NamedArch, NamedAGPRs int
+	// SpillSlots per-lane dword slots start at private offset SpillBase.
+	SpillSlots int
+	SpillBase  uint32
+}
+
+// Rules is the rules.Context of the pair packages (re-exported so that a
+// pair needs no other translator import).
+type Rules = rules.Context
