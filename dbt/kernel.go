@@ -46,6 +46,8 @@ type kernelT struct {
 	// needArch is the number of arch VGPRs the translation needs
 	// (at least the original count).
 	needArch int
+	// flat is true when the scope has FLAT memory instructions.
+	flat bool
 	// namedArch and namedAGPRs are one past the highest arch VGPR and
 	// AGPR the guest scope names (0 when it names none).
 	namedArch, namedAGPRs int
@@ -95,6 +97,9 @@ func (kt *kernelT) countNamed() {
 			continue
 		}
 		for _, in := range b.Insts {
+			if in.Info != nil && in.Info.Mem == isa.MemFlat {
+				kt.flat = true
+			}
 			for _, o := range in.Operands {
 				if o.Kind != isa.KindReg {
 					continue
@@ -215,6 +220,10 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			break
 		}
 		fx := place.Fixup{Kind: place.Branch, Op: uint8(in.Opcode), Off: len(code), Size: 4, Target: t, Src: in.PC}
+		if !kt.pair.Words().HasBranch(fx.Op) {
+			kt.reject(in, fmt.Sprintf("branch %s has no %s form", in.Name(), kt.host))
+			return append(code, raw...)
+		}
 		if kt.long[in.PC] {
 			pair, sccReg, save, why := kt.longPair(in, t)
 			if why != "" {
@@ -251,7 +260,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		if kt.canonicalBuilder(b, i, ind.Pair, ind.Targets[0]) {
 			// The s_getpc_b64 fixup makes the pair hold the host target.
 			kt.relocated(in)
-			return append(code, raw...)
+			return kt.keep(code, in, raw)
 		}
 		fx := place.Fixup{Kind: place.Call, Off: len(code), Size: 4, Target: ind.Targets[0], Pair: ind.RetPair, Src: in.PC}
 		if kt.long[in.PC] {
@@ -275,10 +284,10 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		switch {
 		case ind != nil && ind.Kind == cfg.Return:
 			kt.relocated(in)
-			return append(code, raw...)
+			return kt.keep(code, in, raw)
 		case ind != nil && ind.Kind == cfg.IndirectJump && len(ind.Targets) == 1 && kt.canonicalBuilder(b, i, ind.Pair, ind.Targets[0]):
 			kt.relocated(in)
-			return append(code, raw...)
+			return kt.keep(code, in, raw)
 		case ind != nil && ind.Kind == cfg.IndirectJump && len(ind.Targets) == 1:
 			kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: ind.Targets[0], Src: in.PC})
 			kt.relocated(in)
@@ -290,7 +299,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	if in.Name() == "s_getpc_b64" {
 		return kt.getpc(code, b, i, in, raw)
 	}
-	d := kt.pair.Decide(in, raw, kt.guest)
+	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat})
 	if d.Rule != nil && d.Action != report.Reject {
 		d.Action = report.Expand
 		if d.Rule.Name == "" {
@@ -423,7 +432,17 @@ func (kt *kernelT) getpc(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []b
 	}
 	kt.body.Fixups = append(kt.body.Fixups, fx)
 	kt.relocated(in)
-	return append(code, raw...)
+	return kt.keep(code, in, raw)
+}
+
+// keep appends the host form of a control-flow instruction kept in place.
+func (kt *kernelT) keep(code []byte, in *isa.Inst, raw []byte) []byte {
+	h, err := kt.pair.Relocated(in, raw)
+	if err != nil {
+		kt.reject(in, err.Error())
+		return append(code, raw...)
+	}
+	return append(code, h...)
 }
 
 // longPair finds the scratch SGPR pair for a long window at branch in and,

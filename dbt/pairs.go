@@ -6,12 +6,15 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
+	gfx950gfx12 "github.com/rocjitsu/rocjitsu/dbt/pair/gfx950_gfx12"
 	gfx950gfx942 "github.com/rocjitsu/rocjitsu/dbt/pair/gfx950_gfx942"
 )
 
 // pairs are the translation pairs the translator knows (dbt/pair/...).
 var pairs = []pair.Pair{
 	gfx950gfx942.New(),
+	gfx950gfx12.New(isa.GFX1201),
+	gfx950gfx12.New(isa.GFX1200),
 }
 
 // pairFor returns the pair translating guest code for host.

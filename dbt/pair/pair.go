@@ -33,7 +33,11 @@ type Pair interface {
 	// Decide returns the legalization decision for one guest instruction
 	// of a guest target (raw are its bytes). A decision with a Rule emits
 	// through the rule whatever its action (a re-encoding is a Rule too).
-	Decide(in *isa.Inst, raw []byte, guest isa.Target) legalize.Decision
+	Decide(in *isa.Inst, raw []byte, guest isa.Target, site Site) legalize.Decision
+	// Relocated returns the host form of a control-flow instruction the
+	// pipeline keeps in place (a validated return's s_setpc_b64, a
+	// canonical builder's s_swappc_b64, s_getpc_b64 before its fixup).
+	Relocated(in *isa.Inst, raw []byte) ([]byte, error)
 	// Words are the host's control-flow encodings for placement.
 	Words() *place.Words
 	// Descriptor derives the host descriptor of one kernel.
@@ -51,6 +55,18 @@ type Pair interface {
 	// file above the guest's arch VGPRs (so scratch VGPRs must come from
 	// above both).
 	UnifiedVGPRs() bool
+}
+
+// Site is where an instruction is: its kernel, and its basic block with
+// the instruction's index (rules that look at the instructions before it,
+// such as a wait-counter split, read them here).
+type Site struct {
+	Kernel *loader.Kernel
+	Block  []*isa.Inst
+	Index  int
+	// Flat is true when the scope has FLAT (generic-address) memory
+	// instructions.
+	Flat bool
 }
 
 // Plan is what the shared pipeline knows about one kernel when the host

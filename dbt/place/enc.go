@@ -36,9 +36,7 @@ var GFX9 = &Words{Name: "gfx9", SOPP: sopp, Call: callWord, Getpc: getpcWord, Se
 // the GFX9 opcodes).
 var GFX12 = &Words{Name: "gfx12",
 	SOPP: func(op uint8, simm int16) uint32 {
-		h := map[uint8]uint32{OpNop: 0, OpEndpgm: 0x30, OpBranch: 0x20, OpCbranchSCC0: 0x21, OpCbranchSCC1: 0x22,
-			OpCbranchVCCZ: 0x23, OpCbranchVCCNZ: 0x24, OpCbranchEXECZ: 0x25, OpCbranchEXECNZ: 0x26}[op]
-		return 0xbf800000 | h<<16 | uint32(uint16(simm))
+		return 0xbf800000 | gfx12SOPP[op]<<16 | uint32(uint16(simm))
 	},
 	Call: func(sdst uint16, simm int16) uint32 {
 		return 0xb0000000 | 0x14<<23 | uint32(sdst&0x7f)<<16 | uint32(uint16(simm))
@@ -71,7 +69,21 @@ func sopp(op uint8, simm int16) uint32 {
 	return 0xbf800000 | uint32(op)<<16 | uint32(uint16(simm))
 }
 
-// NopWord is s_nop 0.
+// gfx12SOPP maps the GFX9 branch opcodes to GFX12's.
+var gfx12SOPP = map[uint8]uint32{OpNop: 0, OpEndpgm: 0x30, OpBranch: 0x20, OpCbranchSCC0: 0x21, OpCbranchSCC1: 0x22,
+	OpCbranchVCCZ: 0x23, OpCbranchVCCNZ: 0x24, OpCbranchEXECZ: 0x25, OpCbranchEXECNZ: 0x26}
+
+// HasBranch reports whether the words can express the GFX9 SOPP branch
+// opcode op.
+func (w *Words) HasBranch(op uint8) bool {
+	if w != GFX12 {
+		return true
+	}
+	_, ok := gfx12SOPP[op]
+	return ok
+}
+
+// NopWord is s_nop 0 (on GFX9 and GFX12).
 const NopWord = 0xbf800000
 
 // Invert returns the conditional branch opcode with the opposite

@@ -98,3 +98,17 @@ func New(mnemonic string, t isa.Target) (isa.Inst, error) {
 	}
 	return isa.Inst{}, fmt.Errorf("gfx9: no encoding %q on %v", mnemonic, targetName(t))
 }
+
+// Mnemonics returns the operation names of the GFX9 tables that target t
+// has (for example isa.GFX950), in table order without duplicates.
+func Mnemonics(t isa.Target) []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range opInfos {
+		if n := opInfos[i].Name; n != "" && !seen[n] && opInfos[i].Targets.Has(t) {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -47,9 +47,12 @@ func (Pair) HostDecode(code []byte, pc uint64) (isa.Inst, error) {
 }
 
 // Decide implements pair.Pair.
-func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target) legalize.Decision {
+func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, _ pair.Site) legalize.Decision {
 	return legalize.Decide(in, raw, guest, isa.GFX942, p.HostDecode)
 }
+
+// Relocated implements pair.Pair: the encodings are shared.
+func (Pair) Relocated(_ *isa.Inst, raw []byte) ([]byte, error) { return raw, nil }
 
 // Words implements pair.Pair.
 func (Pair) Words() *place.Words { return place.GFX9 }

@@ -1,0 +1,302 @@
+package gfx950gfx12
+
+import (
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/pair"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
+)
+
+// rule is one hand-written gfx950 -> gfx12 expansion.
+type rule struct {
+	name     string
+	fidelity report.Fidelity
+	bound    string
+	emit     func(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error)
+}
+
+// handRules are the expansions by guest operation.
+var handRules = map[string]*rule{
+	"s_waitcnt":        {name: "gfx12-waitcnt", fidelity: report.Exact, emit: waitcnt},
+	"s_barrier":        {name: "gfx12-barrier", fidelity: report.Exact, emit: barrier},
+	"v_lshl_add_u64":   {name: "gfx12-lshl-add-u64", fidelity: report.Exact, emit: lshlAddU64},
+	"v_mov_b64":        {name: "gfx12-mov-b64", fidelity: report.Exact, emit: movB64},
+	"ds_cmpst_b32":     {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
+	"ds_cmpst_b64":     {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
+	"ds_cmpst_rtn_b32": {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
+	"ds_cmpst_rtn_b64": {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
+}
+
+func init() {
+	for _, op := range []string{"eq", "lg", "gt", "ge", "lt", "le"} {
+		for _, t := range []string{"i32", "u32"} {
+			handRules["s_cmpk_"+op+"_"+t] = &rule{name: "gfx12-cmpk", fidelity: report.Exact, emit: cmpk}
+		}
+	}
+}
+
+// gfx9 s_waitcnt simm16 fields (gfx940 class).
+func waitFields(v uint32) (vm, exp, lgkm uint32) {
+	return v&15 | (v>>14&3)<<4, v >> 4 & 7, v >> 8 & 15
+}
+
+// opKind classifies a guest instruction for the wait-counter split.
+type opKind struct {
+	vm, lgkm     bool // the gfx9 counters it increments
+	load, store  bool // gfx12 loadcnt / storecnt
+	ds, km, flat bool
+}
+
+func kindOf(in *isa.Inst) opKind {
+	var k opKind
+	w := in.Info.Wait
+	k.vm = w&isa.WaitVM != 0
+	k.lgkm = w&isa.WaitLGKM != 0
+	switch in.Info.Mem {
+	case isa.MemLDS:
+		k.ds = true
+	case isa.MemScalar:
+		k.km = true
+	case isa.MemFlat:
+		k.flat = true
+	}
+	if !k.ds && !k.km && k.lgkm && in.Info.Mem == isa.MemNone {
+		k.km = true // messages count in kmcnt
+	}
+	if k.vm || k.flat {
+		op := in.Info.MemOp
+		switch {
+		case op&isa.MemAtomic != 0:
+			if in.Mod.SC0 || op&isa.MemReturn != 0 {
+				k.load = true // a returning atomic counts in loadcnt
+			} else {
+				k.store = true
+			}
+		case op&isa.MemStore != 0:
+			k.store = true
+		default:
+			k.load = true
+		}
+	}
+	return k
+}
+
+// waitcnt splits a gfx9 s_waitcnt into the gfx12 counters by counting the
+// outstanding operation kinds: vmcnt(N) allows the N newest vector-memory
+// operations to be outstanding, so the host waits loadcnt(L) and
+// storecnt(S) with L loads and S stores among those N (each gfx12 counter
+// completes in order within its type, MEM_ORDERED=1). The operations are
+// read backwards in the basic block; when it has fewer than N, the older
+// ones (from predecessors, kinds unknown) are waited for too, which only
+// over-waits. lgkmcnt(M) becomes dscnt/kmcnt the same way; FLAT operations
+// count in both gfx9 counters, so a FLAT operation in scope makes the LDS
+// wait also wait for the vector-memory counters.
+func waitcnt(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	if len(in.Operands) != 1 || in.Operands[0].Kind != isa.KindImm {
+		return nil, fmt.Errorf("s_waitcnt operand")
+	}
+	vm, exp, lgkm := waitFields(uint32(in.Operands[0].Imm))
+	var prior []opKind
+	for j := site.Index - 1; j >= 0; j-- {
+		prior = append(prior, kindOf(site.Block[j]))
+	}
+	count := func(n uint32, sel func(opKind) bool) (int, []opKind) {
+		var got []opKind
+		for _, k := range prior {
+			if uint32(len(got)) == n {
+				break
+			}
+			if sel(k) {
+				got = append(got, k)
+			}
+		}
+		return len(got), got
+	}
+	var hs []host
+	waitLoad, waitStore := -1, -1
+	if vm < 63 {
+		_, win := count(vm, func(k opKind) bool { return k.vm })
+		l, s := 0, 0
+		for _, k := range win {
+			if k.load {
+				l++
+			}
+			if k.store {
+				s++
+			}
+		}
+		waitLoad, waitStore = l, s
+	}
+	if lgkm < 15 {
+		_, win := count(lgkm, func(k opKind) bool { return k.lgkm })
+		d, km := 0, 0
+		for _, k := range win {
+			if k.ds || k.flat {
+				d++
+			}
+			if k.km {
+				km++
+			}
+		}
+		if site.Flat {
+			// A FLAT operation may be what the guest waits for: on gfx12
+			// it completes through loadcnt/storecnt.
+			waitLoad, waitStore = 0, 0
+			for _, k := range win {
+				if k.flat && k.load {
+					waitLoad++
+				}
+				if k.flat && k.store {
+					waitStore++
+				}
+			}
+		}
+		hs = append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(int64(d))}},
+			host{mnem: "s_wait_kmcnt", ops: []isa.Operand{imm(int64(km))}})
+	}
+	if waitStore >= 0 {
+		hs = append([]host{{mnem: "s_wait_storecnt", ops: []isa.Operand{imm(int64(waitStore))}}}, hs...)
+	}
+	if waitLoad >= 0 {
+		hs = append([]host{{mnem: "s_wait_loadcnt", ops: []isa.Operand{imm(int64(waitLoad))}}}, hs...)
+	}
+	if exp < 7 {
+		hs = append(hs, host{mnem: "s_wait_expcnt", ops: []isa.Operand{imm(int64(exp))}})
+	}
+	if len(hs) == 0 {
+		hs = append(hs, host{mnem: "s_nop", ops: []isa.Operand{imm(0)}})
+	}
+	return seq(hs...)
+}
+
+// barrier is the split barrier: s_barrier_signal -1; s_barrier_wait -1
+// (gfx9 s_barrier waits for no memory counter either).
+func barrier(rules.Context, *isa.Inst, pair.Site) ([]byte, error) {
+	return seq(host{mnem: "s_barrier_signal", ops: []isa.Operand{inl(-1)}},
+		host{mnem: "s_barrier_wait", ops: []isa.Operand{imm(-1)}})
+}
+
+// lshlAddU64 is D = (S0 << S1[2:0]) + S2 (64-bit, gfx940 semantics) as
+// T = S0 << s; D = T.lo * 1 + S2 (v_mad_co_u64_u32, 64-bit sum);
+// D.hi += T.hi. Exact modulo 2^64. The shift is masked to 3 bits.
+func lshlAddU64(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) != 4 || ops[0].Kind != isa.KindReg || ops[0].Class != isa.VGPR {
+		return nil, fmt.Errorf("v_lshl_add_u64 operands")
+	}
+	if in.Mod.Clamp || in.Mod.OMod != 0 || in.Mod.OpSel != 0 {
+		return nil, fmt.Errorf("v_lshl_add_u64 with modifiers")
+	}
+	for _, o := range ops[1:] {
+		if o.Mods != 0 {
+			return nil, fmt.Errorf("v_lshl_add_u64 with source modifiers")
+		}
+	}
+	d, a, s, b := ops[0], ops[1], ops[2], ops[3]
+	t, err := ctx.TempVGPRRange(2, 1)
+	if err != nil {
+		return nil, err
+	}
+	var hs []host
+	switch {
+	case s.Kind == isa.KindInline && s.Imm >= 128 && s.Imm <= 192:
+		s = inl(int(s.Imm-128) & 7)
+	default:
+		m, err := ctx.TempVGPRs(1)
+		if err != nil {
+			return nil, err
+		}
+		hs = append(hs, host{mnem: "v_and_b32_e64", ops: []isa.Operand{vr(m[0], 1), inl(7), s}})
+		s = vr(m[0], 1)
+	}
+	hs = append(hs,
+		host{mnem: "v_lshlrev_b64_e64", ops: []isa.Operand{vr(t, 2), s, a}},
+		host{mnem: "v_mad_co_u64_u32", ops: []isa.Operand{vr(d.Reg, 2), special(isa.RegNull, 2), vr(t, 1), inl(1), b}},
+		host{mnem: "v_add_nc_u32_e64", ops: []isa.Operand{vr(d.Reg+1, 1), vr(t+1, 1), vr(d.Reg+1, 1)}})
+	return seq(hs...)
+}
+
+// movB64 is two v_mov_b32 (high half first when the destination's low
+// half is the source's high half).
+func movB64(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if in.Format != isa.VOP1 || len(ops) != 2 {
+		return nil, fmt.Errorf("v_mov_b64 form %s", in.Format)
+	}
+	d, s := ops[0], ops[1]
+	var lo, hi isa.Operand
+	switch {
+	case s.Kind == isa.KindReg && (s.Class == isa.VGPR || s.Class == isa.SGPR):
+		lo, hi = s, s
+		lo.Width, hi.Width = 1, 1
+		hi.Reg++
+	case s.Kind == isa.KindInline && s.Imm >= 128 && s.Imm <= 208:
+		lo = s
+		hi = inl(0)
+		if s.Imm > 192 {
+			hi = inl(-1)
+		}
+	default:
+		return nil, fmt.Errorf("v_mov_b64 source %v is not a register or an integer inline constant", s.Kind)
+	}
+	mlo := host{mnem: "v_mov_b32_e32", ops: []isa.Operand{vr(d.Reg, 1), lo}}
+	mhi := host{mnem: "v_mov_b32_e32", ops: []isa.Operand{vr(d.Reg+1, 1), hi}}
+	if s.Kind == isa.KindReg && s.Class == isa.VGPR && s.Reg+1 == d.Reg {
+		return seq(mhi, mlo)
+	}
+	return seq(mlo, mhi)
+}
+
+// dsCmpst is ds_cmpst(_rtn) -> ds_cmpstore(_rtn) with the data operands
+// swapped: gfx9 data0 = compare value, data1 = new value; gfx12 data0 =
+// new value, data1 = compare value (research note §3.4, [V]).
+func dsCmpst(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	if in.Mod.GDS {
+		return nil, fmt.Errorf("gds")
+	}
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	n := len(ops)
+	if n < 3 {
+		return nil, fmt.Errorf("ds_cmpst operands")
+	}
+	ops[n-2], ops[n-1] = ops[n-1], ops[n-2]
+	m := map[string]string{"ds_cmpst_b32": "ds_cmpstore_b32", "ds_cmpst_b64": "ds_cmpstore_b64",
+		"ds_cmpst_rtn_b32": "ds_cmpstore_rtn_b32", "ds_cmpst_rtn_b64": "ds_cmpstore_rtn_b64"}[in.Name()]
+	h := host{mnem: m, ops: ops}
+	h.mod.Offset = in.Mod.Offset
+	h.mod.Offset1 = uint8(in.Mod.Offset >> 8)
+	return h.encode()
+}
+
+// cmpk is s_cmpk_<op>_<t> s, imm16 -> s_cmp_<op>_<t> s, literal (the
+// immediate zero-extended for u32, sign-extended for i32, as gfx9 does).
+func cmpk(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) != 2 || ops[1].Kind != isa.KindImm {
+		return nil, fmt.Errorf("s_cmpk operands")
+	}
+	name := in.Name()
+	v := uint32(uint16(ops[1].Imm))
+	if name[len(name)-3] == 'i' {
+		v = uint32(int32(int16(v)))
+	}
+	src := lit(v)
+	if v <= 64 {
+		src = inl(int(v))
+	}
+	return host{mnem: "s_cmp_" + name[len("s_cmpk_"):], ops: []isa.Operand{ops[0], src}}.encode()
+}
