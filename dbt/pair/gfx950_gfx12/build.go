@@ -112,7 +112,7 @@ func (h host) fill(t isa.Inst) ([]byte, error) {
 		if to.Class == isa.Special && t.Operands[i].Field == 0 {
 			// An implicit register of the encoding (vcc of an e32 form).
 			if from.Kind != isa.KindReg || from.Class != isa.Special || from.Reg != to.Reg {
-				return nil, fmt.Errorf("%s operand %d must be %s", h.mnem, i, isa.SpecialReg(to.Reg))
+				return nil, fmt.Errorf("%s operand %d must be special register %d", h.mnem, i, to.Reg)
 			}
 			continue
 		}

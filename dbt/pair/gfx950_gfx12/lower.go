@@ -42,7 +42,7 @@ func lower(in *isa.Inst, site pair.Site) ([]byte, string, error) {
 		}
 	case isa.DS:
 		h.mod.Offset = in.Mod.Offset
-		h.mod.Offset1 = uint8(in.Mod.Offset >> 8)
+		h.mod.Offset1 = in.Mod.Offset1 | uint8(in.Mod.Offset>>8)
 	case isa.GLOBAL, isa.SCRATCH, isa.FLAT:
 		h.mod.Offset = in.Mod.Offset
 		h.th, h.scope, h.ret = cachePolicy(in)
@@ -52,13 +52,34 @@ func lower(in *isa.Inst, site pair.Site) ([]byte, string, error) {
 	for _, m := range candidates(op.to, suffix) {
 		h.mnem = m
 		b, err := h.encode()
-		if err == nil {
-			return b, op.bound, nil
+		if err != nil {
+			last = err
+			continue
 		}
-		last = err
+		if sixteenBitResult(name) && in.Mod.OpSel&8 == 0 {
+			// gfx9 zeroes bits [31:16] of a 16-bit result written to the
+			// low half; gfx12's non-true16 forms keep them.
+			d := ops[0]
+			if d.Kind != isa.KindReg || d.Class != isa.VGPR {
+				return nil, "", fmt.Errorf("%s: 16-bit result not in a VGPR", name)
+			}
+			z, err := host{mnem: "v_and_b32_e32", ops: []isa.Operand{vr(d.Reg, 1), lit(0xffff), vr(d.Reg, 1)}}.encode()
+			if err != nil {
+				return nil, "", err
+			}
+			bound := highHalfBound
+			if op.bound != "" {
+				bound = op.bound + "; " + bound
+			}
+			return append(b, z...), bound, nil
+		}
+		return b, op.bound, nil
 	}
 	return nil, "", fmt.Errorf("%s -> %s: %v", name, op.to, last)
 }
+
+// highHalfBound documents the 16-bit result rule's premise.
+const highHalfBound = "16-bit result: bits [31:16] zeroed as gfx9 does for low-half results (the gfx9 model and LLVM's zeroesHigh16BitsOfDest; not checked on hardware)"
 
 // candidates lists the gfx12 encoding-specific mnemonics to try: the
 // guest's form first, then the VOP3 promotion.
@@ -89,9 +110,6 @@ func unsupportedForm(in *isa.Inst) string {
 		return "tfe is not supported"
 	case in.Mod.NV:
 		return "nv is not on gfx12"
-	}
-	if sixteenBitResult(in.Name()) {
-		return "writes a 16-bit result: whether the high half is kept or zeroed differs between the ISAs (no proven rule)"
 	}
 	return ""
 }
@@ -144,7 +162,7 @@ func hostOperands(in *isa.Inst, site pair.Site) ([]isa.Operand, error) {
 				case isa.RegVCCLo, isa.RegVCCHi, isa.RegEXECLo, isa.RegEXECHi, isa.RegM0, isa.RegSCC,
 					isa.RegSharedBase, isa.RegSharedLimit, isa.RegPrivateBase, isa.RegPrivateLimit:
 				default:
-					return nil, fmt.Errorf("operand %s is not a gfx12 register", isa.SpecialReg(o.Reg))
+					return nil, fmt.Errorf("special register operand %d is not a gfx12 register (flat_scratch, xnack_mask, src_vccz, ...)", o.Reg)
 				}
 			}
 		}

@@ -56,7 +56,19 @@ func (Pair) UnifiedVGPRs() bool { return true }
 // generated re-encoding; either is checked by encoding it here, so a
 // failure rejects with its reason.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
-	if r := handRules[in.Name()]; r != nil {
+	r := handRules[in.Name()]
+	if in.Format == isa.SDWA {
+		r = nil
+		if sdwaOps[in.Name()] {
+			r = &rule{name: "gfx12-sdwa", fidelity: report.Exact, emit: sdwa}
+		}
+	}
+	if r == nil {
+		if g := rules.ForInst(isa.GFX950, isa.GFX942, in); g != nil && retarget[g.Name] {
+			return retargeted(g, in, site)
+		}
+	}
+	if r != nil {
 		return legalize.Decision{Action: report.Expand, Fidelity: r.fidelity, Bound: r.bound, Rule: &rules.Rule{
 			Name: r.name, Ops: []string{in.Name()}, Fidelity: r.fidelity, Bound: r.bound,
 			Emit: func(ctx rules.Context, in *isa.Inst, _ []byte) ([]byte, error) { return r.emit(ctx, in, site) },

@@ -175,7 +175,7 @@ func waitcnt(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 // (gfx9 s_barrier waits for no memory counter either).
 func barrier(rules.Context, *isa.Inst, pair.Site) ([]byte, error) {
 	return seq(host{mnem: "s_barrier_signal", ops: []isa.Operand{inl(-1)}},
-		host{mnem: "s_barrier_wait", ops: []isa.Operand{imm(-1)}})
+		host{mnem: "s_barrier_wait", ops: []isa.Operand{imm(0xffff)}})
 }
 
 // lshlAddU64 is D = (S0 << S1[2:0]) + S2 (64-bit, gfx940 semantics) as
@@ -275,7 +275,7 @@ func dsCmpst(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 		"ds_cmpst_rtn_b32": "ds_cmpstore_rtn_b32", "ds_cmpst_rtn_b64": "ds_cmpstore_rtn_b64"}[in.Name()]
 	h := host{mnem: m, ops: ops}
 	h.mod.Offset = in.Mod.Offset
-	h.mod.Offset1 = uint8(in.Mod.Offset >> 8)
+	h.mod.Offset1 = in.Mod.Offset1 | uint8(in.Mod.Offset>>8)
 	return h.encode()
 }
 
@@ -299,4 +299,157 @@ func cmpk(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 		src = inl(int(v))
 	}
 	return host{mnem: "s_cmp_" + name[len("s_cmpk_"):], ops: []isa.Operand{ops[0], src}}.encode()
+}
+
+func init() {
+	for _, n := range []string{"v_pk_mul_f32", "v_pk_add_f32", "v_pk_fma_f32"} {
+		handRules[n] = &rule{name: "gfx12-pk-f32", fidelity: report.Exact, emit: pkF32}
+	}
+	handRules["v_fmac_f64"] = &rule{name: "gfx12-fmac-f64", fidelity: report.Exact, emit: fmacF64}
+	for _, n := range []string{"v_add_u32", "v_sub_u32", "v_subrev_u32", "v_or_b32", "v_and_b32", "v_xor_b32", "v_mov_b32",
+		"v_lshlrev_b32", "v_lshrrev_b32", "v_cvt_f32_fp8", "v_cvt_f32_bf8", "v_cvt_f32_ubyte0", "v_mul_u32_u24", "v_max_u32", "v_min_u32"} {
+		sdwaOps[n] = true
+	}
+}
+
+// sdwaOps are the integer (and FP8-decode) operations whose SDWA forms
+// are lowered by extracting the selected source bytes or words first.
+var sdwaOps = map[string]bool{}
+
+// sdwa lowers an SDWA instruction with a DWORD destination: each source
+// whose select is a byte or word (zero-extended) is extracted into a
+// scratch VGPR with v_bfe_u32 / v_lshrrev_b32, then the operation runs on
+// the extracted values in its gfx12 form.
+func sdwa(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	m := in.Mod
+	if m.DstSel != 6 {
+		return nil, fmt.Errorf("SDWA dst_sel %d (only DWORD is lowered)", m.DstSel)
+	}
+	if m.Clamp || m.OMod != 0 {
+		return nil, fmt.Errorf("SDWA clamp/omod")
+	}
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	op, ok := hostOps[in.Name()]
+	if !ok {
+		return nil, fmt.Errorf("no gfx12 counterpart")
+	}
+	var hs []host
+	sels := []uint8{m.Src0Sel, m.Src1Sel}
+	si := 0
+	for i := range ops {
+		o := ops[i]
+		if o.Role.Defines() {
+			continue
+		}
+		if si >= len(sels) {
+			break
+		}
+		sel := sels[si]
+		si++
+		if o.Mods != 0 {
+			return nil, fmt.Errorf("SDWA source modifiers (sext/neg/abs)")
+		}
+		if sel == 6 {
+			continue
+		}
+		t, err := ctx.TempVGPRs(1)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case sel < 4:
+			hs = append(hs, host{mnem: "v_bfe_u32", ops: []isa.Operand{vr(t[0], 1), o, inl(8 * int(sel)), inl(8)}})
+		case sel == 4:
+			hs = append(hs, host{mnem: "v_bfe_u32", ops: []isa.Operand{vr(t[0], 1), o, inl(0), inl(16)}})
+		case sel == 5:
+			hs = append(hs, host{mnem: "v_lshrrev_b32_e64", ops: []isa.Operand{vr(t[0], 1), inl(16), o}})
+		default:
+			return nil, fmt.Errorf("SDWA select %d", sel)
+		}
+		ops[i] = vr(t[0], 1)
+	}
+	var last error
+	for _, mn := range []string{op.to + "_e64", op.to + "_e32", op.to} {
+		b, err := seq(append(hs, host{mnem: mn, ops: ops})...)
+		if err == nil {
+			return b, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// pkF32 is a packed f32 operation as two f32 VOP3 operations: result half
+// h takes each source's low or high register as op_sel (h=0) or op_sel_hi
+// (h=1) selects it, negated by neg_lo / neg_hi. The low result goes
+// through a scratch VGPR so that the high half still reads the sources.
+func pkF32(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	name := in.Name()
+	scalar := map[string]string{"v_pk_mul_f32": "v_mul_f32_e64", "v_pk_add_f32": "v_add_f32_e64", "v_pk_fma_f32": "v_fma_f32"}[name]
+	d, srcs := ops[0], ops[1:]
+	if d.Kind != isa.KindReg || d.Class != isa.VGPR {
+		return nil, fmt.Errorf("%s destination", name)
+	}
+	m := in.Mod
+	half := func(h int) ([]isa.Operand, error) {
+		var out []isa.Operand
+		for i, s := range srcs {
+			if s.Kind != isa.KindReg || s.Mods != 0 {
+				return nil, fmt.Errorf("%s source %d is not a plain register pair", name, i)
+			}
+			sel := m.OpSel >> i & 1
+			neg := m.NegLo >> i & 1
+			if h == 1 {
+				sel = m.OpSelHi >> i & 1
+				neg = m.NegHi >> i & 1
+			}
+			o := s
+			o.Width = 1
+			o.Reg += uint16(sel)
+			if neg != 0 {
+				o.Mods |= isa.ModNeg
+			}
+			out = append(out, o)
+		}
+		return out, nil
+	}
+	lo, err := half(0)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := half(1)
+	if err != nil {
+		return nil, err
+	}
+	t, err := ctx.TempVGPRs(1)
+	if err != nil {
+		return nil, err
+	}
+	mod := isa.Modifiers{Clamp: m.Clamp}
+	return seq(
+		host{mnem: scalar, ops: append([]isa.Operand{vr(t[0], 1)}, lo...), mod: mod},
+		host{mnem: scalar, ops: append([]isa.Operand{vr(d.Reg+1, 1)}, hi...), mod: mod},
+		host{mnem: "v_mov_b32_e32", ops: []isa.Operand{vr(d.Reg, 1), vr(t[0], 1)}})
+}
+
+// fmacF64 is v_fmac_f64 d, a, b -> v_fma_f64 d, a, b, d.
+func fmacF64(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) < 3 || in.Format == isa.SDWA || in.Format == isa.DPP {
+		return nil, fmt.Errorf("v_fmac_f64 form %s", in.Format)
+	}
+	d := ops[0]
+	h := host{mnem: "v_fma_f64", ops: []isa.Operand{d, ops[1], ops[2], d}}
+	h.mod.Clamp, h.mod.OMod = in.Mod.Clamp, in.Mod.OMod
+	return h.encode()
 }
