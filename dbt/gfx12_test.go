@@ -1,0 +1,313 @@
+package dbt
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12"
+	"github.com/rocjitsu/rocjitsu/hsa/sim"
+	"github.com/rocjitsu/rocjitsu/internal/kernelref"
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+	"github.com/rocjitsu/rocjitsu/loader"
+)
+
+// gfx12Rejected lists the gfx950 test kernels the gfx12 hosts reject, with
+// a substring of the reason. TestGFX12TestKernels fails when one of them
+// translates (update the list) and when any other kernel is rejected.
+var gfx12Rejected = map[string]string{
+	"indirect_call":                "unrecovered indirect transfer",
+	"mfma_f32_16x16x16f16":         "no MFMA on gfx12",
+	"mfma_f32_32x32x8f16":          "no MFMA on gfx12",
+	"mfma_i32_16x16x32i8":          "no MFMA on gfx12",
+	"gfx950_mfma_f32_16x16x32_f16": "no MFMA on gfx12",
+	"gfx950_mfma_f32_32x32x16_f16": "no MFMA on gfx12",
+}
+
+// gfx12NotRun lists translated kernels that cannot run on the simulated
+// gfx12 agent, with the reason.
+var gfx12NotRun = map[string]string{
+	"gfx950_minmax3":  "v_minimum3_f32/v_maximum3_f32 (native on gfx12) are not implemented by the gfx12 simulator",
+	"lds_big_dynamic": "96 KiB of LDS: needs a virtual-LDS sidecar, which gfx12 hosts do not have yet",
+}
+
+// GFX12Figures are the per-host counts TestGFX12TestKernels measures (the
+// README's figures; `go test -run TestGFX12TestKernels -v ./dbt/` prints
+// them).
+type gfx12Figures struct {
+	kernels, translated, matched, sameAsGuest, rejected, notRun int
+}
+
+// TestGFX12TestKernels translates every gfx950 test kernel for gfx1201 and
+// gfx1200 (wave64, CU mode). Each translation passes llvm-readelf-19 and
+// llvm-objdump-19 (--mcpu=<host> --mattr=+wavefrontsize64: no undecodable
+// word, branches on instruction starts, entries keep their residue mod
+// 256, every VGPR named is allocated), runs on the simulated gfx12 agent
+// and matches the kernelref CPU reference; and, differentially, its
+// buffers equal those of the gfx950 guest run on the simulated gfx950
+// agent bit for bit. Rejections must be the listed ones.
+func TestGFX12TestKernels(t *testing.T) {
+	root := projectpath.MustRoot(t)
+	cases := kernelref.AllCases()
+	for _, host := range []isa.Target{isa.GFX1201, isa.GFX1200} {
+		var fig gfx12Figures
+		t.Run(host.String(), func(t *testing.T) {
+			for i := range cases {
+				c := &cases[i]
+				if !c.HasTarget("gfx950") {
+					continue
+				}
+				fig.kernels++
+				guest := readFile(t, filepath.Join(root, c.Object("gfx950")))
+				res, err := Translate(guest, Options{Name: c.Name, Host: host})
+				if want, ok := gfx12Rejected[c.Name]; ok {
+					if err == nil {
+						t.Errorf("%s: expected a rejection (%s), got a translation: update gfx12Rejected", c.Name, want)
+						continue
+					}
+					if !rejectedFor(res, want) {
+						t.Errorf("%s: rejected for another reason than %q: %v", c.Name, want, err)
+					}
+					fig.rejected++
+					continue
+				}
+				if err != nil {
+					var b strings.Builder
+					res.Report.WriteText(&b)
+					t.Errorf("%s: %v\n%s", c.Name, err, b.String())
+					continue
+				}
+				fig.translated++
+				verifyObject12(t, c.Name, host, guest, res.Object)
+				if why, ok := gfx12NotRun[c.Name]; ok {
+					t.Logf("%s: translated, not run: %s", c.Name, why)
+					fig.notRun++
+					continue
+				}
+				out, err := runCase(t, c, res.Object, host.String())
+				if err != nil {
+					t.Errorf("%s: running the translation on %s: %v", c.Name, host, err)
+					continue
+				}
+				if err := c.Check(out); err != nil {
+					t.Errorf("%s on %s: %v", c.Name, host, err)
+					continue
+				}
+				fig.matched++
+				ref, err := runCase(t, c, guest, "gfx950")
+				if err != nil {
+					t.Errorf("%s: running the guest on gfx950: %v", c.Name, err)
+					continue
+				}
+				for _, k := range c.Buffers() {
+					if !bytes.Equal(ref[k], out[k]) {
+						t.Errorf("%s: buffer %d differs between the gfx950 guest and its %s translation", c.Name, k, host)
+					}
+				}
+				fig.sameAsGuest++
+			}
+		})
+		t.Logf("%s: %d gfx950 test kernels: %d translated, %d match kernelref on the simulated %s (%d bit-identical to the guest on the simulated gfx950), %d translated but not run, %d rejected",
+			host, fig.kernels, fig.translated, fig.matched, host, fig.sameAsGuest, fig.notRun, fig.rejected)
+	}
+}
+
+func rejectedFor(res *Result, want string) bool {
+	if res == nil {
+		return false
+	}
+	for _, k := range res.Report.Kernels {
+		for _, r := range k.Rejections {
+			if strings.Contains(r.Reason, want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runCase runs a kernelref case (with its dynamic LDS) on a simulated
+// agent and returns the buffers.
+func runCase(t *testing.T, c *kernelref.Case, image []byte, target string) (map[int][]byte, error) {
+	t.Helper()
+	a, err := sim.NewAgent(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := a.LoadCodeObject(image)
+	if err != nil {
+		return nil, err
+	}
+	k, err := ex.Kernel(c.Name)
+	if err != nil {
+		return nil, err
+	}
+	addrs := map[int]uint64{}
+	for _, i := range c.Buffers() {
+		arg := c.Args[i]
+		addr, err := a.Alloc(uint64(len(arg.Init)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.CopyIn(addr, arg.Init); err != nil {
+			t.Fatal(err)
+		}
+		addrs[i] = addr
+	}
+	ka, err := c.Kernarg(addrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DispatchExt(k, c.Grid, c.Block, ka, c.DynamicLDS(), 0); err != nil {
+		return nil, err
+	}
+	out := map[int][]byte{}
+	for i, addr := range addrs {
+		b := make([]byte, len(c.Args[i].Init))
+		if err := a.CopyOut(addr, b); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// verifyObject12 checks a gfx12 translation with the LLVM oracles and the
+// gfx12 decoder.
+func verifyObject12(t *testing.T, name string, host isa.Target, src, out []byte) {
+	t.Helper()
+	readelf := llvmtool.Require(t, llvmtool.Readelf)
+	objdump := llvmtool.Require(t, llvmtool.Objdump)
+	path := filepath.Join(t.TempDir(), "out.co")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(readelf, "-a", path)
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 || bytes.Contains(bytes.ToLower(stdout), []byte("warning")) {
+		t.Fatalf("%s: llvm-readelf-19 -a: %v\n%s", name, err, stderr.String())
+	}
+	stderr.Reset()
+	cmd = exec.Command(objdump, "-d", "--mcpu="+host.String(), "--mattr=+wavefrontsize64", path)
+	cmd.Stderr = &stderr
+	dis, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("%s: llvm-objdump-19: %v\n%s", name, err, stderr.String())
+	}
+	starts := map[uint64]bool{}
+	type branch struct {
+		at   uint64
+		word uint32
+		mn   string
+	}
+	var branches []branch
+	for _, l := range strings.Split(string(dis), "\n") {
+		m := lineRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if m[1] == ".long" || strings.Contains(l, "<unknown>") {
+			t.Fatalf("%s: undecodable word for %s: %s", name, host, strings.TrimSpace(l))
+		}
+		a, _ := strconv.ParseUint(m[2], 16, 64)
+		w, _ := strconv.ParseUint(m[3], 16, 32)
+		starts[a] = true
+		if strings.HasPrefix(m[1], "s_branch") || strings.HasPrefix(m[1], "s_cbranch") || strings.HasPrefix(m[1], "s_call_b64") {
+			branches = append(branches, branch{a, uint32(w), m[1]})
+		}
+	}
+	for _, b := range branches {
+		tgt := uint64(int64(b.at) + 4 + 4*int64(int16(b.word)))
+		if !starts[tgt] {
+			t.Fatalf("%s: %s at %#x targets %#x, not an instruction start", name, b.mn, b.at, tgt)
+		}
+	}
+	sf, err := loader.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	of, err := loader.Parse(out)
+	if err != nil {
+		t.Fatalf("%s: output does not parse: %v", name, err)
+	}
+	if of.Processor.Name != host.String() {
+		t.Fatalf("%s: output processor %q, want %s", name, of.Processor.Name, host)
+	}
+	srcK := map[string]uint64{}
+	for _, k := range sf.Kernels() {
+		srcK[k.Symbol] = k.EntryAddr
+	}
+	alloc := 0
+	for _, k := range of.Kernels() {
+		if !starts[k.EntryAddr] || k.EntryAddr%256 != srcK[k.Symbol]%256 {
+			t.Fatalf("%s: kernel %s entry %#x is not an instruction start with the source residue of %#x", name, k.Name, k.EntryAddr, srcK[k.Symbol])
+		}
+		if k.Descriptor.WavefrontSize(of.Processor) != 64 {
+			t.Fatalf("%s: kernel %s is not wave64", name, k.Name)
+		}
+		alloc = max(alloc, k.Descriptor.NextFreeVGPR(of.Processor))
+	}
+	tx := of.Section(".text")
+	for off := 0; off < len(tx.Data); {
+		in, err := gfx12.Decode(tx.Data[off:], tx.Addr+uint64(off), host|isa.Wave64)
+		if err != nil {
+			t.Fatalf("%s: host code at %#x does not decode: %v", name, tx.Addr+uint64(off), err)
+		}
+		for _, o := range in.Operands {
+			if o.Kind == isa.KindReg && o.Class == isa.VGPR && int(o.Reg)+int(o.Width) > alloc {
+				t.Fatalf("%s: %s at %#x names v%d beyond the %d VGPRs allocated", name, gfx12.Print(&in), in.PC, int(o.Reg)+int(o.Width)-1, alloc)
+			}
+		}
+		off += int(in.Size)
+	}
+}
+
+// TestGFX12AiterCorpus translates the aiter gfx950 corpus for gfx1201:
+// every output passes the LLVM oracles, and every rejection names its
+// reason (the counts are logged).
+func TestGFX12AiterCorpus(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(projectpath.MustRoot(t), "..", "shared", "corpus", "aiter", "gfx950", "*.co"))
+	if len(paths) == 0 {
+		t.Skip("no ../shared/corpus/aiter/gfx950")
+	}
+	ok := 0
+	reasons := map[string]int{}
+	for _, p := range paths {
+		guest := readFile(t, p)
+		res, err := Translate(guest, Options{Name: filepath.Base(p), Host: isa.GFX1201})
+		if err != nil {
+			why := ""
+			for _, k := range res.Report.Kernels {
+				if len(k.Rejections) > 0 {
+					why = k.Rejections[0].Reason
+					break
+				}
+			}
+			if why == "" {
+				why = err.Error()
+			}
+			if len(why) > 90 {
+				why = why[:90]
+			}
+			reasons[why]++
+			continue
+		}
+		verifyObject12(t, filepath.Base(p), isa.GFX1201, guest, res.Object)
+		ok++
+	}
+	var rs []string
+	for r, n := range reasons {
+		rs = append(rs, strconv.Itoa(n)+" x "+r)
+	}
+	sort.Strings(rs)
+	t.Logf("aiter gfx950 -> gfx1201: %d of %d objects translate; first rejection reasons:\n  %s", ok, len(paths), strings.Join(rs, "\n  "))
+}
