@@ -5,8 +5,8 @@ import (
 	"io"
 	"sort"
 
-	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+	"github.com/rocjitsu/rocjitsu/dbt/pair"
 )
 
 // Change is one guest instruction whose host code is not its own bytes:
@@ -22,7 +22,7 @@ type Change struct {
 
 // changes lists, for every kernel, the instructions whose host bytes
 // differ from the guest bytes, in source order.
-func changes(kts []*kernelT, hostText []byte, textAddr uint64, bases []uint64, host isa.Target) []Change {
+func changes(kts []*kernelT, hostText []byte, textAddr uint64, bases []uint64, pr pair.Pair) []Change {
 	var out []Change
 	for i, kt := range kts {
 		pcs := make([]uint64, 0, len(kt.body.Map))
@@ -44,12 +44,12 @@ func changes(kts []*kernelT, hostText []byte, textAddr uint64, bases []uint64, h
 			}
 			c := Change{Kernel: kt.k.Name, Src: pc, Host: bases[i] + uint64(lo), Guest: gfx9.Print(in)}
 			for off := 0; off < len(got); {
-				h, err := gfx9.Decode(got[off:], c.Host+uint64(off), host)
+				h, err := pr.HostDecode(got[off:], c.Host+uint64(off))
 				if err != nil || h.Size == 0 {
 					c.HostCode = append(c.HostCode, fmt.Sprintf("<undecodable: %v>", err))
 					break
 				}
-				c.HostCode = append(c.HostCode, gfx9.Print(&h))
+				c.HostCode = append(c.HostCode, pr.HostPrint(&h))
 				off += int(h.Size)
 			}
 			out = append(out, c)

@@ -7,7 +7,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
-	"github.com/rocjitsu/rocjitsu/dbt/legalize"
+	"github.com/rocjitsu/rocjitsu/dbt/pair"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/loader"
 )
@@ -24,7 +24,8 @@ type Count struct {
 
 // GuestOnly counts, over the code reachable from every kernel of a code
 // object, the instructions that the host cannot run as they are (any
-// legalization decision other than identity), by mnemonic. It is the
+// legalization decision other than identity, or for a re-encoding host
+// other than a generated one-to-one lowering), by mnemonic. It is the
 // measure that orders the hand-written rules.
 func GuestOnly(obj []byte, host isa.Target) (map[string]Count, error) {
 	f, err := loader.Parse(obj)
@@ -49,15 +50,18 @@ func GuestOnly(obj []byte, host isa.Target) (map[string]Count, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dbt: %w", err)
 	}
-	hostDecode := func(code []byte, pc uint64) (isa.Inst, error) { return gfx9.Decode(code, pc, host) }
+	pr, err := pairFor(gt, host)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]Count{}
 	for _, in := range g.Insts {
 		if in.Info.Branch != isa.BranchNone || in.Name() == "s_getpc_b64" {
 			continue
 		}
 		off := in.PC - ts.Addr
-		d := legalize.Decide(in, ts.Data[off:off+uint64(in.Size)], gt, host, hostDecode)
-		if d.Action == report.Identity {
+		d := pr.Decide(in, ts.Data[off:off+uint64(in.Size)], gt, pair.Site{})
+		if d.Action == report.Identity || d.Action == report.Lower && d.Rule != nil && d.Rule.Name == "" {
 			continue
 		}
 		key := in.Name()

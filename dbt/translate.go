@@ -253,7 +253,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		for i, p := range placed {
 			bases[i] = p.Base
 		}
-		res.Changes = changes(kts, newText, text.Addr, bases, opt.Host)
+		res.Changes = changes(kts, newText, text.Addr, bases, pr)
 	}
 	nf, err := loader.Patch(f, spec)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 func init() {
 	register(command{
 		name:    "translate",
-		summary: "translate a gfx950 code object for gfx942, with a fidelity report",
+		summary: "translate a gfx950 code object for gfx942, gfx1201 or gfx1200, with a fidelity report",
 		run:     runTranslate,
 	})
 }
@@ -25,14 +25,14 @@ func init() {
 func runTranslate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("translate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	to := fs.String("to", "gfx942", "host target")
+	to := fs.String("to", "gfx942", "host target: gfx942, gfx1201 or gfx1200 (wave64, CU mode)")
 	out := fs.String("o", "", "output code object")
 	rep := fs.String("report", "", "write the fidelity report as JSON to this file")
 	diff := fs.Bool("diff", false, "print every changed instruction (guest, then host code)")
 	hist := fs.Bool("histogram", false, "print the histogram of guest instructions the host cannot run as they are, over all inputs, and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu translate --to gfx942 IN -o OUT [--report report.json] [--diff]")
-		fmt.Fprintln(stderr, "       rocjitsu translate --histogram [--to gfx942] IN...")
+		fmt.Fprintln(stderr, "usage: rocjitsu translate --to gfx942|gfx1201|gfx1200 IN -o OUT [--report report.json] [--diff]")
+		fmt.Fprintln(stderr, "       rocjitsu translate --histogram [--to gfx942|gfx1201|gfx1200] IN...")
 		fs.PrintDefaults()
 	}
 	// Flags may follow the input (rocjitsu translate IN -o OUT).

@@ -30,6 +30,8 @@ type Pair interface {
 	HostProcessor() target.Processor
 	// HostDecode decodes one host instruction (dead-code tiling, checks).
 	HostDecode(code []byte, pc uint64) (isa.Inst, error)
+	// HostPrint prints a host instruction in LLVM's syntax.
+	HostPrint(in *isa.Inst) string
 	// Decide returns the legalization decision for one guest instruction
 	// of a guest target (raw are its bytes). A decision with a Rule emits
 	// through the rule whatever its action (a re-encoding is a Rule too).

@@ -45,6 +45,9 @@ func (p Pair) HostDecode(code []byte, pc uint64) (isa.Inst, error) {
 	return gfx12.Decode(code, pc, p.host|isa.Wave64)
 }
 
+// HostPrint implements pair.Pair (wave64 syntax).
+func (Pair) HostPrint(in *isa.Inst) string { return gfx12.Print(in) }
+
 // Words implements pair.Pair.
 func (Pair) Words() *place.Words { return place.GFX12 }
 
@@ -163,8 +166,11 @@ func userSGPRs(d *kd.Descriptor) (n, kernarg int) {
 // copies the ids to s[USER_SGPR_COUNT...] and zeroes the wave offset
 // SGPR (gfx940-class code addresses scratch through architected flat
 // scratch and does not read it; the gfx9 simulator delivers 0 too).
-func (Pair) Prologue(k *loader.Kernel, _ target.Processor) ([]byte, error) {
+func (Pair) Prologue(k *loader.Kernel, guest target.Processor) ([]byte, error) {
 	d := &k.Descriptor
+	if n := d.NextFreeVGPR(guest); n > 256 {
+		return nil, fmt.Errorf("the guest allocates %d VGPRs (arch + AGPRs, ACCUM_OFFSET %d), more than the 256 a gfx12 wave64 addresses (spilling is not implemented)", n, d.AccumOffset())
+	}
 	var hs []host
 	if n := d.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH); n != 0 {
 		base, kp := userSGPRs(d)

@@ -453,3 +453,27 @@ func fmacF64(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	h.mod.Clamp, h.mod.OMod = in.Mod.Clamp, in.Mod.OMod
 	return h.encode()
 }
+
+func init() {
+	for _, n := range []string{"v_accvgpr_write_b32", "v_accvgpr_read_b32", "v_accvgpr_mov_b32"} {
+		handRules[n] = &rule{name: "gfx12-accvgpr", fidelity: report.Exact, emit: accvgpr}
+	}
+}
+
+// accvgpr is v_accvgpr_write/read/mov as v_mov_b32: the AGPR operand names
+// the VGPR above the arch ones it maps to (a*i* -> v[ACCUM_OFFSET+i]).
+func accvgpr(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) != 2 || in.Format == isa.SDWA || in.Format == isa.DPP {
+		return nil, fmt.Errorf("%s form", in.Name())
+	}
+	for _, m := range []string{"v_mov_b32_e32", "v_mov_b32_e64"} {
+		if b, err := (host{mnem: m, ops: ops}).encode(); err == nil {
+			return b, nil
+		}
+	}
+	return host{mnem: "v_mov_b32_e64", ops: ops}.encode()
+}

@@ -46,6 +46,9 @@ func (Pair) HostDecode(code []byte, pc uint64) (isa.Inst, error) {
 	return gfx9.Decode(code, pc, isa.GFX942)
 }
 
+// HostPrint implements pair.Pair.
+func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
+
 // Decide implements pair.Pair.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, _ pair.Site) legalize.Decision {
 	return legalize.Decide(in, raw, guest, isa.GFX942, p.HostDecode)
