@@ -16,9 +16,14 @@ import (
 // mcWords assembles src for gfx942 with llvm-mc-19 and returns each
 // instruction's encoding.
 func mcWords(t *testing.T, src string) [][]byte {
+	return mcWordsFor(t, src, "-mcpu=gfx942")
+}
+
+// mcWordsFor is mcWords with other llvm-mc target options.
+func mcWordsFor(t *testing.T, src string, opts ...string) [][]byte {
 	t.Helper()
 	mc := llvmtool.Require(t, llvmtool.MC)
-	cmd := exec.Command(mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-show-encoding")
+	cmd := exec.Command(mc, append([]string{"-triple=amdgcn-amd-amdhsa", "-show-encoding"}, opts...)...)
 	cmd.Stdin = strings.NewReader(src)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -241,5 +246,51 @@ func TestLongCall(t *testing.T) {
 	}
 	if 0x1004+(uint64(w(2))|uint64(w(4))<<32) != 0x1000+uint64(4*far) {
 		t.Fatal("long call reaches the wrong address")
+	}
+}
+
+// TestGFX12WordsMatchLLVM checks every word of place.GFX12 against
+// llvm-mc-19 for gfx1201 in wave64.
+func TestGFX12WordsMatchLLVM(t *testing.T) {
+	w := GFX12
+	a := w.AddLit(6, false, 0x12345678)
+	c := w.AddLit(7, true, 0x7ffffffe)
+	cases := []struct {
+		asm  string
+		want []byte
+	}{
+		{"s_nop 0", le(NopWord)},
+		{"s_branch 5", le(w.SOPP(OpBranch, 5))},
+		{"s_branch -3", le(w.SOPP(OpBranch, -3))},
+		{"s_cbranch_scc0 7", le(w.SOPP(OpCbranchSCC0, 7))},
+		{"s_cbranch_scc1 7", le(w.SOPP(OpCbranchSCC1, 7))},
+		{"s_cbranch_vccz 7", le(w.SOPP(OpCbranchVCCZ, 7))},
+		{"s_cbranch_vccnz 7", le(w.SOPP(OpCbranchVCCNZ, 7))},
+		{"s_cbranch_execz 7", le(w.SOPP(OpCbranchEXECZ, 7))},
+		{"s_cbranch_execnz -7", le(w.SOPP(OpCbranchEXECNZ, -7))},
+		{"s_call_b64 s[30:31], 16", le(w.Call(30, 16))},
+		{"s_getpc_b64 s[6:7]", le(w.Getpc(6))},
+		{"s_setpc_b64 s[6:7]", le(w.Setpc(6))},
+		{"s_swappc_b64 s[30:31], s[6:7]", le(w.Swappc(30, 6))},
+		{"s_add_co_u32 s6, s6, 0x12345678", le(a[0], a[1])},
+		{"s_add_co_ci_u32 s7, s7, 0x7ffffffe", le(c[0], c[1])},
+		{"s_cselect_b32 s40, 1, 0", le(w.Cselect(40))},
+		{"s_cmp_lg_u32 s40, 0", le(w.CmpLg(40))},
+	}
+	var src strings.Builder
+	for _, c := range cases {
+		fmt.Fprintln(&src, c.asm)
+	}
+	got := mcWordsFor(t, src.String(), "-mcpu=gfx1201", "-mattr=+wavefrontsize64")
+	if len(got) != len(cases) {
+		t.Fatalf("llvm-mc returned %d encodings for %d lines", len(got), len(cases))
+	}
+	for i, c := range cases {
+		if !bytes.Equal(got[i], c.want) {
+			t.Errorf("%s: llvm-mc % x, ours % x", c.asm, got[i], c.want)
+		}
+	}
+	if w.HasBranch(0x0a) { // s_cbranch_cdbgsys has no gfx12 form
+		t.Error("GFX12 claims a form for SOPP 0x0a")
 	}
 }

@@ -1,0 +1,111 @@
+package gfx950gfx12
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+	"github.com/rocjitsu/rocjitsu/dbt/pair"
+)
+
+// Guest words (gfx950, checked with llvm-objdump-19 --mcpu=gfx942).
+var (
+	gLoad  = []uint32{0xdc508000, 0x027f0002} // global_load_dword v2, v[2:3], off
+	gStore = []uint32{0xdc708000, 0x007f0200} // global_store_dword v[0:1], v2, off
+	gDS    = []uint32{0xd81a0000, 0x00000201} // ds_write_b32 v1, v2
+	gSMEM  = []uint32{0xc00a0100, 0x00000000} // s_load_dwordx4 s[4:7], s[0:1], 0x0
+)
+
+// waitWord is the gfx940-class s_waitcnt vmcnt(vm) expcnt(exp) lgkmcnt(lgkm).
+func waitWord(vm, exp, lgkm uint32) []uint32 {
+	return []uint32{0xbf8c0000 | vm&15 | vm>>4<<14 | exp<<4 | lgkm<<8}
+}
+
+func block(t *testing.T, ws ...[]uint32) []*isa.Inst {
+	t.Helper()
+	var out []*isa.Inst
+	for _, w := range ws {
+		var b []byte
+		for _, x := range w {
+			b = binary.LittleEndian.AppendUint32(b, x)
+		}
+		in, err := gfx9.Decode(b, 0, isa.GFX950)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, &in)
+	}
+	return out
+}
+
+func hostText(t *testing.T, b []byte) string {
+	t.Helper()
+	var s []string
+	for off := 0; off < len(b); {
+		in, err := gfx12.Decode(b[off:], 0, isa.GFX1201|isa.Wave64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = append(s, gfx12.Print(&in))
+		off += int(in.Size)
+	}
+	return strings.Join(s, "; ")
+}
+
+// TestWaitcntSplit checks the split of gfx9 waits by the kinds of the
+// outstanding operations: the N newest vector-memory operations decide
+// loadcnt and storecnt (not loadcnt(N) + storecnt(N)), unknown older ones
+// are waited for, and lgkmcnt separates LDS from SMEM.
+func TestWaitcntSplit(t *testing.T) {
+	cases := []struct {
+		name string
+		ops  [][]uint32
+		wait []uint32
+		want string
+	}{
+		{"newest is a load", [][]uint32{gLoad, gStore, gLoad}, waitWord(1, 7, 15), "s_wait_loadcnt 0x1; s_wait_storecnt 0x0"},
+		{"load and store", [][]uint32{gLoad, gStore, gLoad}, waitWord(2, 7, 15), "s_wait_loadcnt 0x1; s_wait_storecnt 0x1"},
+		{"two loads", [][]uint32{gStore, gLoad, gLoad}, waitWord(2, 7, 15), "s_wait_loadcnt 0x2; s_wait_storecnt 0x0"},
+		{"older unknown", [][]uint32{gLoad}, waitWord(3, 7, 15), "s_wait_loadcnt 0x1; s_wait_storecnt 0x0"},
+		{"lds newest", [][]uint32{gSMEM, gDS, gDS}, waitWord(63, 7, 1), "s_wait_dscnt 0x1; s_wait_kmcnt 0x0"},
+		{"smem and lds", [][]uint32{gDS, gSMEM, gDS}, waitWord(63, 7, 2), "s_wait_dscnt 0x1; s_wait_kmcnt 0x1"},
+		{"all", [][]uint32{gLoad, gDS}, waitWord(0, 7, 0), "s_wait_loadcnt 0x0; s_wait_storecnt 0x0; s_wait_dscnt 0x0; s_wait_kmcnt 0x0"},
+		{"nothing", nil, waitWord(63, 7, 15), "s_nop 0"},
+	}
+	for _, c := range cases {
+		blk := block(t, append(c.ops, c.wait)...)
+		b, err := waitcnt(nil, blk[len(blk)-1], pair.Site{Block: blk, Index: len(blk) - 1})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := hostText(t, b); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// TestMappingIsReviewed checks that the generated mapping has no entry
+// the registry marks as differing, and that renames point at gfx12
+// operations.
+func TestMappingIsReviewed(t *testing.T) {
+	host := map[string]bool{}
+	for _, n := range gfx12.Mnemonics() {
+		host[n] = true
+	}
+	for from, op := range hostOps {
+		if !host[op.to] {
+			t.Errorf("%s -> %s: not a gfx12 operation", from, op.to)
+		}
+		if !op.renamed && op.to != from {
+			t.Errorf("%s -> %s: a different name without the registry", from, op.to)
+		}
+	}
+	for _, n := range []string{"v_cmpx_gt_u32", "s_getreg_b32", "s_waitcnt", "buffer_load_dword", "ds_cmpst_b32", "s_sendmsg"} {
+		if _, ok := hostOps[n]; ok {
+			t.Errorf("%s passes as the same operation", n)
+		}
+	}
+}
