@@ -309,3 +309,73 @@ func TestGFX12AiterCorpus(t *testing.T) {
 	sort.Strings(rs)
 	t.Logf("aiter gfx950 -> gfx1201: %d of %d objects translate; first rejection reasons:\n  %s", ok, len(paths), strings.Join(rs, "\n  "))
 }
+
+// TestGFX12RuleDifferential runs the rule guests of testdata/gfx12_rules.s
+// (ds_cmpst operand order, packed f32 with op_sel/neg, v_mov_b64, s_cmpk,
+// AGPR moves, a bf16 MFMA with register C, kernarg preload with workgroup
+// ids X and Y) on the simulated gfx950 agent and their translations on the
+// simulated gfx1201 agent: the output buffers must be identical and not
+// all zero.
+func TestGFX12RuleDifferential(t *testing.T) {
+	guest := buildGuest(t, "gfx12_rules")
+	res, err := Translate(guest, Options{Name: "gfx12_rules", Host: isa.GFX1201})
+	if err != nil {
+		var b strings.Builder
+		res.Report.WriteText(&b)
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	verifyObject12(t, "gfx12_rules", isa.GFX1201, guest, res.Object)
+	run := func(image []byte, target, kernel string, grid [3]uint32) []byte {
+		a, err := sim.NewAgent(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, err := a.LoadCodeObject(image)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := ex.Kernel(kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const size = 4096
+		out, err := a.Alloc(size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.CopyIn(out, make([]byte, size)); err != nil {
+			t.Fatal(err)
+		}
+		ka := make([]byte, 8)
+		for i := range 8 {
+			ka[i] = byte(out >> (8 * i))
+		}
+		if err := a.Dispatch(k, grid, [3]uint32{64, 1, 1}, ka); err != nil {
+			t.Fatalf("%s on %s: %v", kernel, target, err)
+		}
+		b := make([]byte, size)
+		if err := a.CopyOut(out, b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, k := range []struct {
+		name string
+		grid [3]uint32
+	}{{"k_cmpst", [3]uint32{64, 1, 1}}, {"k_pk", [3]uint32{64, 1, 1}}, {"k_mov", [3]uint32{64, 1, 1}},
+		{"k_mfma", [3]uint32{64, 1, 1}}, {"k_pre", [3]uint32{128, 2, 1}}} {
+		want := run(guest, "gfx950", k.name, k.grid)
+		got := run(res.Object, "gfx1201", k.name, k.grid)
+		if bytes.Equal(want, make([]byte, len(want))) {
+			t.Fatalf("%s: the guest wrote nothing", k.name)
+		}
+		if !bytes.Equal(want, got) {
+			for i := 0; i < len(want); i += 4 {
+				if !bytes.Equal(want[i:i+4], got[i:i+4]) {
+					t.Errorf("%s: first difference at byte %d: guest % x, translation % x", k.name, i, want[i:i+4], got[i:i+4])
+					break
+				}
+			}
+		}
+	}
+}

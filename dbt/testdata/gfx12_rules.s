@@ -1,0 +1,165 @@
+// Guests for the gfx950 -> gfx12 rule differential tests (dbt/gfx12_test.go):
+// each kernel takes one output pointer and writes per-lane results that the
+// test compares between the guest on the simulated gfx950 agent and its
+// translation on the simulated gfx1201 agent.
+.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+.text
+
+// ds_cmpst_rtn_b32 (data0 = compare, data1 = new on gfx9): even lanes
+// match, odd lanes do not.
+.globl k_cmpst
+.p2align 8
+.type k_cmpst,@function
+k_cmpst:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_lshlrev_b32 v1, 2, v0
+  ds_write_b32 v1, v0
+  v_and_b32 v2, 1, v0
+  v_mov_b32 v3, 999
+  v_cmp_eq_u32 vcc, 0, v2
+  v_cndmask_b32 v3, v3, v0, vcc
+  v_add_u32 v4, 100, v0
+  s_waitcnt lgkmcnt(0)
+  ds_cmpst_rtn_b32 v6, v1, v3, v4
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v7, v1
+  v_lshlrev_b32 v8, 3, v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx2 v8, v[6:7], s[0:1]
+  s_endpgm
+
+// Packed f32 with op_sel / op_sel_hi / neg_lo and a destination that is
+// also a source.
+.globl k_pk
+.p2align 8
+.type k_pk,@function
+k_pk:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_cvt_f32_u32 v2, v0
+  v_add_f32 v3, 0.5, v2
+  v_mul_f32 v4, 2.0, v2
+  v_sub_f32 v5, 1.0, v2
+  v_mov_b32 v6, 1.0
+  v_mov_b32 v7, -2.0
+  v_pk_fma_f32 v[8:9], v[2:3], v[4:5], v[6:7]
+  v_pk_mul_f32 v[10:11], v[2:3], v[4:5] op_sel:[1,0] op_sel_hi:[0,1] neg_lo:[1,0]
+  v_pk_add_f32 v[2:3], v[2:3], v[4:5] op_sel_hi:[1,0]
+  v_lshlrev_b32 v12, 5, v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v12, v[8:11], s[0:1]
+  global_store_dwordx2 v12, v[2:3], s[0:1] offset:16
+  s_endpgm
+
+// v_mov_b64, s_cmpk compares
+// (unsigned and signed immediates), AGPR moves.
+.globl k_mov
+.p2align 8
+.type k_mov,@function
+k_mov:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_add_u32 v1, 7, v0
+  v_add_u32 v2, 9, v0
+  v_mov_b64 v[2:3], v[0:1]
+  s_movk_i32 s4, 0x7fff
+  s_cmpk_gt_u32 s4, 0x10
+  s_cselect_b32 s5, 5, 6
+  s_cmpk_lt_i32 s4, 0xfffb
+  s_cselect_b32 s6, 7, 8
+  v_mov_b32 v4, s5
+  v_mov_b32 v5, s6
+  v_accvgpr_write_b32 a0, v0
+  v_accvgpr_mov_b32 a1, a0
+  v_accvgpr_read_b32 v6, a1
+  v_add_u32 v5, v5, v6
+  v_lshlrev_b32 v7, 4, v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v7, v[2:5], s[0:1]
+  s_endpgm
+
+// A bf16 MFMA with register C (small integers: exact in any order).
+.globl k_mfma
+.p2align 8
+.type k_mfma,@function
+k_mfma:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_and_b32 v10, 7, v0
+  v_cvt_f32_u32 v10, v10
+  v_and_b32 v2, 0xffff0000, v10
+  v_lshrrev_b32 v11, 16, v10
+  v_or_b32 v2, v2, v11
+  v_mov_b32 v3, 0x3f803f80
+  v_mov_b32 v4, 0x40004000
+  v_mov_b32 v5, v2
+  v_cvt_f32_u32 v6, v0
+  v_add_f32 v7, 1.0, v6
+  v_add_f32 v8, 2.0, v6
+  v_add_f32 v9, 4.0, v6
+  v_accvgpr_write_b32 a0, v6
+  v_accvgpr_write_b32 a1, v7
+  v_accvgpr_write_b32 a2, v8
+  v_accvgpr_write_b32 a3, v9
+  s_nop 2
+  v_mfma_f32_16x16x16_bf16 a[4:7], v[2:3], v[4:5], a[0:3]
+  s_nop 7
+  s_nop 3
+  v_lshlrev_b32 v12, 4, v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v12, a[4:7], s[0:1]
+  s_endpgm
+
+// Kernarg preload (the pointer in s[2:3]) with no loading code at the
+// entry, and workgroup ids X (s4) and Y (s5).
+.globl k_pre
+.p2align 8
+.type k_pre,@function
+k_pre:
+  s_branch .Lpre
+.p2align 8
+.Lpre:
+  s_mul_i32 s6, s4, 1000
+  s_mul_i32 s7, s5, 7
+  s_add_u32 s6, s6, s7
+  v_add_u32 v1, s6, v0
+  s_lshl_b32 s8, s5, 1
+  s_add_u32 s8, s8, s4
+  s_lshl_b32 s8, s8, 8
+  v_lshlrev_b32 v2, 2, v0
+  v_add_u32 v2, s8, v2
+  global_store_dword v2, v1, s[2:3]
+  s_endpgm
+
+.rodata
+.p2align 6
+.amdhsa_kernel k_cmpst
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_group_segment_fixed_size 256
+  .amdhsa_next_free_vgpr 12
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 12
+.end_amdhsa_kernel
+.amdhsa_kernel k_pk
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 16
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 16
+.end_amdhsa_kernel
+.amdhsa_kernel k_mov
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 16
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 8
+.end_amdhsa_kernel
+.amdhsa_kernel k_mfma
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 24
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 16
+.end_amdhsa_kernel
+.amdhsa_kernel k_pre
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_user_sgpr_kernarg_preload_length 2
+  .amdhsa_system_sgpr_workgroup_id_y 1
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_next_free_sgpr 16
+  .amdhsa_accum_offset 8
+.end_amdhsa_kernel
