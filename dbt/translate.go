@@ -1,13 +1,17 @@
 // Package dbt is rocjitsu's binary translator: it turns an AMDGPU code
 // object for a guest ISA (gfx950) into a loadable code object for a host ISA
-// (gfx942), one kernel scope at a time, following the DBT specification:
+// (gfx942, or gfx1201/gfx1200 in wave64), one kernel scope at a time,
+// following the DBT specification:
 // descriptor plans, the source CFG with call edges and recovered indirect
 // transfers (dbt/cfg), kernel scopes with shared helpers duplicated,
 // per-scope emission in source order with a legalization decision per
 // instruction (dbt/legalize, dbt/rules), placement and branch repair
 // (dbt/place), resource feedback into the descriptors and an all-or-nothing
 // commit through the loader's patcher. Every run also produces a fidelity
-// report (dbt/report).
+// report (dbt/report). What is specific to a guest -> host pair (decisions,
+// renames, rules, descriptor, entry prologue, host words) is behind
+// dbt/pair's interface, one package per pair (dbt/pair/gfx950_gfx942,
+// dbt/pair/gfx950_gfx12).
 //
 // The translator fails closed: an instruction with no proven rule rejects
 // its kernel, and a rejected kernel rejects the object (nothing is
@@ -39,7 +43,8 @@ import (
 
 // Options configure a translation.
 type Options struct {
-	// Host is the target to translate for (default gfx942).
+	// Host is the target to translate for: gfx942 (the default), gfx1201
+	// or gfx1200.
 	Host isa.Target
 	// Name labels the input in the report (for example its file name).
 	Name string
