@@ -23,10 +23,8 @@ import (
 // a substring of the reason. TestGFX12TestKernels fails when one of them
 // translates (update the list) and when any other kernel is rejected.
 var gfx12Rejected = map[string]string{
-	"indirect_call":                "unrecovered indirect transfer",
-	"mfma_f32_32x32x8f16":          "no MFMA on gfx12",
-	"mfma_i32_16x16x32i8":          "no MFMA on gfx12", // iu8 WMMA is not in the gfx12 simulator yet
-	"gfx950_mfma_f32_32x32x16_f16": "no MFMA on gfx12",
+	"indirect_call":       "unrecovered indirect transfer",
+	"mfma_i32_16x16x32i8": "no MFMA on gfx12", // iu8 WMMA is not in the gfx12 simulator yet
 }
 
 // gfx12NotRun lists translated kernels that cannot run on the simulated

@@ -523,7 +523,7 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 	var got []uint16
 	if !kt.forceSpill {
 		for _, r := range kt.live.FreeVGPRs(kt.cur, arch, n+len(kt.taken)) {
-			if !kt.taken[r] && len(got) < n {
+			if !kt.taken[r] && len(got) < n && !kt.mappedAGPR(int(r)) {
 				got = append(got, r)
 			}
 		}
@@ -587,6 +587,9 @@ func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 		if kt.taken[uint16(r)] {
 			return true
 		}
+		if kt.mappedAGPR(r) {
+			return true
+		}
 		if r >= arch {
 			return false
 		}
@@ -634,6 +637,17 @@ func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 		}
 	}
 	return 0, fmt.Errorf("needs %d consecutive scratch VGPRs: no dead window and the register file is full (%d arch + %d AGPRs)", n, arch, agprs)
+}
+
+// mappedAGPR reports whether host VGPR r holds a guest AGPR (pairs whose
+// host has no AGPRs map a*i* to v[ACCUM_OFFSET+i]); the guest's liveness
+// knows nothing of that, so such registers are never scratch.
+func (kt *kernelT) mappedAGPR(r int) bool {
+	if kt.pair == nil || !kt.pair.UnifiedVGPRs() || kt.namedAGPRs == 0 {
+		return false
+	}
+	acc := kt.k.Descriptor.AccumOffset()
+	return r >= acc && r < acc+kt.namedAGPRs
 }
 
 // selfUses reports whether the current instruction names VGPR r (decoded

@@ -119,3 +119,168 @@ func mfmaWMMA(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	hs = append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
 	return seq(hs...)
 }
+
+// wmma32Shapes are the 32x32 f16/bf16 MFMAs (K = 8 per register pair;
+// steps = 2 for the gfx950 K-doubled shapes, whose register pairs 0-1 and
+// 2-3 are two 32x32x8 K-slices with one k assignment in A and B, as the
+// gfx942 split rule uses them).
+var wmma32Shapes = map[string]wmmaShape{
+	"v_mfma_f32_32x32x8_f16":   {wmma: "v_wmma_f32_16x16x16_f16", steps: 1, ab: 2},
+	"v_mfma_f32_32x32x8_bf16":  {wmma: "v_wmma_f32_16x16x16_bf16", steps: 1, ab: 2},
+	"v_mfma_f32_32x32x16_f16":  {wmma: "v_wmma_f32_16x16x16_f16", steps: 2, ab: 2},
+	"v_mfma_f32_32x32x16_bf16": {wmma: "v_wmma_f32_16x16x16_bf16", steps: 2, ab: 2},
+}
+
+func init() {
+	for n := range wmma32Shapes {
+		handRules[n] = &rule{name: "gfx12-mfma32-wmma", fidelity: report.Approximate, bound: wmmaBound, emit: mfma32WMMA}
+	}
+}
+
+// mfma32WMMA lowers a 32x32 MFMA to four wave64 WMMA 16x16x16 tiles
+// (I, J = row and column halves). Layouts (research note §3.8):
+//
+//   - MFMA 32x32x8 A[i][k]: lane 32*(k/4) + i, register (k/2)%2, half k%2
+//     (B likewise with j); WMMA A[i'][k']: lane 32*(k'/8) + 16*((k'/4)%2)
+//   - i'. So WMMA tile-I A lanes 0-31 read MFMA lane l5 + (l5&16) + 16I
+//     (l5 = lane & 31); lanes 32-63 (k' >= 8) hold the second K-slice
+//     permuted the same way, or zero for K = 8.
+//   - MFMA D[i][j]: register 4*(i/8) + i%4, lane 32*((i/4)%2) + j; WMMA
+//     D[i'][j']: register i'%4, lane 32*((i'/4)%2) + 16*(i'/8) + j'. So
+//     tile (I,J) register r at lane L is MFMA register 8I + 4*bit4(L) + r
+//     at lane (L & 0x2f) | 16J, and back.
+//
+// Lanes move through ds_bpermute_b32; a lane-bit blend x ^ ((x ^ y) & m)
+// picks between two gathered values.
+func mfma32WMMA(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	sh := wmma32Shapes[in.Name()]
+	m := in.Mod
+	if m.CBSZ != 0 || m.ABID != 0 || m.BLGP != 0 || m.NegLo != 0 || m.NegHi != 0 || m.Clamp {
+		return nil, fmt.Errorf("%s with cbsz/abid/blgp/neg/clamp has no WMMA form", in.Name())
+	}
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) != 4 {
+		return nil, fmt.Errorf("%s operands", in.Name())
+	}
+	d, a, b, c := ops[0], ops[1], ops[2], ops[3]
+	if d.Kind != isa.KindReg || d.Class != isa.VGPR || d.Width != 16 {
+		return nil, fmt.Errorf("%s destination", in.Name())
+	}
+	for _, s := range []isa.Operand{a, b} {
+		if s.Kind != isa.KindReg || s.Class != isa.VGPR || int(s.Width) != sh.steps*int(sh.ab) {
+			return nil, fmt.Errorf("%s A/B must be VGPR tuples of %d registers", in.Name(), sh.steps*int(sh.ab))
+		}
+	}
+	if c.Kind == isa.KindReg && (c.Class != isa.VGPR || c.Width != 16) || c.Kind != isa.KindReg && c.Kind != isa.KindInline {
+		return nil, fmt.Errorf("%s C must be 16 VGPRs or an inline constant", in.Name())
+	}
+	tmp, err := ctx.TempVGPRs(11)
+	if err != nil {
+		return nil, err
+	}
+	lid, m4, m5, ad0, ad1, ca0, ca1, x, y, abt := tmp[0], tmp[1], tmp[2], tmp[3], tmp[4], tmp[5], tmp[6], tmp[7], tmp[8], tmp[9]
+	_ = abt
+	aT, err := ctx.TempVGPRRange(8, 1) // A tiles 0,1 then B tiles 0,1 (2 registers each)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := ctx.TempVGPRRange(16, 1) // tile (I,J) at acc + 4*(2I+J)
+	if err != nil {
+		return nil, err
+	}
+	v := func(r uint16) isa.Operand { return vr(r, 1) }
+	hs := []host{
+		{mnem: "v_mbcnt_lo_u32_b32", ops: []isa.Operand{v(lid), inl(-1), inl(0)}},
+		{mnem: "v_mbcnt_hi_u32_b32", ops: []isa.Operand{v(lid), inl(-1), v(lid)}},
+		// m4 = -(bit 4), m5 = -(bit 5).
+		{mnem: "v_bfe_u32", ops: []isa.Operand{v(m4), v(lid), inl(4), inl(1)}},
+		{mnem: "v_sub_nc_u32_e32", ops: []isa.Operand{v(m4), inl(0), v(m4)}},
+		{mnem: "v_bfe_u32", ops: []isa.Operand{v(m5), v(lid), inl(5), inl(1)}},
+		{mnem: "v_sub_nc_u32_e32", ops: []isa.Operand{v(m5), inl(0), v(m5)}},
+		// ad0 = 4*(l5 + (l5 & 16)), ad1 = ad0 + 64.
+		{mnem: "v_and_b32_e32", ops: []isa.Operand{v(x), inl(31), v(lid)}},
+		{mnem: "v_and_b32_e32", ops: []isa.Operand{v(y), inl(16), v(lid)}},
+		{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{v(ad0), v(x), v(y)}},
+		{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{v(ad0), inl(2), v(ad0)}},
+		{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{v(ad1), inl(64), v(ad0)}},
+		// ca0 = 4*(L & 0x2f), ca1 = ca0 + 64.
+		{mnem: "v_and_b32_e32", ops: []isa.Operand{v(ca0), lit(0x2f), v(lid)}},
+		{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{v(ca0), inl(2), v(ca0)}},
+		{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{v(ca1), inl(64), v(ca0)}},
+	}
+	bperm := func(dst, addr, src uint16) host {
+		return host{mnem: "ds_bpermute_b32", ops: []isa.Operand{v(dst), v(addr), v(src)}}
+	}
+	wait := host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}}
+	// blend writes x ^ ((x ^ y) & mask) to dst.
+	blend := func(dst, mask uint16) []host {
+		return []host{
+			{mnem: "v_xor_b32_e32", ops: []isa.Operand{v(y), v(x), v(y)}},
+			{mnem: "v_and_b32_e32", ops: []isa.Operand{v(y), v(mask), v(y)}},
+			{mnem: "v_xor_b32_e32", ops: []isa.Operand{v(dst), v(x), v(y)}},
+		}
+	}
+	// A and B tiles.
+	for op, src := range []isa.Operand{a, b} {
+		for t := uint16(0); t < 2; t++ {
+			addr := ad0
+			if t == 1 {
+				addr = ad1
+			}
+			for r := uint16(0); r < 2; r++ {
+				dst := aT + uint16(op)*4 + 2*t + r
+				if sh.steps == 2 {
+					hs = append(hs, bperm(x, addr, src.Reg+r), bperm(y, addr, src.Reg+2+r), wait)
+					hs = append(hs, blend(dst, m5)...)
+				} else {
+					hs = append(hs, bperm(x, addr, src.Reg+r), wait,
+						host{mnem: "v_not_b32_e32", ops: []isa.Operand{v(y), v(m5)}},
+						host{mnem: "v_and_b32_e32", ops: []isa.Operand{v(dst), v(x), v(y)}})
+				}
+			}
+		}
+	}
+	// C tiles: tile (I,J) register r = blend4(C[8I+r], C[8I+4+r]) at ca_J.
+	cop := c
+	if c.Kind == isa.KindReg {
+		for I := uint16(0); I < 2; I++ {
+			for J := uint16(0); J < 2; J++ {
+				addr := ca0
+				if J == 1 {
+					addr = ca1
+				}
+				for r := uint16(0); r < 4; r++ {
+					hs = append(hs, bperm(x, addr, c.Reg+8*I+r), bperm(y, addr, c.Reg+8*I+4+r), wait)
+					hs = append(hs, blend(acc+4*(2*I+J)+r, m4)...)
+				}
+			}
+		}
+	}
+	for I := uint16(0); I < 2; I++ {
+		for J := uint16(0); J < 2; J++ {
+			t := acc + 4*(2*I+J)
+			src2 := cop
+			if c.Kind == isa.KindReg {
+				src2 = vr(t, 4)
+			}
+			w := host{mnem: sh.wmma, ops: []isa.Operand{vr(t, 4), vr(aT+2*I, 2), vr(aT+4+2*J, 2), src2}}
+			w.mod.OpSelHi = 7
+			hs = append(hs, w)
+		}
+	}
+	hs = append(hs, host{mnem: "v_nop"})
+	// D register g = 8I + 4q + r: blend4(tile(I,0).r, tile(I,1).r) at ca_q.
+	for g := uint16(0); g < 16; g++ {
+		I, q, r := g/8, g/4%2, g%4
+		addr := ca0
+		if q == 1 {
+			addr = ca1
+		}
+		hs = append(hs, bperm(x, addr, acc+4*(2*I)+r), bperm(y, addr, acc+4*(2*I+1)+r), wait)
+		hs = append(hs, blend(d.Reg+g, m4)...)
+	}
+	return seq(hs...)
+}
