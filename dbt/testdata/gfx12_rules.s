@@ -107,6 +107,50 @@ k_mfma:
   global_store_dwordx4 v12, a[4:7], s[0:1]
   s_endpgm
 
+// A 32x32x8 bf16 MFMA with C in AGPRs (small integers).
+.globl k_mfma32
+.p2align 8
+.type k_mfma32,@function
+k_mfma32:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_and_b32 v10, 7, v0
+  v_cvt_f32_u32 v10, v10
+  v_and_b32 v2, 0xffff0000, v10
+  v_lshrrev_b32 v11, 16, v10
+  v_or_b32 v2, v2, v11
+  v_mov_b32 v3, 0x3f804000
+  v_mov_b32 v4, 0x40003f80
+  v_mov_b32 v5, v2
+  v_cvt_f32_u32 v6, v0
+  v_accvgpr_write_b32 a0, v6
+  v_accvgpr_write_b32 a1, 1.0
+  v_accvgpr_write_b32 a2, 2.0
+  v_accvgpr_write_b32 a3, v6
+  v_accvgpr_write_b32 a4, 4.0
+  v_accvgpr_write_b32 a5, v6
+  v_accvgpr_write_b32 a6, 0.5
+  v_accvgpr_write_b32 a7, v6
+  v_accvgpr_write_b32 a8, v6
+  v_accvgpr_write_b32 a9, -1.0
+  v_accvgpr_write_b32 a10, v6
+  v_accvgpr_write_b32 a11, 1.0
+  v_accvgpr_write_b32 a12, v6
+  v_accvgpr_write_b32 a13, v6
+  v_accvgpr_write_b32 a14, -2.0
+  v_accvgpr_write_b32 a15, v6
+  s_nop 2
+  v_mfma_f32_32x32x8_bf16 a[0:15], v[2:3], v[4:5], a[0:15]
+  s_nop 7
+  s_nop 7
+  s_nop 3
+  v_lshlrev_b32 v12, 6, v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v12, a[0:3], s[0:1]
+  global_store_dwordx4 v12, a[4:7], s[0:1] offset:16
+  global_store_dwordx4 v12, a[8:11], s[0:1] offset:32
+  global_store_dwordx4 v12, a[12:15], s[0:1] offset:48
+  s_endpgm
+
 // Kernarg preload (the pointer in s[2:3]) with no loading code at the
 // entry, and workgroup ids X (s4) and Y (s5).
 .globl k_pre
@@ -152,6 +196,12 @@ k_pre:
 .amdhsa_kernel k_mfma
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
   .amdhsa_next_free_vgpr 24
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 16
+.end_amdhsa_kernel
+.amdhsa_kernel k_mfma32
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 32
   .amdhsa_next_free_sgpr 8
   .amdhsa_accum_offset 16
 .end_amdhsa_kernel
