@@ -2,6 +2,7 @@ package gfx950gfx12
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12"
@@ -57,7 +58,7 @@ type host struct {
 // operation and operands: the builder never emits a word the decoder reads
 // differently.
 func (h host) encode() ([]byte, error) {
-	ts := gfx12.New(h.mnem, true)
+	ts := templates(h.mnem)
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("gfx12 has no wave64 %s", h.mnem)
 	}
@@ -159,6 +160,19 @@ func (h host) fill(t isa.Inst) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// templateCache holds gfx12.New's wave64 templates by mnemonic (fill
+// copies a template before changing it).
+var templateCache sync.Map
+
+func templates(mnem string) []isa.Inst {
+	if t, ok := templateCache.Load(mnem); ok {
+		return t.([]isa.Inst)
+	}
+	t := gfx12.New(mnem, true)
+	templateCache.Store(mnem, t)
+	return t
 }
 
 // seq encodes several host instructions.
