@@ -130,9 +130,32 @@ func (Pair) Relocated(in *isa.Inst, raw []byte) ([]byte, error) {
 	return binary.LittleEndian.AppendUint32(nil, word), nil
 }
 
-// Spill implements pair.Pair: not yet (scratch VGPRs must be dead or
-// above the allocation).
-func (Pair) Spill(uint32, []uint16) ([]byte, []byte, bool) { return nil, nil, false }
+// Spill implements pair.Pair: scratch_store_b32 / scratch_load_b32 through
+// the architected flat scratch, each side completed with
+// s_wait_storecnt 0 / s_wait_loadcnt 0 before the code that follows (the
+// waits also cover older guest operations, which only over-waits).
+func (Pair) Spill(base uint32, regs []uint16) (save, restore []byte, ok bool) {
+	var hs, hr []host
+	for i, r := range regs {
+		at := int32(base) + int32(4*i)
+		st := host{mnem: "scratch_store_b32", ops: []isa.Operand{off(), vr(r, 1), off()}}
+		st.mod.Offset = at
+		ld := host{mnem: "scratch_load_b32", ops: []isa.Operand{vr(r, 1), off(), off()}}
+		ld.mod.Offset = at
+		hs, hr = append(hs, st), append(hr, ld)
+	}
+	hs = append(hs, host{mnem: "s_wait_storecnt", ops: []isa.Operand{imm(0)}})
+	hr = append(hr, host{mnem: "s_wait_loadcnt", ops: []isa.Operand{imm(0)}})
+	save, err := seq(hs...)
+	if err != nil {
+		return nil, nil, false
+	}
+	restore, err = seq(hr...)
+	if err != nil {
+		return nil, nil, false
+	}
+	return save, restore, true
+}
 
 // userSGPRs returns the number of user SGPRs the descriptor's enables
 // initialise before any preloaded kernargs, and the kernarg pointer's
@@ -237,7 +260,16 @@ func (p Pair) Descriptor(pl pair.Plan) (kd.Descriptor, []string, error) {
 		return d, nil, fmt.Errorf("needs %d VGPRs (arch and AGPRs mapped above them, scratch included), more than the 256 a gfx12 wave64 addresses (spilling is not implemented)", total)
 	}
 	if pl.SpillSlots > 0 {
-		return d, nil, fmt.Errorf("borrowed-register spills are not implemented for gfx12")
+		need := pl.SpillBase + uint32(4*pl.SpillSlots)
+		if need >= 1<<23 {
+			return d, nil, fmt.Errorf("private spill slots end at %d bytes, beyond the 24-bit scratch offset", need)
+		}
+		if need > d.PrivateSegmentFixedSize {
+			d.PrivateSegmentFixedSize = need
+		}
+		if err := d.Set(kd.RSRC2_ENABLE_PRIVATE_SEGMENT, 1); err != nil {
+			return d, nil, err
+		}
 	}
 	host := p.HostProcessor()
 	set := func(f kd.Field, v uint32) error { return d.Set(f, v) }
