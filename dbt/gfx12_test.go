@@ -402,3 +402,23 @@ func TestGFX12RuleDifferential(t *testing.T) {
 		}
 	}
 }
+
+// TestGFX12SidecarsFailClosed: asking for sidecars on a gfx12 host gives
+// the normal translation (gfx12 code only, no .rocjitsu.lds) and a note on
+// the kernel that needed one.
+func TestGFX12SidecarsFailClosed(t *testing.T) {
+	root := projectpath.MustRoot(t)
+	guest := readFile(t, filepath.Join(root, "testdata", "kernels", "gfx950", "lds_big_dynamic.co"))
+	sres, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{AllLDS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyObject12(t, "lds_big_dynamic", isa.GFX1201, guest, sres.Object)
+	of, err := loader.Parse(sres.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if of.Section(".rocjitsu.lds") != nil {
+		t.Fatal("a gfx12 translation carries gfx942 sidecars")
+	}
+}

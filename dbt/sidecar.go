@@ -83,6 +83,17 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 	if err != nil {
 		return out, err
 	}
+	if opt.Host != isa.GFX942 {
+		// The sidecar bodies are gfx942 code (the gfx950 -> gfx942 pair's
+		// virtual-LDS lowering); other hosts get the normal bodies only.
+		for i := range res.Report.Kernels {
+			k := &res.Report.Kernels[i]
+			if k.NeedsVirtualLDS {
+				k.Notes = append(k.Notes, fmt.Sprintf("no virtual-LDS sidecar: not implemented for host %s", opt.Host))
+			}
+		}
+		return out, nil
+	}
 	f, err := loader.Parse(guest)
 	if err != nil {
 		return out, fmt.Errorf("dbt: sidecar: %w", err)
