@@ -151,6 +151,29 @@ k_mfma32:
   global_store_dwordx4 v12, a[12:15], s[0:1] offset:48
   s_endpgm
 
+// v_cmpx (EXEC and VCC / SGPR destination on gfx9) in e32 and e64 forms.
+.globl k_cmpx
+.p2align 8
+.type k_cmpx,@function
+k_cmpx:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_mov_b32 v1, 5
+  v_lshlrev_b32 v2, 2, v0
+  v_and_b32 v3, 3, v0
+  s_mov_b64 s[4:5], exec
+  v_cmpx_gt_u32_e32 vcc, 2, v3
+  v_mov_b32 v1, 7
+  v_cmpx_eq_u32_e64 s[6:7], 0, v3
+  v_mov_b32 v1, 9
+  s_mov_b64 exec, s[4:5]
+  v_cndmask_b32_e64 v4, 0, 1, vcc
+  v_cndmask_b32_e64 v5, 0, 1, s[6:7]
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v2, v1, s[0:1]
+  global_store_dword v2, v4, s[0:1] offset:256
+  global_store_dword v2, v5, s[0:1] offset:512
+  s_endpgm
+
 // Kernarg preload (the pointer in s[2:3]) with no loading code at the
 // entry, and workgroup ids X (s4) and Y (s5).
 .globl k_pre
@@ -204,6 +227,12 @@ k_pre:
   .amdhsa_next_free_vgpr 32
   .amdhsa_next_free_sgpr 8
   .amdhsa_accum_offset 16
+.end_amdhsa_kernel
+.amdhsa_kernel k_cmpx
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 8
 .end_amdhsa_kernel
 .amdhsa_kernel k_pre
   .amdhsa_user_sgpr_kernarg_segment_ptr 1

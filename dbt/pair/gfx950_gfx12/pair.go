@@ -3,6 +3,7 @@ package gfx950gfx12
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12"
@@ -60,6 +61,9 @@ func (Pair) UnifiedVGPRs() bool { return true }
 // failure rejects with its reason.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
 	r := handRules[in.Name()]
+	if r == nil && strings.HasPrefix(in.Name(), "v_cmpx_") {
+		r = &rule{name: "gfx12-cmpx", fidelity: report.Exact, emit: cmpx}
+	}
 	if in.Format == isa.SDWA {
 		r = nil
 		if sdwaOps[in.Name()] {

@@ -2,8 +2,10 @@ package gfx950gfx12
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/dbt/rules"
@@ -476,4 +478,45 @@ func accvgpr(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 		}
 	}
 	return host{mnem: "v_mov_b32_e64", ops: ops}.encode()
+}
+
+// cmpx lowers gfx9 v_cmpx_* (which writes EXEC and VCC or its SGPR
+// destination) as v_cmp_* into that destination followed by
+// s_mov_b64 exec, destination: gfx12's v_cmpx writes only EXEC. Inactive
+// lanes compare false in both, so EXEC ends the same.
+func cmpx(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	name := in.Name()
+	to := "v_cmp_" + strings.TrimPrefix(name, "v_cmpx_")
+	op, ok := hostOps[to]
+	if !ok {
+		return nil, fmt.Errorf("%s: no gfx12 %s", name, to)
+	}
+	if why := unsupportedForm(in); why != "" {
+		return nil, fmt.Errorf("%s: %s", name, why)
+	}
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) < 1 || ops[0].Kind != isa.KindReg || ops[0].Width != 2 {
+		return nil, fmt.Errorf("%s: destination", name)
+	}
+	h := host{ops: ops}
+	h.mod.Clamp, h.mod.OMod, h.mod.OpSel = in.Mod.Clamp, in.Mod.OMod, in.Mod.OpSel
+	suffix := strings.TrimPrefix(gfx9.Mnemonic(in), name)
+	var last error
+	for _, m := range candidates(op.to, suffix) {
+		h.mnem = m
+		b, err := h.encode()
+		if err != nil {
+			last = err
+			continue
+		}
+		mov, err := host{mnem: "s_mov_b64", ops: []isa.Operand{special(isa.RegEXECLo, 2), ops[0]}}.encode()
+		if err != nil {
+			return nil, err
+		}
+		return append(b, mov...), nil
+	}
+	return nil, last
 }
