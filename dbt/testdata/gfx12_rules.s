@@ -174,6 +174,25 @@ k_cmpx:
   global_store_dword v2, v5, s[0:1] offset:512
   s_endpgm
 
+// HW_REG_MODE round/denorm fields: read, then flush f32 denormals.
+.globl k_mode
+.p2align 8
+.type k_mode,@function
+k_mode:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  s_getreg_b32 s2, hwreg(HW_REG_MODE, 0, 8)
+  v_mov_b32 v1, s2
+  v_lshlrev_b32 v2, 2, v0
+  v_mov_b32 v3, 0x00400000
+  v_add_f32 v4, v3, v3
+  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0
+  v_add_f32 v5, v3, v3
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v2, v1, s[0:1]
+  global_store_dword v2, v4, s[0:1] offset:256
+  global_store_dword v2, v5, s[0:1] offset:512
+  s_endpgm
+
 // Kernarg preload (the pointer in s[2:3]) with no loading code at the
 // entry, and workgroup ids X (s4) and Y (s5).
 .globl k_pre
@@ -229,6 +248,12 @@ k_pre:
   .amdhsa_accum_offset 16
 .end_amdhsa_kernel
 .amdhsa_kernel k_cmpx
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 8
+.end_amdhsa_kernel
+.amdhsa_kernel k_mode
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
   .amdhsa_next_free_vgpr 8
   .amdhsa_next_free_sgpr 8

@@ -520,3 +520,31 @@ func cmpx(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	}
 	return nil, last
 }
+
+func init() {
+	for _, n := range []string{"s_getreg_b32", "s_setreg_b32", "s_setreg_imm32_b32"} {
+		handRules[n] = &rule{name: "gfx12-hwreg-mode", fidelity: report.Exact, emit: hwregMode}
+	}
+}
+
+// hwregMode keeps s_getreg/s_setreg of HW_REG_MODE (id 1) bits [7:0]
+// (FP_ROUND, FP_DENORM), which have the same id and layout on gfx12
+// (research note §3.1); every other register or field is rejected (ids 3,
+// 4, 15, 20-24 mean other registers on gfx12, and MODE's upper bits differ).
+func hwregMode(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	var hw int64 = -1
+	for _, o := range ops {
+		if o.Kind == isa.KindImm {
+			hw = o.Imm
+		}
+	}
+	id, offset, size := hw&63, hw>>6&31, hw>>11&31+1
+	if hw < 0 || id != 1 || offset+size > 8 {
+		return nil, fmt.Errorf("%s hwreg(id %d, offset %d, size %d): only HW_REG_MODE bits [7:0] (round and denorm modes) mean the same on gfx12", in.Name(), id, offset, size)
+	}
+	return host{mnem: in.Name(), ops: ops}.encode()
+}
