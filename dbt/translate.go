@@ -405,12 +405,17 @@ func grownMetadata(f *loader.File, kts []*kernelT, ds map[string]kd.Descriptor, 
 		return nil, nil
 	}
 	grew := false
+	unified := false
 	for _, kt := range kts {
 		d := ds[kt.k.Symbol]
 		if d.PrivateSegmentFixedSize != kt.k.Descriptor.PrivateSegmentFixedSize || d.NextFreeVGPR(host) != kt.k.Descriptor.NextFreeVGPR(kt.f.Processor) {
 			grew = true
 		}
+		if kt.pair != nil && kt.pair.UnifiedVGPRs() {
+			unified = true
+		}
 	}
+	grew = grew || unified
 	if !grew {
 		return nil, nil
 	}
@@ -436,6 +441,14 @@ func grownMetadata(f *loader.File, kts []*kernelT, ds map[string]kd.Descriptor, 
 			if kt.needArch > arch && uint64(kt.needArch) > mk.VGPRCount {
 				mk.VGPRCount = uint64(kt.needArch)
 				mk.MarkPresent(".vgpr_count")
+			}
+			if unified {
+				// The host has no AGPRs: they are VGPRs now, and the
+				// workgroup runs in CU mode.
+				mk.VGPRCount = uint64(max(arch, kt.needArch))
+				mk.AGPRCount = 0
+				mk.WorkgroupProcessorMode = 0
+				mk.MarkPresent(".vgpr_count", ".agpr_count", ".workgroup_processor_mode")
 			}
 		}
 	}

@@ -71,3 +71,36 @@ func TestTranslateHistogram(t *testing.T) {
 		t.Fatalf("bad target: exit %d", rc)
 	}
 }
+
+// TestTranslateCommandGFX12: --to gfx1201 writes a gfx1201 object, --diff
+// prints the gfx12 host code (the split wait counters), and a kernel
+// without a rule is rejected with exit 3 and its reason.
+func TestTranslateCommandGFX12(t *testing.T) {
+	root := projectpath.MustRoot(t)
+	in := filepath.Join(root, "testdata", "kernels", "gfx950", "vector_add.co")
+	out := filepath.Join(t.TempDir(), "out.co")
+	var stdout, stderr bytes.Buffer
+	if rc := runMain([]string{"translate", "--to", "gfx1201", in, "-o", out, "--diff"}, &stdout, &stderr); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := loader.Parse(b)
+	if err != nil || f.Processor.Name != "gfx1201" {
+		t.Fatalf("output: %v %q", err, f.Processor.Name)
+	}
+	if !strings.Contains(stdout.String(), "- s_waitcnt") || !strings.Contains(stdout.String(), "+ s_wait_loadcnt") {
+		t.Fatalf("--diff output lacks the wait split:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	in = filepath.Join(root, "testdata", "kernels", "gfx950", "mfma_i32_16x16x32i8.co")
+	if rc := runMain([]string{"translate", "--to", "gfx1200", in, "-o", out + "2"}, &stdout, &stderr); rc != 3 {
+		t.Fatalf("exit %d, want 3: %s", rc, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "v_mfma_i32_16x16x32_i8") {
+		t.Fatalf("no rejection reason:\n%s", stderr.String())
+	}
+}
