@@ -9,7 +9,10 @@
 // operation (research note gfx950-to-gfx12.md §3.1-§3.5, marked [V]).
 package names
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // Rename is one reviewed rename.
 type Rename struct {
@@ -159,17 +162,31 @@ func Differs(name string) string {
 	if r, ok := Differ[name]; ok {
 		return r
 	}
-	for k, r := range Differ {
-		if !strings.Contains(k, "*") {
-			continue
-		}
-		parts := strings.Split(k, "*")
-		if matchGlob(name, parts) {
-			return r
+	for _, k := range globs {
+		if matchGlob(name, strings.Split(k, "*")) {
+			return Differ[k]
 		}
 	}
 	return ""
 }
+
+// globs are the Differ patterns, longest first then by name, so that the
+// most specific pattern gives the reason.
+var globs = func() []string {
+	var g []string
+	for k := range Differ {
+		if strings.Contains(k, "*") {
+			g = append(g, k)
+		}
+	}
+	sort.Slice(g, func(i, j int) bool {
+		if len(g[i]) != len(g[j]) {
+			return len(g[i]) > len(g[j])
+		}
+		return g[i] < g[j]
+	})
+	return g
+}()
 
 func matchGlob(s string, parts []string) bool {
 	if !strings.HasPrefix(s, parts[0]) {
