@@ -6,6 +6,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
+	gfx942gfx12 "github.com/rocjitsu/rocjitsu/dbt/pair/gfx942_gfx12"
 	gfx950gfx12 "github.com/rocjitsu/rocjitsu/dbt/pair/gfx950_gfx12"
 	gfx950gfx942 "github.com/rocjitsu/rocjitsu/dbt/pair/gfx950_gfx942"
 )
@@ -15,6 +16,8 @@ var pairs = []pair.Pair{
 	gfx950gfx942.New(),
 	gfx950gfx12.New(isa.GFX1201),
 	gfx950gfx12.New(isa.GFX1200),
+	gfx942gfx12.New(isa.GFX1201),
+	gfx942gfx12.New(isa.GFX1200),
 }
 
 // pairFor returns the pair translating guest code for host.
