@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -46,8 +47,9 @@ type kernelT struct {
 	// needArch is the number of arch VGPRs the translation needs
 	// (at least the original count).
 	needArch int
-	// flat is true when the scope has FLAT memory instructions.
-	flat bool
+	// flat is true when the scope has FLAT memory instructions; indexed
+	// when it addresses VGPRs through M0 or the GPR-index mode.
+	flat, indexed bool
 	// namedArch and namedAGPRs are one past the highest arch VGPR and
 	// AGPR the guest scope names (0 when it names none).
 	namedArch, namedAGPRs int
@@ -71,9 +73,12 @@ func (kt *kernelT) archVGPRs() (arch, agprs int) {
 	total := d.NextFreeVGPR(kt.f.Processor)
 	acc := d.AccumOffset()
 	if kt.pair != nil && kt.pair.UnifiedVGPRs() {
-		// AGPRs are host VGPRs from ACCUM_OFFSET up: the whole unified
-		// allocation is the guest's.
-		return max(total, kt.namedArch), 0
+		// AGPRs are host VGPRs from agprBase up: the guest's registers are
+		// the arch ones it names and the mapped AGPRs.
+		if kt.namedAGPRs == 0 || kt.indexed {
+			return max(min(total, 256), kt.namedArch, kt.agprBase()+kt.namedAGPRs), 0
+		}
+		return max(kt.namedArch, kt.agprBase()+kt.namedAGPRs), 0
 	}
 	if acc >= total {
 		return min(total, 256), 0
@@ -99,6 +104,9 @@ func (kt *kernelT) countNamed() {
 		for _, in := range b.Insts {
 			if in.Info != nil && in.Info.Mem == isa.MemFlat {
 				kt.flat = true
+			}
+			if n := in.Name(); strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "s_set_gpr_idx") {
+				kt.indexed = true
 			}
 			for _, o := range in.Operands {
 				if o.Kind != isa.KindReg {
@@ -152,7 +160,9 @@ func (kt *kernelT) emit() {
 	}
 	kt.live = live.Analyze(kt.g, sc, kt.rawUses)
 	var code []byte
-	pro, err := kt.pair.Prologue(k, kt.f.Processor)
+	arch0, agprs0 := kt.archVGPRs()
+	pro, err := kt.pair.Prologue(pair.Plan{Kernel: k, GuestProc: kt.f.Processor, Arch: arch0, AGPRs: agprs0,
+		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase()})
 	if err != nil {
 		kt.rep.Reject(report.Rejection{Offset: k.EntryAddr, Reason: err.Error()})
 		return
@@ -299,7 +309,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	if in.Name() == "s_getpc_b64" {
 		return kt.getpc(code, b, i, in, raw)
 	}
-	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat})
+	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase()})
 	if d.Rule != nil && d.Action != report.Reject {
 		d.Action = report.Expand
 		if d.Rule.Name == "" {
@@ -561,7 +571,7 @@ func (kt *kernelT) descriptor() (kd.Descriptor, error) {
 	arch, agprs := kt.archVGPRs()
 	d, notes, err := kt.pair.Descriptor(pair.Plan{
 		Kernel: kt.k, GuestProc: kt.f.Processor, Arch: arch, AGPRs: agprs, NeedArch: kt.needArch,
-		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, SpillSlots: kt.spillSlots, SpillBase: kt.spillBase,
+		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase(), SpillSlots: kt.spillSlots, SpillBase: kt.spillBase,
 	})
 	for _, n := range notes {
 		kt.rep.Notes = appendOnce(kt.rep.Notes, n)
@@ -646,15 +656,37 @@ func (kt *kernelT) mappedAGPR(r int) bool {
 	if kt.pair == nil || !kt.pair.UnifiedVGPRs() || kt.namedAGPRs == 0 {
 		return false
 	}
-	acc := kt.k.Descriptor.AccumOffset()
+	acc := kt.agprBase()
 	return r >= acc && r < acc+kt.namedAGPRs
+}
+
+// agprBase is the host VGPR of guest a0 for pairs whose host has no AGPRs:
+// just above the arch VGPRs the scope names, or ACCUM_OFFSET when the
+// scope indexes VGPRs (the indexed range is not known).
+func (kt *kernelT) agprBase() int {
+	if kt.indexed {
+		return kt.k.Descriptor.AccumOffset()
+	}
+	return kt.namedArch
 }
 
 // selfUses reports whether the current instruction names VGPR r (decoded
 // operands, or any register its raw fields can name).
 func (kt *kernelT) selfUses(r int) bool {
+	unified := kt.pair != nil && kt.pair.UnifiedVGPRs()
 	for _, o := range append(kt.rawUses(kt.cur), kt.cur.Operands...) {
-		if o.Kind == isa.KindReg && o.Class == isa.VGPR && r >= int(o.Reg) && r < int(o.Reg)+int(o.Width) {
+		if o.Kind != isa.KindReg {
+			continue
+		}
+		lo := int(o.Reg)
+		switch {
+		case o.Class == isa.VGPR:
+		case o.Class == isa.AGPR && unified:
+			lo += kt.agprBase() // the host VGPR the AGPR maps to
+		default:
+			continue
+		}
+		if r >= lo && r < lo+int(o.Width) {
 			return true
 		}
 	}

@@ -48,7 +48,7 @@ type Pair interface {
 	// the translated entry block (nil when the host delivers the guest's
 	// initial state unchanged), or an error when the state cannot be
 	// rebuilt.
-	Prologue(k *loader.Kernel, guest target.Processor) ([]byte, error)
+	Prologue(p Plan) ([]byte, error)
 	// Spill returns the code that saves the borrowed VGPRs regs to the
 	// per-lane private slots starting at byte base, and the code that
 	// restores them; ok is false when the host has no spill path.
@@ -66,6 +66,8 @@ type Site struct {
 	Kernel *loader.Kernel
 	Block  []*isa.Inst
 	Index  int
+	// AGPRBase is the host VGPR of guest a0 when UnifiedVGPRs.
+	AGPRBase int
 	// Flat is true when the scope has FLAT (generic-address) memory
 	// instructions.
 	Flat bool
@@ -83,6 +85,8 @@ type Plan struct {
 	// NamedArch and NamedAGPRs are one past the highest arch VGPR and AGPR
 	// the scope names.
 	NamedArch, NamedAGPRs int
+	// AGPRBase is the host VGPR of guest a0 when the pair's UnifiedVGPRs.
+	AGPRBase int
 	// SpillSlots per-lane dword slots start at private offset SpillBase.
 	SpillSlots int
 	SpillBase  uint32

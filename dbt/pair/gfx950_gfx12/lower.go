@@ -136,7 +136,8 @@ func sixteenBitResult(name string) bool {
 }
 
 // hostOperands copies the guest operands, moving AGPRs to the VGPRs above
-// the arch ones (a*i* -> v[ACCUM_OFFSET+i]) and rejecting registers gfx12
+// the arch ones the kernel names (a*i* -> v[Site.AGPRBase+i]; ACCUM_OFFSET
+// when the kernel indexes VGPRs) and rejecting registers gfx12
 // does not have or that mean something else there.
 func hostOperands(in *isa.Inst, site pair.Site) ([]isa.Operand, error) {
 	out := make([]isa.Operand, len(in.Operands))
@@ -150,7 +151,7 @@ func hostOperands(in *isa.Inst, site pair.Site) ([]isa.Operand, error) {
 				if site.Kernel == nil {
 					return nil, fmt.Errorf("AGPR operand without a kernel")
 				}
-				acc := site.Kernel.Descriptor.AccumOffset()
+				acc := site.AGPRBase
 				if acc+int(o.Reg)+int(o.Width) > 256 {
 					return nil, fmt.Errorf("a%d maps to v%d, beyond the 256 VGPRs of a gfx12 wave64", o.Reg, acc+int(o.Reg))
 				}

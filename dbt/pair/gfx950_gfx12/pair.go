@@ -12,7 +12,6 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/place"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/dbt/rules"
-	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
 	"github.com/rocjitsu/rocjitsu/loader/target"
 )
@@ -193,10 +192,11 @@ func userSGPRs(d *kd.Descriptor) (n, kernarg int) {
 // copies the ids to s[USER_SGPR_COUNT...] and zeroes the wave offset
 // SGPR (gfx940-class code addresses scratch through architected flat
 // scratch and does not read it; the gfx9 simulator delivers 0 too).
-func (Pair) Prologue(k *loader.Kernel, guest target.Processor) ([]byte, error) {
+func (Pair) Prologue(pl pair.Plan) ([]byte, error) {
+	k := pl.Kernel
 	d := &k.Descriptor
-	if n := d.NextFreeVGPR(guest); n > 256 {
-		return nil, fmt.Errorf("the guest allocates %d VGPRs (arch + AGPRs, ACCUM_OFFSET %d), more than the 256 a gfx12 wave64 addresses (spilling is not implemented)", n, d.AccumOffset())
+	if n := pl.AGPRBase + pl.NamedAGPRs; pl.NamedAGPRs > 0 && n > 256 || pl.NamedArch > 256 {
+		return nil, fmt.Errorf("the guest needs %d VGPRs (%d arch, AGPRs up to a%d above them), more than the 256 a gfx12 wave64 addresses (spilling is not implemented)", max(n, pl.NamedArch), pl.NamedArch, pl.NamedAGPRs-1)
 	}
 	var hs []host
 	if n := d.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH); n != 0 {

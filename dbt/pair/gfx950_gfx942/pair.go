@@ -16,7 +16,6 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
-	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
 	"github.com/rocjitsu/rocjitsu/loader/target"
 )
@@ -62,7 +61,7 @@ func (Pair) Words() *place.Words { return place.GFX9 }
 
 // Prologue implements pair.Pair: gfx942 delivers the gfx950 launch state
 // unchanged (kernarg-preload entries are placed by dbt/place).
-func (Pair) Prologue(*loader.Kernel, target.Processor) ([]byte, error) { return nil, nil }
+func (Pair) Prologue(pair.Plan) ([]byte, error) { return nil, nil }
 
 // UnifiedVGPRs implements pair.Pair: gfx942 has AGPRs of its own.
 func (Pair) UnifiedVGPRs() bool { return false }
