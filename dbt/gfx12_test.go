@@ -450,3 +450,61 @@ func TestGFX12SidecarsFailClosed(t *testing.T) {
 		t.Fatal("a gfx12 translation carries gfx942 sidecars")
 	}
 }
+
+// TestGFX12PCRelative: the clang-built guests with s_getpc_b64-relative
+// code (a helper shared by two kernels through s_swappc_b64, duplicated
+// per scope) and data (a global in .data after .text, re-biased when
+// .text grows) translate for gfx1201, and each kernel stores what the
+// guest stores on the simulated gfx950.
+func TestGFX12PCRelative(t *testing.T) {
+	for _, name := range []string{"global", "shared_helper"} {
+		guest := buildGuest(t, name)
+		res, err := Translate(guest, Options{Name: name, Host: isa.GFX1201})
+		if err != nil {
+			var b strings.Builder
+			res.Report.WriteText(&b)
+			t.Fatalf("%s: %v\n%s", name, err, b.String())
+		}
+		verifyObject12(t, name, isa.GFX1201, guest, res.Object)
+		f, err := loader.Parse(guest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range f.Kernels() {
+			run := func(image []byte, target string) []byte {
+				a, err := sim.NewAgent(target)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ex, err := a.LoadCodeObject(image)
+				if err != nil {
+					t.Fatal(err)
+				}
+				kk, err := ex.Kernel(k.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				buf, err := a.Alloc(4)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ka := make([]byte, 8)
+				for i := range 8 {
+					ka[i] = byte(buf >> (8 * i))
+				}
+				if err := a.Dispatch(kk, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, ka); err != nil {
+					t.Fatalf("%s/%s on %s: %v", name, k.Name, target, err)
+				}
+				got := make([]byte, 4)
+				if err := a.CopyOut(buf, got); err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			want, got := run(guest, "gfx950"), run(res.Object, "gfx1201")
+			if bytes.Equal(want, make([]byte, 4)) || !bytes.Equal(want, got) {
+				t.Errorf("%s/%s: guest stored % x, translation % x", name, k.Name, want, got)
+			}
+		}
+	}
+}

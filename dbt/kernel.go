@@ -19,6 +19,10 @@ import (
 	"github.com/rocjitsu/rocjitsu/loader/target"
 )
 
+// prologueSrc is the source address that names an entry prologue's
+// branch in placement errors (no guest instruction lives there).
+const prologueSrc = uint64(1)<<63 | 1
+
 // kernelT is the translation state of one kernel scope.
 type kernelT struct {
 	idx        int
@@ -171,6 +175,13 @@ func (kt *kernelT) emit() {
 		code = append(code, pro...)
 		kt.body.Prologue = true
 		kt.body.Preload = 0 // the host has one entry; the guest's entry+256 is an ordinary block
+		if sc.Blocks[0] != k.EntryAddr {
+			// Blocks are emitted in source order and the entry is not the
+			// first one (a helper or another kernel's code sits below it):
+			// the prologue branches to it.
+			kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr, Src: prologueSrc})
+			code = window(code, 4)
+		}
 	}
 	for _, l := range sc.Blocks {
 		b := kt.g.Blocks[l]
