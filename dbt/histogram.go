@@ -55,12 +55,18 @@ func GuestOnly(obj []byte, host isa.Target) (map[string]Count, error) {
 		return nil, err
 	}
 	out := map[string]Count{}
+	var site pair.Site
+	if ks := f.Kernels(); len(ks) > 0 {
+		site.Kernel = &ks[0]
+	}
 	for _, in := range g.Insts {
 		if in.Info.Branch != isa.BranchNone || in.Name() == "s_getpc_b64" {
 			continue
 		}
 		off := in.PC - ts.Addr
-		d := pr.Decide(in, ts.Data[off:off+uint64(in.Size)], gt, pair.Site{})
+		// The histogram has no kernel scope: AGPRs are counted as mapped
+		// from v0 (any fitting base decides the same way).
+		d := pr.Decide(in, ts.Data[off:off+uint64(in.Size)], gt, site)
 		if d.Action == report.Identity || d.Action == report.Lower && d.Rule != nil && d.Rule.Name == "" {
 			continue
 		}

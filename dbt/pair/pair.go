@@ -14,7 +14,6 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
-	"github.com/rocjitsu/rocjitsu/dbt/rules"
 	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
 	"github.com/rocjitsu/rocjitsu/loader/target"
@@ -91,7 +90,3 @@ type Plan struct {
 	SpillSlots int
 	SpillBase  uint32
 }
-
-// Rules is the rules.Context of the pair packages (re-exported so that a
-// pair needs no other translator import).
-type Rules = rules.Context

@@ -193,6 +193,35 @@ k_mode:
   global_store_dword v2, v5, s[0:1] offset:512
   s_endpgm
 
+// DPP controls shared by gfx9 and gfx12 (quad_perm, row_shr with and
+// without bound_ctrl, row_mirror, row_half_mirror with row/bank masks)
+// under a partial EXEC.
+.globl k_dpp
+.p2align 8
+.type k_dpp,@function
+k_dpp:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_lshlrev_b32 v7, 4, v0
+  v_add_u32 v1, 100, v0
+  v_mov_b32 v2, 7
+  v_mov_b32 v3, 7
+  v_mov_b32 v4, 7
+  v_mov_b32 v5, 7
+  v_mul_u32_u24 v6, 0xaaab, v0
+  v_lshrrev_b32 v6, 17, v6
+  v_mul_u32_u24 v6, 3, v6
+  v_cmp_ne_u32 vcc, v6, v0
+  s_and_saveexec_b64 s[4:5], vcc
+  v_add_u32_dpp v2, v1, v1 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf
+  v_mov_b32_dpp v3, v1 row_shr:1 row_mask:0xf bank_mask:0xf
+  v_mov_b32_dpp v4, v1 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0
+  v_mov_b32_dpp v5, v1 row_mirror row_mask:0xf bank_mask:0xf
+  v_add_f32_dpp v4, v1, v4 row_half_mirror row_mask:0xa bank_mask:0x5
+  s_or_b64 exec, exec, s[4:5]
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v7, v[2:5], s[0:1]
+  s_endpgm
+
 // Kernarg preload (the pointer in s[2:3]) with no loading code at the
 // entry, and workgroup ids X (s4) and Y (s5).
 .globl k_pre
@@ -254,6 +283,12 @@ k_pre:
   .amdhsa_accum_offset 8
 .end_amdhsa_kernel
 .amdhsa_kernel k_mode
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 8
+.end_amdhsa_kernel
+.amdhsa_kernel k_dpp
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
   .amdhsa_next_free_vgpr 8
   .amdhsa_next_free_sgpr 8

@@ -31,7 +31,8 @@ type Variant struct {
 // (Variant), with operands as the decoder reports them (roles, fields,
 // widths) and registers zero. Set the operands' Kind/Class/Reg/Imm and Mod,
 // then call Encode; the encoding prefix, opcode and variant bits are in
-// Pad. Only the DPP-free, 32/64-bit (plus literal) forms are returned.
+// Pad. Besides the DPP-free forms, the DPP16 forms of VOP1/VOP2/VOPC are
+// returned (set Mod's DPP controls); DPP8 and VOP3 DPP are not.
 func New(mnemonic string, wave64 bool) []isa.Inst {
 	var out []isa.Inst
 	for _, id := range rowsByMnemonic[mnemonic] {
@@ -39,8 +40,14 @@ func New(mnemonic string, wave64 bool) []isa.Inst {
 		if wave64 && e.flags&eWave64 == 0 || !wave64 && e.flags&eWave32 == 0 {
 			continue
 		}
+		dpp16 := false
 		if isVALU(e.kind) && e.aux != enc.AuxNone {
-			continue
+			// The DPP16 forms of VOP1/VOP2/VOPC ("v_mul_f32_dpp"); DPP8 and
+			// VOP3 DPP are not built.
+			if e.aux != enc.AuxDPP16 || e.kind != enc.VOP1 && e.kind != enc.VOP2 && e.kind != enc.VOPC {
+				continue
+			}
+			dpp16 = true
 		}
 		if e.kind == enc.SMEM && e.op >= 64 {
 			continue // the same operation with cache-policy bits in the opcode field's top
@@ -65,8 +72,12 @@ func New(mnemonic string, wave64 bool) []isa.Inst {
 		if (e.kind == enc.GLOBAL || e.kind == enc.SCRATCH || e.kind == enc.FLAT || e.kind == enc.VBUFFER) && e.aux&4 != 0 {
 			enc.Layout[enc.FFTH].Set(w[:3], 1)
 		}
-		in.Pad = w
 		size := 4 * baseWords(e.kind)
+		if dpp16 {
+			w[0] |= 250 // src0 selects the DPP16 dword
+			size += 4
+		}
+		in.Pad = w
 		in.Size = uint8(size)
 		for i := range e.ops {
 			d := &e.ops[i]
