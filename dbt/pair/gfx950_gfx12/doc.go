@@ -2,11 +2,17 @@
 // (RDNA4) translation pair. The wave size is kept (wave64, CU mode); every
 // instruction is re-encoded into the gfx12 formats, through the operation
 // mapping generated from the two ISA tables and the reviewed registry
-// (mapping_gen.go, internal/names), or expanded by a hand-written rule
-// (s_waitcnt split by counting outstanding operation kinds, s_barrier as
-// signal + wait, v_lshl_add_u64, ...). Anything else rejects the kernel
-// with the reason. The descriptor is re-derived for gfx12 and an entry
-// prologue rebuilds the guest's workgroup-id SGPRs from TTMP9/TTMP7.
+// (mapping_gen.go, internal/names; lower.go), or expanded by a hand-written
+// rule (rules.go, wmma.go: s_waitcnt split by counting outstanding
+// operation kinds, s_barrier as signal + wait, v_lshl_add_u64, 16x16 and
+// 32x32 f16/bf16 MFMAs as WMMA, SDWA selects, packed f32, v_cmpx, MODE
+// hwregs, ds_cmpst operand order, ...), or by a gfx950 -> gfx942 rule whose
+// output is lowered again (retarget.go). Anything else rejects the kernel
+// with the reason. Every host instruction is built from dbt/isa/gfx12
+// templates and re-decoded before it is emitted (build.go). The descriptor
+// is re-derived for gfx12 and an entry prologue rebuilds the guest's
+// initial SGPRs (preloaded kernargs, workgroup ids from TTMP9/TTMP7); guest
+// AGPRs live in VGPRs right above the arch VGPRs the kernel names (pair.go).
 package gfx950gfx12
 
 //go:generate go run ./internal/gen -o mapping_gen.go
