@@ -222,6 +222,28 @@ k_dpp:
   global_store_dwordx4 v7, v[2:5], s[0:1]
   s_endpgm
 
+// f64 atomic add (no gfx12 opcode): contended slots (lane % 4; integer
+// sums are exact in any order), per-lane slots added twice, the second
+// add returning the first one's result.
+.globl k_af64
+.p2align 8
+.type k_af64,@function
+k_af64:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_cvt_f64_u32 v[2:3], v0
+  v_and_b32 v4, 3, v0
+  v_lshlrev_b32 v4, 3, v4
+  v_lshlrev_b32 v5, 3, v0
+  v_add_u32 v5, 64, v5
+  v_add_u32 v8, 0x240, v5
+  s_waitcnt lgkmcnt(0)
+  global_atomic_add_f64 v4, v[2:3], s[0:1]
+  global_atomic_add_f64 v5, v[2:3], s[0:1]
+  global_atomic_add_f64 v[6:7], v5, v[2:3], s[0:1] sc0
+  s_waitcnt vmcnt(0)
+  global_store_dwordx2 v8, v[6:7], s[0:1]
+  s_endpgm
+
 // Kernarg preload (the pointer in s[2:3]) with no loading code at the
 // entry, and workgroup ids X (s4) and Y (s5).
 .globl k_pre
@@ -293,6 +315,12 @@ k_pre:
   .amdhsa_next_free_vgpr 8
   .amdhsa_next_free_sgpr 8
   .amdhsa_accum_offset 8
+.end_amdhsa_kernel
+.amdhsa_kernel k_af64
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 10
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 12
 .end_amdhsa_kernel
 .amdhsa_kernel k_pre
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
