@@ -244,6 +244,32 @@ k_af64:
   global_store_dwordx2 v8, v[6:7], s[0:1]
   s_endpgm
 
+// LDS f64 atomic add (no gfx12 opcode): contended and returning.
+.globl k_dsf64
+.p2align 8
+.type k_dsf64,@function
+k_dsf64:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_mov_b32 v6, 0
+  v_mov_b32 v7, 0
+  v_lshlrev_b32 v5, 3, v0
+  ds_write_b64 v5, v[6:7]
+  v_cvt_f64_u32 v[2:3], v0
+  v_and_b32 v4, 3, v0
+  v_lshlrev_b32 v4, 3, v4
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  ds_add_f64 v4, v[2:3] offset:512
+  ds_add_f64 v5, v[2:3]
+  ds_add_rtn_f64 v[6:7], v5, v[2:3]
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  ds_read_b64 v[8:9], v4 offset:512
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v10, 4, v0
+  global_store_dwordx4 v10, v[6:9], s[0:1]
+  s_endpgm
+
 // Kernarg preload (the pointer in s[2:3]) with no loading code at the
 // entry, and workgroup ids X (s4) and Y (s5).
 .globl k_pre
@@ -319,6 +345,13 @@ k_pre:
 .amdhsa_kernel k_af64
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
   .amdhsa_next_free_vgpr 10
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 12
+.end_amdhsa_kernel
+.amdhsa_kernel k_dsf64
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_group_segment_fixed_size 1024
+  .amdhsa_next_free_vgpr 12
   .amdhsa_next_free_sgpr 8
   .amdhsa_accum_offset 12
 .end_amdhsa_kernel

@@ -95,3 +95,75 @@ func atomicAddF64(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, erro
 	}
 	return append(append(pre, body...), tail...), nil
 }
+
+func init() {
+	for _, n := range []string{"ds_add_f64", "ds_add_rtn_f64"} {
+		handRules[n] = &rule{name: "gfx12-ds-add-f64", fidelity: report.Approximate, bound: atomicF64Bound, emit: dsAddF64}
+	}
+}
+
+// dsAddF64 is atomicAddF64 for LDS: ds_load_b64, then a
+// ds_cmpstore_rtn_b64 loop (gfx12 data0 = new value, data1 = compare).
+func dsAddF64(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	name := in.Name()
+	if in.Mod.GDS {
+		return nil, fmt.Errorf("%s with gds", name)
+	}
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	var dst *isa.Operand
+	if len(ops) > 0 && ops[0].Role.Defines() {
+		d := ops[0]
+		dst, ops = &d, ops[1:]
+	}
+	if len(ops) != 2 || ops[1].Kind != isa.KindReg || ops[1].Class != isa.VGPR || ops[1].Width != 2 {
+		return nil, fmt.Errorf("%s operands", name)
+	}
+	addr, x := ops[0], ops[1]
+	t, err := ctx.TempVGPRRange(6, 1) // new, old, ret
+	if err != nil {
+		return nil, err
+	}
+	nv, old, ret := t, t+2, t+4
+	save, err := ctx.TempSGPRPair()
+	if err != nil {
+		return nil, err
+	}
+	ds := func(h host) host {
+		h.mod.Offset = in.Mod.Offset
+		h.mod.Offset1 = in.Mod.Offset1 | uint8(in.Mod.Offset>>8)
+		return h
+	}
+	pre, err := seq(
+		host{mnem: "s_mov_b64", ops: []isa.Operand{sr(save, 2), special(isa.RegEXECLo, 2)}},
+		ds(host{mnem: "ds_load_b64", ops: []isa.Operand{vr(old, 2), addr}}),
+		host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
+	if err != nil {
+		return nil, err
+	}
+	body, err := seq(
+		host{mnem: "v_add_f64_e64", ops: []isa.Operand{vr(nv, 2), vr(old, 2), x}},
+		ds(host{mnem: "ds_cmpstore_rtn_b64", ops: []isa.Operand{vr(ret, 2), addr, vr(nv, 2), vr(old, 2)}}),
+		host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}},
+		host{mnem: "v_cmpx_ne_u64_e64", ops: []isa.Operand{vr(ret, 2), vr(old, 2)}},
+		host{mnem: "v_mov_b32_e32", ops: []isa.Operand{vr(old, 1), vr(ret, 1)}},
+		host{mnem: "v_mov_b32_e32", ops: []isa.Operand{vr(old+1, 1), vr(ret+1, 1)}})
+	if err != nil {
+		return nil, err
+	}
+	back := -(len(body) + 4) / 4
+	body = binary.LittleEndian.AppendUint32(body, place.GFX12.SOPP(place.OpCbranchEXECNZ, int16(back)))
+	post := []host{{mnem: "s_mov_b64", ops: []isa.Operand{special(isa.RegEXECLo, 2), sr(save, 2)}}}
+	if dst != nil {
+		post = append(post,
+			host{mnem: "v_mov_b32_e32", ops: []isa.Operand{vr(dst.Reg, 1), vr(old, 1)}},
+			host{mnem: "v_mov_b32_e32", ops: []isa.Operand{vr(dst.Reg+1, 1), vr(old+1, 1)}})
+	}
+	tail, err := seq(post...)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(pre, body...), tail...), nil
+}
