@@ -23,15 +23,15 @@ import (
 // a substring of the reason. TestGFX12TestKernels fails when one of them
 // translates (update the list) and when any other kernel is rejected.
 var gfx12Rejected = map[string]string{
-	"indirect_call":       "unrecovered indirect transfer",
-	"mfma_i32_16x16x32i8": "no MFMA on gfx12", // iu8 WMMA is not in the gfx12 simulator yet
+	"indirect_call": "unrecovered indirect transfer",
 }
 
 // gfx12SpillRejected lists the kernels whose rules cannot borrow enough
 // live registers when every scratch register must be borrowed: the MFMA
-// rules need 6 (16x16) and 35 (32x32) VGPRs, and these kernels keep their
+// rules need 6 (16x16), 15 (i8) and 35 (32x32) VGPRs, and these kernels keep their
 // accumulators in AGPRs, which leaves few arch VGPRs the MFMA does not name.
 var gfx12SpillRejected = map[string]string{
+	"mfma_i32_16x16x32i8":          "scratch VGPRs",
 	"mfma_f32_16x16x16f16":         "scratch VGPRs",
 	"mfma_f32_32x32x8f16":          "scratch VGPRs",
 	"gfx950_mfma_f32_32x32x16_f16": "scratch VGPRs",
@@ -66,9 +66,8 @@ func TestGFX12TestKernels(t *testing.T) {
 // gfx942ToGFX12Rejected lists the gfx942 test kernels the gfx942 -> gfx12
 // pair rejects, with a substring of the reason.
 var gfx942ToGFX12Rejected = map[string]string{
-	"indirect_call":       "unrecovered indirect transfer",
-	"mfma_i32_16x16x32i8": "no MFMA on gfx12",
-	"fp8_fnuz_to_f32":     "FNUZ on gfx942 and OCP",
+	"indirect_call":   "unrecovered indirect transfer",
+	"fp8_fnuz_to_f32": "FNUZ on gfx942 and OCP",
 }
 
 // TestGFX942ToGFX12TestKernels is TestGFX12TestKernels for the gfx942
@@ -364,7 +363,8 @@ func TestGFX12AiterCorpus(t *testing.T) {
 // TestGFX12RuleDifferential runs the rule guests of testdata/gfx12_rules.s
 // (ds_cmpst operand order, packed f32 with op_sel/neg, v_mov_b64, s_cmpk,
 // AGPR moves, v_cmpx e32/e64, MODE s_getreg/s_setreg, shared DPP controls,
-// f64 atomic adds on global memory and LDS (contended and returning), bf16 16x16 and 32x32 MFMAs with register C, kernarg preload with workgroup
+// f64 atomic adds on global memory and LDS (contended and returning), the
+// gfx950 16x16x64 i8 MFMA, bf16 16x16 and 32x32 MFMAs with register C, kernarg preload with workgroup
 // ids X and Y) on the simulated gfx950 agent and their translations on the
 // simulated gfx1201 agent: the output buffers must be identical and not
 // all zero.
@@ -415,7 +415,7 @@ func TestGFX12RuleDifferential(t *testing.T) {
 		name string
 		grid [3]uint32
 	}{{"k_cmpst", [3]uint32{64, 1, 1}}, {"k_pk", [3]uint32{64, 1, 1}}, {"k_mov", [3]uint32{64, 1, 1}},
-		{"k_mfma", [3]uint32{64, 1, 1}}, {"k_mfma32", [3]uint32{64, 1, 1}}, {"k_cmpx", [3]uint32{64, 1, 1}}, {"k_mode", [3]uint32{64, 1, 1}}, {"k_dpp", [3]uint32{64, 1, 1}}, {"k_af64", [3]uint32{64, 1, 1}}, {"k_dsf64", [3]uint32{64, 1, 1}}, {"k_pre", [3]uint32{128, 2, 1}}} {
+		{"k_mfma", [3]uint32{64, 1, 1}}, {"k_mfma32", [3]uint32{64, 1, 1}}, {"k_cmpx", [3]uint32{64, 1, 1}}, {"k_mode", [3]uint32{64, 1, 1}}, {"k_dpp", [3]uint32{64, 1, 1}}, {"k_af64", [3]uint32{64, 1, 1}}, {"k_dsf64", [3]uint32{64, 1, 1}}, {"k_mfmai8", [3]uint32{64, 1, 1}}, {"k_pre", [3]uint32{128, 2, 1}}} {
 		want := run(guest, "gfx950", k.name, k.grid)
 		got := run(res.Object, "gfx1201", k.name, k.grid)
 		if bytes.Equal(want, make([]byte, len(want))) {

@@ -270,6 +270,38 @@ k_dsf64:
   global_store_dwordx4 v10, v[6:9], s[0:1]
   s_endpgm
 
+// gfx950 v_mfma_i32_16x16x64_i8 (raw words from LLVM's gfx950 MC tests:
+// v[12:15], v[4:7], v[8:11], v[16:19]) with signed bytes of every range.
+.globl k_mfmai8
+.p2align 8
+.type k_mfmai8,@function
+k_mfmai8:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  s_mov_b32 s2, 0x01030507
+  v_mul_lo_u32 v4, v0, s2
+  v_xor_b32 v4, 0x80c0e0f0, v4
+  v_not_b32 v5, v4
+  s_mov_b32 s2, 0x11111111
+  v_mul_lo_u32 v6, v0, s2
+  v_mov_b32 v7, 0x7f80ff01
+  s_mov_b32 s2, 0x0f1e2d3c
+  v_mul_lo_u32 v8, v0, s2
+  v_xor_b32 v9, v4, v6
+  v_mov_b32 v10, 0x81818181
+  v_xor_b32 v11, 0x55aa55aa, v0
+  v_mul_u32_u24 v16, 7, v0
+  v_mul_i32_i24 v17, -3, v0
+  v_mov_b32 v18, 1000
+  v_sub_u32 v19, 0, v0
+  s_nop 4
+  .long 0xd3b6000c, 0x04421104
+  s_nop 7
+  s_nop 7
+  v_lshlrev_b32 v20, 4, v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v20, v[12:15], s[0:1]
+  s_endpgm
+
 // Kernarg preload (the pointer in s[2:3]) with no loading code at the
 // entry, and workgroup ids X (s4) and Y (s5).
 .globl k_pre
@@ -354,6 +386,12 @@ k_pre:
   .amdhsa_next_free_vgpr 12
   .amdhsa_next_free_sgpr 8
   .amdhsa_accum_offset 12
+.end_amdhsa_kernel
+.amdhsa_kernel k_mfmai8
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 24
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 24
 .end_amdhsa_kernel
 .amdhsa_kernel k_pre
   .amdhsa_user_sgpr_kernarg_segment_ptr 1

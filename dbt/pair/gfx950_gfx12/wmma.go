@@ -284,3 +284,112 @@ func mfma32WMMA(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error)
 	}
 	return seq(hs...)
 }
+
+func init() {
+	for _, n := range []string{"v_mfma_i32_16x16x32_i8", "v_mfma_i32_16x16x64_i8"} {
+		handRules[n] = &rule{name: "gfx12-mfma-i8-dot4", fidelity: report.Exact, emit: mfmaI8Dot}
+	}
+}
+
+// mfmaI8Dot computes a 16x16 i8 MFMA with VALU dot products (the iu8
+// WMMA is not modelled by the gfx12 simulator, so this form is the one a
+// test can prove). MFMA 16x16x32 i8 layouts (research note §3.8): A[i][k]
+// in lane 16*(k/8) + i, register (k/4)%2, byte k%4 (B likewise with j);
+// D[i][j] in register i%4 of lane 16*(i/4) + j. A lane (j = lane%16,
+// g = lane/16) therefore needs, for each of its rows i = 4g + r, the A
+// dwords of lanes i + 16m and the B dwords of lanes j + 16m (m = 0..3),
+// fetched with ds_bpermute_b32. Signed bytes go through the unsigned
+// v_dot4_u32_u8 as a' = a ^ 0x80 = a + 128: sum(a*b) = sum(a'*b') -
+// 128*(sum(a') + sum(b')) + 128*128*K, exact modulo 2^32 like the MFMA.
+// The gfx950 K-doubled shape is two K-slices on register pairs.
+func mfmaI8Dot(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	m := in.Mod
+	if m.CBSZ != 0 || m.ABID != 0 || m.BLGP != 0 || m.Clamp {
+		return nil, fmt.Errorf("%s with cbsz/abid/blgp/clamp has no rule", in.Name())
+	}
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) != 4 {
+		return nil, fmt.Errorf("%s operands", in.Name())
+	}
+	d, a, b, c := ops[0], ops[1], ops[2], ops[3]
+	if d.Kind != isa.KindReg || d.Class != isa.VGPR || d.Width != 4 {
+		return nil, fmt.Errorf("%s destination", in.Name())
+	}
+	if a.Kind != isa.KindReg || b.Kind != isa.KindReg || a.Class != isa.VGPR || b.Class != isa.VGPR || a.Width != b.Width || a.Width%2 != 0 {
+		return nil, fmt.Errorf("%s A/B must be VGPR tuples of equal even width", in.Name())
+	}
+	if c.Kind == isa.KindReg && (c.Class != isa.VGPR || c.Width != 4) || c.Kind != isa.KindReg && c.Kind != isa.KindInline {
+		return nil, fmt.Errorf("%s C must be 4 VGPRs or an inline constant", in.Name())
+	}
+	slices := int(a.Width) / 2
+	t, err := ctx.TempVGPRs(7)
+	if err != nil {
+		return nil, err
+	}
+	lid, jb, gb, addr, ta, tb, sumB := t[0], t[1], t[2], t[3], t[4], t[5], t[6]
+	acc, err := ctx.TempVGPRRange(8, 1) // sum(a'b') for r = 0..3, then sum(a') for r = 0..3
+	if err != nil {
+		return nil, err
+	}
+	v := func(r uint16) isa.Operand { return vr(r, 1) }
+	hs := []host{
+		{mnem: "v_mbcnt_lo_u32_b32", ops: []isa.Operand{v(lid), inl(-1), inl(0)}},
+		{mnem: "v_mbcnt_hi_u32_b32", ops: []isa.Operand{v(lid), inl(-1), v(lid)}},
+		{mnem: "v_and_b32_e32", ops: []isa.Operand{v(jb), inl(15), v(lid)}},
+		{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{v(jb), inl(2), v(jb)}}, // 4*j
+		{mnem: "v_lshrrev_b32_e32", ops: []isa.Operand{v(gb), inl(4), v(lid)}},
+		{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{v(gb), inl(4), v(gb)}}, // 4*(4g)
+		{mnem: "v_mov_b32_e32", ops: []isa.Operand{v(sumB), inl(0)}},
+	}
+	for r := uint16(0); r < 8; r++ {
+		hs = append(hs, host{mnem: "v_mov_b32_e32", ops: []isa.Operand{v(acc + r), inl(0)}})
+	}
+	wait := host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}}
+	flip := func(x uint16) host {
+		return host{mnem: "v_xor_b32_e32", ops: []isa.Operand{v(x), lit(0x80808080), v(x)}}
+	}
+	dot := func(dst, x, y uint16) host {
+		return host{mnem: "v_dot4_u32_u8", ops: []isa.Operand{v(dst), v(x), v(y), v(dst)}, mod: isa.Modifiers{OpSelHi: 7}}
+	}
+	dot1 := func(dst, x uint16) host {
+		return host{mnem: "v_dot4_u32_u8", ops: []isa.Operand{v(dst), v(x), lit(0x01010101), v(dst)}, mod: isa.Modifiers{OpSelHi: 7}}
+	}
+	for s := uint16(0); s < uint16(slices); s++ {
+		for grp := uint16(0); grp < 4; grp++ {
+			for reg := uint16(0); reg < 2; reg++ {
+				// B dword of lane j + 16*grp.
+				hs = append(hs,
+					host{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{v(addr), lit(uint32(64 * grp)), v(jb)}},
+					host{mnem: "ds_bpermute_b32", ops: []isa.Operand{v(tb), v(addr), v(b.Reg + 2*s + reg)}},
+					wait, flip(tb), dot1(sumB, tb))
+				for r := uint16(0); r < 4; r++ {
+					// A dword of lane 4g + r + 16*grp.
+					hs = append(hs,
+						host{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{v(addr), lit(uint32(64*grp + 4*r)), v(gb)}},
+						host{mnem: "ds_bpermute_b32", ops: []isa.Operand{v(ta), v(addr), v(a.Reg + 2*s + reg)}},
+						wait, flip(ta), dot(acc+r, ta, tb), dot1(acc+4+r, ta))
+				}
+			}
+		}
+	}
+	k := uint32(32 * slices)
+	for r := uint16(0); r < 4; r++ {
+		cr := c
+		if c.Kind == isa.KindReg {
+			cr = v(c.Reg + r)
+		}
+		hs = append(hs,
+			host{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{v(acc + 4 + r), v(sumB), v(acc + 4 + r)}},
+			host{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{v(acc + 4 + r), inl(7), v(acc + 4 + r)}},
+			host{mnem: "v_sub_nc_u32_e32", ops: []isa.Operand{v(acc + r), v(acc + r), v(acc + 4 + r)}},
+			host{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{v(acc + r), lit(128 * 128 * k), v(acc + r)}},
+			host{mnem: "v_add_nc_u32_e64", ops: []isa.Operand{v(acc + r), cr, v(acc + r)}})
+	}
+	for r := uint16(0); r < 4; r++ {
+		hs = append(hs, host{mnem: "v_mov_b32_e32", ops: []isa.Operand{v(d.Reg + r), v(acc + r)}})
+	}
+	return seq(hs...)
+}
