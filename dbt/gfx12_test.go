@@ -40,7 +40,6 @@ var gfx12SpillRejected = map[string]string{
 // gfx12NotRun lists translated kernels that cannot run on the simulated
 // gfx12 agent, with the reason.
 var gfx12NotRun = map[string]string{
-	"gfx950_minmax3":  "v_minimum3_f32/v_maximum3_f32 (native on gfx12) are not implemented by the gfx12 simulator",
 	"lds_big_dynamic": "96 KiB of LDS: needs a virtual-LDS sidecar, which gfx12 hosts do not have yet",
 }
 

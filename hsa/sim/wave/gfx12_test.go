@@ -2,6 +2,7 @@ package wave
 
 import (
 	"debug/elf"
+	"math"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -333,5 +334,36 @@ func TestGFX12Unsupported(t *testing.T) {
 	}
 	if in.exec(nil, in) == nil {
 		t.Error("undefined word executed")
+	}
+}
+
+// TestGFX12Minimum3: v_minimum3_f32 / v_maximum3_f32 (gfx950 and gfx12,
+// IEEE 754-2019 minimum/maximum: NaN propagates, -0 < +0) in wave64.
+func TestGFX12Minimum3(t *testing.T) {
+	w, _ := newWave12(t, assemble12(t, `v_minimum3_f32 v3, v0, v1, v2
+v_maximum3_f32 v4, v0, v1, v2`, true), true)
+	nan := u32(float32(math.NaN()))
+	type c struct{ a, b, cc, min, max uint32 }
+	cases := []c{
+		{u32(1), u32(-2), u32(3), u32(-2), u32(3)},
+		{0x80000000, 0, u32(1), 0x80000000, u32(1)}, // -0 < +0
+		{u32(1), nan, u32(2), nan, nan},
+	}
+	for l, k := range cases {
+		w.V[0][l], w.V[1][l], w.V[2][l] = k.a, k.b, k.cc
+	}
+	run(t, w)
+	for l, k := range cases {
+		mn, mx := w.V[3][l], w.V[4][l]
+		isNaN := func(v uint32) bool { return v&0x7f800000 == 0x7f800000 && v&0x7fffff != 0 }
+		if k.min == nan {
+			if !isNaN(mn) || !isNaN(mx) {
+				t.Errorf("lane %d: NaN input: min %#x max %#x", l, mn, mx)
+			}
+			continue
+		}
+		if mn != k.min || mx != k.max {
+			t.Errorf("lane %d: min %#x max %#x, want %#x %#x", l, mn, mx, k.min, k.max)
+		}
 	}
 }
