@@ -96,11 +96,11 @@ func TestTranslateCommandGFX12(t *testing.T) {
 	}
 	stdout.Reset()
 	stderr.Reset()
-	in = filepath.Join(root, "testdata", "kernels", "gfx950", "mfma_i32_16x16x32i8.co")
+	in = filepath.Join(root, "testdata", "kernels", "gfx950", "indirect_call.co")
 	if rc := runMain([]string{"translate", "--to", "gfx1200", in, "-o", out + "2"}, &stdout, &stderr); rc != 3 {
 		t.Fatalf("exit %d, want 3: %s", rc, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "v_mfma_i32_16x16x32_i8") {
+	if !strings.Contains(stderr.String(), "unrecovered indirect transfer") {
 		t.Fatalf("no rejection reason:\n%s", stderr.String())
 	}
 }
