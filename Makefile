@@ -5,6 +5,8 @@ GO ?= go
 BIN := bin
 RACE_PKGS := $(shell sed -e 's/\#.*//' scripts/race-packages.txt | tr -s ' \n' ' ')
 FUZZTIME ?= 10s
+FUZZMINIMIZETIME ?= 100x
+FUZZ_ONLY ?=
 BENCHTIME ?= 1s
 
 .PHONY: all deps build test vet demo bench fuzz corpus clean generate
@@ -44,7 +46,7 @@ bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
 fuzz:
-	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) FUZZ_ONLY='$(FUZZ_ONLY)' bash scripts/fuzz.sh
 
 corpus: deps
 	@if [ -x testdata/kernels/build.sh ]; then bash testdata/kernels/build.sh; else echo "corpus: testdata/kernels/build.sh not present yet"; fi

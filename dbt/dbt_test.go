@@ -9,6 +9,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
 
@@ -184,9 +185,11 @@ func FuzzTranslate(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		res, err := Translate(b, Options{})
-		if err == nil && res.Object == nil {
-			t.Fatal("success without an object")
-		}
+		fuzzguard.Run(t, b, func() {
+			res, err := Translate(b, Options{})
+			if err == nil && res.Object == nil {
+				t.Fatal("success without an object")
+			}
+		})
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 // maxSeed bounds the size of corpus objects used as fuzz seeds: the fuzzer
@@ -46,41 +48,43 @@ func addSeeds(f *testing.F) {
 func FuzzParse(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		in := append([]byte(nil), b...)
-		file, err := Parse(b)
-		if err != nil {
-			var fe *FormatError
-			if !errors.As(err, &fe) || fe.Field == "" {
-				t.Fatalf("error without offset and field: %v", err)
+		fuzzguard.Run(t, b, func() {
+			in := append([]byte(nil), b...)
+			file, err := Parse(b)
+			if err != nil {
+				var fe *FormatError
+				if !errors.As(err, &fe) || fe.Field == "" {
+					t.Fatalf("error without offset and field: %v", err)
+				}
+				return
 			}
-			return
-		}
-		out, err := file.Write()
-		if err != nil {
-			t.Fatalf("write: %v", err)
-		}
-		if !bytes.Equal(out, in) {
-			t.Fatalf("Write(Parse(b)) != b")
-		}
-		small := true
-		for _, g := range file.Segments {
-			small = small && g.Vaddr < 16<<20 && g.Memsz < 16<<20
-		}
-		if small { // keep the fuzzer from zeroing gigabytes per input
-			_, _ = file.LoadImage()
-		}
-		for _, k := range file.Kernels() {
-			_ = k.Descriptor.Check(file.Processor)
-			_ = k.Descriptor.Directives(file.Processor, file.CodeObjectVersion())
-			if string(k.Descriptor.Encode()) != string(b[k.DescriptorOffset:k.DescriptorOffset+64]) {
-				t.Fatalf("descriptor %s does not re-encode", k.Symbol)
+			out, err := file.Write()
+			if err != nil {
+				t.Fatalf("write: %v", err)
 			}
-		}
-		if file.Metadata != nil {
-			if _, err := file.Metadata.Encode(); err != nil {
-				t.Fatalf("metadata encode: %v", err)
+			if !bytes.Equal(out, in) {
+				t.Fatalf("Write(Parse(b)) != b")
 			}
-		}
+			small := true
+			for _, g := range file.Segments {
+				small = small && g.Vaddr < 16<<20 && g.Memsz < 16<<20
+			}
+			if small { // keep the fuzzer from zeroing gigabytes per input
+				_, _ = file.LoadImage()
+			}
+			for _, k := range file.Kernels() {
+				_ = k.Descriptor.Check(file.Processor)
+				_ = k.Descriptor.Directives(file.Processor, file.CodeObjectVersion())
+				if string(k.Descriptor.Encode()) != string(b[k.DescriptorOffset:k.DescriptorOffset+64]) {
+					t.Fatalf("descriptor %s does not re-encode", k.Symbol)
+				}
+			}
+			if file.Metadata != nil {
+				if _, err := file.Metadata.Encode(); err != nil {
+					t.Fatalf("metadata encode: %v", err)
+				}
+			}
+		})
 	})
 }
 
@@ -89,17 +93,19 @@ func FuzzParse(f *testing.F) {
 func FuzzPatch(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		file, err := Parse(b)
-		if err != nil || file.Section(".text") == nil || len(file.Kernels()) == 0 {
-			return
-		}
-		spec := growSpec(file)
-		nf, err := Patch(file, spec)
-		if err != nil {
-			return
-		}
-		if err := nf.CheckLayout(); err != nil {
-			t.Fatalf("patched layout: %v", err)
-		}
+		fuzzguard.Run(t, b, func() {
+			file, err := Parse(b)
+			if err != nil || file.Section(".text") == nil || len(file.Kernels()) == 0 {
+				return
+			}
+			spec := growSpec(file)
+			nf, err := Patch(file, spec)
+			if err != nil {
+				return
+			}
+			if err := nf.CheckLayout(); err != nil {
+				t.Fatalf("patched layout: %v", err)
+			}
+		})
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
@@ -537,26 +538,28 @@ func FuzzCodeTables(f *testing.F) {
 	}
 	f.Add([]byte(`{"sqtt_funcmap":[[7,3,"P","marker"],[7,0,"kernel","k",null,4096.0]],"sqtt_funcmap_layout":[[7,12,4]],"sqtt_funcmap_payloads":[[7,3,2]]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var tables CodeTables
-		if err := json.Unmarshal(data, &tables); err != nil {
-			return
-		}
-		for co, fm := range tables.Funcmaps() {
-			if !fm.Encoding.Valid() {
-				t.Fatalf("code object %d: invalid layout %v accepted", co, fm.Encoding)
+		fuzzguard.Run(t, data, func() {
+			var tables CodeTables
+			if err := json.Unmarshal(data, &tables); err != nil {
+				return
 			}
-		}
-		out, err := json.Marshal(tables)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var again CodeTables
-		if err := json.Unmarshal(out, &again); err != nil {
-			t.Fatalf("re-reading %s: %v", out, err)
-		}
-		if !reflect.DeepEqual(again, tables) {
-			t.Fatalf("round trip:\n%+v\n%+v", again, tables)
-		}
+			for co, fm := range tables.Funcmaps() {
+				if !fm.Encoding.Valid() {
+					t.Fatalf("code object %d: invalid layout %v accepted", co, fm.Encoding)
+				}
+			}
+			out, err := json.Marshal(tables)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var again CodeTables
+			if err := json.Unmarshal(out, &again); err != nil {
+				t.Fatalf("re-reading %s: %v", out, err)
+			}
+			if !reflect.DeepEqual(again, tables) {
+				t.Fatalf("round trip:\n%+v\n%+v", again, tables)
+			}
+		})
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/kernelref"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
@@ -95,8 +96,10 @@ func FuzzLoadCodeObject(f *testing.F) {
 	}
 	f.Add([]byte("\x7fELF\x02\x01\x01\x40"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		a, _ := NewAgent("gfx942")
-		_, _ = a.LoadCodeObject(b)
+		fuzzguard.Run(t, b, func() {
+			a, _ := NewAgent("gfx942")
+			_, _ = a.LoadCodeObject(b)
+		})
 	})
 }
 

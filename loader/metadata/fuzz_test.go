@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 // FuzzDecode checks that Decode never panics or over-allocates and that
@@ -20,20 +22,22 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{0x80})
 	f.Add([]byte{0x81, 0xae, 'a', 'm', 'd', 'h', 's', 'a', '.', 'k', 'e', 'r', 'n', 'e', 'l', 's', 0x90})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		md, err := Decode(b)
-		if err != nil {
-			return
-		}
-		out, err := md.Encode()
-		if err != nil {
-			t.Fatalf("encode: %v", err)
-		}
-		md2, err := Decode(out)
-		if err != nil {
-			t.Fatalf("re-decode: %v", err)
-		}
-		if render(md.Map()) != render(md2.Map()) {
-			t.Fatalf("cycle changed the metadata:\n%s\n%s", render(md.Map()), render(md2.Map()))
-		}
+		fuzzguard.Run(t, b, func() {
+			md, err := Decode(b)
+			if err != nil {
+				return
+			}
+			out, err := md.Encode()
+			if err != nil {
+				t.Fatalf("encode: %v", err)
+			}
+			md2, err := Decode(out)
+			if err != nil {
+				t.Fatalf("re-decode: %v", err)
+			}
+			if render(md.Map()) != render(md2.Map()) {
+				t.Fatalf("cycle changed the metadata:\n%s\n%s", render(md.Map()), render(md2.Map()))
+			}
+		})
 	})
 }

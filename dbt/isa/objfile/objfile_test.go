@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
 
@@ -59,7 +60,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("\x7fELF\x02\x01\x01\x40\x02"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = Parse(b, "fuzz")
+		fuzzguard.Run(t, b, func() {
+			_, _ = Parse(b, "fuzz")
+		})
 	})
 }
 

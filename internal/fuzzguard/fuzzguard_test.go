@@ -1,0 +1,52 @@
+package fuzzguard
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRecordSlow checks that a slow input is written in go test's corpus
+// format under the target's name and a fast one is not.
+func TestRecordSlow(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("ROCJITSU_FUZZ_SLOW", dir)
+	t.Setenv("ROCJITSU_FUZZ_SLOW_MS", "5")
+	Run(t, []byte("fast"), func() {})
+	Run(t, []byte("slow\x00\xff"), func() { time.Sleep(10 * time.Millisecond) })
+	files, _ := filepath.Glob(filepath.Join(dir, "TestRecordSlow", "*"))
+	if len(files) != 1 {
+		t.Fatalf("%d files recorded, want 1: %v", len(files), files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "go test fuzz v1\n[]byte(\"slow\\x00\\xff\")\n"; string(b) != want {
+		t.Errorf("recorded %q, want %q", b, want)
+	}
+}
+
+// TestWatchdog runs an endless input in a child process and checks that
+// the watchdog ends it with a message naming the target.
+func TestWatchdog(t *testing.T) {
+	if os.Getenv("FUZZGUARD_CHILD") == "1" {
+		Run(t, []byte("x"), func() { select {} })
+		return
+	}
+	if testing.Short() {
+		t.Skip("waits for the watchdog")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestWatchdog$")
+	cmd.Env = append(os.Environ(), "FUZZGUARD_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("endless input passed:\n%s", out)
+	}
+	if !strings.Contains(string(out), "fuzzguard: TestWatchdog: one input ran longer than") {
+		t.Errorf("no watchdog message:\n%s", out)
+	}
+}
