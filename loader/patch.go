@@ -127,7 +127,12 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 			p.page = s.Align
 		}
 	}
-	const maxAlign = 1 << 24
+	// Growing a section moves what follows by a multiple of the largest
+	// alignment, so the alignment bounds the work of a patch: LLVM writes
+	// 4 KiB LOAD segments and sections aligned to at most 256 bytes; 64 KiB
+	// (the largest common page size) keeps a 4 KB object from being grown
+	// into tens of megabytes.
+	const maxAlign = 1 << 16
 	if p.page > maxAlign {
 		return nil, fmt.Errorf("loader: patch: alignment 0x%x of a LOAD segment or ALLOC section is too large to move contents by", p.page)
 	}

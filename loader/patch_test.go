@@ -546,3 +546,50 @@ func TestPatchNonUniformTextMap(t *testing.T) {
 		t.Logf("%s: %d text symbols moved by their own offsets", path, labels)
 	}
 }
+
+// TestPatchAlignmentBound checks that Patch refuses a LOAD alignment
+// above 64 KiB instead of moving the object's contents by it: the fuzzer
+// found a 4 KB object with a 16 MiB p_align (and one with a 0xffffff
+// .comment sh_addralign) that took 25-40 ms and 48 MB per patch. The
+// largest accepted alignment still patches, and the patched object is
+// bounded by a small multiple of the input.
+func TestPatchAlignmentBound(t *testing.T) {
+	b, err := Build(BuildSpec{Target: "gfx942", Text: buildText(0xbf810000), Kernels: []KernelConfig{{Name: "k", VGPRCount: 4, SGPRCount: 16}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withAlign := func(a uint64) *File {
+		raw := append([]byte(nil), b.Raw()...)
+		for i, g := range b.Segments {
+			if g.Type == PT_LOAD {
+				off := b.Header.Phoff + uint64(i)*56 + 48
+				binary.LittleEndian.PutUint64(raw[off:], a)
+			}
+		}
+		f, err := Parse(raw)
+		if err != nil {
+			t.Fatalf("p_align %#x: %v", a, err)
+		}
+		return f
+	}
+	for _, a := range []uint64{1 << 17, 1 << 24} {
+		f := withAlign(a)
+		if _, err := Patch(f, growSpec(f)); err == nil || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("p_align %#x: err = %v, want too large", a, err)
+		}
+	}
+	// 64 KiB is accepted (this object's offsets and addresses are not
+	// congruent modulo it, which Patch then reports as a layout error).
+	f := withAlign(1 << 16)
+	if _, err := Patch(f, growSpec(f)); err != nil && strings.Contains(err.Error(), "too large") {
+		t.Errorf("p_align 64 KiB refused: %v", err)
+	}
+	f = withAlign(0x1000)
+	nf, err := Patch(f, growSpec(f))
+	if err != nil {
+		t.Fatalf("p_align 4 KiB: %v", err)
+	}
+	if n := len(nf.Raw()); n > len(f.Raw())+4*0x1000 {
+		t.Errorf("p_align 4 KiB: %d-byte input patched to %d bytes", len(f.Raw()), n)
+	}
+}
