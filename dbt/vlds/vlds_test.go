@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 )
 
@@ -269,20 +270,84 @@ func TestLayout(t *testing.T) {
 	}
 }
 
+// maxLowered bounds the host code of one lowered instruction: the longest
+// forms are the 64-bit compare-and-swap with an offset past the 13-bit
+// immediate (v_add_u32 with a literal, four v_mov_b32, the atomic, the wait:
+// 36 bytes) and the LDS DMA load (load, wait, four VOP3, store, wait: 56
+// bytes).
+const maxLowered = 64
+
+// TestLowerBounded sweeps every DS opcode and every LDS DMA major opcode
+// with the gds, acc and lds bits, the offset fields and the register
+// fields at their extremes: each call returns at most maxLowered bytes,
+// whole dwords, or an error. Lowering is constant work per 8-byte
+// instruction (no loop depends on the input), so it cannot hang or grow
+// with its input.
+//
+// It pins the conclusion about the FuzzLower failure of issue 19
+// ("context deadline exceeded" after ~290k executions of an 8 s make fuzz):
+// no input was written to testdata/fuzz/FuzzLower, the same run passes
+// clean for 60 s (3.5 M executions), and the message is the error go's
+// fuzzing coordinator returns when the -fuzztime deadline reaches it before
+// its worker context is cancelled (go.dev/issue/75804, not fixed in go1.26);
+// scripts/fuzz.sh reports that case as the toolchain race.
+func TestLowerBounded(t *testing.T) {
+	var longest int
+	var raw [8]byte
+	for major := uint32(0); major < 64; major++ {
+		for op := uint32(0); op < 256; op++ {
+			for _, bits := range []uint32{0, 1 << 16, 1 << 25, 1<<16 | 1<<25, 1 << 13} {
+				for _, off := range []uint32{0, 0x0fff, 0x1000, 0xffff, 0x1fff} {
+					for _, w1 := range []uint32{0, 0xffffffff, 0x00ff00ff, 0x04030201, 0x00800000} {
+						w0 := major<<26 | op<<17&0x1fe0000 | bits | off
+						if major == mubufMajor || major == flatMajor {
+							w0 = major<<26 | (op&0x7f)<<18 | bits | off | 2<<14
+						}
+						binary.LittleEndian.PutUint32(raw[:], w0)
+						binary.LittleEndian.PutUint32(raw[4:], w1)
+						for name, lower := range map[string]func(Context, []byte, uint16) ([]byte, error){"Lower": Lower, "LowerLDSDMA": LowerLDSDMA} {
+							out, err := lower(&fakeCtx{}, raw[:], 40)
+							if err != nil {
+								continue
+							}
+							if len(out)%4 != 0 || len(out) > maxLowered {
+								t.Fatalf("%s(% x) = %d bytes, want whole dwords, at most %d", name, raw, len(out), maxLowered)
+							}
+							longest = max(longest, len(out))
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("longest lowering: %d bytes", longest)
+	if longest != 56 {
+		t.Errorf("longest lowering %d bytes: want 56 (LDS DMA)", longest)
+	}
+}
+
 // FuzzLower feeds arbitrary 8-byte words: lowering either fails with an
-// error or returns whole dwords ending in a wait (or the native input).
+// error or returns at most maxLowered bytes of whole dwords ending in a
+// wait (or the native input), within fuzzguard's time limit. The seeds
+// include the longest forms (ds_cmpst_rtn_b64 with a 16-bit offset,
+// ds_read2st64_b64 with both offsets out of immediate range, LDS DMA).
 func FuzzLower(f *testing.F) {
 	f.Add([]byte{0x10, 0x00, 0x6c, 0xd8, 0x02, 0x00, 0x00, 0x01})
 	f.Add([]byte{0x01, 0x02, 0x6e, 0xd8, 0x02, 0x00, 0x00, 0x04})
 	f.Add([]byte{0x00, 0x10, 0x51, 0xe0, 0x01, 0x00, 0x02, 0x80})
+	f.Add([]byte{0xff, 0xff, 0xe0, 0xd8, 0x02, 0x04, 0x06, 0x08}) // ds_cmpst_rtn_b64 offset:65535
+	f.Add([]byte{0xff, 0xff, 0xf0, 0xd8, 0x02, 0x00, 0x00, 0x04}) // ds_read2st64_b64 offset0:255 offset1:255
+	f.Add([]byte{0x10, 0x80, 0x98, 0xdc, 0x01, 0x00, 0x28, 0x00}) // global_load_lds_ubyte v1, s[40:41] offset:16
 	f.Fuzz(func(t *testing.T, b []byte) {
-		out, err := Lower(&fakeCtx{}, b, 40)
-		if err == nil && (len(out)%4 != 0 || len(out) == 0) {
-			t.Fatalf("% x lowered to %d bytes", b, len(out))
-		}
-		out, err = LowerLDSDMA(&fakeCtx{}, b, 40)
-		if err == nil && len(out)%4 != 0 {
-			t.Fatalf("% x lowered to %d bytes", b, len(out))
-		}
+		fuzzguard.Run(t, b, func() {
+			out, err := Lower(&fakeCtx{}, b, 40)
+			if err == nil && (len(out)%4 != 0 || len(out) == 0 || len(out) > maxLowered) {
+				t.Fatalf("% x lowered to %d bytes", b, len(out))
+			}
+			out, err = LowerLDSDMA(&fakeCtx{}, b, 40)
+			if err == nil && (len(out)%4 != 0 || len(out) > maxLowered) {
+				t.Fatalf("% x lowered to %d bytes", b, len(out))
+			}
+		})
 	})
 }
