@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 func sampleBundle() *Bundle {
@@ -235,26 +237,28 @@ func FuzzParseBundle(f *testing.F) {
 	f.Add([]byte("SLKGPEND"))
 	f.Add(append(make([]byte, 8), "SLKGPEND"...))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b, loc, err := ParseBundle(data)
-		if err != nil {
-			return
-		}
-		if loc.Start < 0 || loc.End() != int64(len(data)) {
-			t.Fatalf("bad location %+v", loc)
-		}
-		// A bundle that parses must be writable and read back the same.
-		out, err := AppendBundle(nil, b)
-		if err != nil {
-			t.Fatalf("parsed bundle does not re-marshal: %v", err)
-		}
-		b2, _, err := ParseBundle(out)
-		if err != nil || len(b2.Entries) != len(b.Entries) {
-			t.Fatalf("re-parse: %v", err)
-		}
-		for i := range b.Entries {
-			if b.Entries[i].Name != b2.Entries[i].Name || !bytes.Equal(b.Entries[i].CodeObject, b2.Entries[i].CodeObject) {
-				t.Fatalf("entry %d differs", i)
+		fuzzguard.Run(t, data, func() {
+			b, loc, err := ParseBundle(data)
+			if err != nil {
+				return
 			}
-		}
+			if loc.Start < 0 || loc.End() != int64(len(data)) {
+				t.Fatalf("bad location %+v", loc)
+			}
+			// A bundle that parses must be writable and read back the same.
+			out, err := AppendBundle(nil, b)
+			if err != nil {
+				t.Fatalf("parsed bundle does not re-marshal: %v", err)
+			}
+			b2, _, err := ParseBundle(out)
+			if err != nil || len(b2.Entries) != len(b.Entries) {
+				t.Fatalf("re-parse: %v", err)
+			}
+			for i := range b.Entries {
+				if b.Entries[i].Name != b2.Entries[i].Name || !bytes.Equal(b.Entries[i].CodeObject, b2.Entries[i].CodeObject) {
+					t.Fatalf("entry %d differs", i)
+				}
+			}
+		})
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/rocjitsu/rocjitsu/hsa/aql"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 func valid3D() DispatchConfig {
@@ -261,29 +262,31 @@ func FuzzBuildDispatchPacketC(f *testing.F) {
 	binary.LittleEndian.PutUint32(seed[CConfigOffsetGridSizeZ:], 1)
 	f.Add(seed)
 	f.Fuzz(func(t *testing.T, img []byte) {
-		if len(img) < CConfigSize {
-			img = append(img, make([]byte, CConfigSize-len(img))...)
-		}
-		var out [64]byte
-		st := BuildDispatchPacketC(unsafe.Pointer(&img[0]), unsafe.Pointer(&out[0]))
-		c := DecodeCConfig(img)
-		if Rule(st) != RuleOf(c.Validate()) {
-			t.Fatalf("status %d, Validate says %v", st, c.Validate())
-		}
-		if st != 0 {
-			if out != [64]byte{} {
-				t.Fatalf("status %d with nonzero packet", st)
+		fuzzguard.Run(t, img, func() {
+			if len(img) < CConfigSize {
+				img = append(img, make([]byte, CConfigSize-len(img))...)
 			}
-			return
-		}
-		p, err := aql.DecodeKernelDispatchPacket(out[:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p.Dimensions() != int(c.Dimensions) || p.WorkgroupSizeZ != c.WorkgroupSizeZ || p.GridSizeY != c.GridSizeY ||
-			p.KernelObject != c.KernelObject || p.CompletionSignal != c.CompletionSignal || p.Header.Barrier() != c.Barrier ||
-			p.Header.ReleaseFenceScope() != c.ReleaseFenceScope || p.Reserved0 != 0 || p.Reserved2 != 0 {
-			t.Fatalf("packet %+v from config %+v", p, c)
-		}
+			var out [64]byte
+			st := BuildDispatchPacketC(unsafe.Pointer(&img[0]), unsafe.Pointer(&out[0]))
+			c := DecodeCConfig(img)
+			if Rule(st) != RuleOf(c.Validate()) {
+				t.Fatalf("status %d, Validate says %v", st, c.Validate())
+			}
+			if st != 0 {
+				if out != [64]byte{} {
+					t.Fatalf("status %d with nonzero packet", st)
+				}
+				return
+			}
+			p, err := aql.DecodeKernelDispatchPacket(out[:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Dimensions() != int(c.Dimensions) || p.WorkgroupSizeZ != c.WorkgroupSizeZ || p.GridSizeY != c.GridSizeY ||
+				p.KernelObject != c.KernelObject || p.CompletionSignal != c.CompletionSignal || p.Header.Barrier() != c.Barrier ||
+				p.Header.ReleaseFenceScope() != c.ReleaseFenceScope || p.Reserved0 != 0 || p.Reserved2 != 0 {
+				t.Fatalf("packet %+v from config %+v", p, c)
+			}
+		})
 	})
 }

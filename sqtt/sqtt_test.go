@@ -503,26 +503,28 @@ func FuzzParseFuncmap(f *testing.F) {
 	}
 	f.Add([]byte("M:shader_clock_bits=12;shader_clock_shift=4\nF:1:a@b:1\nR:1:extra_payload_count=3\x00"))
 	f.Fuzz(func(t *testing.T, blob []byte) {
-		fm := ParseFuncmap(blob)
-		for id, e := range fm.ByID {
-			if e.ID != id || e.Kind == KindKernel {
-				t.Fatalf("ByID[%d] = %+v", id, e)
+		fuzzguard.Run(t, blob, func() {
+			fm := ParseFuncmap(blob)
+			for id, e := range fm.ByID {
+				if e.ID != id || e.Kind == KindKernel {
+					t.Fatalf("ByID[%d] = %+v", id, e)
+				}
 			}
-		}
-		if !fm.Encoding.Valid() {
-			t.Fatalf("invalid encoding accepted: %v", fm.Encoding)
-		}
-		_ = fm.Decode(0xFFFFFFFF)
-		// Names with row separators cannot round-trip; everything else does.
-		for _, e := range fm.Entries {
-			if strings.ContainsAny(e.Name+e.SourceLoc, "\n\x00") {
-				return
+			if !fm.Encoding.Valid() {
+				t.Fatalf("invalid encoding accepted: %v", fm.Encoding)
 			}
-		}
-		again := ParseFuncmap(fm.Format())
-		if !reflect.DeepEqual(entryTuples(again), entryTuples(fm)) {
-			t.Fatalf("round trip: %v != %v", entryTuples(again), entryTuples(fm))
-		}
+			_ = fm.Decode(0xFFFFFFFF)
+			// Names with row separators cannot round-trip; everything else does.
+			for _, e := range fm.Entries {
+				if strings.ContainsAny(e.Name+e.SourceLoc, "\n\x00") {
+					return
+				}
+			}
+			again := ParseFuncmap(fm.Format())
+			if !reflect.DeepEqual(entryTuples(again), entryTuples(fm)) {
+				t.Fatalf("round trip: %v != %v", entryTuples(again), entryTuples(fm))
+			}
+		})
 	})
 }
 

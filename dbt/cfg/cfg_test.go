@@ -6,6 +6,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 const base = 0x1000
@@ -128,14 +129,16 @@ func FuzzBuild(f *testing.F) {
 	f.Add([]byte{0x00, 0x1c, 0x84, 0xbe, 0x04, 0x1d, 0x80, 0xbe})
 	f.Add([]byte{0x05, 0x00, 0x82, 0xbf, 0x00, 0x00, 0x81, 0xbf})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		b = b[:len(b)&^3]
-		if len(b) == 0 {
-			return
-		}
-		g, err := Build(Text{Addr: base, Data: b}, []Root{{Addr: base}}, decode, Options{})
-		if err != nil {
-			return
-		}
-		_ = g.Scope(0)
+		fuzzguard.Run(t, b, func() {
+			b = b[:len(b)&^3]
+			if len(b) == 0 {
+				return
+			}
+			g, err := Build(Text{Addr: base, Data: b}, []Root{{Addr: base}}, decode, Options{})
+			if err != nil {
+				return
+			}
+			_ = g.Scope(0)
+		})
 	})
 }

@@ -3,6 +3,8 @@ package rules
 import (
 	"sort"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 // FuzzHelperRuleCode feeds arbitrary guest fields to the transposed-read,
@@ -20,15 +22,17 @@ func FuzzHelperRuleCode(f *testing.F) {
 	sort.Strings(names)
 	tmp := []uint16{100, 101, 102, 103, 104}
 	f.Fuzz(func(t *testing.T, w0, w1 uint32, sel uint8) {
-		check := func(code []byte, err error) {
-			if err == nil && len(code)%4 != 0 {
-				t.Fatalf("%d bytes of code", len(code))
+		fuzzguard.RunArgs(t, []any{w0, w1, sel}, func() {
+			check := func(code []byte, err error) {
+				if err == nil && len(code)%4 != 0 {
+					t.Fatalf("%d bytes of code", len(code))
+				}
 			}
-		}
-		bits := []int{16, 8, 4, 6, 0}[int(sel)%5]
-		check(ReadTrCode(bits, uint16(w1>>24), w0>>25&1 != 0, uint16(w1&0xff), w0&0xffff, tmp[:int(sel)%6]))
-		check(AtomicPkAddBF16Code(w0, w1, uint16(sel)&^1, tmp[:int(sel>>4)%5], uint16(sel)))
-		s := smfmacShapes[names[int(sel)%len(names)]]
-		check(SMFMACCode(s, w0, w1, 100, 104, 110))
+			bits := []int{16, 8, 4, 6, 0}[int(sel)%5]
+			check(ReadTrCode(bits, uint16(w1>>24), w0>>25&1 != 0, uint16(w1&0xff), w0&0xffff, tmp[:int(sel)%6]))
+			check(AtomicPkAddBF16Code(w0, w1, uint16(sel)&^1, tmp[:int(sel>>4)%5], uint16(sel)))
+			s := smfmacShapes[names[int(sel)%len(names)]]
+			check(SMFMACCode(s, w0, w1, 100, 104, 110))
+		})
 	})
 }

@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 // smScratch is a fixed scratch assignment for the unit tests.
@@ -154,33 +156,35 @@ func FuzzScaleMFMACode(f *testing.F) {
 	f.Add(uint32(0xd3ac0000), uint32(0x0003d1b0), uint32(0xd3ae0a30), uint32(0x458209b8), true)
 	f.Add(uint32(0xd3ac5800), uint32(0x18000000), uint32(0xd3ad0bff), uint32(0xffffffff), false)
 	f.Fuzz(func(t *testing.T, l0, l1, w0, w1 uint32, big bool) {
-		op, cd := uint32(0x61), 4
-		if big {
-			op, cd = 0x60, 16
-		}
-		sc := smScratch
-		if l1&1 != 0 {
-			sc = smScratchFP4
-		}
-		code, err := ScaleMFMACode(l0, l1, w0, w1, op, cd, sc)
-		if err != nil {
-			return
-		}
-		if len(code)%4 != 0 || len(code) < 8*8 {
-			t.Fatalf("%d bytes", len(code))
-		}
-		ws := words(code)
-		if ws[len(ws)-1] != sNop(7) {
-			t.Fatalf("last word %#x", ws[len(ws)-1])
-		}
-		mfmas := 0
-		for _, w := range ws {
-			if w>>16 == 0xd380|op {
-				mfmas++
+		fuzzguard.RunArgs(t, []any{l0, l1, w0, w1, big}, func() {
+			op, cd := uint32(0x61), 4
+			if big {
+				op, cd = 0x60, 16
 			}
-		}
-		if mfmas < 8 {
-			t.Fatalf("%d host MFMA words", mfmas)
-		}
+			sc := smScratch
+			if l1&1 != 0 {
+				sc = smScratchFP4
+			}
+			code, err := ScaleMFMACode(l0, l1, w0, w1, op, cd, sc)
+			if err != nil {
+				return
+			}
+			if len(code)%4 != 0 || len(code) < 8*8 {
+				t.Fatalf("%d bytes", len(code))
+			}
+			ws := words(code)
+			if ws[len(ws)-1] != sNop(7) {
+				t.Fatalf("last word %#x", ws[len(ws)-1])
+			}
+			mfmas := 0
+			for _, w := range ws {
+				if w>>16 == 0xd380|op {
+					mfmas++
+				}
+			}
+			if mfmas < 8 {
+				t.Fatalf("%d host MFMA words", mfmas)
+			}
+		})
 	})
 }

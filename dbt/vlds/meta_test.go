@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 func sampleSection() *Section {
@@ -90,17 +92,19 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("RJVL"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := Parse(b)
-		if err != nil {
-			var fe *FieldError
-			if !errors.As(err, &fe) || fe.Offset < 0 || fe.Offset > len(b) {
-				t.Fatalf("error %v has no valid field offset", err)
+		fuzzguard.Run(t, b, func() {
+			s, err := Parse(b)
+			if err != nil {
+				var fe *FieldError
+				if !errors.As(err, &fe) || fe.Offset < 0 || fe.Offset > len(b) {
+					t.Fatalf("error %v has no valid field offset", err)
+				}
+				return
 			}
-			return
-		}
-		// A parsed section re-encodes to the same bytes.
-		if got := s.Marshal(); string(got) != string(b) {
-			t.Fatalf("re-encoding differs")
-		}
+			// A parsed section re-encodes to the same bytes.
+			if got := s.Marshal(); string(got) != string(b) {
+				t.Fatalf("re-encoding differs")
+			}
+		})
 	})
 }

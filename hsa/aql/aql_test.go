@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 // TestKernelDispatchFieldOffsets sets one field at a time to a value whose
@@ -322,25 +324,27 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{4, 0})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if p, err := DecodeKernelDispatchPacket(b); err == nil {
-			if e := p.Bytes(); !bytes.Equal(e[:], b[:PacketSize]) {
-				t.Fatalf("kernel dispatch re-encode differs")
+		fuzzguard.Run(t, b, func() {
+			if p, err := DecodeKernelDispatchPacket(b); err == nil {
+				if e := p.Bytes(); !bytes.Equal(e[:], b[:PacketSize]) {
+					t.Fatalf("kernel dispatch re-encode differs")
+				}
 			}
-		}
-		if p, err := DecodeBarrierPacket(b); err == nil {
-			if e := p.Bytes(); !bytes.Equal(e[:], b[:PacketSize]) {
-				t.Fatalf("barrier re-encode differs")
+			if p, err := DecodeBarrierPacket(b); err == nil {
+				if e := p.Bytes(); !bytes.Equal(e[:], b[:PacketSize]) {
+					t.Fatalf("barrier re-encode differs")
+				}
 			}
-		}
-		if p, err := DecodeAgentDispatchPacket(b); err == nil {
-			var e [PacketSize]byte
-			p.Encode(e[:])
-			if !bytes.Equal(e[:], b[:PacketSize]) {
-				t.Fatalf("agent re-encode differs")
+			if p, err := DecodeAgentDispatchPacket(b); err == nil {
+				var e [PacketSize]byte
+				p.Encode(e[:])
+				if !bytes.Equal(e[:], b[:PacketSize]) {
+					t.Fatalf("agent re-encode differs")
+				}
 			}
-		}
-		if h, err := ReadHeader(b); err == nil {
-			_ = h.String()
-		}
+			if h, err := ReadHeader(b); err == nil {
+				_ = h.String()
+			}
+		})
 	})
 }

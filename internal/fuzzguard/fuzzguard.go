@@ -35,24 +35,31 @@ const Hard = 5 * time.Second
 // records b when it was slow (see the package comment).
 func Run(t testing.TB, b []byte, fn func()) {
 	t.Helper()
+	RunArgs(t, []any{b}, fn)
+}
+
+// RunArgs is Run for a fuzz target with other arguments than one []byte;
+// args are the target's arguments in order, as the corpus file lists them.
+func RunArgs(t testing.TB, args []any, fn func()) {
+	t.Helper()
 	name := t.Name()
 	if i := strings.IndexByte(name, '/'); i >= 0 {
 		name = name[:i]
 	}
 	start := time.Now()
 	dog := time.AfterFunc(Hard, func() {
-		panic(fmt.Sprintf("fuzzguard: %s: one input ran longer than %v (%d bytes): a hang or a pathological slow path", name, Hard, len(b)))
+		panic(fmt.Sprintf("fuzzguard: %s: one input ran longer than %v: a hang or a pathological slow path; input:\n%s", name, Hard, CorpusFile(args...)))
 	})
 	defer func() {
 		dog.Stop()
-		recordSlow(name, b, time.Since(start))
+		recordSlow(name, args, time.Since(start))
 	}()
 	fn()
 }
 
-// recordSlow writes b to $ROCJITSU_FUZZ_SLOW/name/ when it took longer
-// than the threshold.
-func recordSlow(name string, b []byte, d time.Duration) {
+// recordSlow writes args to $ROCJITSU_FUZZ_SLOW/name/ when they took
+// longer than the threshold.
+func recordSlow(name string, args []any, d time.Duration) {
 	dir := os.Getenv("ROCJITSU_FUZZ_SLOW")
 	if dir == "" {
 		return
@@ -70,13 +77,26 @@ func recordSlow(name string, b []byte, d time.Duration) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return // best effort: the fuzz run itself must not fail
 	}
-	sum := sha256.Sum256(b)
+	data := CorpusFile(args...)
+	sum := sha256.Sum256(data)
 	file := filepath.Join(dir, fmt.Sprintf("%010d-%x", d.Microseconds(), sum[:6]))
-	_ = os.WriteFile(file, CorpusFile(b), 0o644)
+	_ = os.WriteFile(file, data, 0o644)
 }
 
-// CorpusFile returns b in go test's fuzz corpus file format (one []byte
-// argument).
-func CorpusFile(b []byte) []byte {
-	return []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b))
+// CorpusFile returns args in go test's fuzz corpus file format, one line
+// per argument ([]byte, string, bool and the integer and float types).
+func CorpusFile(args ...any) []byte {
+	var b strings.Builder
+	b.WriteString("go test fuzz v1\n")
+	for _, a := range args {
+		switch v := a.(type) {
+		case []byte:
+			fmt.Fprintf(&b, "[]byte(%q)\n", v)
+		case string:
+			fmt.Fprintf(&b, "string(%q)\n", v)
+		default:
+			fmt.Fprintf(&b, "%T(%v)\n", v, v)
+		}
+	}
+	return []byte(b.String())
 }

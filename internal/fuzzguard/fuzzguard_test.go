@@ -50,3 +50,12 @@ func TestWatchdog(t *testing.T) {
 		t.Errorf("no watchdog message:\n%s", out)
 	}
 }
+
+// TestCorpusFile checks the corpus format of other argument types.
+func TestCorpusFile(t *testing.T) {
+	got := string(CorpusFile([]byte{1, 'a'}, uint8(7), true, uint32(0xffffffff), uint64(3), "s"))
+	want := "go test fuzz v1\n[]byte(\"\\x01a\")\nuint8(7)\nbool(true)\nuint32(4294967295)\nuint64(3)\nstring(\"s\")\n"
+	if got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

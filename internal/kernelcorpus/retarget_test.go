@@ -13,6 +13,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
@@ -103,10 +104,12 @@ func FuzzRetarget(f *testing.F) {
 	f.Add(in[:64])
 	f.Add(corpusObject(f, "gfx942", "call_noinline"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		out, err := RetargetGFX942ToGFX950(b)
-		if err == nil && len(out) != len(b) {
-			t.Fatalf("length changed")
-		}
+		fuzzguard.Run(t, b, func() {
+			out, err := RetargetGFX942ToGFX950(b)
+			if err == nil && len(out) != len(b) {
+				t.Fatalf("length changed")
+			}
+		})
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
 
@@ -253,17 +254,19 @@ func FuzzShaderdata(f *testing.F) {
 	f.Add([]byte(`{"records":[[1,2,3,4,5,0]],"x":{"a":[1,{"b":null}],"c":"\"]\u00e9"}}`))
 	f.Add([]byte(`{"records":[[7.0,1,0,0,0,0]],"end_time":1e3}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := NewScanner(strings.NewReader(string(data)), "fuzz.json", 0)
-		n := 0
-		for {
-			if _, ok := s.Next(); !ok {
-				break
+		fuzzguard.Run(t, data, func() {
+			s := NewScanner(strings.NewReader(string(data)), "fuzz.json", 0)
+			n := 0
+			for {
+				if _, ok := s.Next(); !ok {
+					break
+				}
+				n++
 			}
-			n++
-		}
-		if s.Err() == nil && !json.Valid(data) {
-			t.Fatalf("scanner accepted invalid JSON %q (%d records)", data, n)
-		}
+			if s.Err() == nil && !json.Valid(data) {
+				t.Fatalf("scanner accepted invalid JSON %q (%d records)", data, n)
+			}
+		})
 	})
 }
 
@@ -271,17 +274,19 @@ func FuzzOccupancy(f *testing.F) {
 	f.Add(formats(f, "occupancy.cpp_writer.example.json"))
 	f.Add(formats(f, "occupancy.python_writer.example.json"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		occ, err := ParseOccupancy(data)
-		if err != nil {
-			return
-		}
-		for s, ev := range occ.Slots {
-			for i := 1; i < len(ev.Launches); i++ {
-				if ev.Launches[i].Time < ev.Launches[i-1].Time {
-					t.Fatalf("slot %v launches not sorted", s)
+		fuzzguard.Run(t, data, func() {
+			occ, err := ParseOccupancy(data)
+			if err != nil {
+				return
+			}
+			for s, ev := range occ.Slots {
+				for i := 1; i < len(ev.Launches); i++ {
+					if ev.Launches[i].Time < ev.Launches[i-1].Time {
+						t.Fatalf("slot %v launches not sorted", s)
+					}
 				}
 			}
-		}
+		})
 	})
 }
 

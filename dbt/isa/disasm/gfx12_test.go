@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/objfile"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
@@ -210,16 +211,18 @@ func FuzzWriteGFX12(f *testing.F) {
 	f.Add([]byte{0x01, 0x00, 0x02, 0xf4, 0x00, 0x00, 0x00, 0xf8, 0x80, 0x00, 0x10, 0xca, 0x80, 0x00, 0x02, 0x03}, true)
 	f.Add([]byte{0xff, 0x00, 0x00, 0x8b}, false) // truncated literal
 	f.Fuzz(func(t *testing.T, code []byte, wave64 bool) {
-		file := &objfile.File{Target: isa.GFX1201, Sections: []objfile.Section{{Name: ".text", Addr: 0x1000, Data: code}},
-			Symbols: []objfile.Symbol{{Name: "k", Addr: 0x1000, Func: true}}}
-		var out bytes.Buffer
-		st, err := Write(&out, file, "fuzz.co", Options{Wave64: wave64})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := strings.Count(out.String(), "// 0000"); n != st.Instructions+st.Unknown {
-			t.Errorf("%d listing lines for %d instructions and %d unknown words", n, st.Instructions, st.Unknown)
-		}
+		fuzzguard.RunArgs(t, []any{code, wave64}, func() {
+			file := &objfile.File{Target: isa.GFX1201, Sections: []objfile.Section{{Name: ".text", Addr: 0x1000, Data: code}},
+				Symbols: []objfile.Symbol{{Name: "k", Addr: 0x1000, Func: true}}}
+			var out bytes.Buffer
+			st, err := Write(&out, file, "fuzz.co", Options{Wave64: wave64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(out.String(), "// 0000"); n != st.Instructions+st.Unknown {
+				t.Errorf("%d listing lines for %d instructions and %d unknown words", n, st.Instructions, st.Unknown)
+			}
+		})
 	})
 }
 

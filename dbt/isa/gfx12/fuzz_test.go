@@ -5,6 +5,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/internal/roundtrip"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 // FuzzDecode checks that Decode never panics on any bytes and that whatever
@@ -34,14 +35,16 @@ func FuzzDecode(f *testing.F) {
 		f.Add(s, uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, b []byte, tsel uint8) {
-		target := isa.GFX1200
-		if tsel&1 != 0 {
-			target = isa.GFX1201
-		}
-		if tsel&2 != 0 {
-			target |= isa.Wave64
-		}
-		family.Check(t, b, target)
+		fuzzguard.RunArgs(t, []any{b, tsel}, func() {
+			target := isa.GFX1200
+			if tsel&1 != 0 {
+				target = isa.GFX1201
+			}
+			if tsel&2 != 0 {
+				target |= isa.Wave64
+			}
+			family.Check(t, b, target)
+		})
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 )
 
@@ -278,19 +279,21 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{0xe9, 0x02, 0x00, 0x7e, 0x01, 0x77, 0x39, 0x05})             // gfx12 DPP8
 	f.Add([]byte{0x00, 0x00, 0x08, 0xee, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}) // truncated gfx12 VGLOBAL
 	f.Fuzz(func(t *testing.T, b []byte) {
-		words := make([]uint32, len(b)/4)
-		for i := range words {
-			words[i] = le.Uint32(b[4*i:])
-		}
-		if len(words) == 0 {
-			return
-		}
-		for _, tg := range []Target{GFX942, GFX950, GFX1200, GFX1201, GFX1201 | Wave64} {
-			in, err := Decode(words, tg)
-			if err == nil && (in.Size < 4 || in.Size/4 > len(words)) {
-				t.Fatalf("bad size %d for %d words", in.Size, len(words))
+		fuzzguard.Run(t, b, func() {
+			words := make([]uint32, len(b)/4)
+			for i := range words {
+				words[i] = le.Uint32(b[4*i:])
 			}
-		}
+			if len(words) == 0 {
+				return
+			}
+			for _, tg := range []Target{GFX942, GFX950, GFX1200, GFX1201, GFX1201 | Wave64} {
+				in, err := Decode(words, tg)
+				if err == nil && (in.Size < 4 || in.Size/4 > len(words)) {
+					t.Fatalf("bad size %d for %d words", in.Size, len(words))
+				}
+			}
+		})
 	})
 }
 
@@ -737,29 +740,31 @@ func FuzzExecute(f *testing.F) {
 	f.Add([]byte{0x00, 0x00, 0xc0, 0xd8, 0x00, 0x01, 0x02, 0x03})                         // gfx12 ds_cmpstore_rtn_b32
 	f.Add([]byte{0x00, 0x00, 0x05, 0xee, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}) // gfx12 global_load
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) > 256 {
-			b = b[:256]
-		}
-		for _, tg := range []Target{GFX942, GFX950, GFX1200, GFX1201, GFX1201 | Wave64} {
-			m := mem.New()
-			end := []byte{0x00, 0x00, 0x81, 0xbf} // s_endpgm
-			if tg.GFX12() {
-				end = []byte{0x00, 0x00, 0xb0, 0xbf}
+		fuzzguard.Run(t, b, func() {
+			if len(b) > 256 {
+				b = b[:256]
 			}
-			code := append(append([]byte{}, b...), end...)
-			addr, _ := m.Alloc(uint64(len(code)+16), 256)
-			m.Write(addr, code)
-			data, _ := m.Alloc(1<<16, 256)
-			w := &Wave{}
-			w.Reset(NewProgram(m, tg), m, &Group{LDS: make([]byte, 1024)}, tg, addr, 256, 256)
-			w.SetExec(^uint64(0))
-			for l := 0; l < 64; l++ {
-				w.Private[l] = make([]byte, 64)
-				w.V[0][l], w.V[1][l] = uint32(data)+uint32(4*l), uint32(data>>32)
+			for _, tg := range []Target{GFX942, GFX950, GFX1200, GFX1201, GFX1201 | Wave64} {
+				m := mem.New()
+				end := []byte{0x00, 0x00, 0x81, 0xbf} // s_endpgm
+				if tg.GFX12() {
+					end = []byte{0x00, 0x00, 0xb0, 0xbf}
+				}
+				code := append(append([]byte{}, b...), end...)
+				addr, _ := m.Alloc(uint64(len(code)+16), 256)
+				m.Write(addr, code)
+				data, _ := m.Alloc(1<<16, 256)
+				w := &Wave{}
+				w.Reset(NewProgram(m, tg), m, &Group{LDS: make([]byte, 1024)}, tg, addr, 256, 256)
+				w.SetExec(^uint64(0))
+				for l := 0; l < 64; l++ {
+					w.Private[l] = make([]byte, 64)
+					w.V[0][l], w.V[1][l] = uint32(data)+uint32(4*l), uint32(data>>32)
+				}
+				w.S[0], w.S[1] = uint32(data), uint32(data>>32)
+				_ = w.Run(64)
 			}
-			w.S[0], w.S[1] = uint32(data), uint32(data>>32)
-			_ = w.Run(64)
-		}
+		})
 	})
 }
 

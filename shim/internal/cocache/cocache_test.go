@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -111,20 +113,22 @@ func FuzzGet(f *testing.F) {
 	good := append([]byte(magic), make([]byte, 32)...)
 	f.Add(good)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &Cache{Dir: t.TempDir()}
-		k := MakeKey(data, "gfx942", "t", "v")
-		p := c.path(k)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		got, ok, err := c.Get(k)
-		if ok {
-			if err != nil || len(data) < len(magic)+32 || !bytes.Equal(got, data[len(magic)+32:]) {
-				t.Fatalf("Get accepted %q as %q (%v)", data, got, err)
+		fuzzguard.Run(t, data, func() {
+			c := &Cache{Dir: t.TempDir()}
+			k := MakeKey(data, "gfx942", "t", "v")
+			p := c.path(k)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
 			}
-		} else if err == nil {
-			t.Fatalf("existing entry %q: miss without error", data)
-		}
+			got, ok, err := c.Get(k)
+			if ok {
+				if err != nil || len(data) < len(magic)+32 || !bytes.Equal(got, data[len(magic)+32:]) {
+					t.Fatalf("Get accepted %q as %q (%v)", data, got, err)
+				}
+			} else if err == nil {
+				t.Fatalf("existing entry %q: miss without error", data)
+			}
+		})
 	})
 }

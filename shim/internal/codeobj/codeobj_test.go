@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
 
@@ -122,14 +123,16 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("\x7fELF\x02\x01"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		o, err := Parse(b)
-		if err != nil {
-			return
-		}
-		for _, k := range o.Kernels {
-			if k.Offset < 0 || k.Offset+DescriptorSize > len(b) {
-				t.Fatalf("kernel %s offset %d outside %d bytes", k.Name, k.Offset, len(b))
+		fuzzguard.Run(t, b, func() {
+			o, err := Parse(b)
+			if err != nil {
+				return
 			}
-		}
+			for _, k := range o.Kernels {
+				if k.Offset < 0 || k.Offset+DescriptorSize > len(b) {
+					t.Fatalf("kernel %s offset %d outside %d bytes", k.Name, k.Offset, len(b))
+				}
+			}
+		})
 	})
 }

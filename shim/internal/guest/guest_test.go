@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -103,12 +105,14 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"guest":{"isa":"gfx950"},"host":{"isa":"gfx942"}}`))
 	f.Add([]byte(`{"guest":{"isa":"gfx1201","wavefront_size":32}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := Parse(b)
-		if err != nil {
-			return
-		}
-		for _, h := range Known() {
-			_ = c.Check(h)
-		}
+		fuzzguard.Run(t, b, func() {
+			c, err := Parse(b)
+			if err != nil {
+				return
+			}
+			for _, h := range Known() {
+				_ = c.Check(h)
+			}
+		})
 	})
 }
