@@ -10,9 +10,11 @@
 //
 // With ROCJITSU_FUZZ_SLOW=DIR in the environment, Run also writes every
 // input that took longer than ROCJITSU_FUZZ_SLOW_MS milliseconds (default
-// 10) to DIR/FuzzXxx/, in the corpus file format of go test (copy a file to
-// testdata/fuzz/FuzzXxx/ to keep it as a seed). The name starts with the
-// time it took in microseconds, so the slowest input sorts last.
+// 10) to DIR/PKG/FuzzXxx/ (PKG relative to the module root), in the corpus
+// file format of go test: copy a file to PKG/testdata/fuzz/FuzzXxx/ to keep
+// it as a seed. The name starts with the time it took in microseconds, so
+// the slowest input sorts last. Times taken on a loaded machine are noisy:
+// ReadCorpusFile and a benchmark re-time an input alone.
 package fuzzguard
 
 import (
@@ -73,7 +75,7 @@ func recordSlow(name string, args []any, d time.Duration) {
 	if d < time.Duration(ms)*time.Millisecond {
 		return
 	}
-	dir = filepath.Join(dir, name)
+	dir = filepath.Join(dir, packageDir(), name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return // best effort: the fuzz run itself must not fail
 	}
@@ -99,4 +101,102 @@ func CorpusFile(args ...any) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// packageDir returns the test's package directory (its working directory)
+// relative to the module root, or "." when that cannot be found.
+func packageDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			if rel, err := filepath.Rel(d, wd); err == nil {
+				return rel
+			}
+			return "."
+		}
+		if filepath.Dir(d) == d {
+			return "."
+		}
+	}
+}
+
+// ReadCorpusFile parses a corpus file of go test (as CorpusFile writes it)
+// into its arguments: []byte, string, bool, the sized integer types, int
+// and uint.
+func ReadCorpusFile(data []byte) ([]any, error) {
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) == 0 || lines[0] != "go test fuzz v1" {
+		return nil, fmt.Errorf("fuzzguard: corpus file does not start with %q", "go test fuzz v1")
+	}
+	var args []any
+	for i, l := range lines[1:] {
+		open := strings.IndexByte(l, '(')
+		if open < 0 || !strings.HasSuffix(l, ")") {
+			return nil, fmt.Errorf("fuzzguard: corpus line %d: %q is not type(value)", i+2, l)
+		}
+		typ, val := l[:open], l[open+1:len(l)-1]
+		a, err := parseValue(typ, val)
+		if err != nil {
+			return nil, fmt.Errorf("fuzzguard: corpus line %d: %w", i+2, err)
+		}
+		args = append(args, a)
+	}
+	return args, nil
+}
+
+// parseValue converts one corpus value of type typ.
+func parseValue(typ, val string) (any, error) {
+	switch typ {
+	case "[]byte", "string":
+		s, err := strconv.Unquote(val)
+		if err != nil {
+			return nil, fmt.Errorf("%s value %s: %w", typ, val, err)
+		}
+		if typ == "string" {
+			return s, nil
+		}
+		return []byte(s), nil
+	case "bool":
+		return strconv.ParseBool(val)
+	}
+	bits := map[string]int{"int8": 8, "int16": 16, "int32": 32, "int64": 64, "int": 64,
+		"uint8": 8, "byte": 8, "uint16": 16, "uint32": 32, "uint64": 64, "uint": 64}[typ]
+	if bits == 0 {
+		return nil, fmt.Errorf("type %s is not supported", typ)
+	}
+	if strings.HasPrefix(typ, "int") {
+		n, err := strconv.ParseInt(val, 0, bits)
+		if err != nil {
+			return nil, fmt.Errorf("%s value %s: %w", typ, val, err)
+		}
+		switch typ {
+		case "int8":
+			return int8(n), nil
+		case "int16":
+			return int16(n), nil
+		case "int32":
+			return int32(n), nil
+		case "int64":
+			return n, nil
+		}
+		return int(n), nil
+	}
+	n, err := strconv.ParseUint(val, 0, bits)
+	if err != nil {
+		return nil, fmt.Errorf("%s value %s: %w", typ, val, err)
+	}
+	switch typ {
+	case "uint8", "byte":
+		return uint8(n), nil
+	case "uint16":
+		return uint16(n), nil
+	case "uint32":
+		return uint32(n), nil
+	case "uint64":
+		return n, nil
+	}
+	return uint(n), nil
 }

@@ -17,7 +17,7 @@ func TestRecordSlow(t *testing.T) {
 	t.Setenv("ROCJITSU_FUZZ_SLOW_MS", "5")
 	Run(t, []byte("fast"), func() {})
 	Run(t, []byte("slow\x00\xff"), func() { time.Sleep(10 * time.Millisecond) })
-	files, _ := filepath.Glob(filepath.Join(dir, "TestRecordSlow", "*"))
+	files, _ := filepath.Glob(filepath.Join(dir, "internal", "fuzzguard", "TestRecordSlow", "*"))
 	if len(files) != 1 {
 		t.Fatalf("%d files recorded, want 1: %v", len(files), files)
 	}
@@ -57,5 +57,17 @@ func TestCorpusFile(t *testing.T) {
 	want := "go test fuzz v1\n[]byte(\"\\x01a\")\nuint8(7)\nbool(true)\nuint32(4294967295)\nuint64(3)\nstring(\"s\")\n"
 	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+	args, err := ReadCorpusFile([]byte(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := string(CorpusFile(args...)); again != got {
+		t.Errorf("read back as %q", again)
+	}
+	for _, bad := range []string{"", "go test fuzz v2\n", "go test fuzz v1\nuint8(300)\n", "go test fuzz v1\nfloat64(1)\n", "go test fuzz v1\n[]byte(x)\n"} {
+		if _, err := ReadCorpusFile([]byte(bad)); err == nil {
+			t.Errorf("%q read", bad)
+		}
 	}
 }
