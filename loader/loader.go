@@ -692,8 +692,24 @@ const MaxImageSize = 1 << 30
 // segments copied to their virtual addresses (relative to 0) in one
 // buffer, the bytes past p_filesz up to p_memsz zero (a later segment's
 // bytes win where segments overlap). It fails for an image over
-// MaxImageSize.
+// MaxImageSize. A loader with its own zeroed memory uses ImageSize and
+// LoadSegments instead, which do not build the zero bytes.
 func (f *File) LoadImage() ([]byte, error) {
+	size, err := f.ImageSize()
+	if err != nil {
+		return nil, err
+	}
+	img := make([]byte, size)
+	f.LoadSegments(func(vaddr uint64, b []byte) error {
+		copy(img[vaddr:], b)
+		return nil
+	})
+	return img, nil
+}
+
+// ImageSize returns the size of the memory image: the end of the last
+// PT_LOAD segment's memory (p_vaddr + p_memsz), at most MaxImageSize.
+func (f *File) ImageSize() (uint64, error) {
 	var size uint64
 	for i, g := range f.Segments {
 		if g.Type != PT_LOAD {
@@ -701,17 +717,27 @@ func (f *File) LoadImage() ([]byte, error) {
 		}
 		end := g.Vaddr + g.Memsz
 		if end < g.Vaddr || end > MaxImageSize {
-			return nil, fmt.Errorf("loader: LOAD segment %d [0x%x, +0x%x) is beyond the %d-byte image limit", i, g.Vaddr, g.Memsz, MaxImageSize)
+			return 0, fmt.Errorf("loader: LOAD segment %d [0x%x, +0x%x) is beyond the %d-byte image limit", i, g.Vaddr, g.Memsz, MaxImageSize)
 		}
 		size = max(size, end)
 	}
-	img := make([]byte, size)
+	return size, nil
+}
+
+// LoadSegments calls write with each PT_LOAD segment's file bytes and
+// their virtual address, in program header order (so a later segment's
+// bytes win where segments overlap), and stops at write's first error.
+// Parse has checked that the bytes lie in the file; the caller checks the
+// addresses against ImageSize.
+func (f *File) LoadSegments(write func(vaddr uint64, b []byte) error) error {
 	for _, g := range f.Segments {
 		if g.Type == PT_LOAD && g.Filesz > 0 {
-			copy(img[g.Vaddr:g.Vaddr+g.Filesz], f.raw[g.Offset:g.Offset+g.Filesz])
+			if err := write(g.Vaddr, f.raw[g.Offset:g.Offset+g.Filesz]); err != nil {
+				return err
+			}
 		}
 	}
-	return img, nil
+	return nil
 }
 
 // relocatedEntry resolves the entry of a kernel in a relocatable object,

@@ -10,6 +10,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/kernelref"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+	"github.com/rocjitsu/rocjitsu/loader"
 )
 
 // TestFaultNamesKernel runs vector_add with a null output pointer: the
@@ -86,7 +87,10 @@ func TestFaultNamesKernel(t *testing.T) {
 }
 
 // FuzzLoadCodeObject feeds arbitrary bytes to the code-object loader: it
-// must return an error or an executable, never panic.
+// must return an error or an executable, never panic. Images over 16 MiB
+// (a mutated p_memsz; the limit is loader.MaxImageSize, 1 GiB) take the
+// same path as smaller ones and are skipped, so that the fuzzer does not
+// map a gigabyte per input.
 func FuzzLoadCodeObject(f *testing.F) {
 	root, err := projectpath.Root()
 	if err == nil {
@@ -97,6 +101,11 @@ func FuzzLoadCodeObject(f *testing.F) {
 	f.Add([]byte("\x7fELF\x02\x01\x01\x40"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fuzzguard.Run(t, b, func() {
+			if f, err := loader.Parse(b); err == nil {
+				if size, err := f.ImageSize(); err == nil && size > 16<<20 {
+					return
+				}
+			}
 			a, _ := NewAgent("gfx942")
 			_, _ = a.LoadCodeObject(b)
 		})

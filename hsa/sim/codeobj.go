@@ -145,19 +145,22 @@ func (a *Agent) load(image []byte) (*Executable, error) {
 	if f.Header.Type != uint16(elf.ET_DYN) {
 		return nil, fmt.Errorf("code object: e_type %d is not a shared object (ET_DYN); link it first", f.Header.Type)
 	}
-	img, err := f.LoadImage()
+	// The segments are written into freshly allocated (zeroed) memory:
+	// no image-sized buffer of zeros is built and copied for p_memsz
+	// past p_filesz.
+	size, err := f.ImageSize()
 	if err != nil {
 		return nil, fmt.Errorf("code object: %w", err)
 	}
-	if len(img) == 0 {
+	if size == 0 {
 		return nil, fmt.Errorf("code object: no loadable segments")
 	}
-	base, err := a.Mem.Alloc(uint64(len(img)), 1<<16)
+	base, err := a.Mem.Alloc(size, 1<<16)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.Mem.Write(base, img); err != nil {
-		return nil, err
+	if err := f.LoadSegments(func(vaddr uint64, b []byte) error { return a.Mem.Write(base+vaddr, b) }); err != nil {
+		return nil, fmt.Errorf("code object: %w", err)
 	}
 	for i, r := range f.Relocations {
 		if r.Type != loader.R_AMDGPU_RELATIVE64 {
@@ -167,7 +170,7 @@ func (a *Agent) load(image []byte) (*Executable, error) {
 			return nil, fmt.Errorf("code object: relocation %d at %#x: %w", i, r.Offset, err)
 		}
 	}
-	ex := &Executable{Base: base, Size: uint64(len(img)), Target: f.Processor.Name, Kernels: map[string]*Kernel{}}
+	ex := &Executable{Base: base, Size: size, Target: f.Processor.Name, Kernels: map[string]*Kernel{}}
 	for _, lk := range f.Kernels() {
 		kdb, err := a.Mem.Slice(base+lk.DescriptorAddr, 64, false)
 		if err != nil {
