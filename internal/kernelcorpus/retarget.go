@@ -8,6 +8,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/internal/elfcheck"
 )
 
 // Machine numbers of the AMDGPU e_flags EF_AMDGPU_MACH field (e_flags & 0xff).
@@ -34,6 +36,9 @@ const eFlagsOffset = 48
 // inside the MessagePack note and no offsets move. The XNACK and SRAMECC
 // bits of e_flags and the target-id feature suffixes are kept.
 func RetargetGFX942ToGFX950(obj []byte) ([]byte, error) {
+	if err := elfcheck.Bounds(obj); err != nil {
+		return nil, fmt.Errorf("kernelcorpus: parse ELF: %w", err)
+	}
 	f, err := elf.NewFile(bytes.NewReader(obj))
 	if err != nil {
 		return nil, fmt.Errorf("kernelcorpus: parse ELF: %w", err)

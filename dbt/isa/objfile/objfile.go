@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/internal/elfcheck"
 )
 
 // Section is an executable section.
@@ -63,8 +64,13 @@ func Open(path string) (*File, error) {
 	return Parse(b, path)
 }
 
-// Parse reads a code object from memory; name is used in errors.
+// Parse reads a code object from memory; name is used in errors. The
+// sections' Data share b. Parse's work is bounded by len(b): the ELF
+// tables and sections are checked to lie in b before debug/elf reads them.
 func Parse(b []byte, name string) (*File, error) {
+	if err := elfcheck.Bounds(b); err != nil {
+		return nil, fmt.Errorf("objfile: %s: %w", name, err)
+	}
 	f, err := elf.NewFile(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("objfile: %s: %w", name, err)
@@ -83,10 +89,12 @@ func Parse(b []byte, name string) (*File, error) {
 			return nil, fmt.Errorf("objfile: %s: section %q (offset 0x%x, size 0x%x) extends past the end of the file (0x%x bytes)", name, s.Name, s.Offset, s.Size, len(b))
 		}
 	}
-	return read(f, name, binary.LittleEndian.Uint32(b[48:]))
+	return read(f, b, name, binary.LittleEndian.Uint32(b[48:]))
 }
 
-func read(f *elf.File, path string, flags uint32) (*File, error) {
+// read collects the executable sections (sharing b, whose bounds Parse
+// checked) and their symbols.
+func read(f *elf.File, b []byte, path string, flags uint32) (*File, error) {
 	if f.Machine != EMAMDGPU {
 		return nil, fmt.Errorf("objfile: %s: e_machine %d is not AMDGPU (224)", path, f.Machine)
 	}
@@ -97,10 +105,7 @@ func read(f *elf.File, path string, flags uint32) (*File, error) {
 		if s.Type != elf.SHT_PROGBITS || s.Flags&elf.SHF_EXECINSTR == 0 {
 			continue
 		}
-		data, err := s.Data()
-		if err != nil {
-			return nil, fmt.Errorf("objfile: %s: section %s: %w", path, s.Name, err)
-		}
+		data := b[s.Offset : s.Offset+s.Size : s.Offset+s.Size]
 		out.Sections = append(out.Sections, Section{Name: s.Name, Addr: s.Addr, Data: data})
 	}
 	syms, err := f.Symbols()
