@@ -37,6 +37,18 @@ type Options struct {
 	ClockRateGHz float64
 	// Demangle demangles kernel and frame names.
 	Demangle bool
+	// BufferSize is the size of the spill and output buffers (0 = 1 MiB,
+	// sized for traces of millions of records; small inputs, as a fuzz
+	// target's, do not need to allocate and clear 2 MiB each).
+	BufferSize int
+}
+
+// bufferSize returns the buffer size the options ask for.
+func (o Options) bufferSize() int {
+	if o.BufferSize > 0 {
+		return o.BufferSize
+	}
+	return 1 << 20
 }
 
 // TID packs a wave key into a thread id. The instance has 8 bits; like the
@@ -81,7 +93,7 @@ func NewWriter(tmpDir string, opt Options) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("perfetto: %w", err)
 	}
-	return &Writer{opt: opt, spill: f, bw: bufio.NewWriterSize(f, 1<<20), processes: map[uint64]string{},
+	return &Writer{opt: opt, spill: f, bw: bufio.NewWriterSize(f, opt.bufferSize()), processes: map[uint64]string{},
 		threads: map[threadKey]string{}, names: map[*waves.Node][]byte{}, points: map[*sqtt.Entry][]byte{}, demangled: map[string]string{}}, nil
 }
 
@@ -232,7 +244,7 @@ func (p *Writer) Finish(out io.Writer) error {
 	if err := p.bw.Flush(); err != nil {
 		return fmt.Errorf("perfetto: spill: %w", err)
 	}
-	bw := bufio.NewWriterSize(out, 1<<20)
+	bw := bufio.NewWriterSize(out, p.opt.bufferSize())
 	bw.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`)
 	first := true
 	sep := func() {

@@ -35,6 +35,7 @@ func FuzzRecords(f *testing.F) {
 	f.Add(seed(sqtt.Encode(1, true, false), sqtt.Encode(2, true, false), 1, 1))
 	f.Add(seed(enc.Encode(1, true, false, 7), enc.Encode(3, false, false, 9), 0xdeadbeef, enc.Encode(0, false, true, 12)))
 	f.Add(seed(sqtt.Encode(4, false, false), 3, 0, 1, 2, 3, 4, sqtt.Encode(2, true, true), 1))
+	dir := f.TempDir() // one directory per worker; Finish removes each spill file
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzguard.Run(t, data, func() {
 			packed := sqtt.ParseFuncmap([]byte("M:shader_clock_bits=12;shader_clock_shift=4\nK:k\nF:1:f\nU:2:u\nP:3:p\n"))
@@ -69,7 +70,7 @@ func FuzzRecords(f *testing.F) {
 				i, _ := ev.At(t)
 				return kco(occ.Dispatches[ev.Launches[i].KernelID])
 			}
-			w, err := perfetto.NewWriter(t.TempDir(), perfetto.Options{ClockRateGHz: 1.5})
+			w, err := perfetto.NewWriter(dir, perfetto.Options{ClockRateGHz: 1.5, BufferSize: 4096})
 			if err != nil {
 				t.Fatal(err)
 			}
