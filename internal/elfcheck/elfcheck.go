@@ -24,15 +24,26 @@ const (
 	shdrSize     = 64
 	shType       = 4
 	shOffset     = 24
+	shFlags      = 8
 	shSize       = 32
+	shLink       = 40
+	shfCompress  = 0x800
+	offShstrndx  = 62
 	shtNull      = 0
+	shtSymtab    = 2
 	shtNobits    = 8
+	shtDynsym    = 11
 )
 
 // Bounds returns an error naming the field when b is not an ELF64
 // little-endian image whose program header table, section header table and
 // section contents (other than SHT_NULL and SHT_NOBITS sections) lie inside
-// b. It does not check anything else; debug/elf does.
+// b, or when a section debug/elf reads as a string table (e_shstrndx, the
+// sh_link of SHT_SYMTAB and SHT_DYNSYM) is larger than b: debug/elf reads
+// an SHT_NOBITS section as sh_size zero bytes. Compressed sections
+// (SHF_COMPRESSED) are refused: code objects do not use them, and debug/elf
+// allocates the uncompressed size their header claims. It does not check
+// anything else; debug/elf does.
 func Bounds(b []byte) error {
 	if len(b) < ehdrSize || string(b[:4]) != "\x7fELF" || b[4] != 2 || b[5] != 1 {
 		return fmt.Errorf("elfcheck: not an ELF64 little-endian file")
@@ -69,9 +80,31 @@ func Bounds(b []byte) error {
 	if err := table("section header", shoff, shentsize, shnum); err != nil {
 		return err
 	}
+	// stringTable checks the size of section i, read whole as a string
+	// table by debug/elf (an index past the table is its own error).
+	stringTable := func(i uint64, by string) error {
+		if i >= shnum {
+			return nil
+		}
+		if size := le.Uint64(b[shoff+i*shentsize+shSize:]); size > n {
+			return fmt.Errorf("elfcheck: section %d, the string table of %s, has %#x bytes, more than the %d-byte file", i, by, size, n)
+		}
+		return nil
+	}
+	if err := stringTable(uint64(le.Uint16(b[offShstrndx:])), "e_shstrndx"); err != nil {
+		return err
+	}
 	for i := uint64(0); i < shnum; i++ {
 		h := b[shoff+i*shentsize:]
 		typ := le.Uint32(h[shType:])
+		if le.Uint64(h[shFlags:])&shfCompress != 0 {
+			return fmt.Errorf("elfcheck: section %d is compressed (SHF_COMPRESSED); code objects are not", i)
+		}
+		if typ == shtSymtab || typ == shtDynsym {
+			if err := stringTable(uint64(le.Uint32(h[shLink:])), fmt.Sprintf("symbol table section %d", i)); err != nil {
+				return err
+			}
+		}
 		if typ == shtNull || typ == shtNobits {
 			continue
 		}

@@ -63,6 +63,25 @@ func TestBoundsRejects(t *testing.T) {
 		"shentsize":   func(b []byte) { binary.LittleEndian.PutUint16(b[offShentsize:], 8) },
 		"section":     func(b []byte) { binary.LittleEndian.PutUint64(b[shoff+uint64(textIdx)*shdrSize+shSize:], 10<<20) },
 		"section off": func(b []byte) { binary.LittleEndian.PutUint64(b[shoff+uint64(textIdx)*shdrSize+shOffset:], 1<<62) },
+		"nobits strtab": func(b []byte) {
+			for _, sec := range f.Sections {
+				if sec.Type == elf.SHT_SYMTAB {
+					h := shoff + uint64(sec.Link)*shdrSize
+					binary.LittleEndian.PutUint32(b[h+shType:], uint32(elf.SHT_NOBITS))
+					binary.LittleEndian.PutUint64(b[h+shSize:], 1<<40)
+					return
+				}
+			}
+			t.Fatal("no symbol table")
+		},
+		"nobits shstrtab": func(b []byte) {
+			h := shoff + uint64(binary.LittleEndian.Uint16(b[offShstrndx:]))*shdrSize
+			binary.LittleEndian.PutUint32(b[h+shType:], uint32(elf.SHT_NOBITS))
+			binary.LittleEndian.PutUint64(b[h+shSize:], 1<<40)
+		},
+		"compressed": func(b []byte) {
+			binary.LittleEndian.PutUint64(b[shoff+uint64(textIdx)*shdrSize+shFlags:], 0x800)
+		},
 		"extended": func(b []byte) {
 			binary.LittleEndian.PutUint16(b[offShnum:], 0)
 			binary.LittleEndian.PutUint64(b[shoff+shSize:], 1<<50)
@@ -102,6 +121,7 @@ func FuzzBounds(f *testing.F) {
 					t.Fatalf("section %d (offset %#x, size %#x) accepted but reads %d bytes: %v", i, s.Offset, s.Size, len(d), err)
 				}
 			}
+			_, _ = ef.Symbols() // the string table is bounded too (fuzzguard times it)
 		})
 	})
 }
