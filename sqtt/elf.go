@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+
+	"github.com/rocjitsu/rocjitsu/internal/elfcheck"
 )
 
 // SectionName is the ELF section that holds the funcmap.
@@ -32,8 +34,19 @@ type CodeObject struct {
 	Symbols map[string]uint64
 }
 
+// ParseCodeObject is ReadCodeObject for a code object in memory, with the
+// ELF tables and sections first checked to lie in b (internal/elfcheck), so
+// that untrusted bytes cost time and memory bounded by their size.
+func ParseCodeObject(b []byte) (*CodeObject, error) {
+	if err := elfcheck.Bounds(b); err != nil {
+		return nil, fmt.Errorf("sqtt: code object: %w", err)
+	}
+	return ReadCodeObject(bytes.NewReader(b))
+}
+
 // ReadCodeObject reads the funcmap and FUNC symbols of an ELF64 code
-// object. A missing section is not an error (Funcmap is nil); an empty
+// object. debug/elf trusts the sizes in r; use ParseCodeObject for bytes
+// that may be malformed. A missing section is not an error (Funcmap is nil); an empty
 // section yields an empty funcmap with a warning. Malformed ELF is an error
 // naming the problem.
 func ReadCodeObject(r io.ReaderAt) (*CodeObject, error) {
@@ -110,7 +123,7 @@ func OpenCodeObject(path string) (*CodeObject, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqtt: %w", err)
 	}
-	co, err := ReadCodeObject(bytes.NewReader(data))
+	co, err := ParseCodeObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s (%d bytes): %w", path, len(data), err)
 	}

@@ -240,7 +240,7 @@ func sqttReadInput(path string) (*sqtt.CodeObject, error) {
 		return nil, err
 	}
 	if bytes.HasPrefix(data, []byte("\x7fELF")) {
-		co, err := sqtt.ReadCodeObject(bytes.NewReader(data))
+		co, err := sqtt.ParseCodeObject(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
