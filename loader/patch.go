@@ -146,6 +146,12 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 		return nil, fmt.Errorf("loader: patch: no .text section")
 	}
 	oldText := *f.Sections[textIdx]
+	if oldText.Type != SHT_PROGBITS || uint64(len(oldText.Data)) != oldText.Size {
+		// A NOBITS .text has no bytes to replace; padding a new .text to
+		// its sh_size would allocate whatever that claims (the fuzzer
+		// found a 7 KB object with a 3.8 GB NOBITS .text).
+		return nil, fmt.Errorf("loader: patch: .text (section %d) is type %d with %d of %d bytes in the file; want SHT_PROGBITS", textIdx, oldText.Type, len(oldText.Data), oldText.Size)
+	}
 
 	// 1. Metadata note.
 	md := spec.Metadata

@@ -593,3 +593,25 @@ func TestPatchAlignmentBound(t *testing.T) {
 		t.Errorf("p_align 4 KiB: %d-byte input patched to %d bytes", len(f.Raw()), n)
 	}
 }
+
+// TestPatchNobitsText checks that Patch refuses a .text without its bytes
+// in the file: the fuzzer found an object whose .text was SHT_NOBITS with
+// a 3.8 GB sh_size, which Patch padded the new .text to (over 5 s per
+// input; testdata/fuzz/FuzzPatch/slowest-nobits-text-*).
+func TestPatchNobitsText(t *testing.T) {
+	b, err := Build(BuildSpec{Target: "gfx942", Text: buildText(0xbf810000), Kernels: []KernelConfig{{Name: "k", VGPRCount: 4, SGPRCount: 16}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := append([]byte(nil), b.Raw()...)
+	h := b.Header.Shoff + uint64(b.SectionIndex(".text"))*64
+	binary.LittleEndian.PutUint32(raw[h+4:], SHT_NOBITS)
+	binary.LittleEndian.PutUint64(raw[h+32:], 0xe3000990)
+	f, err := Parse(raw)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	if _, err := Patch(f, growSpec(f)); err == nil || !strings.Contains(err.Error(), "want SHT_PROGBITS") {
+		t.Errorf("NOBITS .text: err = %v, want SHT_PROGBITS", err)
+	}
+}

@@ -11,8 +11,8 @@
 #   FUZZ_ONLY=REGEX         only targets whose "./pkg FuzzName" matches
 #
 # Exit status 1 when a target fails: a crasher (written to
-# PKG/testdata/fuzz/FuzzName/), a hang or a slow input caught by
-# internal/fuzzguard, or a build error. A bare "context deadline exceeded"
+# PKG/testdata/fuzz/FuzzName/), an input running past internal/fuzzguard's
+# watchdog (5 s), or a build error. A bare "context deadline exceeded"
 # at the end of the run with no failing input is a race in go's fuzzing
 # coordinator (go.dev/issue/75804, unfixed in go1.26), not a finding: it is
 # reported as such and does not fail the run.

@@ -50,7 +50,11 @@ func RunArgs(t testing.TB, args []any, fn func()) {
 	}
 	start := time.Now()
 	dog := time.AfterFunc(Hard, func() {
-		panic(fmt.Sprintf("fuzzguard: %s: one input ran longer than %v: a hang or a pathological slow path; input:\n%s", name, Hard, CorpusFile(args...)))
+		in := CorpusFile(args...)
+		if len(in) > 512 {
+			in = append(in[:512:512], "..."...)
+		}
+		panic(fmt.Sprintf("fuzzguard: %s: one input ran longer than %v: a hang or a pathological slow path; input (go test -fuzz writes it to testdata/fuzz):\n%s", name, Hard, in))
 	})
 	defer func() {
 		dog.Stop()
