@@ -441,7 +441,9 @@ func (fm *Funcmap) Format() []byte {
 	payloads := map[uint32]uint32{}
 	for _, e := range fm.Entries {
 		name := e.Name
-		if e.SourceLoc != "" {
+		// A row's trailing CR, space and tab are stripped when it is
+		// parsed: a name ending in one keeps it behind an empty "@".
+		if e.SourceLoc != "" || strings.TrimRight(name, "\r \t") != name {
 			name += "@" + e.SourceLoc
 		}
 		if e.Kind == KindKernel {
