@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
 
@@ -55,11 +56,13 @@ func FuzzCheckBounds(f *testing.F) {
 		f.Add(b[:len(b)/3])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if CheckBounds(b) != nil {
-			return
-		}
-		// Accepted images must let Parse run without reading out of
-		// range (Parse has its own errors).
-		_, _ = Parse(b)
+		fuzzguard.Run(t, b, func() {
+			if CheckBounds(b) != nil {
+				return
+			}
+			// Accepted images must let Parse run without reading out of
+			// range (Parse has its own errors).
+			_, _ = Parse(b)
+		})
 	})
 }
