@@ -414,6 +414,37 @@ func (a *Agent) run(l *launch) error {
 	return nil
 }
 
+// initLanes sets what every ISA's launch gives the lanes of wave wi (of
+// lanes lanes) in a group of threads work-items shaped bs: the denormal
+// modes, EXEC, the packed work-item ids in v0 and zeroed private memory.
+func initLanes(w *wave.Wave, d Descriptor, wi, lanes, threads int, bs [3]uint32, private uint32) {
+	// FLOAT_DENORM_MODE: 0 flushes inputs and outputs; 3 preserves. Modes
+	// 1 and 2 (flush one side) are treated as flushing both.
+	w.FlushF32 = d.RSRC1>>16&3 != 3
+	w.FlushF64 = d.RSRC1>>18&3 != 3
+	var exec uint64
+	for ln := 0; ln < lanes; ln++ {
+		t := wi*lanes + ln
+		if t >= threads {
+			break
+		}
+		exec |= 1 << ln
+		x := uint32(t) % bs[0]
+		y := uint32(t) / bs[0] % bs[1]
+		z := uint32(t) / (bs[0] * bs[1])
+		w.V[0][ln] = x | y<<10 | z<<20
+	}
+	w.SetExec(exec)
+	for ln := 0; ln < 64; ln++ {
+		if cap(w.Private[ln]) >= int(private) {
+			w.Private[ln] = w.Private[ln][:private]
+			clear(w.Private[ln])
+		} else {
+			w.Private[ln] = make([]byte, private)
+		}
+	}
+}
+
 // initWave sets the initial register state the descriptor requests.
 func (a *Agent) initWave(w *wave.Wave, l *launch, wi, threads int, bs, gid [3]uint32, ka []byte, preloadOff, preloadLen int) {
 	if a.isa.GFX12() {
@@ -421,31 +452,7 @@ func (a *Agent) initWave(w *wave.Wave, l *launch, wi, threads int, bs, gid [3]ui
 		return
 	}
 	d, private := l.k.Desc, l.private
-	// FLOAT_DENORM_MODE: 0 flushes inputs and outputs; 3 preserves. Modes
-	// 1 and 2 (flush one side) are treated as flushing both.
-	w.FlushF32 = d.RSRC1>>16&3 != 3
-	w.FlushF64 = d.RSRC1>>18&3 != 3
-	var exec uint64
-	for l := 0; l < 64; l++ {
-		t := wi*64 + l
-		if t >= threads {
-			break
-		}
-		exec |= 1 << l
-		x := uint32(t) % bs[0]
-		y := uint32(t) / bs[0] % bs[1]
-		z := uint32(t) / (bs[0] * bs[1])
-		w.V[0][l] = x | y<<10 | z<<20
-	}
-	w.SetExec(exec)
-	for l := 0; l < 64; l++ {
-		if cap(w.Private[l]) >= int(private) {
-			w.Private[l] = w.Private[l][:private]
-			clear(w.Private[l])
-		} else {
-			w.Private[l] = make([]byte, private)
-		}
-	}
+	initLanes(w, d, wi, 64, threads, bs, private)
 	s := 0
 	put := func(v uint32) {
 		if s < 102 {

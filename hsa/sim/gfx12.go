@@ -77,29 +77,7 @@ func (a *Agent) initWave12(w *wave.Wave, l *launch, wi, threads int, bs, gid [3]
 	k, private := l.k, l.private
 	d := k.Desc
 	_, lanes := a.waveISA(k)
-	w.FlushF32 = d.RSRC1>>16&3 != 3
-	w.FlushF64 = d.RSRC1>>18&3 != 3
-	var exec uint64
-	for ln := 0; ln < lanes; ln++ {
-		t := wi*lanes + ln
-		if t >= threads {
-			break
-		}
-		exec |= 1 << ln
-		x := uint32(t) % bs[0]
-		y := uint32(t) / bs[0] % bs[1]
-		z := uint32(t) / (bs[0] * bs[1])
-		w.V[0][ln] = x | y<<10 | z<<20
-	}
-	w.SetExec(exec)
-	for ln := 0; ln < 64; ln++ {
-		if cap(w.Private[ln]) >= int(private) {
-			w.Private[ln] = w.Private[ln][:private]
-			clear(w.Private[ln])
-		} else {
-			w.Private[ln] = make([]byte, private)
-		}
-	}
+	initLanes(w, d, wi, lanes, threads, bs, private)
 	s := 0
 	put := func(v uint32) {
 		if s < 106 {
