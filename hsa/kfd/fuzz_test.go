@@ -19,7 +19,10 @@ var (
 	fuzzUser []byte
 )
 
-const fuzzUserSize = 1 << 20
+const (
+	fuzzUserSize  = 1 << 20
+	fuzzGuardSize = 8 << 20
+)
 
 // confinePointers rewrites every 8-byte word of a fuzzed argument that
 // could be a user-space address into the fuzzUser buffer: the driver
@@ -77,7 +80,17 @@ func FuzzIoctl(f *testing.F) {
 			}
 			fuzzDrv = d
 			fuzzArg, _ = unix.Mmap(-1, 0, 1<<16, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-			fuzzUser, _ = unix.Mmap(-1, 0, fuzzUserSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+			// The buffer is followed by an inaccessible guard larger than
+			// any copy the driver makes (events arrays up to 3 MiB), so a
+			// confined pointer plus its length never reaches other memory.
+			m, err := unix.Mmap(-1, 0, fuzzUserSize+fuzzGuardSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := unix.Mprotect(m[fuzzUserSize:], unix.PROT_NONE); err != nil {
+				t.Fatal(err)
+			}
+			fuzzUser = m[:fuzzUserSize]
 			fuzzRender, _ = d.OpenRender(DRMRenderMinorBase, unix.O_CLOEXEC)
 		})
 		if len(arg) > len(fuzzArg) {
