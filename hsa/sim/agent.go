@@ -445,27 +445,16 @@ func initLanes(w *wave.Wave, d Descriptor, wi, lanes, threads int, bs [3]uint32,
 	}
 }
 
-// initWave sets the initial register state the descriptor requests.
-func (a *Agent) initWave(w *wave.Wave, l *launch, wi, threads int, bs, gid [3]uint32, ka []byte, preloadOff, preloadLen int) {
-	if a.isa.GFX12() {
-		a.initWave12(w, l, wi, threads, bs, gid)
-		return
-	}
-	d, private := l.k.Desc, l.private
-	initLanes(w, d, wi, 64, threads, bs, private)
-	s := 0
-	put := func(v uint32) {
-		if s < 102 {
-			w.S[s] = v
-		}
-		s++
-	}
-	cp := d.CodeProperties
-	if cp&1 != 0 { // private segment buffer descriptor
+// putUserSGPRs passes the user SGPRs the descriptor's code properties
+// enable, in their architectural order: the private segment buffer
+// descriptor (its word 3, srdWord3, is per ISA), dispatch ptr, queue ptr,
+// kernarg ptr, dispatch id, flat scratch init and private segment size.
+func putUserSGPRs(put func(uint32), cp uint16, l *launch, private uint32, lanes int, srdWord3 uint32) {
+	if cp&1 != 0 {
 		put(0)
 		put(0)
-		put(private * 64)
-		put(0x00027fac)
+		put(private * uint32(lanes))
+		put(srdWord3)
 	}
 	if cp&2 != 0 {
 		put(uint32(l.packet))
@@ -490,6 +479,24 @@ func (a *Agent) initWave(w *wave.Wave, l *launch, wi, threads int, bs, gid [3]ui
 	if cp&64 != 0 {
 		put(private)
 	}
+}
+
+// initWave sets the initial register state the descriptor requests.
+func (a *Agent) initWave(w *wave.Wave, l *launch, wi, threads int, bs, gid [3]uint32, ka []byte, preloadOff, preloadLen int) {
+	if a.isa.GFX12() {
+		a.initWave12(w, l, wi, threads, bs, gid)
+		return
+	}
+	d, private := l.k.Desc, l.private
+	initLanes(w, d, wi, 64, threads, bs, private)
+	s := 0
+	put := func(v uint32) {
+		if s < 102 {
+			w.S[s] = v
+		}
+		s++
+	}
+	putUserSGPRs(put, d.CodeProperties, l, private, 64, 0x00027fac)
 	for i := 0; i < preloadLen; i++ {
 		put(binary.LittleEndian.Uint32(ka[preloadOff+4*i:]))
 	}

@@ -85,36 +85,8 @@ func (a *Agent) initWave12(w *wave.Wave, l *launch, wi, threads int, bs, gid [3]
 		}
 		s++
 	}
-	cp := d.CodeProperties
-	if cp&1 != 0 { // private segment buffer (not used with architected flat scratch)
-		put(0)
-		put(0)
-		put(private * uint32(lanes))
-		put(0x31004000)
-	}
-	if cp&2 != 0 {
-		put(uint32(l.packet))
-		put(uint32(l.packet >> 32))
-	}
-	if cp&4 != 0 {
-		put(uint32(l.queue))
-		put(uint32(l.queue >> 32))
-	}
-	if cp&8 != 0 {
-		put(uint32(l.kernarg))
-		put(uint32(l.kernarg >> 32))
-	}
-	if cp&16 != 0 {
-		put(uint32(l.id))
-		put(uint32(l.id >> 32))
-	}
-	if cp&32 != 0 { // flat scratch init
-		put(0)
-		put(private)
-	}
-	if cp&64 != 0 {
-		put(private)
-	}
+	// The private segment buffer is not used with architected flat scratch.
+	putUserSGPRs(put, d.CodeProperties, l, private, lanes, 0x31004000)
 	// Architected SGPRs: the workgroup ids are in trap temporaries.
 	w.S[wave.RegTTMP0+9] = gid[0]
 	ttmp7 := gid[1]
