@@ -269,3 +269,84 @@ func TestCaptureSinkError(t *testing.T) {
 		t.Fatalf("dispatch with a failing sink: %v, %d waves", err, a.Stats.Waves)
 	}
 }
+
+// TestCaptureBarrier: the waves of a group reach the barrier after
+// different amounts of work and leave it together: every wave's "after"
+// point has the same time, later than every "before" point plus the work.
+func TestCaptureBarrier(t *testing.T) {
+	for _, kc := range kernels {
+		t.Run(kc.file, func(t *testing.T) {
+			image, err := os.ReadFile(filepath.Join("testdata", kc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := t.TempDir()
+			w, _ := att.NewWriter(base)
+			a, _ := sim.NewAgent(kc.target)
+			a.Capture = sim.NewCapture(w)
+			ex, err := a.LoadCodeObject(image)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, err := ex.Kernel("barrier_sync")
+			if err != nil {
+				t.Fatal(err)
+			}
+			const threads = 256
+			out, _ := a.Alloc(4 * threads)
+			in, _ := a.Alloc(16)
+			a.CopyIn(in, []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0})
+			ka := make([]byte, k.KernargSegmentSize)
+			binary.LittleEndian.PutUint64(ka[0:], out)
+			binary.LittleEndian.PutUint64(ka[8:], in)
+			if err := a.Dispatch(k, [3]uint32{threads, 1, 1}, [3]uint32{threads, 1, 1}, ka); err != nil {
+				t.Fatal(err)
+			}
+			res := make([]byte, 4*threads)
+			a.CopyOut(out, res)
+			for i := 0; i < threads; i++ {
+				if got, want := binary.LittleEndian.Uint32(res[4*i:]), uint32(10*(i/kc.lanes)); got != want {
+					t.Fatalf("out[%d] = %d, want %d", i, got, want)
+				}
+			}
+			c, err := pipeline.Open(base, pipeline.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before, after []int64
+			if _, err := c.Records(w.Dirs[0], func() func(attdir.Record) error {
+				before, after = nil, nil
+				return func(r attdir.Record) error {
+					switch r.Value {
+					case 4 << 2:
+						before = append(before, r.Time)
+					case 5 << 2:
+						after = append(after, r.Time)
+					default:
+						t.Errorf("record %+v", r)
+					}
+					return nil
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			waves := threads / kc.lanes
+			if len(before) != waves || len(after) != waves {
+				t.Fatalf("before %v after %v, want %d each", before, after, waves)
+			}
+			// The last wave does 4(waves-1) loads before the barrier.
+			work := int64(4*(waves-1)) * int64(sim.DefaultCycleModel.VMEMLoad)
+			for _, ta := range after {
+				if ta != after[0] {
+					t.Errorf("after-barrier times %v differ", after)
+					break
+				}
+				for _, tb := range before {
+					if ta < tb+work {
+						t.Errorf("after-barrier time %d earlier than a before time %d plus %d cycles of work", ta, tb, work)
+					}
+				}
+			}
+		})
+	}
+}

@@ -38,3 +38,20 @@ kernel void nested(global unsigned *out, global const unsigned *in, unsigned n, 
 	EXIT();
 	out[gid] = acc;
 }
+
+// Points "before" (id 4) and "after" (id 5) around a workgroup barrier;
+// wave w of the group first does 4w loads, so the waves reach the barrier
+// at different times and leave it together.
+// out[global id] = 10w (the sum of 4w loads of in[j & 3] = j + 1).
+kernel void barrier_sync(global unsigned *out, global const unsigned *in) {
+	unsigned lane = __builtin_amdgcn_workitem_id_x();
+	unsigned gid = __builtin_amdgcn_workgroup_id_x() * __builtin_amdgcn_workgroup_size_x() + lane;
+	unsigned w = __builtin_amdgcn_readfirstlane(lane) / WAVE;
+	unsigned acc = 0;
+	POINT(4);
+	for (unsigned j = 0; j < 4 * w; j++)
+		acc += in[j & 3];
+	__builtin_amdgcn_s_barrier();
+	POINT(5);
+	out[gid] = acc;
+}
