@@ -214,7 +214,7 @@ type Capture struct {
 	n          uint64
 	cuFree     []int64
 	geo        Geometry
-	costs      map[string]uint64
+	costs      []uint64
 	cost       func(in *wave.Inst) uint64
 }
 
@@ -224,19 +224,28 @@ func NewCapture(sink Capturer) *Capture {
 	return &Capture{Sink: sink, Model: DefaultCycleModel}
 }
 
-// costOf is Model.Cost memoized by mnemonic and, for s_nop, immediate.
+// costOf is Model.Cost memoized by encoding and opcode (one agent runs
+// one ISA, where they name one mnemonic up to the segment of FLAT and
+// MUBUF forms, which does not change the class); s_nop depends on its
+// immediate.
 func (c *Capture) costOf(in *wave.Inst) uint64 {
-	key := in.Name
-	if key == "s_nop" {
+	i := int(in.Fmt)<<costOpBits | in.Op
+	if in.Op < 0 || in.Op >= 1<<costOpBits || int(in.Fmt) >= costFormats || in.Name == "s_nop" {
 		return c.Model.Cost(in)
 	}
-	if v, ok := c.costs[key]; ok {
-		return v
+	if v := c.costs[i]; v != 0 {
+		return v - 1
 	}
 	v := c.Model.Cost(in)
-	c.costs[key] = v
+	c.costs[i] = v + 1
 	return v
 }
+
+// The memo of costOf: (format, opcode) slots holding cost+1, 0 unknown.
+const (
+	costOpBits  = 10
+	costFormats = 32
+)
 
 // begin starts capturing dispatch l.
 func (c *Capture) begin(a *Agent, l *launch) error {
@@ -245,9 +254,10 @@ func (c *Capture) begin(a *Agent, l *launch) error {
 		c.geo = DefaultGeometry(a.Target)
 	}
 	if c.costs == nil {
-		c.costs = map[string]uint64{}
 		c.cost = c.costOf
 	}
+	// A new memo per dispatch: Model may have changed.
+	c.costs = make([]uint64, costFormats<<costOpBits)
 	c.n++
 	if c.n > 1 {
 		c.now += int64(c.Model.DispatchGap)
