@@ -74,29 +74,34 @@ func (w *Writer) BeginDispatch(d *sim.CapturedDispatch) error {
 	if w.cur != nil {
 		return fmt.Errorf("att: dispatch %d begins before dispatch %d ended", d.ID, w.cur.d.ID)
 	}
-	w.cur = &dispatch{d: d, name: d.Kernel}
-	if d.CodeObject == 0 || d.Image == nil {
-		return nil
-	}
-	if _, ok := w.written[d.CodeObject]; !ok {
-		p := filepath.Join(w.dir, fmt.Sprintf("%s_code_object_id_%d.out", d.Target, d.CodeObject))
-		if err := os.WriteFile(p, d.Image, 0o644); err != nil {
-			return fmt.Errorf("att: %w", err)
+	c := &dispatch{d: d, name: d.Kernel}
+	if d.CodeObject != 0 && d.Image != nil {
+		if _, ok := w.written[d.CodeObject]; !ok {
+			p := filepath.Join(w.dir, fmt.Sprintf("%s_code_object_id_%d.out", d.Target, d.CodeObject))
+			if err := os.WriteFile(p, d.Image, 0o644); err != nil {
+				return fmt.Errorf("att: %w", err)
+			}
+			w.written[d.CodeObject] = p
 		}
-		w.written[d.CodeObject] = p
+		c.name = occupancyName(d)
 	}
-	// The occupancy name must find the code object: a K: row's name, or
-	// "<co> / 0x<entry>" when the funcmap has no row for the kernel.
+	w.cur = c
+	return nil
+}
+
+// occupancyName is the dispatch's name in occupancy.json, which must lead
+// the decoder to the code object: the kernel's name when the funcmap has a
+// K: row for it, else "<co> / 0x<entry>".
+func occupancyName(d *sim.CapturedDispatch) string {
 	co, err := sqtt.ParseCodeObject(d.Image)
 	if err == nil && co.Funcmap != nil {
 		for _, k := range co.Funcmap.Kernels() {
 			if k.Name == d.Kernel {
-				return nil
+				return d.Kernel
 			}
 		}
 	}
-	w.cur.name = fmt.Sprintf("%d / %#x", d.CodeObject, d.Entry)
-	return nil
+	return fmt.Sprintf("%d / %#x", d.CodeObject, d.Entry)
 }
 
 func slot(s sim.WaveSlot) attdir.Slot {
@@ -141,6 +146,14 @@ func (w *Writer) EndDispatch(end int64, fault error) error {
 	dir := filepath.Join(w.dir, fmt.Sprintf("ui_output_agent_1_dispatch_%d", d.ID))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("att: %w", err)
+	}
+	// Shaderdata files of an earlier capture into the same directory
+	// would be found by a reader without filenames.json.
+	old, _ := filepath.Glob(filepath.Join(dir, "shaderdata_*.json"))
+	for _, p := range old {
+		if err := os.Remove(p); err != nil {
+			return fmt.Errorf("att: %w", err)
+		}
 	}
 	sort.SliceStable(c.recs, func(i, j int) bool { return c.recs[i].Time < c.recs[j].Time })
 	sw := attdir.NewShaderdataWriter(dir, 0)

@@ -1,9 +1,11 @@
 package att_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -348,5 +350,86 @@ func TestCaptureBarrier(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCaptureUnnamedKernel: when the funcmap has no K: row for the kernel,
+// occupancy.json names the dispatch "<co> / 0x<entry>", which the decoder
+// resolves to the code object; a rerun into the same directory replaces
+// the shaderdata files.
+func TestCaptureUnnamedKernel(t *testing.T) {
+	image, err := os.ReadFile(filepath.Join("testdata", kernels[0].file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(image, []byte("K:nested\n"))
+	if i < 0 {
+		t.Fatal("no K:nested row")
+	}
+	image = append([]byte(nil), image...)
+	copy(image[i:], "K:nestee\n")
+	base := t.TempDir()
+	stale := filepath.Join(base, "ui_output_agent_1_dispatch_1", "shaderdata_3_0.json")
+	os.MkdirAll(filepath.Dir(stale), 0o755)
+	os.WriteFile(stale, []byte("not json"), 0o644)
+	w, _ := att.NewWriter(base)
+	a, _ := sim.NewAgent("gfx942")
+	a.Capture = sim.NewCapture(w)
+	ex, err := a.LoadCodeObject(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dispatch(t, a, ex, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("stale shaderdata file kept")
+	}
+	c, err := pipeline.Open(base, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := attdir.OpenTrace(w.Dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := tr.Occupancy.Dispatches[1]
+	k, _ := ex.Kernel("nested")
+	if want := fmt.Sprintf("1 / %#x", uint64(int64(k.KD)+k.Desc.EntryOffset)-ex.Base); name != want {
+		t.Errorf("dispatch name %q, want %q", name, want)
+	}
+	if co, ok := pipeline.KernelCodeObject(c.Funcmaps(tr))(name); !ok || co != 1 {
+		t.Errorf("%q resolves to code object %d, %v", name, co, ok)
+	}
+}
+
+// TestWriterRecovers: a dispatch whose code object cannot be written fails
+// before running, and the next dispatch is captured normally.
+func TestWriterRecovers(t *testing.T) {
+	image, err := os.ReadFile(filepath.Join("testdata", kernels[0].file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(t.TempDir(), "att")
+	w, err := att.NewWriter(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := sim.NewAgent("gfx942")
+	a.Capture = sim.NewCapture(w)
+	ex, err := a.LoadCodeObject(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(base)
+	if _, err := dispatch(t, a, ex, 1); err == nil || a.Stats.Waves != 0 {
+		t.Fatalf("dispatch into a removed directory: %v, %d waves", err, a.Stats.Waves)
+	}
+	os.MkdirAll(base, 0o755)
+	if _, err := dispatch(t, a, ex, 1); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Dirs) != 1 || w.Markers != 4*(2+3*nOuter) {
+		t.Errorf("dirs %v, %d markers", w.Dirs, w.Markers)
 	}
 }
