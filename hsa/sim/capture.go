@@ -201,6 +201,12 @@ type Capturer interface {
 // cycle model: every wave's Clock starts at its launch time and advances
 // by Model.Cost per instruction; barriers bring a group's waves to the
 // latest clock; dispatches follow each other on one device timeline.
+//
+// Use with package att, which writes the rocprofv3 --att tree:
+//
+//	w, _ := att.NewWriter(dir)
+//	a.Capture = sim.NewCapture(w)
+//	err := a.Dispatch(k, grid, block, kernarg) // dir/ui_output_agent_1_dispatch_1/...
 type Capture struct {
 	// Sink receives the events.
 	Sink Capturer
