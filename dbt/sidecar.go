@@ -417,6 +417,7 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	k := kt.k
 	kt.rep = report.Kernel{Name: k.Name + ".vlds", SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.body = &place.Body{Name: k.Name + ".vlds", Map: map[uint64]int{sidecarEntry: 0}, Entry: sidecarEntry}
+	kt.lastPool, kt.islandsGrew = 0, false
 	arch, _ := kt.archVGPRs()
 	kt.needArch = arch
 	p.lowered = 0
@@ -458,6 +459,7 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	for _, l := range sc.Blocks {
 		b := kt.g.Blocks[l]
 		for i, in := range b.Insts {
+			code = kt.pool(code, b, i)
 			kt.body.Map[in.PC] = len(code)
 			kt.rep.Instructions++
 			kt.rep.SourceBytes += int(in.Size)
@@ -469,6 +471,9 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 		}
 	}
 	kt.body.Code = code
+	if kt.islandsGrew {
+		return kt.emitSidecar(p) // the pools emitted before a new island target lack its stub
+	}
 	if kt.rep.Fidelity == report.Rejected {
 		r := kt.rep.Rejections[0]
 		return fmt.Sprintf("%#x %s: %s", r.Offset, r.Mnemonic, r.Reason)
