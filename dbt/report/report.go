@@ -130,7 +130,7 @@ type Kernel struct {
 	// run it.
 	NeedsVirtualLDS bool `json:"needs_virtual_lds,omitempty"`
 	// LongBranches counts branches repaired through a long window or
-	// inverted conditional; Islands counts branch-island hops.
+	// inverted conditional.
 	LongBranches int `json:"long_branches,omitempty"`
 	// IslandBranches counts branches routed through branch-island pools
 	// (no scratch SGPR pair for a long window).
