@@ -32,7 +32,9 @@ const (
 )
 
 // vmovFromS is v_mov_b32 v[vdst], s[src].
-func vmovFromS(vdst, src uint16) uint32 { return 0x7e000000 | uint32(vdst&0xff)<<17 | 1<<9 | uint32(src&0xff) }
+func vmovFromS(vdst, src uint16) uint32 {
+	return 0x7e000000 | uint32(vdst&0xff)<<17 | 1<<9 | uint32(src&0xff)
+}
 
 // readfirstlane is v_readfirstlane_b32 s[sdst], v[vsrc].
 func readfirstlane(sdst, vsrc uint16) uint32 {
@@ -50,7 +52,9 @@ func scratchLoad(v uint16, off uint32) []uint32 {
 }
 
 // smovB64 is s_mov_b64 s[sdst:sdst+1], src (an SGPR/special operand code).
-func smovB64(sdst uint16, src uint32) uint32 { return 0xbe800000 | uint32(sdst&0x7f)<<16 | 1<<8 | src&0xff }
+func smovB64(sdst uint16, src uint32) uint32 {
+	return 0xbe800000 | uint32(sdst&0x7f)<<16 | 1<<8 | src&0xff
+}
 
 func checkSlots(s SpillSlots) error {
 	for _, o := range []uint32{s.Base, s.Save} {

@@ -86,4 +86,3 @@ func TestSpillPerUseRejects(t *testing.T) {
 }
 
 func join(bs [][]byte) []byte { return bytes.Join(bs, nil) }
-
