@@ -66,6 +66,8 @@ type kernelT struct {
 	spillBase  uint32
 	// forceSpill makes every scratch request borrow (tests).
 	forceSpill bool
+	// forceSpillPerUse puts a sidecar in spill-per-use mode (tests).
+	forceSpillPerUse bool
 	// islandTargets are the source targets of branches routed through
 	// branch islands (every pool has a stub for each, in this order);
 	// islandsGrew asks for one more emission after a target was added,
