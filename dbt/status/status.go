@@ -62,6 +62,9 @@ type Group struct {
 	// Sidecars those that got a virtual-LDS sidecar.
 	NeedSidecar int `json:"need_sidecar"`
 	Sidecars    int `json:"sidecars"`
+	// SpillPerUse counts the sidecars that keep virtual_lds_base in
+	// private memory (no SGPR pair free in the scope).
+	SpillPerUse int `json:"spill_per_use"`
 	// IslandBranches and LongBranches count repaired far branches.
 	IslandBranches int `json:"island_branches"`
 	LongBranches   int `json:"long_branches"`
@@ -129,6 +132,9 @@ func group(src Source, host isa.Target) (Group, error) {
 			g.NeedSidecar++
 			if sc.Made {
 				g.Sidecars++
+				if sc.SpillPerUse {
+					g.SpillPerUse++
+				}
 			} else {
 				miss[shorten(sc.Reason)]++
 			}
@@ -194,8 +200,8 @@ func (st *Status) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "%s -> %s: %d objects, %d translate (%d exact, %d approximate), %d rejected\n",
 			g.Name, g.Host, g.Objects, g.Translated, g.Exact, g.Approximate, g.Rejected)
-		fmt.Fprintf(&b, "  kernels %d; above the host's LDS %d, with a virtual-LDS sidecar %d; far branches: %d long windows, %d through islands\n",
-			g.Kernels, g.NeedSidecar, g.Sidecars, g.LongBranches, g.IslandBranches)
+		fmt.Fprintf(&b, "  kernels %d; above the host's LDS %d, with a virtual-LDS sidecar %d (%d spill-per-use); far branches: %d long windows, %d through islands\n",
+			g.Kernels, g.NeedSidecar, g.Sidecars, g.SpillPerUse, g.LongBranches, g.IslandBranches)
 		for _, c := range g.Rejections {
 			fmt.Fprintf(&b, "  rejected %d: %s\n", c.N, c.Reason)
 		}
