@@ -65,7 +65,9 @@ const islandBufSize = 768 + 256*26
 // island kernel (guest distances below 96 KiB, host distances of several
 // hundred KiB) and run guest (simulated gfx950) and translation (simulated
 // host) with the far paths taken and not taken: memory must be equal bit
-// for bit, the report must show island branches and no long window.
+// for bit, the report must show island branches and no long window. It
+// runs with dead scratch registers and with every scratch VGPR of the
+// expansions borrowed (saved to private memory around them).
 func TestBranchIslandsGFX942(t *testing.T) { testBranchIslands(t, isa.GFX942, "gfx942") }
 
 // TestBranchIslandsGFX12 is TestBranchIslandsGFX942 for gfx1201 (wave64).
@@ -76,7 +78,17 @@ func testBranchIslands(t *testing.T, host isa.Target, hostName string) {
 		t.Skip("large kernel")
 	}
 	guest := buildGuestFrom(t, islandKernel(t, 15000))
-	res, err := Translate(guest, Options{Name: "islands", Host: host})
+	for _, spill := range []bool{false, true} {
+		t.Run(map[bool]string{false: "dead-scratch", true: "borrowed-scratch"}[spill], func(t *testing.T) {
+			branchIslands(t, guest, host, hostName, spill)
+		})
+	}
+}
+
+// branchIslands translates the island kernel (with every scratch VGPR
+// borrowed when spill) and compares guest and host runs.
+func branchIslands(t *testing.T, guest []byte, host isa.Target, hostName string, spill bool) {
+	res, err := Translate(guest, Options{Name: "islands", Host: host, forceSpill: spill})
 	if err != nil {
 		var b strings.Builder
 		_ = res.Report.WriteText(&b)
