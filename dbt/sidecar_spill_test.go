@@ -121,7 +121,8 @@ func borrowSequences(t testing.TB, obj []byte, sc *Sidecar) int {
 
 // TestCorpusSpillPerUseSidecars translates the aiter gfx950 corpus with
 // sidecars in forced spill-per-use mode: every kernel above the host's LDS
-// must still get one, and the objects must pass the LLVM oracles.
+// must still get one, the objects must pass the LLVM oracles, and the
+// sidecars must behave like the guests on the simulator.
 func TestCorpusSpillPerUseSidecars(t *testing.T) {
 	if testing.Short() {
 		t.Skip("corpus")
@@ -162,6 +163,16 @@ func TestCorpusSpillPerUseSidecars(t *testing.T) {
 	t.Logf("spill-per-use: %d of %d kernels needing virtual LDS have sidecars", made, need)
 	if need == 0 || made != need {
 		t.Fatalf("%d of %d sidecars made", made, need)
+	}
+	// Behaviourally on the simulator, as TestCorpusSidecarsOnSimulator:
+	// both complete, or both fault in the same wave at the same
+	// instruction with the same cause.
+	ran, completed := corpusSimCompare(t, 300000, func(_ string, guest []byte) (*SidecarResult, error) {
+		return TranslateWithSidecars(guest, Options{}, SidecarOptions{forceSpillPerUse: true})
+	})
+	t.Logf("spill-per-use: %d corpus sidecars compared on the simulator, %d ran to completion", ran, completed)
+	if ran == 0 || completed == 0 {
+		t.Fatalf("%d ran, %d completed", ran, completed)
 	}
 }
 
