@@ -98,6 +98,13 @@ func branchIslands(t *testing.T, guest []byte, host isa.Target, hostName string,
 	if k.IslandBranches < 2 || k.LongBranches != 0 {
 		t.Fatalf("island branches %d, long windows %d; want >= 2 and 0", k.IslandBranches, k.LongBranches)
 	}
+	// Every word decodes for the host and every branch lands on an
+	// instruction (LLVM oracles).
+	if host == isa.GFX942 {
+		verifyObject(t, "islands", guest, res.Object)
+	} else {
+		verifyObject12(t, "islands", host, guest, res.Object)
+	}
 	if k.IslandHops < 2*k.IslandBranches {
 		t.Fatalf("%d island stubs on the routes of %d branches: want chains (at least 2 each)", k.IslandHops, k.IslandBranches)
 	}
