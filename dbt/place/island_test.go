@@ -2,6 +2,7 @@ package place
 
 import (
 	"encoding/binary"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -127,5 +128,77 @@ func TestFarCallNeverThroughIslands(t *testing.T) {
 	_, _, err := Layout(0x1000, 0, []*Body{b})
 	if err == nil || !strings.Contains(err.Error(), "direct call") {
 		t.Fatalf("want a direct-call error, got %v", err)
+	}
+}
+
+// TestBranchIslandsRandomRoutes places 64 island branches with random
+// sources, targets and conditions in a 2 MiB body with pools every 64 KiB
+// (the translator's spacing), in GFX9 and GFX12 words, and follows every
+// route: it must end at its target through stubs only, and each pool must
+// skip itself.
+func TestBranchIslandsRandomRoutes(t *testing.T) {
+	const entry, n, spacing = 0x1000, 1 << 19, 1 << 14 // words
+	ops := []uint8{OpBranch, OpCbranchSCC0, OpCbranchSCC1, OpCbranchVCCZ, OpCbranchVCCNZ, OpCbranchEXECZ, OpCbranchEXECNZ}
+	rng := rand.New(rand.NewPCG(14, 14))
+	for _, ws := range []*Words{GFX9, GFX12} {
+		t.Run(ws.Name, func(t *testing.T) {
+			b := body("k", entry, n)
+			b.Words = ws
+			isPool := func(w int) bool { return w%spacing < 80 && w >= spacing }
+			var targets []uint64
+			var fx []Fixup
+			for len(fx) < 64 {
+				from, to := rng.IntN(n), rng.IntN(n)
+				if isPool(from) || isPool(to) || from == to {
+					continue
+				}
+				dup := false
+				for _, f := range fx {
+					dup = dup || f.Off == 4*from
+				}
+				if dup {
+					continue
+				}
+				tgt := uint64(entry + 4*to)
+				b.Map[tgt] = 4 * to
+				targets = append(targets, tgt)
+				fx = append(fx, Fixup{Kind: Branch, Op: ops[rng.IntN(len(ops))], Off: 4 * from, Size: 4, Target: tgt, Island: true, Src: uint64(entry + 4*from)})
+			}
+			b.Fixups = fx
+			for w := spacing; w < n-80; w += spacing {
+				b.Islands = append(b.Islands, Island{Off: 4 * w, Targets: targets})
+			}
+			text, pl, err := Layout(entry, 0, []*Body{b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := func(a uint64) uint32 { return binary.LittleEndian.Uint32(text[a-entry:]) }
+			stub := map[uint64]bool{}
+			for _, is := range b.Islands {
+				at := pl[0].Base + uint64(is.Off)
+				if _, to := soppTarget(t, w(at), at); to != at+uint64(is.Size()) {
+					t.Fatalf("pool at %#x skips to %#x", at, to)
+				}
+				for j := range is.Targets {
+					stub[at+4+4*uint64(j)] = true
+				}
+			}
+			for _, f := range fx {
+				from := pl[0].Base + uint64(f.Off)
+				op, cur := soppTarget(t, w(from), from)
+				if want := ws.SOPP(f.Op, 0) >> 16 & 0x7f; op != want {
+					t.Fatalf("branch at %#x: op %#x, want %#x", from, op, want)
+				}
+				for hops := 0; stub[cur]; hops++ {
+					if hops > 64 {
+						t.Fatalf("route from %#x loops", from)
+					}
+					_, cur = soppTarget(t, w(cur), cur)
+				}
+				if cur != pl[0].Base+uint64(b.Map[f.Target]) {
+					t.Fatalf("route from %#x ends at %#x, want %#x", from, cur, f.Target)
+				}
+			}
+		})
 	}
 }
