@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -38,11 +39,15 @@ func Sources(root string) []Source {
 	}
 }
 
-// Count is one row of a reason histogram.
+// Count is one row of a reason histogram: reasons that differ only in
+// their numbers (register counts, addresses) are one row, shown by the
+// first of them.
 type Count struct {
 	Reason string `json:"reason"`
 	// N counts objects (rejections) or kernels (missing sidecars).
 	N int `json:"n"`
+	// Variants counts the distinct reasons of the row.
+	Variants int `json:"variants"`
 }
 
 // Group is the status of one corpus directory for one host.
@@ -104,7 +109,7 @@ func group(src Source, host isa.Target) (Group, error) {
 		return g, fmt.Errorf("status: %s: no *.co objects", src.Dir)
 	}
 	sort.Strings(files)
-	rej, miss := map[string]int{}, map[string]int{}
+	rej, miss := histogram{}, histogram{}
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -114,7 +119,7 @@ func group(src Source, host isa.Target) (Group, error) {
 		res, err := dbt.TranslateWithSidecars(data, dbt.Options{Host: host, Name: filepath.Base(p)}, dbt.SidecarOptions{})
 		if err != nil || res == nil || res.Result == nil || res.Object == nil {
 			g.Rejected++
-			rej[firstReason(res, err)]++
+			rej.add(firstReason(res, err))
 			continue
 		}
 		g.Translated++
@@ -136,11 +141,11 @@ func group(src Source, host isa.Target) (Group, error) {
 					g.SpillPerUse++
 				}
 			} else {
-				miss[shorten(sc.Reason)]++
+				miss.add(shorten(sc.Reason))
 			}
 		}
 	}
-	g.Rejections, g.NoSidecar = counts(rej), counts(miss)
+	g.Rejections, g.NoSidecar = rej.counts(), miss.counts()
 	return g, nil
 }
 
@@ -176,10 +181,37 @@ func shorten(s string) string {
 	return s
 }
 
-func counts(m map[string]int) []Count {
-	out := make([]Count, 0, len(m))
-	for r, n := range m {
-		out = append(out, Count{Reason: r, N: n})
+// number matches a number that is a word of its own (not the 4 of
+// "dwordx4" or the 127 of "a127").
+var number = regexp.MustCompile(`\b(0x[0-9a-fA-F]+|[0-9]+)\b`)
+
+// histogram counts reasons by their shape (numbers replaced), keeping
+// the first reason of each shape as its example.
+type histogram map[string]*row
+
+type row struct {
+	Count
+	seen map[string]bool
+}
+
+func (h histogram) add(reason string) {
+	key := number.ReplaceAllString(reason, "#")
+	r := h[key]
+	if r == nil {
+		r = &row{Count: Count{Reason: reason}, seen: map[string]bool{}}
+		h[key] = r
+	}
+	r.N++
+	if !r.seen[reason] {
+		r.seen[reason] = true
+		r.Variants++
+	}
+}
+
+func (h histogram) counts() []Count {
+	out := make([]Count, 0, len(h))
+	for _, r := range h {
+		out = append(out, r.Count)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].N != out[j].N {
@@ -203,10 +235,10 @@ func (st *Status) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  kernels %d; above the host's LDS %d, with a virtual-LDS sidecar %d (%d spill-per-use); far branches: %d long windows, %d through islands\n",
 			g.Kernels, g.NeedSidecar, g.Sidecars, g.SpillPerUse, g.LongBranches, g.IslandBranches)
 		for _, c := range g.Rejections {
-			fmt.Fprintf(&b, "  rejected %d: %s\n", c.N, c.Reason)
+			fmt.Fprintf(&b, "  rejected %d: %s%s\n", c.N, c.Reason, variants(c.Variants))
 		}
 		for _, c := range g.NoSidecar {
-			fmt.Fprintf(&b, "  no sidecar %d: %s\n", c.N, c.Reason)
+			fmt.Fprintf(&b, "  no sidecar %d: %s%s\n", c.N, c.Reason, variants(c.Variants))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -221,4 +253,13 @@ func (st *Status) WriteJSON(w io.Writer) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
+}
+
+// variants notes that a row stands for reasons that differ from its
+// example in their numbers.
+func variants(n int) string {
+	if n > 1 {
+		return fmt.Sprintf(" [%d variants]", n)
+	}
+	return ""
 }

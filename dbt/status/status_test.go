@@ -101,3 +101,24 @@ func TestShorten(t *testing.T) {
 		t.Fatalf("%d %q", len(got), got)
 	}
 }
+
+// TestHistogramGroupsByShape: reasons differing only in standalone
+// numbers are one row shown by the first; digits inside words (dwordx4,
+// a127) keep rows apart.
+func TestHistogramGroupsByShape(t *testing.T) {
+	h := histogram{}
+	for _, r := range []string{"needs 384 VGPRs (a127)", "needs 412 VGPRs (a127)", "needs 412 VGPRs (a255)", "load_dwordx4 at 0x10", "load_dwordx2 at 0x20"} {
+		h.add(r)
+	}
+	h.add("needs 384 VGPRs (a127)")
+	got := h.counts()
+	want := []Count{{"needs 384 VGPRs (a127)", 3, 2}, {"load_dwordx2 at 0x20", 1, 1}, {"load_dwordx4 at 0x10", 1, 1}, {"needs 412 VGPRs (a255)", 1, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("%+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("row %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
