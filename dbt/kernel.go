@@ -66,6 +66,52 @@ type kernelT struct {
 	spillBase  uint32
 	// forceSpill makes every scratch request borrow (tests).
 	forceSpill bool
+	// forceSpillPerUse puts a sidecar in spill-per-use mode (tests).
+	forceSpillPerUse bool
+	// islandTargets are the source targets of branches routed through
+	// branch islands (every pool has a stub for each, in this order);
+	// islandsGrew asks for one more emission after a target was added,
+	// and lastPool is the body offset where the last pool ended.
+	islandTargets []uint64
+	islandsGrew   bool
+	lastPool      int
+}
+
+// islandSpacing is the most body bytes between two island pools: half a
+// SOPP branch's reach, so every route hop has room for the code and the
+// pool between.
+const islandSpacing = 64 << 10
+
+// pool inserts an island pool before instruction i of b when the scope
+// routes branches through islands and the last pool is islandSpacing
+// bytes back; never between an s_getpc_b64 and the s_add_u32/s_addc_u32
+// that follow it.
+func (kt *kernelT) pool(code []byte, b *cfg.Block, i int) []byte {
+	if len(kt.islandTargets) == 0 || len(code)-kt.lastPool < islandSpacing {
+		return code
+	}
+	for j := max(0, i-2); j < i; j++ {
+		if b.Insts[j].Name() == "s_getpc_b64" {
+			return code
+		}
+	}
+	kt.body.Islands = append(kt.body.Islands, place.Island{Off: len(code), Targets: append([]uint64(nil), kt.islandTargets...)})
+	code = window(code, place.IslandSize(len(kt.islandTargets)))
+	kt.lastPool = len(code)
+	return code
+}
+
+// islandBranch routes fx (a branch whose long window has no scratch
+// pair) through the scope's island pools.
+func (kt *kernelT) islandBranch(fx place.Fixup) place.Fixup {
+	fx.Island, fx.Size = true, 4
+	i := sort.Search(len(kt.islandTargets), func(i int) bool { return kt.islandTargets[i] >= fx.Target })
+	if i == len(kt.islandTargets) || kt.islandTargets[i] != fx.Target {
+		kt.islandTargets = append(kt.islandTargets[:i], append([]uint64{fx.Target}, kt.islandTargets[i:]...)...)
+		kt.islandsGrew = true
+	}
+	kt.rep.IslandBranches++
+	return fx
 }
 
 // host is an alias kept for readability of the guest field's type.
@@ -144,6 +190,7 @@ func (kt *kernelT) emit() {
 	kt.rep.Before = kt.resources(k.Descriptor)
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
 	kt.body = &place.Body{Name: k.Name, Map: map[uint64]int{}, Entry: k.EntryAddr, Words: kt.pair.Words()}
+	kt.lastPool, kt.islandsGrew = 0, false
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
 	}
@@ -186,6 +233,7 @@ func (kt *kernelT) emit() {
 	for _, l := range sc.Blocks {
 		b := kt.g.Blocks[l]
 		for i, in := range b.Insts {
+			code = kt.pool(code, b, i)
 			kt.body.Map[in.PC] = len(code)
 			kt.rep.Instructions++
 			kt.rep.SourceBytes += int(in.Size)
@@ -193,6 +241,11 @@ func (kt *kernelT) emit() {
 		}
 	}
 	kt.body.Code = code
+	if kt.islandsGrew {
+		// A new island target: the pools emitted before it lack its stub.
+		kt.emit()
+		return
+	}
 	for _, ind := range kt.g.Indirect {
 		if _, in := kt.body.Map[ind.Addr]; in && (ind.Kind == cfg.IndirectJump || ind.Kind == cfg.IndirectCall) {
 			kt.rep.RecoveredIndirect++
@@ -248,8 +301,11 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		if kt.long[in.PC] {
 			pair, sccReg, save, why := kt.longPair(in, t)
 			if why != "" {
-				kt.reject(in, why)
-				return append(code, raw...)
+				// No scratch pair (or no SCC save register) for a long
+				// window: a branch goes through the island pools.
+				kt.body.Fixups = append(kt.body.Fixups, kt.islandBranch(fx))
+				kt.relocated(in)
+				return window(code, 4)
 			}
 			fx.Long, fx.Pair, fx.SaveSCC, fx.SCCReg = true, pair, save, sccReg
 			fx.Size = place.LongSize(fx.Op, save)
@@ -473,7 +529,7 @@ func (kt *kernelT) longPair(in *isa.Inst, t uint64) (pair, sccReg uint16, save b
 	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102) // VCC, FLAT_SCRATCH, XNACK_MASK
 	pair, ok := kt.live.FreeSGPRPair(in, limit)
 	if !ok {
-		return 0, 0, false, "out-of-range branch needs a long window but no dead SGPR pair exists (branch islands are not implemented)"
+		return 0, 0, false, "out-of-range transfer needs a long window but no dead SGPR pair exists (branches then go through branch islands; direct calls cannot)"
 	}
 	if kt.sccDeadAt(t) {
 		return pair, 0, false, ""

@@ -226,6 +226,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		rep.Kernels[i].HostEntry = p.Entry
 		rep.Kernels[i].HostBytes = len(kt.body.Code)
 		rep.Kernels[i].LongBranches = p.Long
+		rep.Kernels[i].IslandHops = p.IslandHops
 		if _, dup := hostAt[kt.k.EntryAddr]; !dup {
 			hostAt[kt.k.EntryAddr] = p.Entry
 		}

@@ -130,8 +130,14 @@ type Kernel struct {
 	// run it.
 	NeedsVirtualLDS bool `json:"needs_virtual_lds,omitempty"`
 	// LongBranches counts branches repaired through a long window or
-	// inverted conditional; Islands counts branch-island hops.
+	// inverted conditional.
 	LongBranches int `json:"long_branches,omitempty"`
+	// IslandBranches counts branches routed through branch-island pools
+	// (no scratch SGPR pair for a long window).
+	IslandBranches int `json:"island_branches,omitempty"`
+	// IslandHops counts the island stubs on those branches' routes (more
+	// than one per branch: a chain of pools).
+	IslandHops int `json:"island_hops,omitempty"`
 	// RecoveredIndirect counts recovered s_setpc/s_swappc transfers.
 	RecoveredIndirect int `json:"recovered_indirect,omitempty"`
 	// Kinds tallies instruction kinds, sorted by mnemonic.
