@@ -239,6 +239,10 @@ func (k *kplan) seq(code []byte, ms []mark, in *isa.Inst, after bool) ([]byte, e
 	return code, nil
 }
 
+// trampSrc marks the source address of a trampoline's branch (the
+// branch it continues, with this bit set) in placement errors.
+const trampSrc = uint64(1) << 62
+
 // gfx12Branch maps gfx12 SOPP branch opcodes to the GFX9 ones place uses.
 var gfx12Branch = map[uint16]uint8{0x20: place.OpBranch, 0x21: place.OpCbranchSCC0, 0x22: place.OpCbranchSCC1,
 	0x23: place.OpCbranchVCCZ, 0x24: place.OpCbranchVCCNZ, 0x25: place.OpCbranchEXECZ, 0x26: place.OpCbranchEXECNZ}
@@ -257,6 +261,12 @@ func (k *kplan) emit() error {
 	var code []byte
 	labels := map[uint64]int{}
 	var pending []int
+	type trampFix struct {
+		fix int
+		e   edge
+		in  *isa.Inst
+	}
+	var tfix []trampFix
 	var err error
 	for _, l := range k.sc.Blocks {
 		b := k.o.g.Blocks[l]
@@ -283,7 +293,12 @@ func (k *kplan) emit() error {
 				return err
 			}
 			if local {
-				pending = append(pending, len(k.body.Fixups)-1)
+				fx := k.body.Fixups[len(k.body.Fixups)-1]
+				if _, tr := k.tramps[edge{in.PC, fx.Target}]; tr {
+					tfix = append(tfix, trampFix{len(k.body.Fixups) - 1, edge{in.PC, fx.Target}, in})
+				} else {
+					pending = append(pending, len(k.body.Fixups)-1)
+				}
 			}
 			if s != nil {
 				if code, err = k.seq(code, s.after, in, true); err != nil {
@@ -295,6 +310,32 @@ func (k *kplan) emit() error {
 	for _, i := range pending {
 		fx := &k.body.Fixups[i]
 		fx.Target = uint64(labels[fx.Target])
+	}
+	// Trampolines: the edge's markers, then a branch on to the target.
+	for _, tf := range tfix {
+		at := len(code)
+		if code, err = k.seq(code, k.tramps[tf.e], tf.in, true); err != nil {
+			return err
+		}
+		src := tf.in.PC | trampSrc
+		fx := place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: tf.e.to, Src: src}
+		if k.long[src] {
+			pair, scc, save, err := k.longPair(tf.in, tf.e.to)
+			if err != nil {
+				return err
+			}
+			fx.Long, fx.Pair, fx.SaveSCC, fx.SCCReg = true, pair, save, scc
+			fx.Size = place.LongSize(place.OpBranch, save)
+		}
+		if h, ok := k.backEdge[tf.in.PC]; ok && h == tf.e.to {
+			// A latch's exit from an inner loop: continue past the
+			// header's enter like the back edge itself.
+			fx.Local, fx.Target = true, uint64(labels[h])
+		}
+		k.body.Fixups = append(k.body.Fixups, fx)
+		code = window(code, fx.Size)
+		k.added++
+		k.body.Fixups[tf.fix].Target = uint64(at)
 	}
 	k.body.Code = code
 	return nil
@@ -345,6 +386,9 @@ func (k *kplan) inst(code []byte, b *cfg.Block, i int, in *isa.Inst) ([]byte, bo
 		fx := place.Fixup{Kind: place.Branch, Op: op, Off: len(code), Size: 4, Target: t, Src: in.PC}
 		local := false
 		if h, ok := k.backEdge[in.PC]; ok && h == t {
+			fx.Local, local = true, true
+		}
+		if _, ok := k.tramps[edge{in.PC, t}]; ok {
 			fx.Local, local = true, true
 		}
 		if k.long[in.PC] {

@@ -110,25 +110,29 @@ func (o *object) funcName(a uint64) string {
 
 // kplan is one kernel's plan and body.
 type kplan struct {
-	o         *object
-	opt       *Options
-	reg       *registry
-	k         *loader.Kernel
-	sc        *cfg.Scope
-	roots     []uint64
-	inScope   map[uint64]bool
-	live      *live.Info
-	sp        *specialLive
-	sites     map[uint64]*site
-	backEdge  map[uint64]uint64
-	flag      int
-	limit     int
-	long      map[uint64]bool
-	body      *place.Body
-	notes     []string
-	out       []Site
-	added     int
-	entryCode []byte
+	o        *object
+	opt      *Options
+	reg      *registry
+	k        *loader.Kernel
+	sc       *cfg.Scope
+	roots    []uint64
+	inScope  map[uint64]bool
+	live     *live.Info
+	sp       *specialLive
+	sites    map[uint64]*site
+	backEdge map[uint64]uint64
+	// tramps are the marker sequences of taken branch edges;
+	// trampOrder lists each branch's edge targets in planning order.
+	tramps     map[edge][]mark
+	trampOrder map[uint64][]uint64
+	flag       int
+	limit      int
+	long       map[uint64]bool
+	body       *place.Body
+	notes      []string
+	out        []Site
+	added      int
+	entryCode  []byte
 	// extra counts the SGPR granules added to the descriptor (gfx9).
 	extra int
 }
@@ -218,7 +222,7 @@ func Instrument(obj []byte, opt Options) (*Result, error) {
 			return nil, reject("kernel %s: entry does not decode", k.Name)
 		}
 		kp := &kplan{o: o, opt: &opt, reg: o.reg, k: k, sc: sc, inScope: map[uint64]bool{}, sites: map[uint64]*site{},
-			backEdge: map[uint64]uint64{}, flag: -1, long: map[uint64]bool{}}
+			backEdge: map[uint64]uint64{}, tramps: map[edge][]mark{}, trampOrder: map[uint64][]uint64{}, flag: -1, long: map[uint64]bool{}}
 		for _, a := range sc.Blocks {
 			kp.inScope[a] = true
 		}

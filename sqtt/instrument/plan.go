@@ -273,87 +273,129 @@ func (k *kplan) planFunctions(fns map[uint64]*function) {
 	}
 }
 
+// edge is a taken branch edge: the branch's address and its target.
+type edge struct{ from, to uint64 }
+
+// onEdge adds m to the edge from block u to its successor x: a taken
+// branch gets a trampoline (the branch is redirected to the marker
+// sequence, which branches on to x); a fall-through runs the marker right
+// after u's last instruction.
+func (k *kplan) onEdge(u *cfg.Block, x uint64, m mark) {
+	last := u.Last()
+	if t, ok := last.BranchTarget(); ok && t == x && (last.Info.Branch == isa.BranchJump || last.Info.Branch == isa.BranchCond) {
+		e := edge{last.PC, x}
+		ms := k.tramps[e]
+		k.add(&ms, m)
+		k.tramps[e] = ms
+		if !contains(k.trampOrder[last.PC], x) {
+			k.trampOrder[last.PC] = append(k.trampOrder[last.PC], x)
+		}
+	}
+	if u.FallsThrough && u.End == x {
+		k.add(&k.at(last.PC).after, m)
+	}
+}
+
 // planLoops makes each natural loop a user scope: enter on entry to the
-// header from outside the loop, exit at the start of each exit block.
-// Loops whose back edge falls through into the header, or whose exit
-// block is also reached from outside the loop, are skipped with a note
-// (their markers would need edge splitting).
+// header from outside the loop, exit on every edge leaving it. When every
+// back edge is a branch, the enter sits before the header and the back
+// edges branch past it; otherwise each entry edge carries it. An exit
+// block reached only from the loop takes the exit at its start; other exit
+// edges carry it (trampolines for taken branches). Loops headed at a
+// kernel entry or left through a call are skipped with a note.
 func (k *kplan) planLoops() {
 	ls := naturalLoops(k.o.g, k.sc.Blocks, k.roots)
 	preds := map[uint64][]uint64{}
 	for _, a := range k.sc.Blocks {
 		b := k.o.g.Blocks[a]
 		for _, s := range b.Succs {
-			preds[s] = append(preds[s], a)
-		}
-	}
-	isBack := func(p, h uint64) bool {
-		for _, l := range ls {
-			if l.header == h && l.blocks[p] {
-				return true
+			if !contains(preds[s], a) {
+				preds[s] = append(preds[s], a)
 			}
 		}
-		return false
 	}
-	type exitAt struct {
-		block uint64
-		l     *loop
+	isRoot := map[uint64]bool{}
+	for _, r := range k.roots {
+		isRoot[r] = true
 	}
-	var ok []*loop
-	exits := map[*loop][]uint64{}
+	type plan struct {
+		l          *loop
+		branchBack bool
+	}
+	var ok []plan
 	for _, l := range ls {
 		why := ""
+		if isRoot[l.header] {
+			why = "its header is a kernel entry"
+		}
+		branchBack := true
 		for _, lat := range l.latches {
 			b := k.o.g.Blocks[lat]
-			t, isBr := b.Last().BranchTarget()
-			if !(isBr && t == l.header && b.Last().Info.Branch != isa.BranchNone) {
-				why = fmt.Sprintf("back edge from %#x to %#x is not a branch", b.Last().PC, l.header)
-			}
 			if len(b.Calls) > 0 {
 				why = fmt.Sprintf("back edge from %#x to %#x is a call's return", b.Last().PC, l.header)
 			}
-			if b.FallsThrough && b.End == l.header {
-				why = fmt.Sprintf("back edge from %#x falls through into the header %#x", b.Last().PC, l.header)
+			t, isBr := b.Last().BranchTarget()
+			if !isBr || t != l.header || (b.FallsThrough && b.End == l.header) {
+				branchBack = false
 			}
 		}
-		var xs []uint64
 		for a := range l.blocks {
 			b := k.o.g.Blocks[a]
 			if len(b.Calls) > 0 && !l.blocks[b.Calls[0].Cont] {
 				why = fmt.Sprintf("call at %#x returns outside the loop", b.Last().PC)
-			}
-			for _, s := range b.Succs {
-				if l.blocks[s] || contains(xs, s) {
-					continue
-				}
-				for _, p := range preds[s] {
-					if !l.blocks[p] && !isBack(p, s) {
-						why = fmt.Sprintf("exit block %#x is also reached from %#x outside the loop", s, p)
-					}
-				}
-				xs = append(xs, s)
 			}
 		}
 		if why != "" {
 			k.notes = append(k.notes, fmt.Sprintf("loop at %#x not instrumented: %s", l.header, why))
 			continue
 		}
-		sort.Slice(xs, func(i, j int) bool { return xs[i] < xs[j] })
-		exits[l] = xs
-		ok = append(ok, l)
+		ok = append(ok, plan{l, branchBack})
 	}
 	// Exits first (innermost loop first), then enters (outermost first).
 	for i := len(ok) - 1; i >= 0; i-- {
-		for _, x := range exits[ok[i]] {
-			k.add(&k.at(x).prefix, mark{exit: true})
+		l := ok[i].l
+		var srcs []uint64
+		for a := range l.blocks {
+			srcs = append(srcs, a)
+		}
+		sort.Slice(srcs, func(i, j int) bool { return srcs[i] < srcs[j] })
+		done := map[uint64]bool{}
+		for _, a := range srcs {
+			b := k.o.g.Blocks[a]
+			for _, x := range b.Succs {
+				if l.blocks[x] {
+					continue
+				}
+				dedicated := true
+				for _, p := range preds[x] {
+					dedicated = dedicated && l.blocks[p]
+				}
+				if dedicated && !isRoot[x] {
+					if !done[x] {
+						k.add(&k.at(x).prefix, mark{exit: true})
+						done[x] = true
+					}
+					continue
+				}
+				k.onEdge(b, x, mark{exit: true})
+			}
 		}
 	}
-	for _, l := range ok {
+	for _, p := range ok {
+		l := p.l
 		name := fmt.Sprintf("loop_%#x", l.header)
 		e := k.reg.get("L"+name, sqtt.KindUser, name, groupScope)
-		k.add(&k.at(l.header).prefix, mark{e: e, enter: true})
-		for _, lat := range l.latches {
-			k.backEdge[k.o.g.Blocks[lat].Last().PC] = l.header
+		if p.branchBack {
+			k.add(&k.at(l.header).prefix, mark{e: e, enter: true})
+			for _, lat := range l.latches {
+				k.backEdge[k.o.g.Blocks[lat].Last().PC] = l.header
+			}
+			continue
+		}
+		for _, pr := range preds[l.header] {
+			if !l.blocks[pr] {
+				k.onEdge(k.o.g.Blocks[pr], l.header, mark{e: e, enter: true})
+			}
 		}
 	}
 }
