@@ -134,7 +134,7 @@ func sqttInstrument(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	st := res.Stats
-	fmt.Fprintf(stdout, "%s: %s, %d sequences, %d markers (%d s_ttracedata_imm), %d instructions added, .text %d -> %d bytes\n",
-		*out, res.Target, len(res.Sites), st.Markers, st.Imm, st.AddedInsts, st.SourceText, st.Text)
+	fmt.Fprintf(stdout, "%s: %s, %d sequences, %d markers (%d s_ttracedata_imm), %d instructions added, kernel code %d -> %d bytes\n",
+		*out, res.Target, len(res.Sites), st.Markers, st.Imm, st.AddedInsts, st.SourceBytes, st.BodyBytes)
 	return 0
 }

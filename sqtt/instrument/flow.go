@@ -138,7 +138,7 @@ func naturalLoops(g *cfg.Graph, blocks []uint64, roots []uint64) []*loop {
 	}
 	preds := map[uint64][]uint64{}
 	for _, b := range blocks {
-		for _, s := range g.Blocks[b].Succs {
+		for _, s := range succs(g, g.Blocks[b]) {
 			if inSet[s] {
 				preds[s] = append(preds[s], b)
 			}
@@ -149,8 +149,8 @@ func naturalLoops(g *cfg.Graph, blocks []uint64, roots []uint64) []*loop {
 			}
 		}
 	}
-	succs := func(b uint64) []uint64 {
-		s := g.Blocks[b].Succs
+	next := func(b uint64) []uint64 {
+		s := succs(g, g.Blocks[b])
 		for _, c := range g.Blocks[b].Calls {
 			if !contains(s, c.Cont) {
 				s = append(append([]uint64(nil), s...), c.Cont)
@@ -164,7 +164,7 @@ func naturalLoops(g *cfg.Graph, blocks []uint64, roots []uint64) []*loop {
 	var dfs func(uint64)
 	dfs = func(b uint64) {
 		seen[b] = true
-		for _, s := range succs(b) {
+		for _, s := range next(b) {
 			if inSet[s] && !seen[s] {
 				dfs(s)
 			}
@@ -251,7 +251,7 @@ func naturalLoops(g *cfg.Graph, blocks []uint64, roots []uint64) []*loop {
 	}
 	byHeader := map[uint64]*loop{}
 	for _, b := range rpo {
-		for _, s := range succs(b) {
+		for _, s := range next(b) {
 			si, ok := idx[s]
 			if !ok || !dominates(si, idx[b]) {
 				continue
@@ -285,6 +285,15 @@ func naturalLoops(g *cfg.Graph, blocks []uint64, roots []uint64) []*loop {
 		return ls[i].header < ls[j].header
 	})
 	return ls
+}
+
+// succs are a block's intra-procedural successors: a validated return's
+// recovered continuations are not edges of the function it ends.
+func succs(g *cfg.Graph, b *cfg.Block) []uint64 {
+	if ind, ok := g.Indirect[b.Last().PC]; ok && ind.Kind == cfg.Return {
+		return nil
+	}
+	return b.Succs
 }
 
 func contains(s []uint64, a uint64) bool {

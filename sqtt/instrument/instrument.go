@@ -81,6 +81,10 @@ type Stats struct {
 	AddedInsts int
 	// SourceText and Text are the .text sizes before and after.
 	SourceText, Text int
+	// SourceBytes are the bytes of the instructions the kernels reach and
+	// BodyBytes the bytes of their instrumented bodies (helpers shared by
+	// kernels count once per kernel in both).
+	SourceBytes, BodyBytes int
 }
 
 // ErrRejected is wrapped by every error that refuses an object.
@@ -315,6 +319,11 @@ func Instrument(obj []byte, opt Options) (*Result, error) {
 		res.Sites = append(res.Sites, kp.out...)
 		res.Notes = append(res.Notes, kp.notes...)
 		res.Stats.AddedInsts += kp.added
+		res.Stats.BodyBytes += len(kp.body.Code)
+		for _, a := range kp.sc.Blocks {
+			b := o.g.Blocks[a]
+			res.Stats.SourceBytes += int(b.End - b.Start)
+		}
 	}
 	for _, s := range res.Sites {
 		res.Stats.Markers += len(s.Values)

@@ -237,7 +237,7 @@ func callee(g *cfg.Graph, entry uint64, weighted bool) *function {
 		for _, in := range b.Insts {
 			fn.size += cost(in, weighted)
 		}
-		stack = append(stack, b.Succs...)
+		stack = append(stack, succs(g, b)...)
 		for _, c := range b.Calls {
 			stack = append(stack, c.Cont)
 		}
@@ -308,7 +308,7 @@ func (k *kplan) planLoops() {
 	preds := map[uint64][]uint64{}
 	for _, a := range k.sc.Blocks {
 		b := k.o.g.Blocks[a]
-		for _, s := range b.Succs {
+		for _, s := range succs(k.o.g, b) {
 			if !contains(preds[s], a) {
 				preds[s] = append(preds[s], a)
 			}
@@ -362,7 +362,7 @@ func (k *kplan) planLoops() {
 		done := map[uint64]bool{}
 		for _, a := range srcs {
 			b := k.o.g.Blocks[a]
-			for _, x := range b.Succs {
+			for _, x := range succs(k.o.g, b) {
 				if l.blocks[x] {
 					continue
 				}

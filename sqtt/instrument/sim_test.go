@@ -113,6 +113,9 @@ func TestKernelsOnSimulator(t *testing.T) {
 					if len(co.Funcmap.Diagnostics) > 0 {
 						t.Fatalf("funcmap diagnostics: %v", co.Funcmap.Diagnostics)
 					}
+					if v.name == "all" {
+						checkBalanced(t, res.Object)
+					}
 					out, err := runOnSim(t, c, res.Object, target)
 					if err != nil {
 						t.Fatalf("running instrumented %s: %v", c.Name, err)
