@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -143,5 +144,12 @@ func checkBalanced(t *testing.T, obj []byte) {
 			reach(c.Callee, d, b.Last().PC)
 			reach(c.Cont, d, b.Last().PC)
 		}
+	}
+}
+
+func writeFile(t *testing.T, p string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
