@@ -12,7 +12,7 @@ import (
 
 const sqttInstrumentUsage = `usage: rocjitsu sqtt instrument IN -o OUT [--barriers] [--functions N|cost:N] [--memory N:M]
        [--loops] [--region NAME=START:END]... [--scope-wave|--scope-simd|--scope-cu|--scope-wg MASK]
-       [--shader-clock-bits N [--shader-clock-shift S]] [--sites]
+       [--shader-clock-bits N [--shader-clock-shift S]] [--addresses memory|lds|memory,lds] [--sites]
 `
 
 // regionFlags collects repeated --region values.
@@ -72,6 +72,7 @@ func sqttInstrument(args []string, stdout, stderr io.Writer) int {
 	clockBits := fs.Uint("shader-clock-bits", 0, "gfx12: pack this many shader-clock bits into marker headers")
 	clockShift := fs.Uint("shader-clock-shift", 4, "gfx12: source bit of the packed shader-clock window")
 	sites := fs.Bool("sites", false, "list every inserted marker sequence")
+	addresses := fs.String("addresses", "", "trace per-lane addresses: memory, lds or memory,lds (W: and R: rows)")
 	pos, err := sqttParseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -90,6 +91,12 @@ func sqttInstrument(args []string, stdout, stderr io.Writer) int {
 	}
 	if *functions != "" {
 		if opt.Functions, err = instrument.ParseThreshold(*functions); err != nil {
+			fmt.Fprintln(stderr, "rocjitsu sqtt instrument:", err)
+			return 2
+		}
+	}
+	if *addresses != "" {
+		if opt.Addresses, err = instrument.ParseAddresses(*addresses); err != nil {
 			fmt.Fprintln(stderr, "rocjitsu sqtt instrument:", err)
 			return 2
 		}

@@ -5,6 +5,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/live"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/sqtt"
 )
 
 // lshr opcodes (SOP2 s_lshr_b32).
@@ -141,18 +142,24 @@ func (k *kplan) seq(code []byte, ms []mark, in *isa.Inst, after bool) ([]byte, e
 	}
 	w := k.o.w
 	vals := values(ms)
+	var addrs []*addrSpec
+	for _, m := range ms {
+		if m.addr != nil {
+			addrs = append(addrs, m.addr)
+		}
+	}
 	sp := k.sp.before[in.PC]
 	if after {
 		sp = k.sp.after[in.PC]
 	}
-	needM0 := false
+	needM0 := len(addrs) > 0
 	for _, v := range vals {
 		if !k.o.useImm(v) {
 			needM0 = true
 		}
 	}
 	scope := k.flag >= 0
-	saveSCC := (scope || k.o.packed) && sp&spSCC != 0
+	saveSCC := (scope || k.o.packed || len(addrs) > 0) && sp&spSCC != 0
 	saveM0 := needM0 && sp&spM0 != 0
 	n := 0
 	if saveSCC {
@@ -164,12 +171,15 @@ func (k *kplan) seq(code []byte, ms []mark, in *isa.Inst, after bool) ([]byte, e
 	if k.o.packed {
 		n++
 	}
+	if len(addrs) > 0 {
+		n += 3
+	}
 	regs, ok := k.freeSGPRs(in, n)
 	if !ok {
 		return nil, reject("kernel %s: marker at %#x needs %d dead SGPRs (to keep M0/SCC or sample the clock), found %d", k.k.Name, in.PC, n, len(regs))
 	}
 	take := func() uint32 { r := regs[0]; regs = regs[1:]; return r }
-	var sS, sM, sT uint32
+	var sS, sM, sT, aC, aT, aU uint32
 	if saveSCC {
 		sS = take()
 	}
@@ -178,6 +188,9 @@ func (k *kplan) seq(code []byte, ms []mark, in *isa.Inst, after bool) ([]byte, e
 	}
 	if k.o.packed {
 		sT = take()
+	}
+	if len(addrs) > 0 {
+		aC, aT, aU = take(), take(), take()
 	}
 	words := 0
 	emit := func(ws ...uint32) {
@@ -219,6 +232,12 @@ func (k *kplan) seq(code []byte, ms []mark, in *isa.Inst, after bool) ([]byte, e
 			inst(w.ttrace)
 		}
 	}
+	payload := 0
+	for _, a := range addrs {
+		k.addrWords(inst, func(v uint32) { emit(v) }, func() int { return len(code) }, a, aC, aT, aU)
+		vals = append(vals, sqtt.Encode(a.idEntry.id, false, false))
+		payload += a.payload
+	}
 	if saveM0 {
 		// The restored M0 may feed the next instruction (LDS-direct
 		// loads, s_sendmsg): one wait state, as after the source's own
@@ -234,7 +253,7 @@ func (k *kplan) seq(code []byte, ms []mark, in *isa.Inst, after bool) ([]byte, e
 	if saveSCC {
 		inst(cmpLg0(sS))
 	}
-	k.out = append(k.out, Site{Kernel: k.k.Name, PC: in.PC, After: after, Values: vals, Words: words})
+	k.out = append(k.out, Site{Kernel: k.k.Name, PC: in.PC, After: after, Values: vals, Words: words, Payload: payload})
 	k.added += words
 	return code, nil
 }

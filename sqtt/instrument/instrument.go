@@ -67,8 +67,12 @@ type Site struct {
 	After bool
 	// Values are the marker words the sequence writes, in order.
 	Values []uint32
-	// Words is the number of instructions the sequence adds.
+	// Words is the number of instructions the sequence adds (a
+	// readlane loop counts once).
 	Words int
+	// Payload is the number of raw records that follow the headers of
+	// address-trace blocks per execution.
+	Payload int
 }
 
 // Stats are static overhead figures.
@@ -103,6 +107,8 @@ type object struct {
 	opt    *Options
 	reg    *registry
 	packed bool
+	// waveSize is the W: row (0: no address trace).
+	waveSize int
 }
 
 func (o *object) funcName(a uint64) string {
@@ -161,6 +167,12 @@ func Instrument(obj []byte, opt Options) (*Result, error) {
 		if opt.ShaderClockBits > 29 || opt.ShaderClockShift > 32 || opt.ShaderClockBits > 32-opt.ShaderClockShift {
 			return nil, fmt.Errorf("instrument: shader clock bits %d shift %d: want bits <= 29 and bits+shift <= 32", opt.ShaderClockBits, opt.ShaderClockShift)
 		}
+	}
+	if opt.Addresses != 0 && opt.Memory.N > 0 {
+		return nil, errors.New("instrument: address tracing and memory markers are mutually exclusive (address traces already mark every memory op)")
+	}
+	if opt.Addresses != 0 && opt.ShaderClockBits > 0 {
+		return nil, errors.New("instrument: address traces carry payload records, which need shader-clock packing off")
 	}
 	f, err := loader.Parse(obj)
 	if err != nil {
@@ -250,6 +262,19 @@ func Instrument(obj []byte, opt Options) (*Result, error) {
 			}
 			if opt.Memory.N > 0 {
 				kp.planMemory(b, opt.Memory)
+			}
+			if opt.Addresses != 0 {
+				lanes := k.Descriptor.WavefrontSize(f.Processor)
+				if o.waveSize != 0 && o.waveSize != lanes {
+					return nil, reject("kernels of wave%d and wave%d in one object: the funcmap has one W: row", o.waveSize, lanes)
+				}
+				n := len(o.reg.list)
+				if err := kp.planAddresses(b.Insts, lanes); err != nil {
+					return nil, err
+				}
+				if len(o.reg.list) > n {
+					o.waveSize = lanes
+				}
 			}
 		}
 		if err := kp.planRegions(); err != nil {
@@ -348,6 +373,14 @@ func (o *object) funcmap(kernels []loader.Kernel) []byte {
 	}
 	for _, e := range o.reg.list {
 		fmt.Fprintf(&b, "%c:%d:%s\n", byte(e.kind), e.id, e.name)
+	}
+	if o.waveSize != 0 {
+		fmt.Fprintf(&b, "W:%d\n", o.waveSize)
+	}
+	for _, e := range o.reg.list {
+		if e.payload > 0 {
+			fmt.Fprintf(&b, "R:%d:extra_payload_count=%d\n", e.id, e.payload)
+		}
 	}
 	if o.packed {
 		fmt.Fprintf(&b, "M:shader_clock_bits=%d;shader_clock_shift=%d\n", o.opt.ShaderClockBits, o.opt.ShaderClockShift)

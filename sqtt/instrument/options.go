@@ -85,6 +85,8 @@ type Options struct {
 	// Scope holds the wave, SIMD, CU (WGP on gfx12) and workgroup masks;
 	// a dimension that is nil or all ones is not filtered.
 	Scope [4]*uint32
+	// Addresses traces per-lane addresses (AddrMemory|AddrLDS).
+	Addresses int
 	// ShaderClockBits and ShaderClockShift select gfx12 shader-clock
 	// packing of marker headers (0 bits: off).
 	ShaderClockBits, ShaderClockShift uint32

@@ -16,6 +16,7 @@ const (
 	groupScope = iota
 	groupBarrier
 	groupMemory
+	groupAddress
 )
 
 // entry is one funcmap row with an id.
@@ -27,6 +28,8 @@ type entry struct {
 	order int
 	count int
 	id    uint32
+	// payload is the R: row's extra_payload_count (address traces).
+	payload uint32
 }
 
 // registry allocates marker ids for one code object.
@@ -73,6 +76,8 @@ type mark struct {
 	e     *entry
 	enter bool
 	exit  bool
+	// addr, when set, makes the mark an address-trace block.
+	addr *addrSpec
 }
 
 // site holds the marks at one instruction: prefix runs on entry from
@@ -88,6 +93,8 @@ func values(ms []mark) []uint32 {
 	for i := 0; i < len(ms); i++ {
 		m := ms[i]
 		switch {
+		case m.addr != nil:
+			continue
 		case m.exit && i+1 < len(ms) && ms[i+1].enter:
 			vs = append(vs, sqtt.Encode(ms[i+1].e.id, true, true))
 			i++

@@ -81,6 +81,8 @@ func TestKernelsOnSimulator(t *testing.T) {
 	}{
 		{"all", Options{Barriers: true, Memory: MemGroup{4, 8}, Loops: true, Functions: Threshold{N: 1}}},
 		{"scope", Options{Barriers: true, Memory: MemGroup{1, 0}, Loops: true, Scope: [4]*uint32{u32(0x5), nil, nil, u32(0xfffffff0)}}},
+		{"addr", Options{Barriers: true, Loops: true, Addresses: AddrMemory | AddrLDS}},
+		{"addrscope", Options{Addresses: AddrMemory | AddrLDS, Scope: [4]*uint32{u32(0x3), nil, nil, nil}}},
 		{"clock", Options{Barriers: true, Memory: MemGroup{2, 4}, Loops: true, ShaderClockBits: 12, ShaderClockShift: 4}},
 	}
 	for _, target := range []string{"gfx942", "gfx1201"} {
