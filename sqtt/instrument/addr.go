@@ -135,7 +135,15 @@ func addrOf(in *isa.Inst, classes, lanes int) (*addrSpec, bool, error) {
 			return nil, true, fmt.Errorf("%s: no SGPR resource descriptor", n)
 		}
 		if in.Mod.Offen || in.Mod.Idxen {
-			v, w := firstVGPRUse(in)
+			// vaddr is the VGPR operand right before srsrc (vdata, for
+			// stores, comes first).
+			v, w := -1, 0
+			for i, o := range in.Operands {
+				if i+1 < len(in.Operands) && o.Kind == isa.KindReg && o.Class == isa.VGPR && o.Role.Uses() && !o.Role.Defines() &&
+					in.Operands[i+1].Kind == isa.KindReg && in.Operands[i+1].Class == isa.SGPR && in.Operands[i+1].Width == 4 {
+					v, w = int(o.Reg), int(o.Width)
+				}
+			}
 			want := 1
 			if in.Mod.Offen && in.Mod.Idxen {
 				want = 2

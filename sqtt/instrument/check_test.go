@@ -111,7 +111,7 @@ func checkBalanced(t *testing.T, obj []byte) {
 					case isa.KindInline:
 						m0, known = uint32(o[1].Imm-128), o[1].Imm >= 128 && o[1].Imm <= 192
 					case isa.KindLiteral:
-						m0, known = uint32(o[1].Imm), true
+						m0, known = in.Literal, true
 					default:
 						known = false
 					}
