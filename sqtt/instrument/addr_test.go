@@ -218,6 +218,14 @@ s_endpgm
 					want = append(want, vreg(6, lane))
 				}
 			}
+			// The decoder's protocol reads the same block.
+			name, _, _ := strings.Cut(e.Name, "@")
+			p, ok := sqtt.AddressProtocolFor(name)
+			if !ok || p.PayloadWords(tc.lanes) != int(e.ExtraPayloadCount) {
+				t.Errorf("%s: protocol %+v for %d payload words", e.Name, p, e.ExtraPayloadCount)
+			} else if blk, err := sqtt.DecodeAddressBlock(p, tc.lanes, m.tokens[1:]); err != nil || len(blk.Lanes) == 0 {
+				t.Errorf("%s: decoder: %v %+v", e.Name, err, blk)
+			}
 			if fmt.Sprint(m.tokens) != fmt.Sprint(want) {
 				t.Errorf("%s %s (%s):\n got %x\nwant %x", tc.mcpu, in.Name(), e.Name, m.tokens, want)
 			}
