@@ -39,3 +39,13 @@ func TestSQTTInstrumentCLI(t *testing.T) {
 		t.Errorf("--memory with --addresses: exit %d %s", code, errs)
 	}
 }
+
+// TestSQTTMemtraceCLI: usage and missing-trace errors.
+func TestSQTTMemtraceCLI(t *testing.T) {
+	if _, _, code := runSQTTCmd(t, "memtrace"); code != 2 {
+		t.Errorf("no dir: exit %d, want 2", code)
+	}
+	if _, errs, code := runSQTTCmd(t, "memtrace", t.TempDir()); code != 1 || !strings.Contains(errs, "no ui_* directory") {
+		t.Errorf("empty dir: exit %d %s", code, errs)
+	}
+}
