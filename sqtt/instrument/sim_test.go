@@ -60,15 +60,18 @@ func runOnSim(t *testing.T, c *kernelref.Case, image []byte, target string) (map
 // knownRejections are the test kernels the pass refuses (fail closed)
 // because dbt/cfg does not recover their indirect transfers: the
 // function-pointer call of indirect_call, and on gfx1201 the returns of
-// call_noinline's callee (its s_swappc_b64 target builder uses the gfx12
-// s_add_co_u32 forms).
+// call_noinline's callee on gfx12 (its s_swappc_b64 target builder uses
+// the gfx12 s_add_co_u32 forms).
 var knownRejections = map[string]bool{
-	"gfx942/indirect_call": true, "gfx1201/indirect_call": true, "gfx1201/call_noinline": true,
+	"gfx942/indirect_call": true, "gfx950/indirect_call": true,
+	"gfx1200/indirect_call": true, "gfx1200/call_noinline": true,
+	"gfx1201/indirect_call": true, "gfx1201/call_noinline": true,
 }
 
 func u32(v uint32) *uint32 { return &v }
 
-// TestKernelsOnSimulator instruments every gfx942 and gfx1201 test kernel
+// TestKernelsOnSimulator instruments every gfx942, gfx950, gfx1200 and
+// gfx1201 test kernel
 // with barriers, memory groups 4:8, loops and functions (and, in a second
 // pass, a scope filter and, on gfx1201, clock packing) and checks that the
 // simulator still computes the kernelref reference.
@@ -85,9 +88,9 @@ func TestKernelsOnSimulator(t *testing.T) {
 		{"addrscope", Options{Addresses: AddrMemory | AddrLDS, Scope: [4]*uint32{u32(0x3), nil, nil, nil}}},
 		{"clock", Options{Barriers: true, Memory: MemGroup{2, 4}, Loops: true, ShaderClockBits: 12, ShaderClockShift: 4}},
 	}
-	for _, target := range []string{"gfx942", "gfx1201"} {
+	for _, target := range []string{"gfx942", "gfx950", "gfx1200", "gfx1201"} {
 		for _, v := range variants {
-			if v.opt.ShaderClockBits > 0 && target == "gfx942" {
+			if v.opt.ShaderClockBits > 0 && (target == "gfx942" || target == "gfx950") {
 				continue
 			}
 			ran := 0
