@@ -71,10 +71,11 @@ var knownRejections = map[string]bool{
 func u32(v uint32) *uint32 { return &v }
 
 // TestKernelsOnSimulator instruments every gfx942, gfx950, gfx1200 and
-// gfx1201 test kernel
-// with barriers, memory groups 4:8, loops and functions (and, in a second
-// pass, a scope filter and, on gfx1201, clock packing) and checks that the
-// simulator still computes the kernelref reference.
+// gfx1201 test kernel with five option sets (barriers, memory groups,
+// loops and functions; scope filters; address tracing with and without a
+// scope filter; gfx12 clock packing) and checks that the simulator still
+// computes the kernelref reference and, for the first set, that markers
+// nest on every path.
 func TestKernelsOnSimulator(t *testing.T) {
 	root := projectpath.MustRoot(t)
 	cases := kernelref.AllCases()
