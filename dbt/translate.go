@@ -53,6 +53,10 @@ type Options struct {
 	// forceSpill makes every scratch-register request borrow live
 	// registers through private memory (tests of the spill path).
 	forceSpill bool
+	// Stats asks for per-kernel static instruction counts by class, guest
+	// and host, in the report (Kernel.Static); it decodes the host code
+	// once more.
+	Stats bool
 	// HostLDS is the host's LDS bytes per workgroup (default 65536);
 	// kernels whose static LDS exceeds it are reported as needing a
 	// virtual-LDS sidecar.
@@ -226,6 +230,10 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		rep.Kernels[i].HostEntry = p.Entry
 		rep.Kernels[i].HostBytes = len(kt.body.Code)
 		rep.Kernels[i].LongBranches = p.Long
+		if opt.Stats {
+			at := p.Base - text.Addr
+			rep.Kernels[i].Static = kt.staticCost(newText[at:at+uint64(len(kt.body.Code))], p.Base)
+		}
 		if _, dup := hostAt[kt.k.EntryAddr]; !dup {
 			hostAt[kt.k.EntryAddr] = p.Entry
 		}
