@@ -66,6 +66,10 @@ type kernelT struct {
 	spillBase  uint32
 	// forceSpill makes every scratch request borrow (tests).
 	forceSpill bool
+	// selfSet caches selfUses for the instruction selfFor: the VGPRs
+	// (host numbering, 0-511) it names.
+	selfFor *isa.Inst
+	selfSet [8]uint64
 }
 
 // host is an alias kept for readability of the guest field's type.
@@ -143,7 +147,7 @@ func (kt *kernelT) emit() {
 	kt.rep = report.Kernel{Name: k.Name, SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.rep.Before = kt.resources(k.Descriptor)
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
-	kt.body = &place.Body{Name: k.Name, Map: map[uint64]int{}, Entry: k.EntryAddr, Words: kt.pair.Words()}
+	kt.body = &place.Body{Name: k.Name, Map: make(map[uint64]int, kt.scopeInsts()), Entry: k.EntryAddr, Words: kt.pair.Words()}
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
 	}
@@ -163,7 +167,7 @@ func (kt *kernelT) emit() {
 		return
 	}
 	kt.live = live.Analyze(kt.g, sc, kt.rawUses)
-	var code []byte
+	code := make([]byte, 0, 4*kt.scopeBytes()+256)
 	arch0, agprs0 := kt.archVGPRs()
 	pro, err := kt.pair.Prologue(pair.Plan{Kernel: k, GuestProc: kt.f.Processor, Arch: arch0, AGPRs: agprs0,
 		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase()})
@@ -682,26 +686,40 @@ func (kt *kernelT) agprBase() int {
 }
 
 // selfUses reports whether the current instruction names VGPR r (decoded
-// operands, or any register its raw fields can name).
+// operands, or any register its raw fields can name). The set is computed
+// once per instruction.
 func (kt *kernelT) selfUses(r int) bool {
-	unified := kt.pair != nil && kt.pair.UnifiedVGPRs()
-	for _, o := range append(kt.rawUses(kt.cur), kt.cur.Operands...) {
-		if o.Kind != isa.KindReg {
-			continue
+	if kt.selfFor != kt.cur {
+		kt.selfFor = kt.cur
+		kt.selfSet = [8]uint64{}
+		unified := kt.pair != nil && kt.pair.UnifiedVGPRs()
+		mark := func(o isa.Operand) {
+			if o.Kind != isa.KindReg {
+				return
+			}
+			lo := int(o.Reg)
+			switch {
+			case o.Class == isa.VGPR:
+			case o.Class == isa.AGPR && unified:
+				lo += kt.agprBase() // the host VGPR the AGPR maps to
+			default:
+				return
+			}
+			for x := max(lo, 0); x < lo+int(o.Width) && x < 512; x++ {
+				kt.selfSet[x>>6] |= 1 << (x & 63)
+			}
 		}
-		lo := int(o.Reg)
-		switch {
-		case o.Class == isa.VGPR:
-		case o.Class == isa.AGPR && unified:
-			lo += kt.agprBase() // the host VGPR the AGPR maps to
-		default:
-			continue
+		for _, o := range kt.rawUses(kt.cur) {
+			mark(o)
 		}
-		if r >= lo && r < lo+int(o.Width) {
-			return true
+		for _, o := range kt.cur.Operands {
+			mark(o)
 		}
 	}
-	return false
+	if r < 0 || r >= 512 {
+		return false
+	}
+	return kt.selfSet[r>>6]&(1<<(r&63)) != 0
 }
 
 func (kt *kernelT) take(r uint16) {
@@ -709,6 +727,28 @@ func (kt *kernelT) take(r uint16) {
 	if int(r)+1 > kt.needArch {
 		kt.needArch = int(r) + 1
 	}
+}
+
+// scopeInsts and scopeBytes are the number of guest instructions and
+// their bytes in the scope (capacity hints).
+func (kt *kernelT) scopeInsts() int {
+	n := 0
+	for _, a := range kt.scope.Blocks {
+		if b := kt.g.Blocks[a]; b != nil {
+			n += len(b.Insts)
+		}
+	}
+	return n
+}
+
+func (kt *kernelT) scopeBytes() int {
+	n := 0
+	for _, a := range kt.scope.Blocks {
+		if b := kt.g.Blocks[a]; b != nil {
+			n += int(b.End - b.Start)
+		}
+	}
+	return n
 }
 
 // scopeStart is the lowest source address of the scope.

@@ -27,6 +27,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,6 +54,10 @@ type Options struct {
 	// forceSpill makes every scratch-register request borrow live
 	// registers through private memory (tests of the spill path).
 	forceSpill bool
+	// Workers bounds the goroutines that emit the kernels of one object
+	// in parallel (0: GOMAXPROCS; 1: one after another). The output does
+	// not depend on it.
+	Workers int
 	// Stats asks for per-kernel static instruction counts by class, guest
 	// and host, in the report (Kernel.Static); it decodes the host code
 	// once more.
@@ -147,7 +152,9 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)
-		kt.emit()
+	}
+	emitAll(kts, opt.Workers)
+	for _, kt := range kts {
 		if kt.rep.Fidelity == report.Rejected {
 			rejected++
 		}
@@ -241,7 +248,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		for a := range kt.body.Map {
 			addrs = append(addrs, a)
 		}
-		sort.Slice(addrs, func(a, b int) bool { return addrs[a] < addrs[b] })
+		slices.Sort(addrs)
 		for _, a := range addrs {
 			if _, dup := hostAt[a]; !dup {
 				hostAt[a] = p.Base + uint64(kt.body.Map[a])
@@ -299,7 +306,7 @@ func textMap(text cfg.Text, hostAt map[uint64]uint64, newLen uint64) func(uint64
 	for a := range hostAt {
 		srcs = append(srcs, a)
 	}
-	sort.Slice(srcs, func(i, j int) bool { return srcs[i] < srcs[j] })
+	slices.Sort(srcs)
 	return func(off uint64) (uint64, bool) {
 		a := text.Addr + off
 		if h, ok := hostAt[a]; ok {

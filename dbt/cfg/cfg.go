@@ -9,7 +9,7 @@ package cfg
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -271,7 +271,7 @@ func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) 
 	for a := range g.Insts {
 		addrs = append(addrs, a)
 	}
-	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	slices.Sort(addrs)
 	// A leader that is not an instruction start but lies inside a decoded
 	// instruction is an error (the two decodings overlap).
 	for i, a := range addrs {
