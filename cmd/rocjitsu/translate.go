@@ -30,9 +30,11 @@ func runTranslate(args []string, stdout, stderr io.Writer) int {
 	rep := fs.String("report", "", "write the fidelity report as JSON to this file")
 	diff := fs.Bool("diff", false, "print every changed instruction (guest, then host code)")
 	stats := fs.Bool("stats", false, "report .text growth and instruction counts by class (static; executed on the simulator for kernels with a reference case)")
+	jobs := fs.Int("j", 0, "batch mode: objects translated at once (0: one per CPU)")
 	hist := fs.Bool("histogram", false, "print the histogram of guest instructions the host cannot run as they are, over all inputs, and exit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: rocjitsu translate --to gfx942|gfx1201|gfx1200 IN -o OUT [--report report.json] [--diff] [--stats]")
+		fmt.Fprintln(stderr, "       rocjitsu translate --to gfx942|gfx1201|gfx1200 -o DIR [-j N] [--report report.json] [--stats] IN...")
 		fmt.Fprintln(stderr, "       rocjitsu translate --histogram [--to gfx942|gfx1201|gfx1200] IN...")
 		fs.PrintDefaults()
 	}
@@ -55,6 +57,9 @@ func runTranslate(args []string, stdout, stderr io.Writer) int {
 	}
 	if *hist {
 		return runHistogram(pos, host, stdout, stderr)
+	}
+	if *out != "" && (len(pos) > 1 || isDir(*out)) && !*diff {
+		return runBatch(pos, *out, *rep, host, *stats, *jobs, stderr)
 	}
 	if len(pos) != 1 || *out == "" {
 		fs.Usage()
