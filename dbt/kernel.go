@@ -47,7 +47,7 @@ type kernelT struct {
 	cur  *isa.Inst
 	// taken holds the scratch VGPRs handed out for the current
 	// instruction.
-	taken map[uint16]bool
+	taken regSet
 	// needArch is the number of arch VGPRs the translation needs
 	// (at least the original count).
 	needArch int
@@ -236,7 +236,7 @@ func window(code []byte, n int) []byte {
 // one emits one source instruction.
 func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	kt.cur = in
-	kt.taken = map[uint16]bool{}
+	kt.taken = regSet{}
 	raw := kt.raw(in)
 	switch in.Info.Branch {
 	case isa.BranchJump, isa.BranchCond:
@@ -547,8 +547,8 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 	arch, agprs := kt.archVGPRs()
 	var got []uint16
 	if !kt.forceSpill {
-		for _, r := range kt.live.FreeVGPRs(kt.cur, arch, n+len(kt.taken)) {
-			if !kt.taken[r] && len(got) < n && !kt.mappedAGPR(int(r)) {
+		for _, r := range kt.live.FreeVGPRs(kt.cur, arch, n+kt.taken.n) {
+			if !kt.taken.has(int(r)) && len(got) < n && !kt.mappedAGPR(int(r)) {
 				got = append(got, r)
 			}
 		}
@@ -557,7 +557,7 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 			if agprs > 0 && acc+agprs > 512 {
 				break
 			}
-			if !kt.taken[uint16(r)] {
+			if !kt.taken.has(int(r)) {
 				got = append(got, uint16(r))
 			}
 		}
@@ -565,7 +565,7 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 	// Borrow live VGPRs the instruction does not name, saved to
 	// per-lane private memory around the expansion.
 	for r := 0; len(got) < n && r < arch; r++ {
-		if kt.taken[uint16(r)] || kt.selfUses(r) || !kt.canSpill() {
+		if kt.taken.has(int(r)) || kt.selfUses(r) || !kt.canSpill() {
 			continue
 		}
 		got = append(got, uint16(r))
@@ -609,7 +609,7 @@ func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 	arch, agprs := kt.archVGPRs()
 	after := kt.live.After(kt.cur.PC)
 	used := func(r int) bool {
-		if kt.taken[uint16(r)] {
+		if kt.taken.has(int(r)) {
 			return true
 		}
 		if kt.mappedAGPR(r) {
@@ -648,7 +648,7 @@ func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 	for start := 0; start+n <= arch && kt.canSpill(); start += align {
 		ok := true
 		for r := start; r < start+n; r++ {
-			if kt.taken[uint16(r)] || kt.selfUses(r) {
+			if kt.taken.has(int(r)) || kt.selfUses(r) {
 				ok = false
 				break
 			}
@@ -723,9 +723,24 @@ func (kt *kernelT) selfUses(r int) bool {
 }
 
 func (kt *kernelT) take(r uint16) {
-	kt.taken[r] = true
+	kt.taken.add(int(r))
 	if int(r)+1 > kt.needArch {
 		kt.needArch = int(r) + 1
+	}
+}
+
+// regSet is a set of VGPR numbers 0-511.
+type regSet struct {
+	bits [8]uint64
+	n    int
+}
+
+func (s *regSet) has(r int) bool { return r >= 0 && r < 512 && s.bits[r>>6]&(1<<(r&63)) != 0 }
+
+func (s *regSet) add(r int) {
+	if r >= 0 && r < 512 && !s.has(r) {
+		s.bits[r>>6] |= 1 << (r & 63)
+		s.n++
 	}
 }
 

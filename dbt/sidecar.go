@@ -489,7 +489,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 	d, known := vlds.Lookup(w0)
 	if in.Info != nil && in.Info.Branch == isa.BranchNone && vlds.IsDS(w0) && len(raw) == 8 && known && d.Kind != vlds.Unsupported {
 		kt.cur = in
-		kt.taken = map[uint16]bool{}
+		kt.taken = regSet{}
 		if d.Name != in.Name() {
 			return code, fmt.Sprintf("guest DS opcode decodes as %s, the lowering table names %s", in.Name(), d.Name)
 		}
