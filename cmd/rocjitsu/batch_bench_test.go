@@ -54,13 +54,13 @@ func translateInputs(b *testing.B) ([]string, int) {
 // gfx950 test kernels for gfx942 twice per iteration with the built CLI:
 // one `rocjitsu translate IN -o OUT` process per object, one after another
 // (the baseline), and one `rocjitsu translate -o DIR IN...` batch process.
-// It reports both wall times, their ratio and the batch's MB/s of guest
-// .text.
+// It reports both wall times, the wall and CPU-time ratios and the
+// batch's MB of guest .text per wall and per CPU second.
 func BenchmarkTranslateBatch(b *testing.B) {
 	bin := buildCLI(b)
 	ins, text := translateInputs(b)
 	dir := b.TempDir()
-	var per, batch time.Duration
+	var per, batch, perCPU, batchCPU time.Duration
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
 		t0 := time.Now()
@@ -72,6 +72,7 @@ func BenchmarkTranslateBatch(b *testing.B) {
 					b.Fatalf("%s: %v", in, err)
 				}
 			}
+			perCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		}
 		per += time.Since(t0)
 		t0 = time.Now()
@@ -82,6 +83,7 @@ func BenchmarkTranslateBatch(b *testing.B) {
 			}
 		}
 		batch += time.Since(t0)
+		batchCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	b.StopTimer()
 	N := float64(b.N)
@@ -89,5 +91,7 @@ func BenchmarkTranslateBatch(b *testing.B) {
 	b.ReportMetric(per.Seconds()/N*1e3, "per-process-ms")
 	b.ReportMetric(batch.Seconds()/N*1e3, "batch-ms")
 	b.ReportMetric(per.Seconds()/batch.Seconds(), "x-batch-vs-per-process")
+	b.ReportMetric(perCPU.Seconds()/batchCPU.Seconds(), "x-cpu-batch-vs-per-process")
 	b.ReportMetric(float64(text)*N/batch.Seconds()/1e6, "batch-text-MB/s")
+	b.ReportMetric(float64(text)*N/batchCPU.Seconds()/1e6, "batch-text-MB/cpu-s")
 }

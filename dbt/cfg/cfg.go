@@ -108,6 +108,8 @@ type Graph struct {
 	// followed (decode failure, branch outside .text, target inside an
 	// instruction). Scopes that reach one fail closed.
 	Errors map[uint64]string
+	// slab is where decoded instructions are allocated from, in chunks.
+	slab []isa.Inst
 	// GetPC holds the addresses of every s_getpc_b64.
 	GetPC []uint64
 }
@@ -128,7 +130,8 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 	if opt.MaxRounds == 0 {
 		opt.MaxRounds = 8
 	}
-	g := &Graph{Text: text, Roots: roots, Insts: map[uint64]*isa.Inst{}, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}}
+	// Capacity hint: an instruction is 4 to 12 bytes, typically 6.
+	g := &Graph{Text: text, Roots: roots, Insts: make(map[uint64]*isa.Inst, len(text.Data)/6), Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
@@ -213,7 +216,11 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 			g.Errors[a] = "instruction runs past the end of .text"
 			return
 		}
-		p := new(isa.Inst)
+		if len(g.slab) == 0 {
+			g.slab = make([]isa.Inst, 512)
+		}
+		p := &g.slab[0]
+		g.slab = g.slab[1:]
 		*p = in
 		p.PC = a
 		g.Insts[a] = p
