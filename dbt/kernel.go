@@ -66,6 +66,15 @@ type kernelT struct {
 	spillBase  uint32
 	// forceSpill makes every scratch request borrow (tests).
 	forceSpill bool
+	// liveScope is the scope live was computed for.
+	liveScope *cfg.Scope
+	// memo holds, by emission ordinal, the host code of the non-control
+	// instructions of the last emission; ordinal counts them in the
+	// current one.
+	memo    []emitMemo
+	ordinal int
+	// noReuse disables memo (tests compare both paths).
+	noReuse bool
 	// selfSet caches selfUses for the instruction selfFor: the VGPRs
 	// (host numbering, 0-511) it names.
 	selfFor *isa.Inst
@@ -166,7 +175,12 @@ func (kt *kernelT) emit() {
 		kt.rep.Reject(report.Rejection{Offset: k.EntryAddr, Reason: "entry does not decode"})
 		return
 	}
-	kt.live = live.Analyze(kt.g, sc, kt.rawUses)
+	if kt.live == nil || kt.liveScope != sc {
+		// Liveness depends on the scope only: a re-emission (long
+		// branches) reuses it.
+		kt.live, kt.liveScope = live.Analyze(kt.g, sc, kt.rawUses), sc
+	}
+	kt.ordinal = 0
 	code := make([]byte, 0, 4*kt.scopeBytes()+256)
 	arch0, agprs0 := kt.archVGPRs()
 	pro, err := kt.pair.Prologue(pair.Plan{Kernel: k, GuestProc: kt.f.Processor, Arch: arch0, AGPRs: agprs0,
@@ -324,6 +338,27 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	if in.Name() == "s_getpc_b64" {
 		return kt.getpc(code, b, i, in, raw)
 	}
+	// A re-emission (after placement asked for long branches) gives
+	// every other instruction the same host code: reuse it.
+	ord := kt.ordinal
+	kt.ordinal++
+	if ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && !kt.noReuse {
+		m := &kt.memo[ord]
+		kt.needArch = max(kt.needArch, m.needArch)
+		kt.rep.Tally(m.kind)
+		for _, n := range m.notes {
+			kt.rep.Notes = appendOnce(kt.rep.Notes, n)
+		}
+		return append(code, m.out...)
+	}
+	notes0 := len(kt.rep.Notes)
+	remember := func(out []byte, kind report.Kind) {
+		for len(kt.memo) <= ord {
+			kt.memo = append(kt.memo, emitMemo{})
+		}
+		kt.memo[ord] = emitMemo{pc: in.PC, ok: true, out: out, kind: kind, needArch: kt.needArch,
+			notes: append([]string(nil), kt.rep.Notes[notes0:]...)}
+	}
 	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase()})
 	if d.Rule != nil && d.Action != report.Reject {
 		d.Action = report.Expand
@@ -333,7 +368,9 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	}
 	switch d.Action {
 	case report.Identity, report.Substitute:
-		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1})
+		kind := report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1}
+		kt.rep.Tally(kind)
+		remember(raw, kind)
 		return append(code, raw...)
 	case report.Expand, report.Lower:
 		kt.borrowed = kt.borrowed[:0]
@@ -348,7 +385,9 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 				return append(code, raw...)
 			}
 		}
-		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1})
+		kind := report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1}
+		kt.rep.Tally(kind)
+		remember(out, kind)
 		return append(code, out...)
 	}
 	kt.reject(in, d.Reason)
@@ -727,6 +766,18 @@ func (kt *kernelT) take(r uint16) {
 	if int(r)+1 > kt.needArch {
 		kt.needArch = int(r) + 1
 	}
+}
+
+// emitMemo is one instruction's host code and tally from an earlier
+// emission of the same scope.
+type emitMemo struct {
+	pc       uint64
+	ok       bool
+	out      []byte
+	kind     report.Kind
+	needArch int
+	// notes are the report notes the instruction added.
+	notes []string
 }
 
 // regSet is a set of VGPR numbers 0-511.

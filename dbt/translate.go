@@ -51,6 +51,8 @@ type Options struct {
 	Name string
 	// Diff asks for Result.Changes.
 	Diff bool
+	// noReuse makes a re-emission recompute every instruction (tests).
+	noReuse bool
 	// forceSpill makes every scratch-register request borrow live
 	// registers through private memory (tests of the spill path).
 	forceSpill bool
@@ -148,7 +150,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse,
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)
