@@ -353,11 +353,17 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	}
 	notes0 := len(kt.rep.Notes)
 	remember := func(out []byte, kind report.Kind) {
+		if kt.memo == nil {
+			kt.memo = make([]emitMemo, kt.scopeInsts())
+		}
 		for len(kt.memo) <= ord {
 			kt.memo = append(kt.memo, emitMemo{})
 		}
-		kt.memo[ord] = emitMemo{pc: in.PC, ok: true, out: out, kind: kind, needArch: kt.needArch,
-			notes: append([]string(nil), kt.rep.Notes[notes0:]...)}
+		m := &kt.memo[ord]
+		m.pc, m.ok, m.out, m.kind, m.needArch, m.notes = in.PC, true, out, kind, kt.needArch, nil
+		if len(kt.rep.Notes) > notes0 {
+			m.notes = append([]string(nil), kt.rep.Notes[notes0:]...)
+		}
 	}
 	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase()})
 	if d.Rule != nil && d.Action != report.Reject {

@@ -9,6 +9,7 @@ package cfg
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -272,13 +273,36 @@ func appendUnique(s []uint64, a uint64) []uint64 {
 	return append(s, a)
 }
 
+// sortedInsts returns the decoded instruction addresses in ascending
+// order: by a scan of a bitmap of .text words when every address is word
+// aligned in .text (always, for decoded code), otherwise by sorting.
+func (g *Graph) sortedInsts() []uint64 {
+	addrs := make([]uint64, 0, len(g.Insts))
+	words := make([]uint64, (len(g.Text.Data)/4+64)/64)
+	for a := range g.Insts {
+		off := a - g.Text.Addr
+		if a < g.Text.Addr || off%4 != 0 || off/4/64 >= uint64(len(words)) {
+			for a := range g.Insts {
+				addrs = append(addrs, a)
+			}
+			slices.Sort(addrs)
+			return addrs
+		}
+		words[off/4/64] |= 1 << (off / 4 % 64)
+	}
+	for i, w := range words {
+		for w != 0 {
+			b := bits.TrailingZeros64(w)
+			w &^= 1 << b
+			addrs = append(addrs, g.Text.Addr+4*(uint64(i)*64+uint64(b)))
+		}
+	}
+	return addrs
+}
+
 // buildBlocks splits the decoded instructions into blocks.
 func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) {
-	addrs := make([]uint64, 0, len(g.Insts))
-	for a := range g.Insts {
-		addrs = append(addrs, a)
-	}
-	slices.Sort(addrs)
+	addrs := g.sortedInsts()
 	// A leader that is not an instruction start but lies inside a decoded
 	// instruction is an error (the two decodings overlap).
 	for i, a := range addrs {
