@@ -1,6 +1,7 @@
 package simcost
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,4 +49,29 @@ func TestRunVectorAdd(t *testing.T) {
 	if _, _, err := Run(&c, []byte("not an object"), "gfx942"); err == nil {
 		t.Fatal("a bad image ran")
 	}
+}
+
+// FuzzTraceCounter: any byte stream, split anywhere, is accepted without
+// a panic, and every complete line is either counted or reported bad.
+func FuzzTraceCounter(f *testing.F) {
+	f.Add([]byte("wave 0 0x0000 exec ffffffffffffffff s_endpgm\n"), 7)
+	f.Add([]byte("wave 1 0x0010 exec 0000000000000001 v_mfma_f32_16x16x16_f16 v[0:3]\nbad\n"), 0)
+	f.Add([]byte("\n\n\nwave"), 2)
+	f.Fuzz(func(t *testing.T, data []byte, cut int) {
+		var c cost.Counts
+		tc := &traceCounter{counts: &c}
+		if cut < 0 || cut > len(data) {
+			cut = len(data) / 2
+		}
+		if n, err := tc.Write(data[:cut]); err != nil || n != cut {
+			t.Fatalf("Write: %d, %v", n, err)
+		}
+		if n, err := tc.Write(data[cut:]); err != nil || n != len(data)-cut {
+			t.Fatalf("Write: %d, %v", n, err)
+		}
+		lines := uint64(bytes.Count(data, []byte("\n")))
+		if got := c.Total() + uint64(tc.bad); got != lines {
+			t.Fatalf("%d lines, %d counted + %d bad", lines, c.Total(), tc.bad)
+		}
+	})
 }
