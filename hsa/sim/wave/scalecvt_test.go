@@ -130,9 +130,9 @@ func TestScaleCvtWiden(t *testing.T) {
 						c0, c1 := p%uint32(n), p/uint32(n)%uint32(n)
 						pair := c0 | c1<<r.bits
 						if r.bits == 4 {
-							srcs[0][l] = 0x55555555 &^ (0xff << (8 * opsel)) | pair<<(8*opsel)
+							srcs[0][l] = 0x55555555&^(0xff<<(8*opsel)) | pair<<(8*opsel)
 						} else {
-							srcs[0][l] = 0x5a5a5a5a &^ (0xffff << (16 * opsel)) | pair<<(16*opsel)
+							srcs[0][l] = 0x5a5a5a5a&^(0xffff<<(16*opsel)) | pair<<(16*opsel)
 						}
 						srcs[1][l] = scale | uint32(l)*0x1234&0x807fffff // only the exponent counts
 					}
