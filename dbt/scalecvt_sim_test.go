@@ -49,6 +49,10 @@ var scaleCvtCases = []scaleCvtCase{
 	{"pk_f16_bf8 v25, v4, v3 op_sel:[1,0,0]", scaleVOP3Words(0x249, 25, 1, 0, 260, 259, 0, 0), "h16", 1},
 	{"pk_f16_fp4 v26, v4, v3 op_sel:[1,1,0]", scaleVOP3Words(0x250, 26, 3, 0, 260, 259, 0, 0), "h16", 1},
 	{"pk_bf16_fp4 v27, v4, v2 op_sel:[0,1,0]", scaleVOP3Words(0x251, 27, 2, 0, 260, 258, 0, 0), "b16", 1},
+	{"pk_fp4_f16 v28, v7, v3 op_sel:[0,0,1,0]", scaleVOP3Words(0x24c, 28, 1<<2, 0, 263, 259, 0, 0), "fp4", 1},
+	{"pk_fp4_bf16 v28, v8, v3 op_sel:[0,0,1,1]", scaleVOP3Words(0x24d, 28, 3<<2, 0, 264, 259, 0, 0), "fp4", 1},
+	{"pk_fp8_f16 v29, v7, v3", scaleVOP3Words(0x240, 29, 0, 0, 263, 259, 0, 0), "fp8", 1},
+	{"pk_fp8_bf16 v29, v8, v2 op_sel:[0,0,0,1]", scaleVOP3Words(0x244, 29, 8, 0, 264, 258, 0, 0), "fp8", 1},
 }
 
 // TestScaleCvtRulesAgainstGFX950Simulator is the differential test of the
@@ -65,6 +69,9 @@ func TestScaleCvtRulesAgainstGFX950Simulator(t *testing.T) {
 	s.WriteString("  v_mul_u32_u24_e32 v2, 0x7f4a7c, v0\n  v_lshlrev_b32_e32 v2, 6, v2\n  v_xor_b32_e32 v2, 0x3e000000, v2\n")
 	s.WriteString("  v_and_b32_e32 v3, 3, v0\n  v_add_u32_e32 v3, 126, v3\n  v_lshlrev_b32_e32 v3, 23, v3\n  v_or_b32_e32 v3, 0x80012345, v3\n")
 	s.WriteString("  v_mul_u32_u24_e32 v4, 0x01030507, v0\n  v_xor_b32_e32 v4, v4, v2\n")
+	// v7: f16 pair (v1 and -v6/4), v8: bf16 pair (v6 and v2's upper half).
+	s.WriteString("  v_cvt_f16_f32_e32 v7, v1\n  v_mul_f32_e32 v9, 0xbe800000, v6\n  v_cvt_f16_f32_e32 v9, v9\n  v_lshl_or_b32 v7, v9, 16, v7\n")
+	s.WriteString("  v_lshrrev_b32_e32 v8, 16, v6\n  v_and_b32_e32 v9, 0xffff0000, v2\n  v_or_b32_e32 v8, v8, v9\n")
 	for r := 10; r < 10+n; r++ {
 		fmt.Fprintf(&s, "  v_mov_b32 v%d, 0x%08x\n", r, 0x5a5a5a5a^uint32(r)*0x01010101)
 	}

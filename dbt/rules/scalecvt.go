@@ -36,6 +36,7 @@ func init() {
 	p := Pair{isa.GFX950, isa.GFX942}
 	register(p, &Rule{Name: "cvt-scalef32-pk-fp4-f32", Ops: []string{"v_cvt_scalef32_pk_fp4_f32"}, Fidelity: report.Approximate, Bound: ScaleCvtBound, Emit: emitScaleCvtPkFP4F32})
 	register(p, &Rule{Name: "cvt-scalef32-pk-fp8-f32", Ops: []string{"v_cvt_scalef32_pk_fp8_f32"}, Fidelity: report.Approximate, Bound: ScaleCvtBound, Emit: emitScaleCvtPkFP8F32})
+	register(p, &Rule{Name: "cvt-scalef32-pk-narrow-16", Ops: []string{"v_cvt_scalef32_pk_fp4_f16", "v_cvt_scalef32_pk_fp4_bf16", "v_cvt_scalef32_pk_fp8_f16", "v_cvt_scalef32_pk_fp8_bf16"}, Fidelity: report.Approximate, Bound: ScaleCvtBound, Emit: emitScaleCvtNarrow16})
 	var widen []string
 	for _, wide := range []string{"f32", "f16", "bf16"} {
 		for _, f := range []string{"fp8", "bf8", "fp4"} {
@@ -53,6 +54,7 @@ const (
 	op2MaxF32     = 0x0b
 	op1CvtF32U32  = 0x06
 	op1CvtF16F32  = 0x0a
+	op1CvtF32F16  = 0x0b
 	op3PackB32F16 = 0x2a0
 )
 
@@ -273,4 +275,60 @@ func emitScaleCvtWiden(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%s at %#x: unexpected result type %s", in.Name(), in.PC, wide)
 	}
 	return appendWords(nil, w...), nil
+}
+
+// emitScaleCvtNarrow16 handles v_cvt_scalef32_pk_{fp4,fp8}_{f16,bf16}
+// vdst, src0 (two halves), scale: each half is widened to f32 exactly
+// (v_cvt_f32_f16, or a shift for bf16), then converted as the f32 form.
+func emitScaleCvtNarrow16(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+	w0, w1, err := scaleVOP3(in, raw)
+	if err != nil {
+		return nil, err
+	}
+	name := in.Name()
+	fp4 := strings.Contains(name, "_fp4_")
+	bf := strings.HasSuffix(name, "_bf16")
+	opsel := w0 >> 11 & 0xf
+	if fp4 && opsel&3 != 0 || !fp4 && opsel&7 != 0 {
+		return nil, fieldErr(in, "source op_sel", opsel)
+	}
+	if w0>>8&7 != 0 || w0>>15&1 != 0 || w1>>27 != 0 {
+		return nil, fieldErr(in, "clamp/omod/abs/neg", w0>>8&0xff|w1>>27<<8)
+	}
+	src, s := uint16(w1&0x1ff), uint16(w1>>9&0x1ff)
+	if src == srcLit || s == srcLit {
+		return nil, fieldErr(in, "literal source", srcLit)
+	}
+	t, err := ctx.TempVGPRs(8)
+	if err != nil {
+		return nil, err
+	}
+	x0, x1 := t[6], t[7]
+	var w []uint32
+	if bf {
+		a := vop3(op3LshlrevB32, x0, inlineInt(16), src, 0)
+		w = append(w, a[0], a[1])
+		if src >= srcVGPR {
+			w = append(w, vop2(op2AndB32, x1, srcLit, src-srcVGPR, 0xffff0000)...)
+		} else {
+			w = append(w, vop1(op1MovB32, x1, src))
+			w = append(w, vop2(op2AndB32, x1, srcLit, x1, 0xffff0000)...)
+		}
+	} else {
+		w = append(w, vop1(op1CvtF32F16, x0, src))
+		a := vop3(op3LshrrevB32, x1, inlineInt(16), src, 0)
+		w = append(w, a[0], a[1], vop1(op1CvtF32F16, x1, srcVGPR+x1))
+	}
+	out := appendWords(nil, w...)
+	vdst := uint16(w0 & 0xff)
+	if fp4 {
+		return append(out, ScaleFP4Code(vdst, srcVGPR+x0, srcVGPR+x1, s, int(opsel>>2), 0, 0, [6]uint16(t[:6]))...), nil
+	}
+	k := t[5]
+	w = scaleExpCode(k, s, true, 127)
+	l0 := vop3(op3LdexpF32, x0, srcVGPR+x0, srcVGPR+k, 0)
+	l1 := vop3(op3LdexpF32, x1, srcVGPR+x1, srcVGPR+k, 0)
+	w = append(w, l0[0], l0[1], l1[0], l1[1])
+	out = appendWords(out, w...)
+	return append(out, CvtPkFP8OCPCode(vdst, srcVGPR+x0, srcVGPR+x1, opsel&8 != 0, [5]uint16(t[:5]))...), nil
 }

@@ -202,6 +202,10 @@ func scaleNarrow(f fp.Format, wide string) func(*Wave, *Inst) error {
 		if wide != "f32" && in.Abs|in.Neg != 0 {
 			return errUnsupportedForm
 		}
+		// Only the destination selectors are defined.
+		if f.Bits == 4 && in.Opsel&3 != 0 || f.Bits != 4 && in.Opsel&7 != 0 {
+			return errUnsupportedForm
+		}
 		a := w.vsrc(in.Src[0], in, kB32, 0)
 		b := w.vsrc(in.Src[1], in, kB32, 1)
 		s := b
