@@ -24,6 +24,9 @@ import (
 // translates (update the list) and when any other kernel is rejected.
 var gfx12Rejected = map[string]string{
 	"indirect_call": "unrecovered indirect transfer",
+	// The OCP MX scaled conversions have gfx942 rules only (dbt/rules
+	// scalecvt.go); gfx1200/gfx1201 lack them.
+	"gfx950_scalecvt": "v_cvt_scalef32_pk_fp4_f32 has no gfx12 rule",
 }
 
 // gfx12SpillRejected lists the kernels whose rules cannot borrow enough

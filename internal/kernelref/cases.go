@@ -57,6 +57,7 @@ var registry = []entry{
 	{"gfx950_cvt_pk_f16_f32", gfx950CvtPkF16F32},
 	{"gfx950_global_load_lds", gfx950GlobalLoadLDS},
 	{"gfx950_minmax3", gfx950Minmax3},
+	{"gfx950_scalecvt", gfx950ScaleCvt},
 }
 
 // entry names one case constructor.

@@ -77,6 +77,31 @@ typedef float rj950_float16 __attribute__((ext_vector_type(16)));
 #define MAXIMUM3_F32(r, a, b, c) \
   __asm__ volatile(".long 0xd2a90001, 0x04120702" : "={v1}"(r) : "{v2}"(a), "{v3}"(b), "{v4}"(c))
 
+// Scaled conversions (OCP MX): the scale operand's exponent field E gives
+// 2^(E-127); narrowing divides by it, widening multiplies; one rounding to
+// nearest even; FP4 narrowing saturates at 6.
+// v_cvt_scalef32_pk_fp4_f32 v1, v1, v2, v3: byte 0 of r = FP4 pair
+// (r as f32 / s, y / s), the other bytes of r kept.
+#define CVT_SCALEF32_PK_FP4_F32_B0(r, y, s) \
+  __asm__ volatile(".long 0xd23d0001, 0x040e0501" : "+{v1}"(r) : "{v2}"(y), "{v3}"(s))
+// ... op_sel:[0,0,0,1]: byte 2 of r = FP4 pair (y / s, x / s); x must be
+// the f32 r held before _B0 (v1 is both src0 and vdst, so src0 is swapped
+// in through v1 and the kept bytes restored).
+#define CVT_SCALEF32_PK_FP4_F32_B2(r, y, s, x)                                            \
+  do {                                                                                    \
+    uint rj_keep = (r);                                                                   \
+    uint rj_v1 = as_uint(y);                                                              \
+    __asm__ volatile(".long 0xd23d4001, 0x040e0501" : "+{v1}"(rj_v1) : "{v2}"(x), "{v3}"(s)); \
+    (r) = (rj_keep & 0xff00ffffu) | (rj_v1 & 0x00ff0000u);                                \
+  } while (0)
+// v_cvt_scalef32_pk_f32_fp4 v[2:3], v2, v3: t = (c, s) in; out the two FP4
+// codes of byte 0 of c times s, as f32 bits.
+#define CVT_SCALEF32_PK_F32_FP4(t) __asm__ volatile(".long 0xd23f0002, 0x00020702" : "+{v[2:3]}"(t))
+// v_cvt_scalef32_pk_bf16_fp8 v1, v2, v3: r = bf16(E4M3 byte 1 of c * s)
+// << 16 | bf16(E4M3 byte 0 of c * s).
+#define CVT_SCALEF32_PK_BF16_FP8(r, c, s) \
+  __asm__ volatile(".long 0xd2690001, 0x00020702" : "={v1}"(r) : "{v2}"(c), "{v3}"(s))
+
 #else // RJ_HOST: emulations in internal/kernelref/testdata/hostexec/harness.c
 
 uint rj950_cvt_pk_bf16_f32(float a, float b);
@@ -87,6 +112,9 @@ void rj950_mma(int kind, const void *a, const void *b, void *acc);
 uint rj950_cvt_pk_f16_f32(float a, float b);
 void rj950_global_load_lds16(const void *src, void *dst);
 float rj950_minmax3(int max, float a, float b, float c);
+uint rj950_scale_pk_fp4_f32(uint old, int byte, float x, float y, float s);
+uint rj950_scale_pk_f32_fp4(uint c, float s, int hi);
+uint rj950_scale_pk_bf16_fp8(uint c, float s);
 
 #define CVT_PK_BF16_F32(r, a, b) ((r) = rj950_cvt_pk_bf16_f32((a), (b)))
 #define CVT_F32_BF16(r, x) ((r) = rj950_cvt_f32_bf16(x))
@@ -102,6 +130,11 @@ float rj950_minmax3(int max, float a, float b, float c);
 #define GLOBAL_LOAD_LDS_DWORDX4(src, dst) rj950_global_load_lds16((src), (dst))
 #define MINIMUM3_F32(r, a, b, c) ((r) = rj950_minmax3(0, (a), (b), (c)))
 #define MAXIMUM3_F32(r, a, b, c) ((r) = rj950_minmax3(1, (a), (b), (c)))
+#define CVT_SCALEF32_PK_FP4_F32_B0(r, y, s) ((r) = rj950_scale_pk_fp4_f32((r), 0, as_float(r), (y), (s)))
+#define CVT_SCALEF32_PK_FP4_F32_B2(r, y, s, x) ((r) = rj950_scale_pk_fp4_f32((r), 2, (y), (x), (s)))
+#define CVT_SCALEF32_PK_F32_FP4(t) \
+  ((t) = (uint2)(rj950_scale_pk_f32_fp4((t).x, as_float((t).y), 0), rj950_scale_pk_f32_fp4((t).x, as_float((t).y), 1)))
+#define CVT_SCALEF32_PK_BF16_FP8(r, c, s) ((r) = rj950_scale_pk_bf16_fp8((c), (s)))
 
 #endif
 #endif

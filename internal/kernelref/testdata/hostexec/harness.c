@@ -267,6 +267,59 @@ float rj950_minmax3(int max, float a, float b, float c) {
   return r;
 }
 
+// Scaled conversions (gfx950_scalecvt): s's exponent field E is the scale
+// 2^(E-127).
+static int scale_exp(float s) {
+  uint32_t u;
+  memcpy(&u, &s, 4);
+  return (int)((u >> 23) & 0xff) - 127;
+}
+
+// FP4 E2M1 magnitudes of codes 0..7.
+static const double fp4_mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+
+// Nearest FP4 code of x, ties to the even code, saturating at 6.
+static uint32_t fp4_encode(double x) {
+  uint32_t sign = signbit(x) ? 8 : 0, best = 0;
+  double a = fabs(x), bd = INFINITY;
+  for (uint32_t c = 0; c < 8; c++) {
+    double d = fabs(a - fp4_mag[c]);
+    if (d < bd || (d == bd && c % 2 == 0)) {
+      bd = d;
+      best = c;
+    }
+  }
+  return sign | best;
+}
+
+uint32_t rj950_scale_pk_fp4_f32(uint32_t old, int byte, float x, float y, float s) {
+  int e = scale_exp(s);
+  uint32_t pair = fp4_encode(ldexp(x, -e)) | fp4_encode(ldexp(y, -e)) << 4;
+  return (old & ~(0xffu << (8 * byte))) | pair << (8 * byte);
+}
+
+uint32_t rj950_scale_pk_f32_fp4(uint32_t c, float s, int hi) {
+  uint32_t code = (c >> (4 * hi)) & 15;
+  float f = (float)ldexp((code & 8 ? -1 : 1) * fp4_mag[code & 7], scale_exp(s));
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+// E4M3 (OCP FP8, bias 7; the inputs avoid the NaN codes) times s, to bf16.
+static uint16_t scale_e4m3_bf16(uint32_t code, float s) {
+  uint32_t ex = (code >> 3) & 15, m = code & 7;
+  double v = ex == 0 ? ldexp(m, -9) : ldexp(8 + m, (int)ex - 10);
+  float f = (float)ldexp(code & 0x80 ? -v : v, scale_exp(s));
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return bf16_rne(u);
+}
+
+uint32_t rj950_scale_pk_bf16_fp8(uint32_t c, float s) {
+  return (uint32_t)scale_e4m3_bf16((c >> 8) & 0xff, s) << 16 | scale_e4m3_bf16(c & 0xff, s);
+}
+
 static const char *kname;
 static void **bufs;
 static unsigned char *kernarg;
