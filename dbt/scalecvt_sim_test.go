@@ -53,6 +53,12 @@ var scaleCvtCases = []scaleCvtCase{
 	{"pk_fp4_bf16 v28, v8, v3 op_sel:[0,0,1,1]", scaleVOP3Words(0x24d, 28, 3<<2, 0, 264, 259, 0, 0), "fp4", 1},
 	{"pk_fp8_f16 v29, v7, v3", scaleVOP3Words(0x240, 29, 0, 0, 263, 259, 0, 0), "fp8", 1},
 	{"pk_fp8_bf16 v29, v8, v2 op_sel:[0,0,0,1]", scaleVOP3Words(0x244, 29, 8, 0, 264, 258, 0, 0), "fp8", 1},
+	{"pk_bf8_f32 v30, v5, v2, v3", scaleVOP3Words(0x236, 30, 0, 0, 261, 258, 259, 0), "bf8", 1},
+	{"pk_bf8_f32 v32, v6, v5, v3 op_sel:[0,0,0,1]", scaleVOP3Words(0x236, 32, 8, 0, 262, 261, 259, 0), "bf8", 1},
+	{"pk_fp8_f32 v33, v5, v1, 1.0", scaleVOP3Words(0x235, 33, 0, 0, 261, 257, 242, 0), "fp8", 1},
+	{"pk_bf8_f32 v30, v1, v6, v2 op_sel:[0,0,0,1]", scaleVOP3Words(0x236, 30, 8, 0, 257, 262, 258, 0), "bf8", 1},
+	{"pk_bf8_f16 v31, v7, v3", scaleVOP3Words(0x241, 31, 0, 0, 263, 259, 0, 0), "bf8", 1},
+	{"pk_bf8_bf16 v31, v8, v2 op_sel:[0,0,0,1]", scaleVOP3Words(0x245, 31, 8, 0, 264, 258, 0, 0), "bf8", 1},
 }
 
 // TestScaleCvtRulesAgainstGFX950Simulator is the differential test of the
@@ -62,7 +68,7 @@ var scaleCvtCases = []scaleCvtCase{
 // every float class and every element code; results must be equal (NaN
 // matches NaN: the documented bound).
 func TestScaleCvtRulesAgainstGFX950Simulator(t *testing.T) {
-	const n = 20 // dwords stored per lane (v10..v29)
+	const n = 24 // dwords stored per lane (v10..v33)
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n")
 	s.WriteString("  v_subrev_u32_e32 v1, 32, v0\n  v_cvt_f32_i32_e32 v1, v1\n  v_mul_f32_e32 v1, 0x3e000000, v1\n  v_mul_f32_e32 v6, 0x41800000, v1\n")
@@ -72,13 +78,15 @@ func TestScaleCvtRulesAgainstGFX950Simulator(t *testing.T) {
 	// v7: f16 pair (v1 and -v6/4), v8: bf16 pair (v6 and v2's upper half).
 	s.WriteString("  v_cvt_f16_f32_e32 v7, v1\n  v_mul_f32_e32 v9, 0xbe800000, v6\n  v_cvt_f16_f32_e32 v9, v9\n  v_lshl_or_b32 v7, v9, 16, v7\n")
 	s.WriteString("  v_lshrrev_b32_e32 v8, 16, v6\n  v_and_b32_e32 v9, 0xffff0000, v2\n  v_or_b32_e32 v8, v8, v9\n")
+	// v5: 2^14 * v1 (the BF8/FP8 top range and overflow ties), NaN in every 8th lane.
+	s.WriteString("  v_mul_f32_e32 v5, 0x46800000, v1\n  v_and_b32_e32 v9, 7, v0\n  v_cmp_eq_u32_e32 vcc, 7, v9\n  v_mov_b32 v9, 0xffc00123\n  v_cndmask_b32_e32 v5, v5, v9, vcc\n")
 	for r := 10; r < 10+n; r++ {
 		fmt.Fprintf(&s, "  v_mov_b32 v%d, 0x%08x\n", r, 0x5a5a5a5a^uint32(r)*0x01010101)
 	}
 	for _, c := range scaleCvtCases {
 		fmt.Fprintf(&s, "  .long %#x, %#x // %s\n", c.words[0], c.words[1], c.name)
 	}
-	s.WriteString("  v_mul_u32_u24_e32 v40, 80, v0\n  s_waitcnt lgkmcnt(0)\n")
+	s.WriteString("  v_mul_u32_u24_e32 v40, 96, v0\n  s_waitcnt lgkmcnt(0)\n")
 	for i := 0; i < n; i += 4 {
 		fmt.Fprintf(&s, "  global_store_dwordx4 v40, v[%d:%d], s[8:9] offset:%d\n", 10+i, 13+i, 4*i)
 	}
@@ -119,10 +127,14 @@ func TestScaleCvtRulesAgainstGFX950Simulator(t *testing.T) {
 // nanEqual reports whether g and w differ only in NaN encodings of kind.
 func nanEqual(kind string, g, w uint32) bool {
 	switch kind {
-	case "fp8":
+	case "fp8", "bf8":
+		f := fp.E4M3FN
+		if kind == "bf8" {
+			f = fp.E5M2
+		}
 		for b := 0; b < 4; b++ {
 			gb, wb := uint8(g>>(8*b)), uint8(w>>(8*b))
-			if gb != wb && !(fp.E4M3FN.IsNaN(gb) && fp.E4M3FN.IsNaN(wb)) {
+			if gb != wb && !(f.IsNaN(gb) && f.IsNaN(wb)) {
 				return false
 			}
 		}

@@ -35,8 +35,8 @@ const ScaleCvtBound = "round-to-nearest-even with the default MODE; the f32 deno
 func init() {
 	p := Pair{isa.GFX950, isa.GFX942}
 	register(p, &Rule{Name: "cvt-scalef32-pk-fp4-f32", Ops: []string{"v_cvt_scalef32_pk_fp4_f32"}, Fidelity: report.Approximate, Bound: ScaleCvtBound, Emit: emitScaleCvtPkFP4F32})
-	register(p, &Rule{Name: "cvt-scalef32-pk-fp8-f32", Ops: []string{"v_cvt_scalef32_pk_fp8_f32"}, Fidelity: report.Approximate, Bound: ScaleCvtBound, Emit: emitScaleCvtPkFP8F32})
-	register(p, &Rule{Name: "cvt-scalef32-pk-narrow-16", Ops: []string{"v_cvt_scalef32_pk_fp4_f16", "v_cvt_scalef32_pk_fp4_bf16", "v_cvt_scalef32_pk_fp8_f16", "v_cvt_scalef32_pk_fp8_bf16"}, Fidelity: report.Approximate, Bound: ScaleCvtBound, Emit: emitScaleCvtNarrow16})
+	register(p, &Rule{Name: "cvt-scalef32-pk-fp8-f32", Ops: []string{"v_cvt_scalef32_pk_fp8_f32", "v_cvt_scalef32_pk_bf8_f32"}, Fidelity: report.Approximate, Bound: ScaleCvtBound, Emit: emitScaleCvtPkFP8F32})
+	register(p, &Rule{Name: "cvt-scalef32-pk-narrow-16", Ops: []string{"v_cvt_scalef32_pk_fp4_f16", "v_cvt_scalef32_pk_fp4_bf16", "v_cvt_scalef32_pk_fp8_f16", "v_cvt_scalef32_pk_fp8_bf16", "v_cvt_scalef32_pk_bf8_f16", "v_cvt_scalef32_pk_bf8_bf16"}, Fidelity: report.Approximate, Bound: ScaleCvtBound, Emit: emitScaleCvtNarrow16})
 	var widen []string
 	for _, wide := range []string{"f32", "f16", "bf16"} {
 		for _, f := range []string{"fp8", "bf8", "fp4"} {
@@ -170,8 +170,91 @@ func emitScaleCvtPkFP8F32(ctx Context, in *isa.Inst, raw []byte) ([]byte, error)
 	l0 := vop3(op3LdexpF32, y0, x0, srcVGPR+k, 0)
 	l1 := vop3(op3LdexpF32, y1, x1, srcVGPR+k, 0)
 	w = append(w, l0[0], l0[1], l1[0], l1[1])
-	out := appendWords(nil, w...)
-	return append(out, CvtPkFP8OCPCode(uint16(w0&0xff), srcVGPR+y0, srcVGPR+y1, opsel&8 != 0, [5]uint16(t[:5]))...), nil
+	pk, err := pk8Code(in.Name(), uint16(w0&0xff), srcVGPR+y0, srcVGPR+y1, opsel&8 != 0, t[:5], ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(appendWords(nil, w...), pk...), nil
+}
+
+// pk8Code returns the OCP FP8 (or, for a bf8 mnemonic, BF8) pack of the
+// f32 sources x0, x1 into the half hi of vdst; t are five temporaries
+// (BF8 asks ctx for two more).
+func pk8Code(name string, vdst, x0, x1 uint16, hi bool, t []uint16, ctx Context) ([]byte, error) {
+	if strings.Contains(name, "_bf8_") {
+		more, err := ctx.TempVGPRs(2)
+		if err != nil {
+			return nil, err
+		}
+		return CvtPkBF8OCPCode(vdst, x0, x1, hi, [7]uint16{t[0], t[1], t[2], t[3], t[4], more[0], more[1]}), nil
+	}
+	return CvtPkFP8OCPCode(vdst, x0, x1, hi, [5]uint16(t)), nil
+}
+
+const (
+	op3CvtPkBF8F32 = 0x2a3
+)
+
+// CvtPkBF8OCPCode returns host code converting the f32 sources x0, x1 to
+// OCP E5M2 (byte 0 from x0, byte 1 from x1) into the half hi of vdst,
+// with temporaries t. The OCP code of x is the E5M2FNUZ code of x/2
+// (the grids differ by exactly a factor of two, so rounding agrees) except
+// where the OCP format has its infinities and NaNs: FNUZ codes with
+// exponent 31 (x beyond the OCP range) and the FNUZ NaN 0x80 from an
+// overflow become OCP infinity 0x7c with x's sign, a NaN input the OCP
+// NaN 0x7f, and zero gets x's sign.
+func CvtPkBF8OCPCode(vdst, x0, x1 uint16, hi bool, t [7]uint16) []byte {
+	h0, h1, p, q, r, m, n := t[0], t[1], t[2], t[3], t[4], t[5], t[6]
+	var w []uint32
+	add3 := func(x [2]uint32) { w = append(w, x[0], x[1]) }
+	add3(vop3(op3MulF32, h0, srcHalf, x0, 0))
+	add3(vop3(op3MulF32, h1, srcHalf, x1, 0))
+	add3(vop3(op3CvtPkBF8F32, p, srcVGPR+h0, srcVGPR+h1, 0)) // FNUZ codes in p[15:0]
+	// Exponent 31 (magnitude >= 0x7c) is beyond the OCP range: infinity.
+	w = append(w, vop2(op2AndB32, q, srcLit, p, 0x7f7f)...)
+	w = append(w, vop2(op2AddU32, q, srcLit, q, 0x0404)...)
+	w = append(w, vop2(op2AndB32, q, srcLit, q, 0x8080)...)
+	w = append(w, vop2(op2LshrrevB32, q, inlineInt(7), q, 0)...)
+	w = append(w, vop2(op2MulU32U24, q, srcLit, q, 0x7f)...)
+	w = append(w, vop1(op1MovB32, r, srcLit), 0x7c7c)
+	add3(vop3(opBfiB32, p, srcVGPR+q, srcVGPR+r, srcVGPR+p))
+	// Bytes with a non-zero magnitude keep the FNUZ code.
+	w = append(w, vop2(op2AndB32, q, srcLit, p, 0x7f7f)...)
+	w = append(w, vop2(op2AddU32, q, srcLit, q, 0x7f7f)...)
+	w = append(w, vop2(op2AndB32, q, srcLit, q, 0x8080)...)
+	w = append(w, vop2(op2LshrrevB32, h0, inlineInt(7), q, 0)...)
+	w = append(w, vop2(op2MulU32U24, h0, srcLit, h0, 0xff)...)
+	// The FNUZ NaN (overflow or NaN input) becomes infinity ...
+	w = append(w, vop2(op2AndB32, h1, srcLit, p, 0x8080)...)
+	add3(vop3(opBfiB32, h1, srcVGPR+h0, srcZero, srcVGPR+h1))
+	w = append(w, vop2(op2LshrrevB32, h1, inlineInt(7), h1, 0)...)
+	w = append(w, vop2(op2MulU32U24, h1, srcLit, h1, 0x7c)...)
+	// ... and a NaN input the NaN 0x7f: (|x| << 1) > 0xff000000.
+	for i, x := range []uint16{x0, x1} {
+		d := []uint16{m, n}[i]
+		add3(vop3(op3LshlrevB32, d, inlineInt(1), x, 0))
+		w = append(w, vop2(op2MaxU32, d, srcLit, d, 0xff000000)...)
+		w = append(w, vop2(op2AddU32, d, srcLit, d, 0x01000000)...)
+		w = append(w, vop2(op2MinU32, d, inlineInt(1), d, 0)...)
+		w = append(w, vop2(op2MulU32U24, d, srcLit, d, 3<<(8*i))...)
+		w = append(w, vop2(op2OrB32, h1, srcVGPR+h1, d, 0)...)
+	}
+	// Signs of the inputs for the replaced bytes.
+	add3(vop3(op3LshrrevB32, q, inlineInt(24), x0, 0))
+	w = append(w, vop2(op2AndB32, q, srcLit, q, 0x80)...)
+	add3(vop3(op3LshrrevB32, r, inlineInt(16), x1, 0))
+	w = append(w, vop2(op2AndB32, r, srcLit, r, 0x8000)...)
+	w = append(w, vop2(op2OrB32, q, srcVGPR+q, r, 0)...)
+	w = append(w, vop2(op2OrB32, h1, srcVGPR+h1, q, 0)...)
+	add3(vop3(opBfiB32, p, srcVGPR+h0, srcVGPR+p, srcVGPR+h1))
+	mask := uint32(0xffff)
+	if hi {
+		w = append(w, vop2(op2LshlrevB32, p, inlineInt(16), p, 0)...)
+		mask = 0xffff0000
+	}
+	w = append(w, vop1(op1MovB32, h0, srcLit), mask)
+	add3(vop3(opBfiB32, vdst, srcVGPR+h0, srcVGPR+p, srcVGPR+vdst))
+	return appendWords(nil, w...)
 }
 
 // fp4Table holds twice the magnitude of every FP4 code, a nibble each.
@@ -330,5 +413,9 @@ func emitScaleCvtNarrow16(ctx Context, in *isa.Inst, raw []byte) ([]byte, error)
 	l1 := vop3(op3LdexpF32, x1, srcVGPR+x1, srcVGPR+k, 0)
 	w = append(w, l0[0], l0[1], l1[0], l1[1])
 	out = appendWords(out, w...)
-	return append(out, CvtPkFP8OCPCode(vdst, srcVGPR+x0, srcVGPR+x1, opsel&8 != 0, [5]uint16(t[:5]))...), nil
+	pk, err := pk8Code(name, vdst, srcVGPR+x0, srcVGPR+x1, opsel&8 != 0, t[:5], ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, pk...), nil
 }

@@ -20,7 +20,6 @@ const (
 	whySR  = "stochastic rounding: gfx950 adds bits of the seed operand below the result's precision before truncating; which seed bits and in which width is not stated by any source the project holds, and gfx942 has no stochastic-rounding conversion, so no sequence can be proven equal (the simulator does not model it either)"
 	why6   = "FP6/BF6 32-element conversions: the packing of 32 six-bit elements over six dwords (element order and dword boundaries) is not stated by the sources the project holds and the simulator does not model it, so no expansion can be proven"
 	whyDot = "bf16 dot products: how gfx950 rounds a0*b0 + a1*b1 + c (once, or per addition; denormals) is not stated by the sources the project holds, the simulator's model (float64 sum, one rounding) is an assumption, and gfx942 has no bf16 dot instruction; a sequence matching the model would not be proven faithful"
-	whyF8  = "OCP BF8 narrowing: gfx942 converts to E5M2FNUZ only and there is no proven OCP v_cvt_pk_bf8_f32 rule to build the scaled form on (not yet)"
 )
 
 func gfx950Unsupported() map[string]string {
@@ -34,9 +33,6 @@ func gfx950Unsupported() map[string]string {
 		"v_cvt_sr_f16_f32":              whySR,
 		"v_cvt_scalef32_f16_fp8":        "scalar scaled FP8->f16: which half of vdst is written and whether the other half is kept (op_sel[3]) is not modelled by the simulator; not yet",
 		"v_cvt_scalef32_f16_bf8":        "scalar scaled BF8->f16: which half of vdst is written and whether the other half is kept (op_sel[3]) is not modelled by the simulator; not yet",
-		"v_cvt_scalef32_pk_bf8_f32":     whyF8,
-		"v_cvt_scalef32_pk_bf8_f16":     whyF8,
-		"v_cvt_scalef32_pk_bf8_bf16":    whyF8,
 		"v_ashr_pk_i8_i32":              "not yet: the saturating pack of two arithmetic shifts has an exact gfx942 sequence (v_ashrrev_i32, v_med3_i32, v_perm_b32), but which the result's upper 16 bits are with op_sel[3] clear (zeroed or kept) is not stated by a gfx950 source (the simulator zeroes them and ignores op_sel), so no rule is proven",
 		"v_ashr_pk_u8_i32":              "not yet: the saturating pack of two arithmetic shifts has an exact gfx942 sequence (v_ashrrev_i32, v_med3_i32, v_perm_b32), but which the result's upper 16 bits are with op_sel[3] clear (zeroed or kept) is not stated by a gfx950 source (the simulator zeroes them and ignores op_sel), so no rule is proven",
 		"v_bitop3_b16":                  "not yet: the bitop3 rule covers the 32-bit form; the 16-bit form's op_sel and upper-half behaviour are not confirmed by a gfx950 source (the simulator ignores op_sel and zeroes the upper half), so the rule is not extended to it",
