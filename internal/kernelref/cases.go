@@ -58,6 +58,7 @@ var registry = []entry{
 	{"gfx950_global_load_lds", gfx950GlobalLoadLDS},
 	{"gfx950_minmax3", gfx950Minmax3},
 	{"gfx950_scalecvt", gfx950ScaleCvt},
+	{"gfx950_permlane_self_swap", gfx950PermlaneSelfSwap},
 }
 
 // entry names one case constructor.

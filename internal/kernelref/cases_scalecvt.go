@@ -106,3 +106,24 @@ func gfx950ScaleCvt() Case {
 	b.expect(o, want)
 	return b.done()
 }
+
+// gfx950PermlaneSelfSwap is v_permlane16/32_swap_b32 with vdst == vsrc:
+// every lane of a full wave takes lane l^16 (l^32).
+func gfx950PermlaneSelfSwap() Case {
+	const n = 256
+	b := newCase("gfx950_permlane_self_swap", "gfx950-only v_permlane16/32_swap_b32 with vdst == vsrc: lane l takes lane l^16 / l^32", dim(n, 1, 1), dim(128, 1, 1))
+	b.targets(gfx950Only)
+	x, y, z := b.rng.u32s(n), b.rng.u32s(n), b.rng.u32s(n)
+	b.in("a", U32, x)
+	b.in("b", U32, y)
+	b.in("c", U32, z)
+	xo, yo, zo := b.out("xo", U32, n), b.out("yo", U32, n), b.out("zo", U32, n)
+	wx, wy, wz := make([]uint32, n), make([]uint32, n), make([]uint32, n)
+	for i := range wx {
+		wx[i], wy[i], wz[i] = x[i^16], y[i^32], z[i^48]
+	}
+	b.expect(xo, wx)
+	b.expect(yo, wy)
+	b.expect(zo, wz)
+	return b.done()
+}

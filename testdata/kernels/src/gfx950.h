@@ -102,6 +102,11 @@ typedef float rj950_float16 __attribute__((ext_vector_type(16)));
 #define CVT_SCALEF32_PK_BF16_FP8(r, c, s) \
   __asm__ volatile(".long 0xd2690001, 0x00020702" : "={v1}"(r) : "{v2}"(c), "{v3}"(s))
 
+// v_permlane16_swap_b32_e32 v1, v1 / v_permlane32_swap_b32_e32 v1, v1 (the
+// oracle's v1, v2 words with src0 = v1): lane l takes lane l ^ 16 / l ^ 32.
+#define PERMLANE16_SWAP_SELF(x) __asm__ volatile(".long 0x7e02b301" : "+{v1}"(x))
+#define PERMLANE32_SWAP_SELF(x) __asm__ volatile(".long 0x7e02b501" : "+{v1}"(x))
+
 #else // RJ_HOST: emulations in internal/kernelref/testdata/hostexec/harness.c
 
 uint rj950_cvt_pk_bf16_f32(float a, float b);
@@ -115,6 +120,7 @@ float rj950_minmax3(int max, float a, float b, float c);
 uint rj950_scale_pk_fp4_f32(uint old, int byte, float x, float y, float s);
 uint rj950_scale_pk_f32_fp4(uint c, float s, int hi);
 uint rj950_scale_pk_bf16_fp8(uint c, float s);
+void rj950_permlane_self_swap(int rows, uint *x);
 
 #define CVT_PK_BF16_F32(r, a, b) ((r) = rj950_cvt_pk_bf16_f32((a), (b)))
 #define CVT_F32_BF16(r, x) ((r) = rj950_cvt_f32_bf16(x))
@@ -135,6 +141,8 @@ uint rj950_scale_pk_bf16_fp8(uint c, float s);
 #define CVT_SCALEF32_PK_F32_FP4(t) \
   ((t) = (uint2)(rj950_scale_pk_f32_fp4((t).x, as_float((t).y), 0), rj950_scale_pk_f32_fp4((t).x, as_float((t).y), 1)))
 #define CVT_SCALEF32_PK_BF16_FP8(r, c, s) ((r) = rj950_scale_pk_bf16_fp8((c), (s)))
+#define PERMLANE16_SWAP_SELF(x) rj950_permlane_self_swap(16, &(x))
+#define PERMLANE32_SWAP_SELF(x) rj950_permlane_self_swap(32, &(x))
 
 #endif
 #endif

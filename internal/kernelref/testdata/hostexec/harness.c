@@ -209,6 +209,13 @@ void rj950_permlane_swap(int rows, uint32_t *x, uint32_t *y) {
   rj_barrier();
 }
 
+void rj950_permlane_self_swap(int rows, uint32_t *x) {
+  swap_x[flat_tid] = *x;
+  rj_barrier();
+  *x = swap_x[flat_tid ^ (uint32_t)rows]; // partner lane in the same wave
+  rj_barrier();
+}
+
 uint32_t rj950_bitop3(uint32_t lut, uint32_t a, uint32_t b, uint32_t c) {
   uint32_t r = 0;
   for (int i = 0; i < 32; i++) {
