@@ -3,6 +3,8 @@ package wave
 import (
 	"math"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 )
 
 // mxRef is an element format described only by the OCP MX specification's
@@ -247,6 +249,53 @@ func TestScaleCvtNarrow(t *testing.T) {
 									continue
 								}
 								t.Fatalf("pk_%s_f32(%g, %g) scale 2^%d sel %d: %#x, want %#x", r.name, x0, x1, e-127, sel, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestScaleCvtWiden16 checks v_cvt_scalef32_pk_{f16,bf16}_{fp8,bf8,fp4}
+// for every code pair of the first element and scales that put results in
+// and out of the f16 range: the exact scaled value (from the OCP MX
+// reference) rounded once (fp.F32ToF16/F32ToBF16, tested in hsa/sim/fp).
+func TestScaleCvtWiden16(t *testing.T) {
+	ops := map[string][2]uint32{"fp8": {0x248, 0x269}, "bf8": {0x249, 0x26a}, "fp4": {0x250, 0x251}}
+	for _, r := range mxRefs {
+		n := 1 << r.bits
+		for k, op := range ops[r.name] {
+			for _, e := range []int{90, 105, 127, 140, 160} {
+				for base := 0; base < n*n; base += 64 {
+					var srcs [3][64]uint32
+					for l := 0; l < 64; l++ {
+						p := uint32(base+l) % uint32(n*n)
+						srcs[0][l] = p%uint32(n) | p/uint32(n)<<r.bits
+						srcs[1][l] = uint32(e) << 23
+					}
+					wv := runScaleCvt(t, 0xd2000000|op<<16|4, 256|257<<9, srcs, 0)
+					for l := 0; l < 64; l++ {
+						p := (base + l) % (n * n)
+						for h, c := range []int{p % n, p / n} {
+							v, nan := r.value(c)
+							got := wv.V[4][l] >> (16 * h) & 0xffff
+							x := float32(math.Ldexp(v, e-127))
+							var want uint32
+							if k == 0 {
+								want = uint32(fp.F32ToF16(x))
+							} else {
+								want = uint32(fp.F32ToBF16(x))
+							}
+							if nan {
+								if k == 0 && got&0x7c00 == 0x7c00 && got&0x3ff != 0 || k == 1 && got&0x7f80 == 0x7f80 && got&0x7f != 0 {
+									continue
+								}
+								t.Fatalf("%s code %#x: %#x is not a NaN", r.name, c, got)
+							}
+							if got != want {
+								t.Fatalf("op %#x code %#x scale 2^%d: %#x, want %#x", op, c, e-127, got, want)
 							}
 						}
 					}
