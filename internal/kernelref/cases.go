@@ -59,6 +59,7 @@ var registry = []entry{
 	{"gfx950_minmax3", gfx950Minmax3},
 	{"gfx950_scalecvt", gfx950ScaleCvt},
 	{"gfx950_permlane_self_swap", gfx950PermlaneSelfSwap},
+	{"gfx950_mfma_scale_agpr", gfx950MfmaScaleAGPR},
 }
 
 // entry names one case constructor.

@@ -127,3 +127,59 @@ func gfx950PermlaneSelfSwap() Case {
 	b.expect(zo, wz)
 	return b.done()
 }
+
+// gfx950MfmaScaleAGPR is v_mfma_scale_f32_16x16x128_f8f6f4 (E4M3 x E4M3)
+// with A and B in AGPRs. Elements have exponent fields 7..8 (|x| in
+// [1, 3.75]) or are zero, scales are 2^0 or 2^1 and C holds small
+// integers, so every product and sum is exact in f32 whatever the order.
+func gfx950MfmaScaleAGPR() Case {
+	b := newCase("gfx950_mfma_scale_agpr", "gfx950-only v_mfma_scale_f32_16x16x128_f8f6f4 (E4M3, per-lane E8M0 scales) with A and B in AGPRs, one wave64", dim(64, 1, 1), dim(64, 1, 1))
+	b.targets(gfx950Only)
+	elems := func() []uint32 {
+		w := make([]uint32, 64*8)
+		for i := range w {
+			for k := 0; k < 4; k++ {
+				var c uint32
+				if b.rng.below(8) != 0 {
+					c = b.rng.below(2)<<7 | (7+b.rng.below(2))<<3 | b.rng.below(8)
+				}
+				w[i] |= c << (8 * k)
+			}
+		}
+		return w
+	}
+	scales := func() []uint32 {
+		s := make([]uint32, 64)
+		for i := range s {
+			s[i] = b.rng.u32()&0xffffff00 | (127 + b.rng.below(2)) // only byte 0 counts
+		}
+		return s
+	}
+	a, bb := elems(), elems()
+	c := make([]float32, 64*4)
+	for i := range c {
+		c[i] = float32(int(b.rng.below(17)) - 8)
+	}
+	sa, sb := scales(), scales()
+	b.in("a", U32, a)
+	b.in("b", U32, bb)
+	b.in("c", F32, c)
+	b.in("sa", U32, sa)
+	b.in("sb", U32, sb)
+	o := b.out("d", F32, 64*4)
+	elem := func(w []uint32, lane, e int) float64 { return E4M3Value(w[8*lane+e/4] >> (8 * (e % 4)) & 0xff) }
+	want := make([]float32, 64*4)
+	for l := 0; l < 64; l++ {
+		for v := 0; v < 4; v++ {
+			row, col := 4*(l/16)+v, l%16
+			s := float64(c[4*l+v])
+			for k := 0; k < 128; k++ {
+				la, lb := row+16*(k/32), col+16*(k/32)
+				s += math.Ldexp(elem(a, la, k%32), int(sa[la]&0xff)-127) * math.Ldexp(elem(bb, lb, k%32), int(sb[lb]&0xff)-127)
+			}
+			want[4*l+v] = float32(s)
+		}
+	}
+	b.expect(o, want)
+	return b.done()
+}

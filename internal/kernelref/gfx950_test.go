@@ -47,6 +47,7 @@ var gfx950Words = []gfx950Word{
 	{asm: "v_cvt_scalef32_pk_bf16_fp8 v1, v2, v3", words: []uint32{0xd2690001, 0x00020702}, source: "oracle", kernel: []string{"gfx950_scalecvt"}},
 	{asm: "v_permlane16_swap_b32_e32 v1, v1", words: []uint32{0x7e02b301}, source: "selfsrc", base: "v_permlane16_swap_b32_e32 v1, v2", kernel: []string{"gfx950_permlane_self_swap"}},
 	{asm: "v_permlane32_swap_b32_e32 v1, v1", words: []uint32{0x7e02b501}, source: "selfsrc", base: "v_permlane32_swap_b32_e32 v1, v2", kernel: []string{"gfx950_permlane_self_swap"}},
+	{asm: "v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], a[4:11], a[12:19], v[20:23], v24, v25 op_sel_hi:[0,0,0]", words: []uint32{0xd3ac0000, 0x00023318, 0xd3ad0800, 0x1c521904}, source: "oracle", kernel: []string{"gfx950_mfma_scale_agpr"}},
 	{asm: "v_mfma_f32_16x16x32_f16 v[0:3], v[4:7], v[8:11], v[0:3]", words: []uint32{0xd3d40000, 0x04021104}, source: "mfma",
 		gfx942: "v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[8:9], v[0:3]", kernel: []string{"gfx950_mfma_f32_16x16x32_f16"}},
 	{asm: "v_mfma_f32_32x32x16_f16 v[0:15], v[16:19], v[20:23], v[0:15]", words: []uint32{0xd3d50000, 0x04022910}, source: "mfma",

@@ -216,6 +216,41 @@ void rj950_permlane_self_swap(int rows, uint32_t *x) {
   rj_barrier();
 }
 
+// v_mfma_scale_f32_16x16x128_f8f6f4, E4M3 x E4M3 (gfx950_mfma_scale_agpr):
+// lane l holds row/column l%16 at k = 32*(l/16) + e, scaled by 2^(byte 0
+// of its scale - 127); D lane l, register v: row 4*(l/16)+v, column l%16.
+static unsigned char msc_a[MAX_ITEMS][32], msc_b[MAX_ITEMS][32];
+static float msc_c[MAX_ITEMS][4];
+static uint32_t msc_sa[MAX_ITEMS], msc_sb[MAX_ITEMS];
+
+static double e4m3(unsigned code) {
+  unsigned ex = (code >> 3) & 15, m = code & 7;
+  double v = ex == 0 ? ldexp(m, -9) : ldexp(8 + m, (int)ex - 10);
+  return code & 0x80 ? -v : v;
+}
+
+void rj950_mfma_scale(const void *a, const void *b, const void *c, uint32_t sa, uint32_t sb, void *d) {
+  memcpy(msc_a[flat_tid], a, 32);
+  memcpy(msc_b[flat_tid], b, 32);
+  memcpy(msc_c[flat_tid], c, 16);
+  msc_sa[flat_tid] = sa;
+  msc_sb[flat_tid] = sb;
+  rj_barrier();
+  uint32_t base = flat_tid / wave_size * wave_size, l = flat_tid % wave_size;
+  float *dv = d;
+  for (int v = 0; v < 4; v++) {
+    int row = 4 * (l / 16) + v, col = l % 16;
+    double s = msc_c[flat_tid][v];
+    for (int k = 0; k < 128; k++) {
+      uint32_t la = base + row + 16 * (k / 32), lb = base + col + 16 * (k / 32);
+      s += ldexp(e4m3(msc_a[la][k % 32]), (int)(msc_sa[la] & 0xff) - 127) *
+           ldexp(e4m3(msc_b[lb][k % 32]), (int)(msc_sb[lb] & 0xff) - 127);
+    }
+    dv[v] = (float)s;
+  }
+  rj_barrier();
+}
+
 uint32_t rj950_bitop3(uint32_t lut, uint32_t a, uint32_t b, uint32_t c) {
   uint32_t r = 0;
   for (int i = 0; i < 32; i++) {
