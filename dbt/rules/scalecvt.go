@@ -26,8 +26,9 @@ import (
 //     the FP4 grid by adding and subtracting 2^22 times the grid step
 //     (the f32 adder rounds to nearest even), and the code is read from
 //     the rounded sum's bits;
-//   - narrowing to FP8: v_ldexp_f32 scales both sources, then the
-//     cvt-pk-fp8-ocp sequence converts them.
+//   - narrowing to FP8 or BF8: v_ldexp_f32 scales both sources (f16/bf16
+//     sources are widened exactly first), then the cvt-pk-fp8-ocp sequence
+//     or its E5M2 counterpart (CvtPkBF8OCPCode) converts them.
 
 // ScaleCvtBound documents what the scaled-conversion rules do not promise.
 const ScaleCvtBound = "round-to-nearest-even with the default MODE; the f32 denormal mode is not applied (as in the simulator's gfx950 model); a NaN result may have a different payload; FP8 results as cvt-pk-fp8-ocp"
@@ -51,14 +52,13 @@ const (
 	op3LdexpF32   = 0x288
 	op2SubU32     = 0x35
 	op2MinF32     = 0x0a
-	op2MaxF32     = 0x0b
 	op1CvtF32U32  = 0x06
 	op1CvtF16F32  = 0x0a
 	op1CvtF32F16  = 0x0b
 	op3PackB32F16 = 0x2a0
 )
 
-// scaleVOP3 reads a VOP3 scaled conversion: words, op_sel, sources.
+// scaleVOP3 returns the two dwords of a VOP3 scaled conversion.
 func scaleVOP3(in *isa.Inst, raw []byte) (w0, w1 uint32, err error) {
 	if len(raw) != 8 {
 		return 0, 0, fieldErr(in, "size", uint32(len(raw)))
