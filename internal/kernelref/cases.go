@@ -57,6 +57,9 @@ var registry = []entry{
 	{"gfx950_cvt_pk_f16_f32", gfx950CvtPkF16F32},
 	{"gfx950_global_load_lds", gfx950GlobalLoadLDS},
 	{"gfx950_minmax3", gfx950Minmax3},
+	{"gfx950_scalecvt", gfx950ScaleCvt},
+	{"gfx950_permlane_self_swap", gfx950PermlaneSelfSwap},
+	{"gfx950_mfma_scale_agpr", gfx950MfmaScaleAGPR},
 }
 
 // entry names one case constructor.
