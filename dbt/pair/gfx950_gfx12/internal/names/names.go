@@ -111,7 +111,7 @@ var Differ = map[string]string{
 	"s_memrealtime":        "no gfx12 opcode (s_sendmsg_rtn)",
 	"s_dcache_*":           "gfx12 has only s_dcache_inv",
 	"s_buffer_*":           "V# word3 layout differs (gfx9 DATA/NUM_FORMAT vs gfx12 FORMAT/OOB_SELECT)",
-	"buffer_*":             "V# word3 layout differs (gfx9 DATA/NUM_FORMAT vs gfx12 FORMAT/OOB_SELECT)",
+	"buffer_*":             "V# word3 layout differs (gfx9 DATA/NUM_FORMAT vs gfx12 FORMAT/OOB_SELECT): MUBUF is re-encoded by the V# rule (vsharp.go), never by name",
 	"tbuffer_*":            "V# word3 layout and format encoding differ",
 	"ds_gws_*":             "GWS is not on gfx12",
 	"s_getpc_b64":          "handled by the pipeline (PC-relative re-biasing)",
