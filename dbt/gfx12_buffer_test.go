@@ -18,7 +18,8 @@ import (
 // TestGFX12BufferVSharp translates testdata/gfx12_buffer.s for gfx1201:
 // the word3 constant 0x20000 is rewritten to the gfx12 layout (FORMAT 4,
 // OOB_SELECT 3: 0x30004000) at its definition, its copy is kept, and the
-// MUBUF load and store become VBUFFER with soffset null; llvm-objdump-19
+// MUBUF load and store become VBUFFER with soffset null, and the load to
+// LDS becomes a load, the lane address and ds_store_b32; llvm-objdump-19
 // prints exactly those instructions. The guest runs on the simulated
 // gfx950; the translation runs on the simulated gfx1201 when the
 // simulator implements VBUFFER, and must store the same bytes.
@@ -40,7 +41,8 @@ func TestGFX12BufferVSharp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"s_mov_b32 s7, 0x30004000", "s_mov_b32 s15, s7", "buffer_load_b32 v2, v1, s[4:7], null offen",
-		"buffer_store_b32 v2, v1, s[12:15], null offen offset:4"} {
+		"buffer_store_b32 v2, v1, s[12:15], null offen offset:4", "s[4:7], null offen offset:4 ", "v_mbcnt_hi_u32_b32",
+		"v_lshl_add_u32", "ds_store_b32", "s_wait_dscnt 0x0"} {
 		if !bytes.Contains(dis, []byte(want)) {
 			t.Errorf("the translation lacks %q:\n%s", want, dis)
 		}
@@ -48,7 +50,7 @@ func TestGFX12BufferVSharp(t *testing.T) {
 	if bytes.Contains(dis, []byte("0x20000")) {
 		t.Errorf("a gfx9 word3 constant survives:\n%s", dis)
 	}
-	run := func(image []byte, target string) []byte {
+	run := func(image []byte, target, kernel string) []byte {
 		a, err := sim.NewAgent(target)
 		if err != nil {
 			t.Fatal(err)
@@ -57,7 +59,7 @@ func TestGFX12BufferVSharp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := ex.Kernel("kbuf")
+		k, err := ex.Kernel(kernel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +84,7 @@ func TestGFX12BufferVSharp(t *testing.T) {
 		ka := binary.LittleEndian.AppendUint64(nil, uint64(in))
 		ka = binary.LittleEndian.AppendUint64(ka, uint64(out))
 		if err := a.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, ka); err != nil {
-			t.Fatalf("kbuf on %s: %v", target, err)
+			t.Fatalf("%s on %s: %v", kernel, target, err)
 		}
 		b := make([]byte, 260)
 		if err := a.CopyOut(out, b); err != nil {
@@ -90,22 +92,35 @@ func TestGFX12BufferVSharp(t *testing.T) {
 		}
 		return b
 	}
-	want := run(guest, "gfx950")
+	want := run(guest, "gfx950", "kbuf")
 	for i := range 64 {
-		exp := uint32(1007 + i - 1)
-		if i == 0 || i == 64 {
+		exp := uint32(1006 + i)
+		if i == 0 {
 			exp = 0
 		}
 		if got := binary.LittleEndian.Uint32(want[4*i:]); got != exp {
-			t.Fatalf("guest on the simulated gfx950: out[%d] = %d, want %d", i, got, exp)
+			t.Fatalf("kbuf guest on the simulated gfx950: out[%d] = %d, want %d", i, got, exp)
+		}
+	}
+	wantLDS := run(guest, "gfx950", "klds")
+	for i := range 64 {
+		exp := uint32(1001 + i)
+		if i == 63 {
+			exp = 0
+		}
+		if got := binary.LittleEndian.Uint32(wantLDS[4*i:]); got != exp {
+			t.Fatalf("klds guest on the simulated gfx950: out[%d] = %d, want %d", i, got, exp)
 		}
 	}
 	if !wave.Supported12("buffer_load_b32") || !wave.Supported12("buffer_store_b32") {
 		t.Log("the simulated gfx1201 does not implement VBUFFER yet: the translation is checked by the LLVM oracles only")
 		return
 	}
-	if got := run(res.Object, "gfx1201"); !bytes.Equal(want, got) {
-		t.Errorf("translation on the simulated gfx1201 differs from the guest:\n% x\n% x", got, want)
+	if got := run(res.Object, "gfx1201", "kbuf"); !bytes.Equal(want, got) {
+		t.Errorf("kbuf on the simulated gfx1201 differs from the guest:\n% x\n% x", got, want)
+	}
+	if got := run(res.Object, "gfx1201", "klds"); !bytes.Equal(wantLDS, got) {
+		t.Errorf("klds on the simulated gfx1201 differs from the guest:\n% x\n% x", got, wantLDS)
 	}
 }
 

@@ -69,8 +69,10 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 		}}
 	}
 	if in.Format == isa.MUBUF && in.Mod.LDS {
-		return legalize.Decision{Action: report.Reject, Fidelity: report.Rejected,
-			Reason: in.Name() + " lds: gfx12 has no buffer load to LDS (no load + ds_store rule for VBUFFER yet)"}
+		return legalize.Decision{Action: report.Expand, Fidelity: report.Approximate, Bound: ldsBound, Rule: &rules.Rule{
+			Name: "gfx12-buffer-load-lds", Ops: []string{in.Name()}, Fidelity: report.Approximate, Bound: ldsBound,
+			Emit: func(ctx rules.Context, in *isa.Inst, _ []byte) ([]byte, error) { return bufferLoadLDS(ctx, in, site) },
+		}}
 	}
 	if in.Format == isa.MUBUF {
 		out, err := lowerBuffer(in, site)

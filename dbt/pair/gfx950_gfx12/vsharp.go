@@ -8,6 +8,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
 )
 
 // Buffer resource descriptors (V#s) keep base, stride and NUM_RECORDS in
@@ -409,34 +410,47 @@ func bufferName(name string) (string, bool) {
 }
 
 // lowerBuffer re-encodes a MUBUF instruction whose V# is proven as a
-// gfx12 VBUFFER instruction: vaddr (off when neither offen nor idxen), the
-// inline soffset 0 as null, the offset, offen, the untyped format 1 LLVM
-// writes, and the converted cache policy.
+// gfx12 VBUFFER instruction.
 func lowerBuffer(in *isa.Inst, site pair.Site) ([]byte, error) {
-	if site.Graph == nil {
-		return nil, fmt.Errorf("no scope analysis for the V# (gfx9 DATA/NUM_FORMAT vs gfx12 FORMAT/OOB_SELECT)")
-	}
-	if why := vsharps(site).why[in.PC]; why != "" {
-		return nil, fmt.Errorf("%s", why)
-	} else if _, ok := vsharps(site).why[in.PC]; !ok {
-		return nil, fmt.Errorf("buffer instruction outside the analysed scope")
-	}
-	to, ok := bufferName(in.Name())
-	if !ok {
-		return nil, fmt.Errorf("no gfx12 VBUFFER counterpart")
-	}
-	if why := unsupportedForm(in); why != "" {
-		return nil, fmt.Errorf("%s", why)
-	}
-	if in.Mod.Addr64 {
-		return nil, fmt.Errorf("addr64 is not on gfx12")
-	}
 	ops, err := hostOperands(in, site)
 	if err != nil {
 		return nil, err
 	}
 	if len(ops) != 4 {
 		return nil, fmt.Errorf("%d operands, want vdata, vaddr, srsrc, soffset", len(ops))
+	}
+	h, err := bufferHost(in, site, in.Name(), ops)
+	if err != nil {
+		return nil, err
+	}
+	return h.encode()
+}
+
+// bufferHost builds the VBUFFER form of the MUBUF operation name with the
+// host operands vdata, vaddr, srsrc, soffset: vaddr off when neither offen
+// nor idxen, the inline soffset 0 as null, the offset, offen/idxen, the
+// untyped format 1 LLVM writes, and the converted cache policy. It fails
+// when the instruction's V# is not proven by the scope analysis.
+func bufferHost(in *isa.Inst, site pair.Site, name string, ops []isa.Operand) (host, error) {
+	if site.Graph == nil {
+		return host{}, fmt.Errorf("no scope analysis for the V# (gfx9 DATA/NUM_FORMAT vs gfx12 FORMAT/OOB_SELECT)")
+	}
+	why, ok := vsharps(site).why[in.PC]
+	if !ok {
+		return host{}, fmt.Errorf("buffer instruction outside the analysed scope")
+	}
+	if why != "" {
+		return host{}, fmt.Errorf("%s", why)
+	}
+	to, ok := bufferName(name)
+	if !ok {
+		return host{}, fmt.Errorf("no gfx12 VBUFFER counterpart")
+	}
+	switch {
+	case in.Mod.Addr64:
+		return host{}, fmt.Errorf("addr64 is not on gfx12")
+	case in.Mod.TFE:
+		return host{}, fmt.Errorf("tfe is not supported")
 	}
 	if !in.Mod.Offen && !in.Mod.Idxen {
 		ops[1] = off()
@@ -446,16 +460,70 @@ func lowerBuffer(in *isa.Inst, site pair.Site) ([]byte, error) {
 		ops[3] = special(isa.RegNull, 1)
 	case so.Kind == isa.KindReg && so.Class == isa.SGPR, so.Kind == isa.KindReg && so.Class == isa.Special && so.Reg == uint16(isa.RegM0):
 	default:
-		return nil, fmt.Errorf("soffset is not an SGPR, M0 or 0 (gfx12 VBUFFER takes no other constant)")
+		return host{}, fmt.Errorf("soffset is not an SGPR, M0 or 0 (gfx12 VBUFFER takes no other constant)")
 	}
 	h := host{mnem: to, ops: ops}
 	h.mod.Offset, h.mod.Offen, h.mod.Idxen, h.mod.Format = in.Mod.Offset, in.Mod.Offen, in.Mod.Idxen, 1
 	h.th, h.scope, h.ret = cachePolicy(in)
-	b, err := h.encode()
-	if err != nil {
-		return nil, fmt.Errorf("-> %s: %w", to, err)
+	return h, nil
+}
+
+// ldsBound is the premise of the load-to-LDS expansion.
+const ldsBound = bufferBound + "; load to LDS: out-of-range lanes write 0 to LDS (as a plain load returns 0); M0 is added whole"
+
+// bufferLoadLDS expands a gfx950 MUBUF load to LDS (gfx12 has none): the
+// same VBUFFER load into scratch VGPRs, s_wait_loadcnt 0, the lane's LDS
+// address M0 + lane_id * stride (4 for a dword, 16 for x3 and x4), and
+// ds_store_b32/b96/b128 at the instruction offset, then s_wait_dscnt 0,
+// so code that waits for the guest's DMA finds the data in LDS.
+func bufferLoadLDS(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	var n int
+	switch in.Name() {
+	case "buffer_load_dword":
+		n = 1
+	case "buffer_load_dwordx3":
+		n = 3
+	case "buffer_load_dwordx4":
+		n = 4
+	default:
+		return nil, fmt.Errorf("%s lds: only dword, dwordx3 and dwordx4 have a rule", in.Name())
 	}
-	return b, nil
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) != 3 {
+		return nil, fmt.Errorf("%d operands, want vaddr, srsrc, soffset", len(ops))
+	}
+	if in.Mod.Offset < 0 || in.Mod.Offset > 0xffff {
+		return nil, fmt.Errorf("offset %d does not fit the DS offset", in.Mod.Offset)
+	}
+	data, err := ctx.TempVGPRRange(n, 1)
+	if err != nil {
+		return nil, err
+	}
+	at, err := ctx.TempVGPRs(1)
+	if err != nil {
+		return nil, err
+	}
+	a := at[0]
+	ld, err := bufferHost(in, site, in.Name(), append([]isa.Operand{vr(data, uint8(n))}, ops...))
+	if err != nil {
+		return nil, err
+	}
+	shift := 2
+	if n > 1 {
+		shift = 4
+	}
+	st := host{mnem: map[int]string{1: "ds_store_b32", 3: "ds_store_b96", 4: "ds_store_b128"}[n], ops: []isa.Operand{vr(a, 1), vr(data, uint8(n))}}
+	st.mod.Offset = in.Mod.Offset
+	return seq(ld,
+		host{mnem: "s_wait_loadcnt", ops: []isa.Operand{imm(0)}},
+		host{mnem: "v_mbcnt_lo_u32_b32", ops: []isa.Operand{vr(a, 1), inl(-1), inl(0)}},
+		host{mnem: "v_mbcnt_hi_u32_b32", ops: []isa.Operand{vr(a, 1), inl(-1), vr(a, 1)}},
+		host{mnem: "v_lshl_add_u32", ops: []isa.Operand{vr(a, 1), vr(a, 1), inl(shift), special(isa.RegM0, 1)}},
+		st,
+		host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
 }
 
 // word3Def returns the converted definition of a V# word3 constant, or
