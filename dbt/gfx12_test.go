@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
 	"github.com/rocjitsu/rocjitsu/internal/kernelref"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
@@ -322,11 +323,40 @@ func TestGFX12AiterCorpus(t *testing.T) {
 	if len(paths) == 0 {
 		t.Skip("no ../shared/corpus/aiter/gfx950")
 	}
-	ok := 0
+	ok, fit := 0, 0
 	reasons := map[string]int{}
+	fitting := map[string]int{} // every rejection of the objects that fit
 	for _, p := range paths {
 		guest := readFile(t, p)
 		res, err := Translate(guest, Options{Name: filepath.Base(p), Host: isa.GFX1201})
+		arch, acc, lowA := namedRegs(t, guest)
+		over := false
+		if res != nil {
+			for _, k := range res.Report.Kernels {
+				for _, r := range k.Rejections {
+					over = over || strings.Contains(r.Reason, "more than the 256")
+				}
+			}
+		}
+		if need := arch + acc; need > 256 != over {
+			t.Errorf("%s: names v0..v%d and a%d..a%d (%d VGPRs on gfx12), but the register rejection is %v", filepath.Base(p), arch-1, lowA, acc-1, need, over)
+		} else if need <= 256 {
+			fit++
+			if res != nil {
+				for _, k := range res.Report.Kernels {
+					for _, r := range k.Rejections {
+						why := r.Reason
+						if len(why) > 90 {
+							why = why[:90]
+						}
+						fitting[why]++
+					}
+				}
+			}
+		}
+		if acc > 0 && lowA > 0 {
+			t.Logf("%s: AGPRs start at a%d: mapping only the named AGPR range would save %d VGPRs", filepath.Base(p), lowA, lowA)
+		}
 		if err != nil {
 			why := ""
 			for _, k := range res.Report.Kernels {
@@ -359,7 +389,49 @@ func TestGFX12AiterCorpus(t *testing.T) {
 		rs = append(rs, strconv.Itoa(n)+" x "+r)
 	}
 	sort.Strings(rs)
-	t.Logf("aiter gfx950 -> gfx1201: %d of %d objects translate; first rejection reasons:\n  %s", ok, len(paths), strings.Join(rs, "\n  "))
+	t.Logf("aiter gfx950 -> gfx1201: %d of %d objects translate (%d fit in 256 VGPRs); first rejection reasons:\n  %s", ok, len(paths), fit, strings.Join(rs, "\n  "))
+	rs = rs[:0]
+	for r, n := range fitting {
+		rs = append(rs, strconv.Itoa(n)+" x "+r)
+	}
+	sort.Strings(rs)
+	t.Logf("all rejected instructions of the %d objects that fit in 256 VGPRs:\n  %s", fit, strings.Join(rs, "\n  "))
+}
+
+// namedRegs returns one past the highest arch VGPR and AGPR a gfx950 code
+// object's .text names (a linear sweep; undecodable words are skipped),
+// and the lowest AGPR named (0 when none).
+func namedRegs(t *testing.T, image []byte) (arch, acc, lowA int) {
+	t.Helper()
+	f, err := loader.Parse(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := f.Section(".text")
+	lowA = 256
+	for off := 0; off < len(tx.Data); {
+		in, err := gfx9.Decode(tx.Data[off:], tx.Addr+uint64(off), isa.GFX950)
+		if err != nil || in.Size == 0 {
+			off += 4
+			continue
+		}
+		for _, o := range in.Operands {
+			if o.Kind != isa.KindReg {
+				continue
+			}
+			switch o.Class {
+			case isa.VGPR:
+				arch = max(arch, int(o.Reg)+int(o.Width))
+			case isa.AGPR:
+				acc, lowA = max(acc, int(o.Reg)+int(o.Width)), min(lowA, int(o.Reg))
+			}
+		}
+		off += int(in.Size)
+	}
+	if acc == 0 {
+		lowA = 0
+	}
+	return arch, acc, lowA
 }
 
 // TestGFX12RuleDifferential runs the rule guests of testdata/gfx12_rules.s
