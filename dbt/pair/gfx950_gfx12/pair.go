@@ -68,6 +68,16 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 			Emit: func(rules.Context, *isa.Inst, []byte) ([]byte, error) { return out, nil },
 		}}
 	}
+	if in.Format == isa.DPP && rowBcast(in.Mod.DPPCtrl) {
+		fid, bound := report.Exact, hostOps[in.Name()].bound
+		if bound != "" {
+			fid = report.Approximate
+		}
+		return legalize.Decision{Action: report.Expand, Fidelity: fid, Bound: bound, Rule: &rules.Rule{
+			Name: "gfx12-dpp-row-bcast", Ops: []string{in.Name()}, Fidelity: fid, Bound: bound,
+			Emit: func(ctx rules.Context, in *isa.Inst, _ []byte) ([]byte, error) { return dppRowBcast(ctx, in, site) },
+		}}
+	}
 	if in.Format == isa.MUBUF && in.Mod.LDS {
 		return legalize.Decision{Action: report.Expand, Fidelity: report.Approximate, Bound: ldsBound, Rule: &rules.Rule{
 			Name: "gfx12-buffer-load-lds", Ops: []string{in.Name()}, Fidelity: report.Approximate, Bound: ldsBound,
