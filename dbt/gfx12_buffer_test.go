@@ -12,6 +12,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/wave"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 )
 
@@ -136,4 +137,29 @@ func TestGFX12BufferVSharpFromMemory(t *testing.T) {
 	if !rejectedFor(res, "V# word3 in s7 is not a constant") {
 		t.Fatalf("rejected for another reason: %v", err)
 	}
+}
+
+// FuzzTranslateGFX12 is FuzzTranslate for the gfx1201 host, seeded with
+// gfx950 test kernels and an aiter object with buffer instructions (V#
+// analysis, buffer loads to LDS) and DPP row_bcast.
+func FuzzTranslateGFX12(f *testing.F) {
+	f.Add([]byte("\x7fELF\x02\x01\x01\x40"))
+	files, _ := filepath.Glob("../testdata/kernels/gfx950/*.co")
+	if len(files) > 2 {
+		files = files[:2]
+	}
+	files = append(files, "../../shared/corpus/aiter/gfx950/topksoftmax_topksoftmax_12x128x4.co")
+	for _, p := range files {
+		if b, err := readFileErr(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fuzzguard.Run(t, b, func() {
+			res, err := Translate(b, Options{Host: isa.GFX1201})
+			if err == nil && res.Object == nil {
+				t.Fatal("success without an object")
+			}
+		})
+	})
 }
