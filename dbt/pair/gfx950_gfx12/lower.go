@@ -123,7 +123,7 @@ func unsupportedForm(in *isa.Inst) string {
 	case in.Format == isa.SDWA:
 		return "SDWA has no gfx12 encoding and no lowering rule"
 	case in.Format == isa.DPP && !dppShared(in.Mod.DPPCtrl):
-		return fmt.Sprintf("DPP control %#x (wave shifts/rotates, row_bcast) has no gfx12 form and no lowering rule", in.Mod.DPPCtrl)
+		return fmt.Sprintf("DPP control %#x (wave shifts/rotates, row_newbcast) has no gfx12 form and no lowering rule", in.Mod.DPPCtrl)
 	case in.Mod.GDS:
 		return "GDS is not on gfx12"
 	case in.Mod.LDS && in.Format != isa.SCRATCH:
