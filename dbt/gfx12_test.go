@@ -438,7 +438,8 @@ func namedRegs(t *testing.T, image []byte) (arch, acc, lowA int) {
 // (ds_cmpst operand order, packed f32 with op_sel/neg, v_mov_b64, s_cmpk,
 // AGPR moves, v_cmpx e32/e64, MODE s_getreg/s_setreg, shared DPP controls,
 // row_bcast:15/31 with inactive sources and row/bank masks,
-// f64 atomic adds on global memory and LDS (contended and returning), the
+// f64 atomic adds on global memory and LDS (contended and returning),
+// f64 atomic min/max on global memory, the
 // gfx950 16x16x64 i8 MFMA, bf16 16x16 and 32x32 MFMAs with register C, kernarg preload with workgroup
 // ids X and Y) on the simulated gfx950 agent and their translations on the
 // simulated gfx1201 agent: the output buffers must be identical and not
@@ -490,7 +491,7 @@ func TestGFX12RuleDifferential(t *testing.T) {
 		name string
 		grid [3]uint32
 	}{{"k_cmpst", [3]uint32{64, 1, 1}}, {"k_pk", [3]uint32{64, 1, 1}}, {"k_mov", [3]uint32{64, 1, 1}},
-		{"k_mfma", [3]uint32{64, 1, 1}}, {"k_mfma32", [3]uint32{64, 1, 1}}, {"k_cmpx", [3]uint32{64, 1, 1}}, {"k_mode", [3]uint32{64, 1, 1}}, {"k_dpp", [3]uint32{64, 1, 1}}, {"k_bcast", [3]uint32{64, 1, 1}}, {"k_af64", [3]uint32{64, 1, 1}}, {"k_dsf64", [3]uint32{64, 1, 1}}, {"k_mfmai8", [3]uint32{64, 1, 1}}, {"k_pre", [3]uint32{128, 2, 1}}} {
+		{"k_mfma", [3]uint32{64, 1, 1}}, {"k_mfma32", [3]uint32{64, 1, 1}}, {"k_cmpx", [3]uint32{64, 1, 1}}, {"k_mode", [3]uint32{64, 1, 1}}, {"k_dpp", [3]uint32{64, 1, 1}}, {"k_bcast", [3]uint32{64, 1, 1}}, {"k_af64", [3]uint32{64, 1, 1}}, {"k_amm64", [3]uint32{64, 1, 1}}, {"k_dsf64", [3]uint32{64, 1, 1}}, {"k_mfmai8", [3]uint32{64, 1, 1}}, {"k_pre", [3]uint32{128, 2, 1}}} {
 		want := run(guest, "gfx950", k.name, k.grid)
 		got := run(res.Object, "gfx1201", k.name, k.grid)
 		if bytes.Equal(want, make([]byte, len(want))) {

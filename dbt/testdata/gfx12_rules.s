@@ -255,6 +255,29 @@ k_bcast:
   global_store_dwordx4 v7, v[2:5], s[0:1]
   s_endpgm
 
+// f64 atomic min/max (no gfx12 opcodes): contended slots and a returning
+// form; the values straddle zero.
+.globl k_amm64
+.p2align 8
+.type k_amm64,@function
+k_amm64:
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_subrev_u32 v1, 20, v0
+  v_cvt_f64_i32 v[2:3], v1
+  v_and_b32 v4, 3, v0
+  v_lshlrev_b32 v4, 3, v4
+  v_add_u32 v5, 32, v4
+  v_lshlrev_b32 v8, 3, v0
+  v_add_u32 v8, 64, v8
+  s_waitcnt lgkmcnt(0)
+  global_atomic_min_f64 v4, v[2:3], s[0:1]
+  global_atomic_max_f64 v5, v[2:3], s[0:1]
+  global_atomic_max_f64 v[6:7], v8, v[2:3], s[0:1] sc0
+  s_waitcnt vmcnt(0)
+  v_add_u32 v8, 0x200, v8
+  global_store_dwordx2 v8, v[6:7], s[0:1]
+  s_endpgm
+
 .globl k_af64
 .p2align 8
 .type k_af64,@function
@@ -407,6 +430,12 @@ k_pre:
 .amdhsa_kernel k_bcast
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
   .amdhsa_next_free_vgpr 9
+  .amdhsa_next_free_sgpr 8
+  .amdhsa_accum_offset 12
+.end_amdhsa_kernel
+.amdhsa_kernel k_amm64
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 10
   .amdhsa_next_free_sgpr 8
   .amdhsa_accum_offset 12
 .end_amdhsa_kernel
