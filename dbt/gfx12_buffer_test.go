@@ -3,6 +3,7 @@ package dbt
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -287,5 +288,58 @@ func TestGFX12FP8MFMA(t *testing.T) {
 	}
 	if got := run(res.Object, "gfx1201"); !bytes.Equal(want, got) {
 		t.Errorf("translation on the simulated gfx1201 differs from the guest")
+	}
+}
+
+// TestGFX12RowNewbcast translates DPP row_newbcast (which the gfx9
+// simulator does not model) as gfx12 row_share and checks the translation
+// on the simulated gfx1201 against the gfx90a ISA meaning computed here:
+// every lane reads lane n of its row, row_mask selects the rows written.
+func TestGFX12RowNewbcast(t *testing.T) {
+	guest := buildGuestFrom(t, filepath.Join("testdata", "gfx12_newbcast.s"))
+	res, err := Translate(guest, Options{Name: "gfx12_newbcast", Host: isa.GFX1201})
+	if err != nil {
+		var b strings.Builder
+		res.Report.WriteText(&b)
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	verifyObject12(t, "gfx12_newbcast", isa.GFX1201, guest, res.Object)
+	a, err := sim.NewAgent("gfx1201")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := a.LoadCodeObject(res.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := ex.Kernel("knb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := a.Alloc(1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CopyIn(out, make([]byte, 1024)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, binary.LittleEndian.AppendUint64(nil, uint64(out))); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 1024)
+	if err := a.CopyOut(out, b); err != nil {
+		t.Fatal(err)
+	}
+	for l := range 64 {
+		row := l &^ 15
+		v := func(i int) uint32 { return binary.LittleEndian.Uint32(b[16*l+4*i:]) }
+		want3 := uint32(7)
+		if (l>>4)&1 == 0 {
+			want3 = uint32(100+row+15) + uint32(100+l)
+		}
+		want4 := math.Float32bits(float32(100+row) + float32(100+l))
+		if v(0) != uint32(100+row+5) || v(1) != want3 || v(2) != want4 {
+			t.Fatalf("lane %d: got %d %d %#x, want %d %d %#x", l, v(0), v(1), v(2), 100+row+5, want3, want4)
+		}
 	}
 }

@@ -383,6 +383,7 @@ func TestGFX12AiterCorpus(t *testing.T) {
 		}
 		verifyObject12(t, filepath.Base(p), isa.GFX1201, guest, res.Object)
 		ok++
+		t.Logf("%s translates (passes the LLVM oracles)", filepath.Base(p))
 	}
 	var rs []string
 	for r, n := range reasons {
