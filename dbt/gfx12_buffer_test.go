@@ -3,6 +3,7 @@ package dbt
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -394,6 +395,62 @@ func TestGFX12GlobalLoadLDS(t *testing.T) {
 		g0, g1 := binary.LittleEndian.Uint32(b[0x400+8*l:]), binary.LittleEndian.Uint32(b[0x404+8*l:])
 		if g0 != mem(l+1) || g1 != mem(l+2) {
 			t.Fatalf("lane %d: LDS slots hold %d, %d; want %d, %d", l, g0, g1, mem(l+1), mem(l+2))
+		}
+	}
+}
+
+// TestGFX12ReadTr runs the gfx950 transposed LDS reads
+// ds_read_b64_tr_b16/_b8/_b4 (the gfx942 rule, re-targeted) with
+// lane-scattered addresses, with the destination overlapping the address
+// register, and into AGPRs: the translation on the simulated gfx1201 must
+// equal the guest on the simulated gfx950 and the reference model
+// readTrRef bit for bit.
+func TestGFX12ReadTr(t *testing.T) {
+	ops := map[int]uint32{16: 227, 8: 226, 4: 224}
+	for _, bits := range []int{16, 8, 4} {
+		mul, add := 37, 11
+		var s strings.Builder
+		s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n")
+		s.WriteString("  s_mov_b32 s10, 0x9e3779b1\n  v_lshlrev_b32 v1, 6, v0\n")
+		for i := 0; i < 16; i++ {
+			fmt.Fprintf(&s, "  v_lshl_add_u32 v3, v0, 4, %d\n  v_mul_lo_u32 v3, v3, s10\n  v_xor_b32 v3, 0x5bd1e995, v3\n  ds_write_b32 v1, v3 offset:%d\n", i, 4*i)
+		}
+		fmt.Fprintf(&s, "  s_waitcnt lgkmcnt(0)\n  v_mul_u32_u24 v4, %d, v0\n  v_add_u32 v4, %d, v4\n  v_and_b32 v4, 0xff, v4\n  v_lshlrev_b32 v4, 3, v4\n  v_mov_b32 v6, v4\n  v_mov_b32 v9, v4\n", mul, add)
+		s.WriteString(dsWord(ops[bits], false, 40, 4, 10))
+		s.WriteString(dsWord(ops[bits], true, 8, 4, 2))
+		s.WriteString(dsWord(ops[bits], false, 0, 6, 6))
+		s.WriteString(dsWord(ops[bits], false, 16, 9, 8))
+		s.WriteString("  s_waitcnt lgkmcnt(0)\n  v_accvgpr_read_b32 v12, a2\n  v_accvgpr_read_b32 v13, a3\n")
+		s.WriteString("  v_lshlrev_b32 v20, 5, v0\n  s_waitcnt lgkmcnt(0)\n  global_store_dwordx2 v20, v[10:11], s[8:9]\n  global_store_dwordx2 v20, v[12:13], s[8:9] offset:8\n  global_store_dwordx2 v20, v[6:7], s[8:9] offset:16\n  global_store_dwordx2 v20, v[8:9], s[8:9] offset:24\n  s_endpgm\n")
+		s.WriteString(".rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size 4096\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 24\n.end_amdhsa_kernel\n")
+		path := filepath.Join(t.TempDir(), "k.s")
+		if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		guest := buildGuestFrom(t, path)
+		res, err := Translate(guest, Options{Name: "readtr", Host: isa.GFX1201})
+		if err != nil {
+			var b strings.Builder
+			res.Report.WriteText(&b)
+			t.Fatalf("b%d: %v\n%s", bits, err, b.String())
+		}
+		verifyObject12(t, "readtr", isa.GFX1201, guest, res.Object)
+		got := runKernelOn(t, res.Object, "gfx1201", 64*32)
+		want := runKernelOn(t, guest, "gfx950", 64*32)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("b%d: the translation on the simulated gfx1201 differs from the guest on the simulated gfx950", bits)
+		}
+		mem := make([]byte, 4096)
+		for i := 0; i < 1024; i++ {
+			binary.LittleEndian.PutUint32(mem[4*i:], uint32(i)*0x9e3779b1^0x5bd1e995)
+		}
+		base := func(lane int) int { return (lane*mul + add) & 255 * 8 }
+		for lane := 0; lane < 64; lane++ {
+			for k, off := range []int{40, 8, 0, 16} {
+				if g, w := binary.LittleEndian.Uint64(got[32*lane+8*k:]), readTrRef(bits, mem, func(l int) int { return base(l) + off }, lane); g != w {
+					t.Fatalf("b%d lane %d read %d: %#016x, reference %#016x", bits, lane, k, g, w)
+				}
+			}
 		}
 	}
 }
