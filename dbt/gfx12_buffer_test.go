@@ -128,8 +128,9 @@ func TestGFX12BufferVSharp(t *testing.T) {
 }
 
 // TestGFX12BufferVSharpFromMemory: a V# whose word3 is loaded from memory
-// cannot be converted at a definition, so the buffer load is rejected
-// with that reason.
+// cannot be converted at a definition, and neither can one in a scope that
+// writes SGPRs through M0 (s_movreld): the buffer load is rejected with
+// that reason.
 func TestGFX12BufferVSharpFromMemory(t *testing.T) {
 	guest := buildGuestFrom(t, filepath.Join("testdata", "gfx12_buffer_mem.s"))
 	res, err := Translate(guest, Options{Name: "gfx12_buffer_mem", Host: isa.GFX1201})
@@ -137,6 +138,16 @@ func TestGFX12BufferVSharpFromMemory(t *testing.T) {
 		t.Fatal("a V# with word3 from memory translated")
 	}
 	if !rejectedFor(res, "V# word3 in s7 is not a constant") {
+		t.Fatalf("rejected for another reason: %v", err)
+	}
+	// s_movreld_b32 s6, s12 with M0 = 1 overwrites the word3 SGPR s7 at
+	// run time: the analysis must give up on the scope.
+	guest = buildGuestFrom(t, filepath.Join("testdata", "gfx12_buffer_movrel.s"))
+	res, err = Translate(guest, Options{Name: "gfx12_buffer_movrel", Host: isa.GFX1201})
+	if err == nil {
+		t.Fatal("a V# in a scope with s_movreld translated")
+	}
+	if !rejectedFor(res, "indexes SGPRs through M0") {
 		t.Fatalf("rejected for another reason: %v", err)
 	}
 }

@@ -197,9 +197,27 @@ func analyzeVSharps(g *cfg.Graph, sc *cfg.Scope) *vsharpInfo {
 	if g == nil || sc == nil {
 		return info
 	}
+	indexed := ""
 	inScope := map[uint64]bool{}
 	for _, l := range sc.Blocks {
 		inScope[l] = true
+		for _, x := range g.Blocks[l].Insts {
+			if strings.HasPrefix(x.Name(), "s_movrel") {
+				// M0-relative SGPR reads and writes escape the analysis:
+				// every buffer instruction of the scope stays unproven.
+				indexed = x.Name()
+			}
+		}
+	}
+	if indexed != "" {
+		for _, l := range sc.Blocks {
+			for _, x := range g.Blocks[l].Insts {
+				if _, ok := bufferRsrc(x); ok {
+					info.why[x.PC] = "the scope indexes SGPRs through M0 (" + indexed + "): V# definitions cannot be followed"
+				}
+			}
+		}
+		return info
 	}
 	var conts []uint64
 	for _, l := range sc.Blocks {
