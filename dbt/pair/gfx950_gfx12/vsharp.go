@@ -177,14 +177,15 @@ func bufferRsrc(in *isa.Inst) (uint16, bool) {
 
 // vsharps returns the analysis of the site's scope, computing it once.
 func vsharps(site pair.Site) *vsharpInfo {
+	key := fmt.Sprintf("vsharp %p", site.Scope) // one analysis per scope
 	if site.Memo != nil {
-		if v, ok := site.Memo["vsharp"].(*vsharpInfo); ok {
+		if v, ok := site.Memo[key].(*vsharpInfo); ok {
 			return v
 		}
 	}
 	v := analyzeVSharps(site.Graph, site.Scope)
 	if site.Memo != nil {
-		site.Memo["vsharp"] = v
+		site.Memo[key] = v
 	}
 	return v
 }
