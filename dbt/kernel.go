@@ -42,6 +42,8 @@ type kernelT struct {
 	long map[uint64]bool
 
 	live *live.Info
+	// pairCache is the pair's per-scope cache (pair.Site.Memo).
+	pairCache map[string]any
 	body *place.Body
 	rep  report.Kernel
 	cur  *isa.Inst
@@ -421,7 +423,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			m.notes = append([]string(nil), kt.rep.Notes[notes0:]...)
 		}
 	}
-	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase()})
+	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo()})
 	if d.Rule != nil && d.Action != report.Reject {
 		d.Action = report.Expand
 		if d.Rule.Name == "" {
@@ -990,4 +992,12 @@ func (kt *kernelT) inScope(a uint64) bool {
 	}
 	b := kt.g.Blocks[kt.scope.Blocks[i]]
 	return a >= b.Start && a < b.End
+}
+
+// pairMemo returns the pair's per-scope cache, creating it on first use.
+func (kt *kernelT) pairMemo() map[string]any {
+	if kt.pairCache == nil {
+		kt.pairCache = map[string]any{}
+	}
+	return kt.pairCache
 }
