@@ -436,3 +436,31 @@ func TestGFX12WMMAFP8Exhaustive(t *testing.T) {
 		}
 	}
 }
+
+// TestGFX12Int16: 16-bit integer VALU (as clang-19 emits for char/short
+// code) on the low halves, the high half of the destination kept.
+func TestGFX12Int16(t *testing.T) {
+	w, _ := newWave12(t, assemble12(t, `v_lshlrev_b16 v3, 8, v1
+v_ashrrev_i16 v4, 3, v1
+v_max_i16 v5, v1, v2
+v_min_u16 v6, v1, v2
+v_mad_u16 v7, v1, v2, v1
+v_xor_b16 v8, v1, v2`, false), false)
+	rng := rand.New(rand.NewSource(16))
+	for l := 0; l < 32; l++ {
+		w.V[1][l], w.V[2][l] = rng.Uint32(), rng.Uint32()
+		for r := 3; r <= 8; r++ {
+			w.V[r][l] = 0xabcd0000 | uint32(r)
+		}
+	}
+	run(t, w)
+	for l := 0; l < 32; l++ {
+		a, b := uint16(w.V[1][l]), uint16(w.V[2][l])
+		want := []uint16{a << 8, uint16(int16(a) >> 3), uint16(max(int16(a), int16(b))), min(a, b), a*b + a, a ^ b}
+		for i, v := range want {
+			if got := w.V[3+i][l]; got != 0xabcd0000|uint32(v) {
+				t.Errorf("lane %d v%d = %#x, want %#x", l, 3+i, got, 0xabcd0000|uint32(v))
+			}
+		}
+	}
+}
