@@ -36,3 +36,36 @@ func wmmaI32x16x16x16iu8() Case {
 	b.expect(d, want)
 	return b.done()
 }
+
+// gfx12BufferOOB is the gfx12 VBUFFER case: raw buffer resources whose
+// NUM_RECORDS cut the loads at nbytes and the stores at 128 elements.
+func gfx12BufferOOB() Case {
+	const n, nbytes = 256, 4 * 200
+	b := newCase("gfx12_buffer_oob", "gfx12 VBUFFER raw loads/stores, OOB_SELECT 3 range checks (reads 0, drops writes)", dim(n, 1, 1), dim(64, 1, 1))
+	b.targets(wmmaTargets)
+	in := make([]int32, n)
+	st := make([]int32, n)
+	for i := range in {
+		in[i] = int32(b.rng.u32() >> 4)
+		st[i] = int32(b.rng.u32())
+	}
+	b.in("in", I32, in)
+	b.scalar("nbytes", U32, uint32(nbytes))
+	out := b.out("out", I32, n)
+	sti := b.inout("st", I32, st)
+	wantOut := make([]int32, n)
+	wantSt := append([]int32(nil), st...)
+	for i := range in {
+		var v int32
+		if 4*i+4 <= nbytes {
+			v = in[i]
+		}
+		wantOut[i] = v + 1
+		if i < 128 {
+			wantSt[i] = v * 3
+		}
+	}
+	b.expect(out, wantOut)
+	b.expect(sti, wantSt)
+	return b.done()
+}
