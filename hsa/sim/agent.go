@@ -65,6 +65,9 @@ type Agent struct {
 	// Trace, when set, receives one line per executed instruction: the
 	// wave, the code-object offset of the PC, EXEC and the instruction.
 	Trace io.Writer
+	// Capture, when set, records every dispatch's waves and trace-data
+	// markers with its cycle model (see capture.go).
+	Capture *Capture
 
 	isa   wave.Target
 	progs map[wave.Target]*wave.Program
@@ -168,6 +171,7 @@ func (a *Agent) LoadCodeObject(image []byte) (*Executable, error) {
 	if err != nil {
 		return nil, err
 	}
+	ex.Image = image
 	a.execs = append(a.execs, ex)
 	return ex, nil
 }
@@ -329,10 +333,16 @@ type launch struct {
 }
 
 // run executes a dispatch whose kernarg segment and packet are in memory.
-func (a *Agent) run(l *launch) error {
+func (a *Agent) run(l *launch) (err error) {
 	k, grid, block, group := l.k, l.grid, l.block, l.group
 	if group > a.LDSSize() {
 		return fmt.Errorf("sim: kernel %s: group segment of %d bytes exceeds the %d bytes of LDS of %s", k.Name, group, a.LDSSize(), a.Target)
+	}
+	if c := a.Capture; c != nil {
+		if err := c.begin(a, l); err != nil {
+			return err
+		}
+		defer func() { err = c.end(err) }()
 	}
 	d := k.Desc
 	isa, lanes := a.waveISA(k)
@@ -371,6 +381,7 @@ func (a *Agent) run(l *launch) error {
 	}
 	lds := make([]byte, group)
 	waveID := 0
+	gidx := uint64(0) // the group's linear index
 	for gz := uint32(0); gz < groups[2]; gz++ {
 		for gy := uint32(0); gy < groups[1]; gy++ {
 			for gx := uint32(0); gx < groups[0]; gx++ {
@@ -404,10 +415,14 @@ func (a *Agent) run(l *launch) error {
 					w.ID = waveID
 					waveID++
 					a.initWave(w, l, wi, threads, bs, gid, ka, preloadOff, preloadLen)
+					a.place(w, gidx, wi)
 				}
-				if err := a.runGroup(k, ws); err != nil {
+				err := a.runGroup(k, ws)
+				a.groupDone(ws, gidx)
+				if err != nil {
 					return err
 				}
+				gidx++
 			}
 		}
 	}
@@ -591,6 +606,7 @@ func (a *Agent) runGroup(k *Kernel, ws []*wave.Wave) error {
 			break
 		}
 		// Every live wave is at the barrier: release them.
+		a.barrierSync(ws)
 		for _, w := range ws {
 			w.AtBarrier = false
 		}

@@ -15,7 +15,12 @@
 // What the interpreter models:
 //
 //   - SALU (SOP1/SOP2/SOPK/SOPC/SOPP), branches, calls, s_getreg/s_setreg on
-//     MODE, VGPR indexing (s_set_gpr_idx_*), scalar loads, stores and atomics.
+//     MODE, s_getreg of HW_ID (gfx9) and HW_ID1/HW_ID2 (gfx12) from
+//     Wave.HWID/HWID2, VGPR indexing (s_set_gpr_idx_*), scalar loads, stores
+//     and atomics.
+//   - A per-wave clock (Wave.Clock, advanced by the Wave.Cost hook or by one
+//     per instruction) read by gfx12 SHADER_CYCLES, and s_ttracedata /
+//     s_ttracedata_imm delivered to the Wave.Marker hook (SQTT captures).
 //   - VALU at 16, 32 and 64 bits with VOP3 abs/neg/clamp/omod/op_sel, SDWA
 //     selects and DPP lane permutations with row/bank masks and bound_ctrl;
 //     deferred lane masks (carry-outs, compares and v_cmpx write VCC, an SGPR

@@ -88,6 +88,22 @@ type Wave struct {
 	// Trace, when set, is called before each instruction executes.
 	Trace func(w *Wave, in *Inst)
 
+	// Clock is the wave's shader clock in cycles. Each executed
+	// instruction reads it at its issue and then advances it by Cost(in),
+	// or by one when Cost is nil (Clock then equals Count after Reset).
+	// gfx12 s_getreg of SHADER_CYCLES_LO/HI reads it.
+	Clock uint64
+	// Cost, when set, is the cycle cost of an executed instruction.
+	Cost func(in *Inst) uint64
+	// Marker, when set, receives every executed s_ttracedata (value: M0)
+	// and s_ttracedata_imm (value: the low 8 bits of the immediate, imm
+	// set) while Clock is the marker's issue time.
+	Marker func(w *Wave, value uint32, imm bool)
+	// HWID is the value s_getreg reads from HW_ID on gfx9 and from HW_ID1
+	// on gfx12; HWID2 is gfx12's HW_ID2. The agent sets them from the
+	// wave's place (wave slot, SIMD, CU, shader engine, workgroup).
+	HWID, HWID2 uint32
+
 	gprIdx bool // s_set_gpr_idx_on is in effect
 	// wave32 is set for gfx12 wave32 code: lane masks are 32 bits.
 	wave32 bool
@@ -163,6 +179,7 @@ func (w *Wave) Reset(p *Program, m *mem.Memory, g *Group, target Target, pc uint
 	w.scalePC = 0
 	w.barrierPhase = 0
 	w.Count, w.Lanes = 0, 0
+	w.Clock = 0
 }
 
 // Run executes instructions until the wave ends, reaches a barrier, faults
@@ -190,8 +207,25 @@ func (w *Wave) Run(limit uint64) error {
 			w.PC = pc
 			return &Fault{PC: pc, Wave: w.ID, Inst: in.String(), Err: err}
 		}
+		w.tick(in)
 	}
 	return nil
+}
+
+// tick advances Clock past an executed instruction.
+func (w *Wave) tick(in *Inst) {
+	if w.Cost != nil {
+		w.Clock += w.Cost(in)
+	} else {
+		w.Clock++
+	}
+}
+
+// ttrace delivers an executed trace-data instruction to Marker.
+func (w *Wave) ttrace(value uint32, imm bool) {
+	if w.Marker != nil {
+		w.Marker(w, value, imm)
+	}
 }
 
 // indexed applies VGPR indexing (s_set_gpr_idx_on) to a vector ALU
@@ -229,6 +263,7 @@ func (w *Wave) Step() error {
 		w.PC = pc
 		return &Fault{PC: pc, Wave: w.ID, Inst: in.String(), Err: err}
 	}
+	w.tick(in)
 	return nil
 }
 
