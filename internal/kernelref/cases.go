@@ -23,6 +23,8 @@ var registry = []entry{
 	{"mfma_f32_16x16x16f16", mfmaF32x16x16x16f16},
 	{"mfma_i32_16x16x32i8", mfmaI32x16x16x32i8},
 	{"wmma_f32_16x16x16f16", wmmaF32x16x16x16f16},
+	{"wmma_i32_16x16x16iu8", wmmaI32x16x16x16iu8},
+	{"gfx12_buffer_oob", gfx12BufferOOB},
 	{"shuffle_bpermute", shuffleBpermute},
 	{"lds_atomics", ldsAtomics},
 	{"grid2d", grid2d},

@@ -159,6 +159,22 @@ void rj_mma(int kind, const void *a, const void *b, const void *c, void *d) {
              h2d(mma_b[base + col + 16 * (k / per)] + 2 * (k % per));
       dv[v] = (float)s;
     }
+  } else if (kind >= 4) { // i32 16x16x16 iu8 WMMA, wave32 (2 VGPRs) or wave64 (1)
+    int32_t *dv = d;
+    int sa = kind & 1, sb = kind & 2, nreg = wave_size == 32 ? 8 : 4;
+    for (int v = 0; v < nreg; v++) {
+      int row = wave_size == 32 ? 8 * (l / 16) + v : 8 * ((l / 16) % 2) + 4 * (l / 32) + v, col = l % 16;
+      int32_t s = ((int32_t *)mma_c[flat_tid])[v];
+      for (int k = 0; k < 16; k++) {
+        // A[row][k]: wave32 lane row + 16*(k/8), byte k%8; wave64 lane
+        // row + 16*(k/8) + 32*((k/4)%2), byte k%4 (B likewise with col).
+        int la = wave_size == 32 ? 16 * (k / 8) : 16 * (k / 8) + 32 * ((k / 4) % 2);
+        int by = wave_size == 32 ? k % 8 : k % 4;
+        uint8_t x = mma_a[base + row + la][by], y = mma_b[base + col + la][by];
+        s = (int32_t)((uint32_t)s + (uint32_t)((sa ? (int32_t)(int8_t)x : (int32_t)x) * (sb ? (int32_t)(int8_t)y : (int32_t)y)));
+      }
+      dv[v] = s;
+    }
   } else { // i32 16x16x32 i8, wave64
     int32_t *dv = d;
     for (int v = 0; v < 4; v++) {
