@@ -449,7 +449,10 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	kt.rep = report.Kernel{Name: k.Name + ".vlds", SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.body = &place.Body{Name: k.Name + ".vlds", Map: map[uint64]int{sidecarEntry: 0}, Entry: sidecarEntry}
 	kt.lastPool, kt.islandsGrew = 0, false
-	kt.ordinal = 0 // a re-emission reuses the last emission's non-control code
+	// kt.ordinal is not reset: a sidecar re-emission recomputes every
+	// instruction (reusing the first emission's code changed the fmha_v4
+	// f4f4 sidecar so that it read outside its backing store, found by
+	// rocjitsu verify).
 	arch, _ := kt.archVGPRs()
 	kt.needArch = arch
 	p.lowered = 0
