@@ -301,7 +301,7 @@ func flatOp(op memOp) func(*Wave, *Inst) error {
 	slow := flatOpSlow(op)
 	fast := op.atomic == "" && op.d16 == 0 && op.size%4 == 0
 	return func(w *Wave, in *Inst) error {
-		if !fast || in.Seg == 1 || in.Lds {
+		if !fast || in.Seg == 1 || in.Lds || op.store && w.mem.WriteHooked() {
 			return slow(w, in)
 		}
 		// Fast path: whole-dword global accesses within one cached region;
