@@ -1,0 +1,67 @@
+package verify
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/hsa/sim"
+)
+
+func TestSynthesize(t *testing.T) {
+	args := []sim.Arg{
+		{Name: "out", Offset: 0, Size: 8, ValueKind: "global_buffer"},
+		{Name: "pad", Offset: 8, Size: 8, ValueKind: "by_value"},
+		{Name: "in", Offset: 16, Size: 8, ValueKind: "global_buffer"},
+		{Name: "n", Offset: 24, Size: 4, ValueKind: "by_value"},
+		{Offset: 32, Size: 8, ValueKind: "hidden_block_count_x"},
+	}
+	a, err := Synthesize(args, 40, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	p0, p1 := le.Uint64(a.Kernarg), le.Uint64(a.Kernarg[16:])
+	if len(a.Pointers) != 2 || p0 != a.Pointers[0] || p1 != a.Pointers[1] || p0 == p1 || p0 < PagerLo || p1 >= PagerHi {
+		t.Fatalf("pointers %#x %#x %#x", p0, p1, a.Pointers)
+	}
+	if le.Uint64(a.Kernarg[8:]) != 0 {
+		t.Fatal("pad not zero")
+	}
+	if n := le.Uint32(a.Kernarg[24:]); n < 1 || n > 4 {
+		t.Fatalf("n = %d", n)
+	}
+	if le.Uint64(a.Kernarg[32:]) != 0 {
+		t.Fatal("hidden argument written")
+	}
+	if _, err := Synthesize([]sim.Arg{{Name: "x", Offset: 36, Size: 8, ValueKind: "by_value"}}, 40, 0); err == nil {
+		t.Fatal("argument past the segment accepted")
+	}
+	if _, err := Synthesize(nil, -1, 0); err == nil {
+		t.Fatal("negative size accepted")
+	}
+}
+
+// FuzzSynthesize: arbitrary metadata never panics; accepted arguments
+// stay inside the segment and pointers inside the pager window.
+func FuzzSynthesize(f *testing.F) {
+	f.Add(0, 8, "global_buffer", 16, uint64(1))
+	f.Add(12, 4, "by_value", 16, uint64(2))
+	f.Add(-4, 8, "global_buffer", 8, uint64(3))
+	f.Add(8, 3, "global_buffer", 16, uint64(4))
+	f.Add(1<<30, 1<<30, "by_value", 1<<16, uint64(5))
+	f.Fuzz(func(t *testing.T, off, size int, kind string, seg int, seed uint64) {
+		args := []sim.Arg{{Name: "a", Offset: off, Size: size, ValueKind: kind}, {Name: "b", Offset: 0, Size: 8, ValueKind: "global_buffer"}}
+		a, err := Synthesize(args, seg, seed)
+		if err != nil {
+			return
+		}
+		if len(a.Kernarg) != seg {
+			t.Fatalf("kernarg of %d bytes for %d", len(a.Kernarg), seg)
+		}
+		for _, p := range a.Pointers {
+			if p < PagerLo || p >= PagerHi {
+				t.Fatalf("pointer %#x outside the pager window", p)
+			}
+		}
+	})
+}
