@@ -61,19 +61,19 @@ type sidecarRun struct {
 
 // dispatch runs the kernel over grid in workgroups of block with the
 // explicit arguments ka (through the sidecar sc when set).
-func (s *side) dispatch(grid, block [3]uint32, ka []byte, sc *sidecarRun) error {
+func (s *side) dispatch(grid, block [3]uint32, ka []byte, dyn uint32, sc *sidecarRun) error {
 	before := s.agent.Stats.Instructions
 	defer func() { s.executed = s.agent.Stats.Instructions - before }()
 	if sc == nil {
-		return s.agent.Dispatch(s.k, grid, block, ka)
+		return s.agent.DispatchExt(s.k, grid, block, ka, dyn, 0)
 	}
-	return s.dispatchSidecar(grid, block, ka, sc.entry)
+	return s.dispatchSidecar(grid, block, ka, dyn, sc.entry)
 }
 
 // dispatchSidecar runs the sidecar of entry e: the original kernarg
 // segment in memory, a backing store of one LDS slice per workgroup and
 // the kernarg wrapper the sidecar's prologue reads.
-func (s *side) dispatchSidecar(grid, block [3]uint32, ka []byte, e vlds.Entry) error {
+func (s *side) dispatchSidecar(grid, block [3]uint32, ka []byte, dyn uint32, e vlds.Entry) error {
 	a, ex, k := s.agent, s.ex, s.k
 	raw := make([]byte, kd.Size)
 	if err := a.CopyOut(ex.Base+e.Sidecar, raw); err != nil {
@@ -91,6 +91,11 @@ func (s *side) dispatchSidecar(grid, block [3]uint32, ka []byte, e vlds.Entry) e
 		CodeProperties: le.Uint16(raw[56:]), KernargPreload: le.Uint16(raw[58:]),
 	}}
 	seg := k.KernargSegment(ka, grid, block)
+	for _, arg := range k.Args {
+		if arg.ValueKind == "hidden_dynamic_lds_size" && arg.Offset+4 <= len(seg) {
+			le.PutUint32(seg[arg.Offset:], dyn)
+		}
+	}
 	orig, err := a.Alloc(uint64(len(seg)))
 	if err != nil {
 		return err
@@ -98,7 +103,7 @@ func (s *side) dispatchSidecar(grid, block [3]uint32, ka []byte, e vlds.Entry) e
 	if err := a.CopyIn(orig, seg); err != nil {
 		return err
 	}
-	stride := (max(e.StaticLDS, k.Desc.GroupSegmentFixedSize) + 255) &^ 255
+	stride := (max(e.StaticLDS, k.Desc.GroupSegmentFixedSize+dyn) + 255) &^ 255
 	var strides [3]uint32
 	n := uint64(1)
 	for i := range strides {

@@ -92,6 +92,9 @@ type Result struct {
 	// Grid and Block are the dispatch's sizes in work-items.
 	Grid  [3]uint32 `json:"grid"`
 	Block [3]uint32 `json:"block"`
+	// DynamicLDS is the dynamic group segment given to kernels that take
+	// one.
+	DynamicLDS uint32 `json:"dynamic_lds,omitempty"`
 	// GuestInstructions and HostInstructions are the instructions each
 	// side ran.
 	GuestInstructions uint64 `json:"guest_instructions"`
@@ -201,7 +204,7 @@ func Object(name string, guest []byte, opt Options) ([]Result, error) {
 	sort.Strings(names)
 	base := func(k string) Result { return Result{Object: name, Name: k, Host: opt.Host} }
 
-	tr, terr := dbt.TranslateWithSidecars(guest, dbt.Options{Host: host, Name: name}, dbt.SidecarOptions{})
+	tr, terr := dbt.TranslateWithSidecars(guest, dbt.Options{Host: host, Name: name}, dbt.SidecarOptions{AllLDS: true})
 	if terr != nil || tr == nil || tr.Object == nil {
 		why := map[string]string{}
 		if tr != nil && tr.Result != nil {
@@ -292,20 +295,29 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 		r.Outcome, r.Reason = NotRun, err.Error()
 		return
 	}
-	gerr := g.dispatch(r.Grid, block, args.Kernarg, nil)
+	// Kernels with dynamic LDS get all the guest allows beyond the
+	// static part.
+	var dyn uint32
+	for _, a := range g.k.Args {
+		if a.ValueKind == "hidden_dynamic_lds_size" || a.ValueKind == "dynamic_shared_pointer" {
+			dyn = g.agent.LDSSize() - min(g.agent.LDSSize(), g.k.Desc.GroupSegmentFixedSize)
+		}
+	}
+	r.DynamicLDS = dyn
+	gerr := g.dispatch(r.Grid, block, args.Kernarg, dyn, nil)
 	h, err := newSide(opt.Host, tr.Object, r.Name, pager(), opt.MaxInstructions*HostBudgetFactor)
 	if err != nil {
 		r.Outcome, r.Reason = NotRun, "host: "+err.Error()
 		return
 	}
 	var sc *sidecarRun
-	if group := g.k.Desc.GroupSegmentFixedSize; group > h.agent.LDSSize() && tr.LDS != nil {
+	if group := g.k.Desc.GroupSegmentFixedSize + dyn; group > h.agent.LDSSize() && tr.LDS != nil {
 		if e, ok := tr.LDS.Lookup(h.k.KD - h.ex.Base); ok {
 			sc = &sidecarRun{entry: e}
 			r.Sidecar = true
 		}
 	}
-	herr := h.dispatch(r.Grid, block, args.Kernarg, sc)
+	herr := h.dispatch(r.Grid, block, args.Kernarg, dyn, sc)
 	r.GuestInstructions, r.HostInstructions = g.executed, h.executed
 	classify(r, g, h, gerr, herr, tr.PCMap, code)
 }
