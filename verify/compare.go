@@ -67,7 +67,9 @@ func compare(r *Result, g, h *side, pcmap *dbt.PCMap, code codeNames) {
 				continue
 			}
 			r.DifferingWords++
-			if e := relError(gw, hw); e > r.MaxError {
+			if e := relError(gw, hw); math.IsInf(e, 0) {
+				r.NonFinite = true
+			} else if e > r.MaxError {
 				r.MaxError = e
 			}
 			if r.First == nil {
@@ -87,7 +89,7 @@ func compare(r *Result, g, h *side, pcmap *dbt.PCMap, code codeNames) {
 	switch {
 	case r.DifferingWords == 0:
 		r.Outcome = Identical
-	case len(r.Approximate) > 0 && r.MaxError <= Bound:
+	case len(r.Approximate) > 0 && !r.NonFinite && r.MaxError <= Bound:
 		r.Outcome = WithinBound
 	default:
 		r.Outcome = Different

@@ -109,6 +109,9 @@ type Result struct {
 	// MaxError is the largest relative error of a differing word
 	// (WithinBound, Different).
 	MaxError float64 `json:"max_error,omitempty"`
+	// NonFinite is set when some differing word has no reading that is
+	// finite on both sides (MaxError then covers the others).
+	NonFinite bool `json:"non_finite,omitempty"`
 	// Approximate lists the kernel's approximate rules (with their
 	// mnemonics) that justify a WithinBound.
 	Approximate []string `json:"approximate,omitempty"`
@@ -352,6 +355,10 @@ func describe(err error, pcmap *dbt.PCMap, host bool) faultOf {
 		}
 	case errors.Is(de.Fault.Err, wave.ErrTrap):
 		f.cause = "trap"
+	case strings.Contains(de.Fault.Err.Error(), ": LDS "):
+		// An LDS access outside the group segment; a sidecar makes the
+		// same access to its backing store, which faults as memory.
+		f.cause = "LDS out of range"
 	default:
 		f.cause = de.Fault.Err.Error()
 	}
@@ -407,6 +414,9 @@ func classify(r *Result, g, h *side, gerr, herr error, pcmap *dbt.PCMap, code co
 		if herr != nil {
 			hf = describe(herr, pcmap, true)
 			r.HostFault = hf.desc
+		}
+		if r.Sidecar && gf.cause == "LDS out of range" && strings.HasPrefix(hf.cause, "memory") {
+			hf.cause = gf.cause
 		}
 		if gerr != nil && herr != nil && gf.known && hf.known && gf.pc == hf.pc && gf.cause == hf.cause {
 			r.Outcome = FaultAlike

@@ -102,7 +102,11 @@ func line(r verify.Result) string {
 	case verify.Identical:
 		s += fmt.Sprintf(" (%d pages, %d words written, %d/%d instructions)", r.Pages, r.WrittenWords, r.GuestInstructions, r.HostInstructions)
 	case verify.WithinBound, verify.Different:
-		s += fmt.Sprintf(" (%d of %d written words differ, max relative error %.3g)", r.DifferingWords, r.WrittenWords, r.MaxError)
+		s += fmt.Sprintf(" (%d of %d written words differ, max relative error %.3g", r.DifferingWords, r.WrittenWords, r.MaxError)
+		if r.NonFinite {
+			s += ", some not finite"
+		}
+		s += ")"
 		if d := r.First; d != nil {
 			s += fmt.Sprintf("; first at %#x: guest %#08x by %#x %s, host %#08x by %#x %s (guest %#x)", d.Addr, d.Guest, d.GuestPC, d.GuestInst, d.Host, d.HostPC, d.HostInst, d.HostGuestPC)
 		}

@@ -119,10 +119,13 @@ func (m *Memory) SetPager(p *Pager) { m.pager.Store(p) }
 // Pager returns the installed pager, or nil.
 func (m *Memory) Pager() *Pager { return m.pager.Load() }
 
-// demand maps the pages of [addr, addr+size) that the pager serves and that
-// are unmapped, and returns the region that then holds the whole access, or
-// nil (no pager, an address it does not serve, the page limit, or an access
-// that spans two regions).
+// demand maps the pages of [addr, addr+size) that the pager serves and
+// returns the region that then holds the whole access, or nil (no pager,
+// an address it does not serve, a range that meets a region the pager did
+// not make, or the page limit). An access that spans pages gets one region
+// covering them all: pages already materialized in the range are merged
+// into it with their current bytes (bytes handed out for them before
+// remain valid Go memory but are no longer the memory's).
 func (m *Memory) demand(addr uint64, size int) *region {
 	p := m.pager.Load()
 	if p == nil || size <= 0 || !p.serves(addr) {
@@ -139,36 +142,88 @@ func (m *Memory) demand(addr uint64, size int) *region {
 	lo := addr &^ (PageSize - 1)
 	hi := (end + PageSize - 1) &^ (PageSize - 1)
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := m.set.Load().regions
+	var merged []*region
+	for changed := true; changed; {
+		changed = false
+		merged = merged[:0]
+		i := searchRegions(old, lo) - 1
+		if i < 0 {
+			i = 0
+		}
+		for ; i < len(old) && old[i].base < hi; i++ {
+			r := old[i]
+			if r.end() <= lo {
+				continue
+			}
+			if !r.paged {
+				return nil
+			}
+			merged = append(merged, r)
+			if r.base < lo {
+				lo, changed = r.base, true
+			}
+			if r.end() > hi {
+				hi, changed = r.end(), true
+			}
+		}
+	}
+	if len(merged) == 1 && merged[0].base == lo && merged[0].end() == hi {
+		return merged[0] // mapped by a concurrent demand
+	}
+	have := uint64(0)
+	for _, r := range merged {
+		have += uint64(len(r.data))
+	}
+	fresh := int((hi - lo - have) / PageSize)
+	if int(p.pages.Load())+fresh > limit {
+		return nil
+	}
+	data := make([]byte, hi-lo)
 	for pg := lo; pg < hi; pg += PageSize {
-		if overlap(m.set.Load().regions, pg, pg+PageSize) != nil {
+		p.FillPage(pg, data[pg-lo:pg-lo+PageSize])
+	}
+	for _, r := range merged {
+		copy(data[r.base-lo:], r.data)
+	}
+	regions := make([]*region, 0, len(old)+1-len(merged))
+	for _, r := range old {
+		if len(merged) > 0 && r.base >= merged[0].base && r.base <= merged[len(merged)-1].base {
 			continue
 		}
-		if int(p.pages.Load()) >= limit {
-			break
-		}
-		data := make([]byte, PageSize)
-		p.FillPage(pg, data)
-		m.insertLocked(&region{base: pg, data: data, paged: true})
-		p.pages.Add(1)
+		regions = append(regions, r)
 	}
-	m.mu.Unlock()
-	return m.find(addr, size)
+	nr := &region{base: lo, data: data, paged: true}
+	i := searchRegions(regions, lo)
+	regions = append(regions[:i], append([]*region{nr}, regions[i:]...)...)
+	m.ids++
+	nr.id = m.ids
+	m.publish(regions)
+	p.pages.Add(int64(fresh))
+	if o := addr - nr.base; o < uint64(len(nr.data)) && uint64(size) <= uint64(len(nr.data))-o {
+		return nr
+	}
+	return nil
 }
 
-// Page is one region a pager materialized.
+// Page is one page a pager materialized.
 type Page struct {
-	// Addr is the page's address.
+	// Addr is the page's address (a multiple of PageSize).
 	Addr uint64
 	// Data is the page's current content (the Memory's bytes, not a copy).
 	Data []byte
 }
 
-// PagedRegions returns the pages a pager materialized, by address.
+// PagedRegions returns the pages a pager materialized, by address (a
+// region merged from several pages is returned page by page).
 func (m *Memory) PagedRegions() []Page {
 	var out []Page
 	for _, r := range m.set.Load().regions {
 		if r.paged {
-			out = append(out, Page{Addr: r.base, Data: r.data})
+			for off := 0; off+PageSize <= len(r.data); off += PageSize {
+				out = append(out, Page{Addr: r.base + uint64(off), Data: r.data[off : off+PageSize]})
+			}
 		}
 	}
 	return out

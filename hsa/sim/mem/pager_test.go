@@ -167,3 +167,37 @@ func FuzzPager(f *testing.F) {
 		}
 	})
 }
+
+// TestPagerSpanning: an access across a page boundary succeeds, keeps the
+// bytes already written to a materialized page and reads the fill beyond.
+func TestPagerSpanning(t *testing.T) {
+	m, p := newPaged(9, FillInt)
+	if err := m.Store32(pagerLo+PageSize-8, 0x11223344); err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.Slice(pagerLo+PageSize-4, 16, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, 16)
+	p.FillPage(pagerLo+PageSize, want[:8])
+	p.FillPage(pagerLo+PageSize+8, want[8:])
+	if !bytes.Equal(b[4:], want[:12]) {
+		t.Fatalf("beyond the boundary %x, fill %x", b[4:], want[:12])
+	}
+	if v, err := m.Load32(pagerLo + PageSize - 8); err != nil || v != 0x11223344 {
+		t.Fatalf("merged page lost a write: %#x %v", v, err)
+	}
+	if n := len(m.PagedRegions()); n != 2 || p.Pages() != 2 {
+		t.Fatalf("%d pages listed, %d counted", n, p.Pages())
+	}
+	// A span that meets an allocation the pager did not make faults.
+	m2 := New()
+	if err := m2.Map(pagerLo+PageSize, make([]byte, 64)); err != nil {
+		t.Fatal(err)
+	}
+	m2.SetPager(&Pager{Lo: pagerLo, Hi: pagerLo + 1<<40})
+	if _, err := m2.Slice(pagerLo+PageSize-4, 16, false); err == nil {
+		t.Fatal("span into a mapped region accepted")
+	}
+}
