@@ -71,3 +71,11 @@ func (m *PCMap) add(bodyMap map[uint64]int, codeLen int, base uint64) {
 func (m *PCMap) sort() {
 	sort.Slice(m.ranges, func(i, j int) bool { return m.ranges[i].Host < m.ranges[j].Host })
 }
+
+// shift moves every host range by d bytes (the committed .text moved).
+func (m *PCMap) shift(d uint64) {
+	for i := range m.ranges {
+		m.ranges[i].Host += d
+		m.ranges[i].End += d
+	}
+}

@@ -284,6 +284,11 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 			return fail(fmt.Errorf("dbt: commit: %w", err))
 		}
 	}
+	if ts := nf.Section(".text"); ts != nil && ts.Addr != text.Addr {
+		// The commit moved .text (the headers grew): host addresses
+		// move with it.
+		pm.shift(ts.Addr - text.Addr)
+	}
 	res.Object = nf.Raw()
 	rep.Committed = true
 	rep.HostText = len(newText)

@@ -306,20 +306,28 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 			dyn = g.agent.LDSSize() - min(g.agent.LDSSize(), g.k.Desc.GroupSegmentFixedSize)
 		}
 	}
-	r.DynamicLDS = dyn
-	gerr := g.dispatch(r.Grid, block, args.Kernarg, dyn, nil)
 	h, err := newSide(opt.Host, tr.Object, r.Name, pager(), opt.MaxInstructions*HostBudgetFactor)
 	if err != nil {
 		r.Outcome, r.Reason = NotRun, "host: "+err.Error()
 		return
 	}
 	var sc *sidecarRun
-	if group := g.k.Desc.GroupSegmentFixedSize + dyn; group > h.agent.LDSSize() && tr.LDS != nil {
+	if tr.LDS != nil {
 		if e, ok := tr.LDS.Lookup(h.k.KD - h.ex.Base); ok {
 			sc = &sidecarRun{entry: e}
-			r.Sidecar = true
 		}
 	}
+	static := g.k.Desc.GroupSegmentFixedSize
+	if sc == nil && dyn > 0 {
+		// No sidecar: what the host's LDS holds.
+		dyn = h.agent.LDSSize() - min(h.agent.LDSSize(), static)
+	}
+	r.DynamicLDS = dyn
+	if static+dyn <= h.agent.LDSSize() {
+		sc = nil
+	}
+	r.Sidecar = sc != nil
+	gerr := g.dispatch(r.Grid, block, args.Kernarg, dyn, nil)
 	herr := h.dispatch(r.Grid, block, args.Kernarg, dyn, sc)
 	r.GuestInstructions, r.HostInstructions = g.executed, h.executed
 	classify(r, g, h, gerr, herr, tr.PCMap, code)
