@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 func TestSynthesize(t *testing.T) {
@@ -50,6 +51,12 @@ func FuzzSynthesize(f *testing.F) {
 	f.Add(8, 3, "global_buffer", 16, uint64(4))
 	f.Add(1<<30, 1<<30, "by_value", 1<<16, uint64(5))
 	f.Fuzz(func(t *testing.T, off, size int, kind string, seg int, seed uint64) {
+		fuzzguard.RunArgs(t, []any{off, size, kind, seg, seed}, func() { fuzzSynthesize(t, off, size, kind, seg, seed) })
+	})
+}
+
+func fuzzSynthesize(t *testing.T, off, size int, kind string, seg int, seed uint64) {
+	{
 		args := []sim.Arg{{Name: "a", Offset: off, Size: size, ValueKind: kind}, {Name: "b", Offset: 0, Size: 8, ValueKind: "global_buffer"}}
 		a, err := Synthesize(args, seg, seed)
 		if err != nil {
@@ -63,5 +70,5 @@ func FuzzSynthesize(f *testing.F) {
 				t.Fatalf("pointer %#x outside the pager window", p)
 			}
 		}
-	})
+	}
 }

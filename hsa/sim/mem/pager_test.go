@@ -6,6 +6,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 )
 
 const pagerLo = 0x1000_0000_0000
@@ -145,6 +147,12 @@ func FuzzPager(f *testing.F) {
 	f.Add(uint64(1<<40-1), uint16(16), byte(2), false)
 	f.Add(^uint64(0), uint16(65535), byte(0), true)
 	f.Fuzz(func(t *testing.T, off uint64, size uint16, fill byte, write bool) {
+		fuzzguard.RunArgs(t, []any{off, size, fill, write}, func() { fuzzPager(t, off, size, fill, write) })
+	})
+}
+
+func fuzzPager(t *testing.T, off uint64, size uint16, fill byte, write bool) {
+	{
 		m, p := newPaged(uint64(size), Fill(fill%3))
 		addr := pagerLo + off
 		b, err := m.Slice(addr, int(size), write)
@@ -165,7 +173,7 @@ func FuzzPager(f *testing.F) {
 				t.Fatalf("content %x, fill %x", b[:8], want)
 			}
 		}
-	})
+	}
 }
 
 // TestPagerSpanning: an access across a page boundary succeeds, keeps the
