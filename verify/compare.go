@@ -98,7 +98,7 @@ func compare(r *Result, g, h *side, pcmap *dbt.PCMap, code codeNames) {
 
 // relError is the smallest relative error between two words read as one
 // f32, two bf16 or two f16 values (+Inf when no reading is finite on both
-// sides).
+// sides; two NaNs count as equal).
 func relError(a, b uint32) float64 {
 	best := rel(float64(math.Float32frombits(a)), float64(math.Float32frombits(b)))
 	pairs := [][2]func(uint16) float64{{bf16, bf16}, {f16, f16}}
@@ -110,7 +110,8 @@ func relError(a, b uint32) float64 {
 }
 
 func rel(x, y float64) float64 {
-	if x == y {
+	if x == y || math.IsNaN(x) && math.IsNaN(y) {
+		// Two NaNs: sign and payload are outside every rule's bound.
 		return 0
 	}
 	if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {

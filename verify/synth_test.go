@@ -72,3 +72,22 @@ func fuzzSynthesize(t *testing.T, off, size int, kind string, seg int, seed uint
 		}
 	}
 }
+
+func TestRelError(t *testing.T) {
+	for _, c := range []struct {
+		a, b uint32
+		max  float64
+	}{
+		{0x3f800000, 0x3f800000, 0},
+		{0x7fc07fc0, 0xffc0ffc0, 0},        // bf16 NaNs of either sign
+		{0x3f800000, 0x3f800001, 1e-6},     // one f32 ulp
+		{0x3f803f80, 0x3f813f80, 1.0 / 64}, // bf16 pair, one bf16 ulp in one half
+	} {
+		if e := relError(c.a, c.b); e > c.max {
+			t.Errorf("relError(%#x, %#x) = %g > %g", c.a, c.b, e, c.max)
+		}
+	}
+	if e := relError(0x3f800000, 0x40800000); e <= Bound {
+		t.Errorf("1 vs 4: %g", e)
+	}
+}
