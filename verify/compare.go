@@ -72,6 +72,9 @@ func compare(r *Result, g, h *side, pcmap *dbt.PCMap, code codeNames) {
 			} else if e > r.MaxError {
 				r.MaxError = e
 			}
+			if len(r.Samples) < MaxSamples {
+				r.Samples = append(r.Samples, Difference{Addr: a + uint64(off), Guest: gw, Host: hw})
+			}
 			if r.First == nil {
 				addr := a + uint64(off)
 				d := &Difference{Addr: addr, Guest: gw, Host: hw}

@@ -75,6 +75,9 @@ type Options struct {
 	MaxBlock int
 }
 
+// MaxSamples bounds Result.Samples.
+const MaxSamples = 8
+
 // HostBudgetFactor is how many more instructions the host side may run
 // than the guest: expansions make translated code longer.
 const HostBudgetFactor = 4
@@ -106,6 +109,9 @@ type Result struct {
 	DifferingWords int `json:"differing_words,omitempty"`
 	// First is the first differing word (Different, WithinBound).
 	First *Difference `json:"first,omitempty"`
+	// Samples are the first MaxSamples differing words (First included),
+	// without writers.
+	Samples []Difference `json:"samples,omitempty"`
 	// MaxError is the largest relative error of a differing word
 	// (WithinBound, Different).
 	MaxError float64 `json:"max_error,omitempty"`
