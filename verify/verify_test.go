@@ -86,9 +86,12 @@ func TestTestKernels(t *testing.T) {
 }
 
 // aiterKnown lists the corpus kernels whose outcome is a known limit
-// explained in the README (prefix of the object name -> outcomes). Empty:
-// every different found so far was a simulator bug and is fixed.
-var aiterKnown = map[string][]Outcome{}
+// explained in the README (prefix of the object name -> outcomes): with
+// scales near 2^127 the scaled-MFMA rule's bf16 elements overflow (its
+// documented bound); the test's one-workgroup run does not reach them.
+var aiterKnown = map[string][]Outcome{
+	"f4gemm_": {Different},
+}
 
 // TestAiterCorpus verifies every kernel of the aiter gfx950 corpus for
 // gfx942 with one workgroup and a small budget: no kernel is not-run, none
