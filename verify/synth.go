@@ -41,6 +41,15 @@ type Args struct {
 // dynamic_shared_pointer is 0. Hidden arguments are left to the simulator.
 // An argument outside the segment is an error naming it and its offset.
 func Synthesize(args []sim.Arg, size int, seed uint64) (Args, error) {
+	return SynthesizeWith(args, size, seed, nil)
+}
+
+// SynthesizeWith is Synthesize for kernels whose code shows which kernarg
+// bytes are 64-bit: inside a by-value argument of more than 8 bytes (a
+// struct), every 8-byte slot whose offset is in pointers gets a pointer
+// region of its own and every other 4-byte slot a small integer, instead of
+// zeros.
+func SynthesizeWith(args []sim.Arg, size int, seed uint64, pointers map[int]bool) (Args, error) {
 	if size < 0 || size > maxKernarg {
 		return Args{}, fmt.Errorf("verify: kernarg segment size %d is outside [0, %d]", size, maxKernarg)
 	}
@@ -70,6 +79,23 @@ func Synthesize(args []sim.Arg, size int, seed uint64) (Args, error) {
 				return Args{}, fmt.Errorf("verify: argument %d (%q) at offset %d: pointer of %d bytes", i, a.Name, a.Offset, a.Size)
 			}
 		case "by_value":
+			if a.Size > 8 && len(pointers) > 0 {
+				for o := 0; o+4 <= a.Size; o += 4 {
+					at := a.Offset + o
+					if pointers[at] && at%8 == 0 && o+8 <= a.Size {
+						p := uint64(PagerLo) + uint64(len(out.Pointers)+1)*regionStride
+						if p >= PagerHi {
+							return Args{}, fmt.Errorf("verify: argument %d at offset %d: more pointer arguments than pager regions", i, at)
+						}
+						out.Pointers = append(out.Pointers, p)
+						le.PutUint64(b[o:], p)
+						o += 4
+						continue
+					}
+					le.PutUint32(b[o:], uint32(1+mix(seed^uint64(at)*0x9e37)%4))
+				}
+				continue
+			}
 			if strings.HasPrefix(strings.ToLower(a.Name), "pad") || strings.HasPrefix(a.Name, "_pad") || a.Size > 8 {
 				continue
 			}

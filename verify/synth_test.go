@@ -2,7 +2,13 @@ package verify
 
 import (
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+	"github.com/rocjitsu/rocjitsu/loader"
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
 	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
@@ -89,5 +95,42 @@ func TestRelError(t *testing.T) {
 	}
 	if e := relError(0x3f800000, 0x40800000); e <= Bound {
 		t.Errorf("1 vs 4: %g", e)
+	}
+}
+
+// TestStructPointers: a struct argument gets pointers in the slots the
+// kernel loads as 64-bit values and small integers elsewhere; the slots of
+// aiter's fmha_v4 kernel (one 656-byte struct) are found from its code.
+func TestStructPointers(t *testing.T) {
+	args := []sim.Arg{{Name: "_kernarg_raw", Offset: 0, Size: 32, ValueKind: "by_value"}}
+	a, err := SynthesizeWith(args, 32, 0, map[int]bool{0: true, 16: true, 4: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	if len(a.Pointers) != 2 || le.Uint64(a.Kernarg) != a.Pointers[0] || le.Uint64(a.Kernarg[16:]) != a.Pointers[1] {
+		t.Fatalf("pointers %#x in %x", a.Pointers, a.Kernarg)
+	}
+	if v := le.Uint32(a.Kernarg[8:]); v < 1 || v > 4 {
+		t.Fatalf("integer slot %d", v)
+	}
+	path := filepath.Join(projectpath.MustShared(t, "corpus", "aiter", "gfx950"), "fmha_v4_fwd_fwd_hd128_f4f4.co")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Skip(err)
+	}
+	f, err := loader.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &f.Kernels()[0]
+	slots := pointerSlots(f, k, isa.GFX950, k.Descriptor.KernelCodeProperties)
+	for _, o := range []int{0, 0x10, 0x20, 0x30} {
+		if !slots[o] {
+			t.Errorf("slot %#x not found (%v)", o, slots)
+		}
+	}
+	if slots[0x50] {
+		t.Errorf("32-bit slot 0x50 taken for a pointer")
 	}
 }

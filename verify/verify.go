@@ -299,7 +299,11 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 		r.Grid[i] = groups[i] * block[i]
 	}
 	r.Block = block
-	args, err := Synthesize(g.k.Args, max(g.k.KernargSegmentSize, int(g.k.Desc.KernargSize)), opt.Seed)
+	var slots map[int]bool
+	if lk, ok := code.guest.Kernel(r.Name); ok {
+		slots = pointerSlots(code.guest, lk, gt, g.k.Desc.CodeProperties)
+	}
+	args, err := SynthesizeWith(g.k.Args, max(g.k.KernargSegmentSize, int(g.k.Desc.KernargSize)), opt.Seed, slots)
 	if err != nil {
 		r.Outcome, r.Reason = NotRun, err.Error()
 		return
