@@ -90,7 +90,7 @@ func TestTestKernels(t *testing.T) {
 // scales near 2^127 the scaled-MFMA rule's bf16 elements overflow (its
 // documented bound); the test's one-workgroup run does not reach them.
 var aiterKnown = map[string][]Outcome{
-	"f4gemm_":   {Different},
+	"f4gemm_":  {Different},
 	"fmha_v4_": {Different},
 }
 
