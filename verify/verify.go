@@ -90,6 +90,9 @@ type Result struct {
 	Name    string  `json:"name"`
 	Host    string  `json:"host"`
 	Outcome Outcome `json:"outcome"`
+	// Seed and Fill are the inputs' seed and memory fill.
+	Seed uint64 `json:"seed"`
+	Fill string `json:"fill"`
 	// Reason explains not-run, timeout and fault outcomes.
 	Reason string `json:"reason,omitempty"`
 	// Grid and Block are the dispatch's sizes in work-items.
@@ -211,7 +214,9 @@ func Object(name string, guest []byte, opt Options) ([]Result, error) {
 		return nil, fmt.Errorf("verify: %s: no kernels", name)
 	}
 	sort.Strings(names)
-	base := func(k string) Result { return Result{Object: name, Name: k, Host: opt.Host} }
+	base := func(k string) Result {
+		return Result{Object: name, Name: k, Host: opt.Host, Seed: opt.Seed, Fill: opt.Fill.String()}
+	}
 
 	tr, terr := dbt.TranslateWithSidecars(guest, dbt.Options{Host: host, Name: name}, dbt.SidecarOptions{AllLDS: true})
 	if terr != nil || tr == nil || tr.Object == nil {

@@ -33,11 +33,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	kernel := fs.String("kernel", "", "verify only this kernel")
 	wgs := fs.Int("workgroups", 2, "workgroups along x (2 rows when the kernel reads its y workgroup ID)")
 	seed := fs.Uint64("seed", 0, "seed of the memory content and by-value arguments")
+	seeds := fs.Int("seeds", 1, "run every kernel with this many seeds, from --seed on")
 	fill := fs.String("fill", "float", "paged memory content: int, float or fp8")
 	maxInst := fs.Uint64("max-instructions", 2_000_000, "guest instruction budget per kernel (the host gets 4 times as many)")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--fill int|float|fp8] [--max-instructions N] [--json FILE]")
+		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--json FILE]")
 		fs.PrintDefaults()
 	}
 	var pos []string
@@ -70,16 +71,20 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			status = 1
 			continue
 		}
-		rs, err := verify.Object(filepath.Base(p), b, opt)
-		if err != nil {
-			fmt.Fprintf(stderr, "rocjitsu verify: %v\n", err)
-			status = 1
-			continue
+		for i := 0; i < max(*seeds, 1); i++ {
+			o := opt
+			o.Seed = *seed + uint64(i)
+			rs, err := verify.Object(filepath.Base(p), b, o)
+			if err != nil {
+				fmt.Fprintf(stderr, "rocjitsu verify: %v\n", err)
+				status = 1
+				break
+			}
+			for _, r := range rs {
+				fmt.Fprintln(stdout, line(r, *seeds > 1))
+			}
+			all = append(all, rs...)
 		}
-		for _, r := range rs {
-			fmt.Fprintln(stdout, line(r))
-		}
-		all = append(all, rs...)
 	}
 	if *jsonOut != "" {
 		j, err := json.MarshalIndent(verifyJSON{Kernels: all, Summary: verify.Summarize(all)}, "", "  ")
@@ -96,8 +101,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 }
 
 // line is one kernel's text line.
-func line(r verify.Result) string {
+func line(r verify.Result, seed bool) string {
 	s := fmt.Sprintf("%s %s -> %s: %s", r.Object, r.Name, r.Host, r.Outcome)
+	if seed {
+		s = fmt.Sprintf("%s %s -> %s seed %d: %s", r.Object, r.Name, r.Host, r.Seed, r.Outcome)
+	}
 	switch r.Outcome {
 	case verify.Identical:
 		s += fmt.Sprintf(" (%d pages, %d words written, %d/%d instructions)", r.Pages, r.WrittenWords, r.GuestInstructions, r.HostInstructions)
