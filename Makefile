@@ -9,7 +9,7 @@ FUZZMINIMIZETIME ?= 100x
 FUZZ_ONLY ?=
 BENCHTIME ?= 1s
 
-.PHONY: all deps build test vet demo bench fuzz corpus clean generate
+.PHONY: all deps build test vet demo bench fuzz corpus corpus-status clean generate
 
 all: build
 
@@ -50,6 +50,9 @@ fuzz:
 
 corpus: deps
 	@if [ -x testdata/kernels/build.sh ]; then bash testdata/kernels/build.sh; else echo "corpus: testdata/kernels/build.sh not present yet"; fi
+
+corpus-status:
+	$(GO) run ./cmd/rocjitsu corpus status
 
 clean:
 	rm -rf $(BIN)

@@ -29,6 +29,9 @@ type SidecarOptions struct {
 	// forceSpill makes every scratch request of the sidecars borrow live
 	// registers (tests).
 	forceSpill bool
+	// forceSpillPerUse keeps virtual_lds_base in private memory even when
+	// a pair is free (tests of spill-per-use mode).
+	forceSpillPerUse bool
 }
 
 // Sidecar describes the virtual-LDS sidecar of one kernel.
@@ -45,8 +48,11 @@ type Sidecar struct {
 	Normal, Descriptor, Entry uint64
 	// Lowered counts lowered LDS accesses; Bytes is the body size.
 	Lowered, Bytes int
-	// BaseSGPR is the SGPR pair holding virtual_lds_base.
-	BaseSGPR uint16
+	// BaseSGPR is the SGPR pair holding virtual_lds_base; with
+	// SpillPerUse the base lives in private memory instead and BaseSGPR
+	// is only the prologue's pair.
+	BaseSGPR    uint16
+	SpillPerUse bool
 }
 
 // SidecarResult is a translation with virtual-LDS sidecars.
@@ -126,7 +132,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
 			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: gfx950gfx942.New(), hostLDS: opt.HostLDS,
-			forceSpill: so.forceSpill,
+			forceSpill: so.forceSpill, forceSpillPerUse: so.forceSpillPerUse,
 		}
 		kt.scope = g.Scope(i)
 		static := kt.k.Descriptor.GroupSegmentFixedSize
@@ -143,7 +149,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 			out.Sidecars = append(out.Sidecars, sc)
 			continue
 		}
-		sc.Made, sc.BaseSGPR = true, p.base
+		sc.Made, sc.BaseSGPR, sc.SpillPerUse = true, p.base, p.spill
 		out.Sidecars = append(out.Sidecars, sc)
 		kts = append(kts, kt)
 		plans = append(plans, p)
@@ -271,6 +277,8 @@ func (r *SidecarResult) notes() {
 		for _, s := range r.Sidecars {
 			switch {
 			case s.Kernel != k.Name:
+			case s.Made && s.SpillPerUse:
+				k.Notes = append(k.Notes, fmt.Sprintf("virtual-LDS sidecar: descriptor %#x, entry %#x, %d LDS accesses lowered; spill-per-use: virtual_lds_base in private memory, an SGPR pair borrowed around each access", s.Descriptor, s.Entry, s.Lowered))
 			case s.Made:
 				k.Notes = append(k.Notes, fmt.Sprintf("virtual-LDS sidecar: descriptor %#x, entry %#x, %d LDS accesses lowered", s.Descriptor, s.Entry, s.Lowered))
 			default:
@@ -287,6 +295,11 @@ type sidecarPlan struct {
 	lowered  int
 	// top is one past the highest SGPR the prologue and base use.
 	top int
+	// spill selects spill-per-use mode: base is the prologue's pair only,
+	// virtual_lds_base lives in the private slots and each lowered access
+	// borrows a pair.
+	spill bool
+	slots vlds.SpillSlots
 }
 
 // userSGPRs returns the first SGPR of the kernarg pointer (-1 when not
@@ -351,8 +364,24 @@ func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
 			}
 		}
 	}
-	if base < 0 {
-		return nil, "no SGPR pair is free in the whole scope for virtual_lds_base (spill-per-use mode is not implemented)"
+	spill := base < 0 || kt.forceSpillPerUse
+	if spill {
+		// Spill-per-use: the prologue computes the base in a pair the
+		// hardware does not initialise (undefined at the entry), stores it
+		// to private memory, and the guest keeps every SGPR.
+		if kt.k.Metadata != nil && kt.k.Metadata.UsesDynamicStack {
+			return nil, "no SGPR pair is free in the whole scope for virtual_lds_base, and spill-per-use mode needs private memory the kernel's dynamic stack may overlap"
+		}
+		base = -1
+		for r := sys + sys%2; r+1 < 102; r += 2 {
+			if r != ka && r+1 != ka && r != ka+1 {
+				base = r
+				break
+			}
+		}
+		if base < 0 {
+			return nil, "no SGPR pair above the hardware-initialised ones for the spill-per-use prologue"
+		}
 	}
 	// Prologue temporaries: any SGPRs the hardware does not initialise.
 	// Their contents at the entry are undefined, so no correct guest
@@ -394,7 +423,9 @@ func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
 	if n := d.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH); n != 0 {
 		prefix = max(prefix, 4*(d.Get(kd.KERNARG_PRELOAD_SPEC_OFFSET)+n))
 	}
-	return &sidecarPlan{base: uint16(base), top: max(base+2, int(temps[0])+2, int(temps[2])+1, int(temps[3])+1), prologue: vlds.PrologueSpec{
+	slots := vlds.SpillSlots{Base: (d.PrivateSegmentFixedSize + 7) &^ 7}
+	slots.Save = slots.Base + 8
+	return &sidecarPlan{spill: spill, slots: slots, base: uint16(base), top: max(base+2, int(temps[0])+2, int(temps[2])+1, int(temps[3])+1), prologue: vlds.PrologueSpec{
 		Kernarg: uint16(ka), Wrapper: vlds.Layout(prefix), WorkgroupID: wg, Base: uint16(base), Temps: temps,
 	}}, ""
 }
@@ -423,6 +454,8 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	k := kt.k
 	kt.rep = report.Kernel{Name: k.Name + ".vlds", SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.body = &place.Body{Name: k.Name + ".vlds", Map: map[uint64]int{sidecarEntry: 0}, Entry: sidecarEntry}
+	kt.lastPool, kt.islandsGrew = 0, false
+	kt.ordinal = 0 // a re-emission reuses the last emission's non-control code
 	arch, _ := kt.archVGPRs()
 	kt.needArch = arch
 	p.lowered = 0
@@ -435,7 +468,7 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	// take it (the analysis sees it as never read).
 	for _, l := range sc.Blocks {
 		for _, in := range kt.g.Blocks[l].Insts {
-			if a := kt.live.After(in.PC); a != nil {
+			if a := kt.live.After(in.PC); a != nil && !p.spill {
 				a.S.Add(int(p.base), 2)
 			}
 		}
@@ -443,6 +476,20 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	pro, err := vlds.Prologue(p.prologue)
 	if err != nil {
 		return err.Error()
+	}
+	if p.spill {
+		// The persistent slots come first in the private memory after the
+		// guest's; transient spill slots follow them.
+		kt.spillBase = p.slots.Save + 8
+		kt.spillSlots = max(kt.spillSlots, 1)
+		kt.taken = regSet{}
+		kt.take(spillPrologueVGPR)
+		st, err := vlds.StoreBase(p.base, p.prologue.Temps[0], spillPrologueVGPR, p.slots)
+		if err != nil {
+			return err.Error()
+		}
+		pro = append(pro, st...)
+		kt.rep.Notes = appendOnce(kt.rep.Notes, fmt.Sprintf("spill-per-use: virtual_lds_base in private memory at %d, an SGPR pair borrowed and restored around each lowered access", p.slots.Base))
 	}
 	code := append([]byte(nil), pro...)
 	if sc.Blocks[0] != k.EntryAddr || k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
@@ -464,6 +511,7 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	for _, l := range sc.Blocks {
 		b := kt.g.Blocks[l]
 		for i, in := range b.Insts {
+			code = kt.pool(code, b, i)
 			kt.body.Map[in.PC] = len(code)
 			kt.rep.Instructions++
 			kt.rep.SourceBytes += int(in.Size)
@@ -475,6 +523,9 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 		}
 	}
 	kt.body.Code = code
+	if kt.islandsGrew {
+		return kt.emitSidecar(p) // the pools emitted before a new island target lack its stub
+	}
 	if kt.rep.Fidelity == report.Rejected {
 		r := kt.rep.Rejections[0]
 		return fmt.Sprintf("%#x %s: %s", r.Offset, r.Mnemonic, r.Reason)
@@ -495,12 +546,14 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 	d, known := vlds.Lookup(w0)
 	if in.Info != nil && in.Info.Branch == isa.BranchNone && vlds.IsDS(w0) && len(raw) == 8 && known && d.Kind != vlds.Unsupported {
 		kt.cur = in
-		kt.taken = map[uint16]bool{}
+		kt.taken = regSet{}
 		if d.Name != in.Name() {
 			return code, fmt.Sprintf("guest DS opcode decodes as %s, the lowering table names %s", in.Name(), d.Name)
 		}
 		kt.borrowed = kt.borrowed[:0]
-		out, err := kt.lowerWith(func() ([]byte, error) { return vlds.Lower(kt, raw, p.base) })
+		out, err := kt.lowerWith(func() ([]byte, error) {
+			return kt.vldsAccess(p, raw, func(b uint16) ([]byte, error) { return vlds.Lower(kt, raw, b) })
+		})
 		if err != nil {
 			return code, err.Error()
 		}
@@ -534,7 +587,9 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		hw0 := binary.LittleEndian.Uint32(h)
 		switch {
 		case vlds.IsDS(hw0) && len(h) == 8:
-			out, err := kt.lowerWith(func() ([]byte, error) { return vlds.Lower(kt, h, p.base) })
+			out, err := kt.lowerWith(func() ([]byte, error) {
+				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.Lower(kt, h, b) })
+			})
 			if err != nil {
 				return code, err.Error()
 			}
@@ -544,7 +599,9 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 			}
 			low = append(low, out...)
 		case vlds.IsLDSDMA(hw0) && len(h) == 8:
-			out, err := kt.lowerWith(func() ([]byte, error) { return vlds.LowerLDSDMA(kt, h, p.base) })
+			out, err := kt.lowerWith(func() ([]byte, error) {
+				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.LowerLDSDMA(kt, h, b) })
+			})
 			if err != nil {
 				return code, err.Error()
 			}
@@ -630,4 +687,50 @@ func (kt *kernelT) sidecarDescriptor(p *sidecarPlan) (kd.Descriptor, error) {
 		return d, err
 	}
 	return d, nil
+}
+
+// spillPrologueVGPR is the VGPR the spill-per-use prologue stores the base
+// through: not one the hardware initialises (v0-v2 hold work-item IDs), so
+// undefined at the entry.
+const spillPrologueVGPR = 3
+
+// vldsAccess lowers the host LDS access h with virtual_lds_base in an SGPR
+// pair: the plan's permanent pair, or in spill-per-use mode a pair that h
+// does not name, borrowed for the access (its guest value saved to and
+// restored from private memory through a scratch VGPR).
+func (kt *kernelT) vldsAccess(p *sidecarPlan, h []byte, lower func(base uint16) ([]byte, error)) ([]byte, error) {
+	if !p.spill {
+		return lower(p.base)
+	}
+	hin, err := kt.hostDecode(h, 0)
+	if err != nil {
+		return nil, fmt.Errorf("spill-per-use: host access does not decode: %w", err)
+	}
+	named := func(r int) bool {
+		for _, o := range hin.Operands {
+			if o.Kind == isa.KindReg && o.Class == isa.SGPR && r >= int(o.Reg) && r < int(o.Reg)+int(max(o.Width, 1)) {
+				return true
+			}
+		}
+		return false
+	}
+	borrow := -1
+	for r := 0; r+1 < 102; r += 2 {
+		if !named(r) && !named(r+1) {
+			borrow = r
+			break
+		}
+	}
+	if borrow < 0 {
+		return nil, errors.New("spill-per-use: the access names every SGPR pair")
+	}
+	tmp, err := kt.TempVGPRs(1)
+	if err != nil {
+		return nil, fmt.Errorf("spill-per-use: %w", err)
+	}
+	access, err := lower(uint16(borrow))
+	if err != nil {
+		return nil, err
+	}
+	return vlds.AroundAccess(access, uint16(borrow), tmp[0], p.slots)
 }

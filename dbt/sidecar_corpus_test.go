@@ -106,7 +106,7 @@ func oracleCheck(t *testing.T, name string, obj []byte) {
 // same instruction with the same cause (zero arguments are null pointers
 // for some kernels).
 func TestCorpusSidecarsOnSimulator(t *testing.T) {
-	ran, completed := corpusSimCompare(t, 300000)
+	ran, completed := corpusSimCompare(t, 300000, corpusSidecars)
 	t.Logf("%d corpus sidecars compared, %d ran to completion, the others fault where the guest does", ran, completed)
 	if ran == 0 || completed == 0 {
 		t.Fatalf("%d ran, %d completed", ran, completed)
@@ -118,16 +118,16 @@ func TestCorpusSidecarsOnSimulator(t *testing.T) {
 // it reports the objects compared, not a speed.
 func BenchmarkCorpusSidecarsOnSimulator(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		ran, completed := corpusSimCompare(b, 0)
+		ran, completed := corpusSimCompare(b, 0, corpusSidecars)
 		b.ReportMetric(float64(ran), "objects")
 		b.ReportMetric(float64(completed), "completed")
 	}
 }
 
 // corpusSimCompare runs the comparison; maxInstructions bounds the guest's
-// run per wave (0: none). It returns the objects compared and those that
-// ran to completion.
-func corpusSimCompare(t testing.TB, maxInstructions uint64) (ran, completed int) {
+// run per wave (0: none) and sidecars makes the translation. It returns the
+// objects compared and those that ran to completion.
+func corpusSimCompare(t testing.TB, maxInstructions uint64, sidecars func(path string, guest []byte) (*SidecarResult, error)) (ran, completed int) {
 	dir := projectpath.MustShared(t, "corpus", "aiter", "gfx950")
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.co"))
 	for _, p := range paths {
@@ -135,7 +135,7 @@ func corpusSimCompare(t testing.TB, maxInstructions uint64) (ran, completed int)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := corpusSidecars(p, guest)
+		res, err := sidecars(p, guest)
 		if err != nil || res.LDS == nil {
 			continue
 		}

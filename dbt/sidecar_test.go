@@ -450,15 +450,16 @@ func TestSidecarEveryDSOp(t *testing.T) {
 	guest := f.Raw()
 	for _, spill := range []bool{false, true} {
 		t.Run(map[bool]string{false: "dead-scratch", true: "borrowed-scratch"}[spill], func(t *testing.T) {
-			everyDSOp(t, guest, spill)
+			everyDSOp(t, guest, SidecarOptions{AllLDS: true, forceSpill: spill})
 		})
 	}
 }
 
 // everyDSOp runs the dsOpsKernel comparison; with spill every scratch VGPR
 // is borrowed from a live register and saved around its use.
-func everyDSOp(t *testing.T, guest []byte, spill bool) {
-	res, err := TranslateWithSidecars(guest, Options{Name: "ds_ops"}, SidecarOptions{AllLDS: true, forceSpill: spill})
+func everyDSOp(t *testing.T, guest []byte, so SidecarOptions) {
+	spill := so.forceSpill
+	res, err := TranslateWithSidecars(guest, Options{Name: "ds_ops"}, so)
 	if err != nil {
 		t.Fatal(err)
 	}

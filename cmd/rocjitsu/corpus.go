@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/status"
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
 	"github.com/rocjitsu/rocjitsu/internal/kernelref"
 )
@@ -23,12 +25,15 @@ func init() {
 
 func corpusUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: rocjitsu corpus list [--json]")
+	fmt.Fprintln(w, "       rocjitsu corpus status [--json] [--root DIR] [--host gfx942]")
 	fmt.Fprintln(w, "       rocjitsu corpus check [--target gfx942|gfx950|gfx1200|gfx1201] [--root DIR] [--object PATH] (NAME... | --all)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "check runs each kernel of testdata/kernels on the simulator with the case's seeded")
 	fmt.Fprintln(w, "inputs and compares every buffer with the Go CPU reference (internal/kernelref).")
 	fmt.Fprintln(w, "--object runs another code object (for example a translation) in place of")
 	fmt.Fprintln(w, "ROOT/testdata/kernels/TARGET/NAME.co; it needs exactly one NAME.")
+	fmt.Fprintln(w, "status translates ROOT/../shared/corpus/aiter/gfx950 and ROOT/testdata/kernels/gfx950")
+	fmt.Fprintln(w, "(with virtual-LDS sidecars) and prints the figures the README quotes.")
 }
 
 func runCorpus(args []string, stdout, stderr io.Writer) int {
@@ -41,6 +46,8 @@ func runCorpus(args []string, stdout, stderr io.Writer) int {
 		return corpusList(args[1:], stdout, stderr)
 	case "check":
 		return corpusCheck(args[1:], stdout, stderr)
+	case "status":
+		return corpusStatus(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		corpusUsage(stdout)
 		return 0
@@ -190,4 +197,43 @@ func checkCase(c *kernelref.Case, path, target string) (int, error) {
 		outs[i] = b
 	}
 	return len(outs), c.Check(outs)
+}
+
+func corpusStatus(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("corpus status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the figures as JSON")
+	root := fs.String("root", ".", "project root (holding testdata/kernels, beside ../shared)")
+	hostName := fs.String("host", "gfx942", "host ISA to translate for")
+	fs.Usage = func() { corpusUsage(stderr); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return 2
+	}
+	host, err := isa.ParseTarget(*hostName)
+	if err != nil {
+		fmt.Fprintf(stderr, "rocjitsu corpus status: --host: %v\n", err)
+		return 2
+	}
+	st, err := status.Compute(status.Sources(*root), host)
+	if err != nil {
+		fmt.Fprintf(stderr, "rocjitsu corpus status: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		err = st.WriteJSON(stdout)
+	} else {
+		err = st.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rocjitsu corpus status: %v\n", err)
+		return 1
+	}
+	return 0
 }

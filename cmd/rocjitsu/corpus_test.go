@@ -84,3 +84,35 @@ func corpusCheckAll(t *testing.T, target string) {
 		t.Fatalf("exit %d (%d %s cases):\n%s%s", code, n, target, out.String(), errb.String())
 	}
 }
+
+// TestCorpusStatus runs `corpus status --json` on the project and checks
+// the shape, and the errors of a bad host and of a root without corpora.
+func TestCorpusStatus(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"corpus", "status", "--host", "gfx9999"}, &out, &errb); code != 2 {
+		t.Fatalf("bad host: exit %d", code)
+	}
+	errb.Reset()
+	if code := runMain([]string{"corpus", "status", "--root", t.TempDir()}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no *.co") {
+		t.Fatalf("empty root: exit %d: %s", code, errb.String())
+	}
+	if testing.Short() {
+		return
+	}
+	errb.Reset()
+	if code := runMain([]string{"corpus", "status", "--json", "--root", projectpath.MustRoot(t)}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var st struct {
+		Groups []struct {
+			Name    string `json:"name"`
+			Objects int    `json:"objects"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Groups) != 2 || st.Groups[0].Objects == 0 || st.Groups[1].Objects == 0 {
+		t.Fatalf("groups %+v", st.Groups)
+	}
+}

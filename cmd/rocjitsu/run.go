@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
+	"github.com/rocjitsu/rocjitsu/hsa/sim/att"
 )
 
 func init() {
@@ -50,12 +51,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	target := fs.String("target", "", "run as this device: gfx942, gfx950, gfx1200 or gfx1201 (default: the object's target)")
 	stats := fs.Bool("stats", false, "print instruction counts")
 	trace := fs.Bool("trace", false, "print every executed instruction (wave, code offset, EXEC, instruction) to stdout")
+	attDir := fs.String("att", "", "write a simulated SQTT capture of the dispatch (the rocprofv3 --att tree: markers timed by sim.DefaultCycleModel) to DIR")
 	maxInsts := fs.Uint64("max-insts", sim.DefaultMaxInstructions, "fail when a wave executes more instructions than this (0: no limit)")
 	var argSpecs, dumps multiFlag
 	fs.Var(&argSpecs, "arg", "next explicit kernel argument: buf:SIZE, buf:@PATH, u32:V, i32:V, u64:V, f32:V, f64:V (repeatable)")
 	fs.Var(&dumps, "dump", "N=PATH: write the final bytes of buffer argument N to PATH (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu run FILE KERNEL --grid X[,Y,Z] --block X[,Y,Z] [--arg SPEC]... [--dump N=PATH]... [--target gfx942|gfx950|gfx1200|gfx1201]")
+		fmt.Fprintln(stderr, "usage: rocjitsu run FILE KERNEL --grid X[,Y,Z] --block X[,Y,Z] [--arg SPEC]... [--dump N=PATH]... [--target gfx942|gfx950|gfx1200|gfx1201] [--att DIR]")
 		fs.PrintDefaults()
 	}
 	// Accept flags before and after the positional arguments.
@@ -107,6 +109,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	agent.MaxInstructions = *maxInsts
 	if *trace {
 		agent.Trace = stdout
+	}
+	var attW *att.Writer
+	if *attDir != "" {
+		if attW, err = att.NewWriter(*attDir); err != nil {
+			fmt.Fprintf(stderr, "rocjitsu run: --att: %v\n", err)
+			return 1
+		}
+		agent.Capture = sim.NewCapture(attW)
 	}
 	ex, err := agent.LoadCodeObject(image)
 	if err != nil {
@@ -249,7 +259,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 		ds = append(ds, dump{n, path})
 	}
-	if err := agent.Dispatch(k, grid, block, ka); err != nil {
+	err = agent.Dispatch(k, grid, block, ka)
+	if attW != nil && len(attW.Dirs) > 0 {
+		fmt.Fprintf(stderr, "rocjitsu run: --att: %d marker records in %s\n", attW.Markers, attW.Dirs[len(attW.Dirs)-1])
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "rocjitsu run: %v\n", err)
 		return 1
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/hsa/aql"
+	"github.com/rocjitsu/rocjitsu/hsa/sim"
+	"github.com/rocjitsu/rocjitsu/hsa/sim/att"
 	"github.com/rocjitsu/rocjitsu/silkrt"
 	"github.com/rocjitsu/rocjitsu/silkrt/hip"
 	"github.com/rocjitsu/rocjitsu/silkrt/simulator"
@@ -35,9 +37,10 @@ const silkUsage = `usage:
   rocjitsu silk inspect EXE
       list the bundle at the end of EXE
   rocjitsu silk run EXE ENTRY --grid X[,Y,Z] --block X[,Y,Z] [--arg A ...]
-                   [--dyn-lds BYTES] [--provider auto|hip|sim] [--hip-lib PATH]
+                   [--dyn-lds BYTES] [--provider auto|hip|sim] [--hip-lib PATH] [--att DIR]
       launch ENTRY of EXE's bundle and wait for it; grid and block are in
-      work-items. --provider auto (the default) uses HIP when a GPU is
+      work-items. --att DIR (simulator only) writes a simulated SQTT
+      capture, the rocprofv3 --att tree, to DIR. --provider auto (the default) uses HIP when a GPU is
       present and the simulator (gfx942, gfx950) otherwise. Arguments,
       packed in order at their natural alignment:
         N | u64:N | u32:N | i32:N | f32:X | f64:X   scalar
@@ -369,6 +372,7 @@ func silkRun(args []string, stdout, stderr io.Writer) error {
 	hipLib := fs.String("hip-lib", "", "HIP runtime library (default: libamdhip64.so, .so.6, .so.5)")
 	provider := fs.String("provider", "auto", "auto, hip or sim")
 	dynLDS := fs.Uint("dyn-lds", 0, "dynamic LDS bytes per workgroup")
+	attDir := fs.String("att", "", "with the simulator: write a simulated SQTT capture (rocprofv3 --att tree) to DIR")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -430,6 +434,22 @@ func silkRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer p.Close()
+	var attW *att.Writer
+	if *attDir != "" {
+		a := simulator.Agent(p)
+		if a == nil {
+			return fmt.Errorf("--att needs the simulator provider, not %s", p.Name())
+		}
+		if attW, err = att.NewWriter(*attDir); err != nil {
+			return err
+		}
+		a.Capture = sim.NewCapture(attW)
+		defer func() { // also after a faulting dispatch, whose trace is written
+			if len(attW.Dirs) > 0 {
+				fmt.Fprintf(stdout, "att: %d marker records in %s\n", attW.Markers, attW.Dirs[len(attW.Dirs)-1])
+			}
+		}()
+	}
 	if err := p.Load(b); err != nil {
 		return err
 	}

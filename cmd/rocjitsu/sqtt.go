@@ -23,7 +23,7 @@ import (
 func init() {
 	register(command{
 		name:    "sqtt",
-		summary: "SQTT marker tools: funcmap, decode, flamegraph, perfetto, speedscope",
+		summary: "SQTT marker tools: funcmap, decode, flamegraph, perfetto, speedscope, instrument, memtrace",
 		run:     runSQTT,
 	})
 }
@@ -37,6 +37,8 @@ subcommands:
   flamegraph DIR       write a flamegraph (SVG, folded stacks or speedscope, by -format or -o suffix)
   speedscope DIR       write a speedscope JSON profile
   perfetto DIR         write one Chrome/Perfetto JSON trace per ui_* directory
+  instrument IN -o OUT insert markers into a gfx942/gfx950/gfx1200/gfx1201 code object (with .sqtt_funcmap)
+  memtrace DIR         per-lane addresses of address-trace blocks as JSON (-summary: hierarchical summary)
 
 Run 'rocjitsu sqtt SUBCOMMAND -h' for its flags.
 `
@@ -61,6 +63,10 @@ func runSQTT(args []string, stdout, stderr io.Writer) int {
 		return sqttFlamegraph(rest, stdout, stderr, "speedscope")
 	case "perfetto":
 		return sqttPerfetto(rest, stdout, stderr)
+	case "instrument":
+		return sqttInstrument(rest, stdout, stderr)
+	case "memtrace":
+		return sqttMemtrace(rest, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "rocjitsu sqtt: unknown subcommand %q\n", sub)
 	fmt.Fprint(stderr, sqttUsage)

@@ -4,8 +4,9 @@
 // kernarg-preload entry 256 bytes later) when needed, and resolves every
 // recorded fixup into its final form: an in-range SOPP branch, a long
 // s_getpc/s_add/s_addc/s_setpc window through a free SGPR pair, an inverted
-// conditional over such a window, a direct s_call_b64, or a re-biased
-// s_getpc-relative address literal. Unused window words are NOPs.
+// conditional over such a window, a branch routed through a chain of
+// skipped branch-island pools (island.go), a direct s_call_b64, or a
+// re-biased s_getpc-relative address literal. Unused window words are NOPs.
 package place
 
 import (
@@ -52,6 +53,9 @@ type Fixup struct {
 	Via uint16
 	// Long asks for a long window (24 bytes, 28 when conditional).
 	Long bool
+	// Island routes an out-of-range branch (4-byte window) through the
+	// body's island pools instead of a long window; calls never take it.
+	Island bool
 	// SaveSCC makes a long window preserve SCC through SCCReg (the
 	// window's s_add_u32/s_addc_u32 write SCC): s_cselect_b32 saves it,
 	// s_cmp_lg_u32 restores it before the s_setpc_b64.
@@ -97,6 +101,9 @@ type Body struct {
 	Prologue bool
 	// Words are the host's control-flow encodings (nil: GFX9).
 	Words *Words
+	// Islands are the skipped island pools the translator inserted, in
+	// increasing body offset order.
+	Islands []Island
 }
 
 func (b *Body) words() *Words {
@@ -116,6 +123,9 @@ type Placed struct {
 	Stub bool
 	// Long counts long and inverted windows; Calls direct calls.
 	Long int
+	// IslandHops counts the island stubs on the routes of island
+	// branches (a branch whose target is in range counts none).
+	IslandHops int
 }
 
 // Layout places bodies into a text section starting at textAddr whose
@@ -196,6 +206,9 @@ func Layout(textAddr uint64, srcSize int, bodies []*Body) ([]byte, []Placed, err
 			return nil, nil, err
 		}
 		placed[i].Long = n
+		if err := writeIslands(text, textAddr, b, &placed[i]); err != nil {
+			return nil, nil, err
+		}
 	}
 	return text, placed, nil
 }
@@ -263,6 +276,19 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 		}
 		switch f.Kind {
 		case Branch:
+			if f.Island {
+				if f.Long || f.Size != 4 {
+					return 0, fmt.Errorf("place: %s: island branch at source %#x has a %d-byte window, want 4", b.Name, f.Src, f.Size)
+				}
+				hop, n, err := islandHop(b, p, from, to, f.Target)
+				if err != nil {
+					return 0, fmt.Errorf("place: %s: branch at source %#x: %w", b.Name, f.Src, err)
+				}
+				simm, _ := simm16(from, hop)
+				put(win, ws.SOPP(f.Op, simm))
+				p.IslandHops += n
+				continue
+			}
 			if !f.Long {
 				simm, ok := simm16(from, to)
 				if !ok {
@@ -309,6 +335,9 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 			}
 			put(w, ws.Setpc(f.Pair))
 		case Call:
+			if f.Island {
+				return 0, fmt.Errorf("place: %s: call at source %#x asks for branch islands: a direct call needs an encodable direct form or a reserved long window", b.Name, f.Src)
+			}
 			if !f.Long {
 				simm, ok := simm16(from, to)
 				if !ok {

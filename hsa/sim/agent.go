@@ -74,6 +74,9 @@ type Agent struct {
 	// the size. It is installed as the memory's write hook for the
 	// dispatch.
 	WriteLog func(pc, addr uint64, size int)
+	// Capture, when set, records every dispatch's waves and trace-data
+	// markers with its cycle model (see capture.go).
+	Capture *Capture
 
 	isa   wave.Target
 	progs map[wave.Target]*wave.Program
@@ -177,6 +180,7 @@ func (a *Agent) LoadCodeObject(image []byte) (*Executable, error) {
 	if err != nil {
 		return nil, err
 	}
+	ex.Image = image
 	a.execs = append(a.execs, ex)
 	return ex, nil
 }
@@ -353,10 +357,16 @@ type launch struct {
 }
 
 // run executes a dispatch whose kernarg segment and packet are in memory.
-func (a *Agent) run(l *launch) error {
+func (a *Agent) run(l *launch) (err error) {
 	k, grid, block, group := l.k, l.grid, l.block, l.group
 	if group > a.LDSSize() {
 		return fmt.Errorf("sim: kernel %s: group segment of %d bytes exceeds the %d bytes of LDS of %s", k.Name, group, a.LDSSize(), a.Target)
+	}
+	if c := a.Capture; c != nil {
+		if err := c.begin(a, l); err != nil {
+			return err
+		}
+		defer func() { err = c.end(err) }()
 	}
 	d := k.Desc
 	isa, lanes := a.waveISA(k)
@@ -401,7 +411,8 @@ func (a *Agent) run(l *launch) error {
 		a.Mem.SetWriteHook(func(addr uint64, size int) { log(cur, addr, size) })
 		defer a.Mem.SetWriteHook(nil)
 	}
-	var used uint64 // instructions of this dispatch (Budget)
+	var used uint64   // instructions of this dispatch (Budget)
+	gidx := uint64(0) // the group's linear index
 	for gz := uint32(0); gz < groups[2]; gz++ {
 		for gy := uint32(0); gy < groups[1]; gy++ {
 			for gx := uint32(0); gx < groups[0]; gx++ {
@@ -444,10 +455,14 @@ func (a *Agent) run(l *launch) error {
 					w.ID = waveID
 					waveID++
 					a.initWave(w, l, wi, threads, bs, gid, ka, preloadOff, preloadLen)
+					a.place(w, gidx, wi)
 				}
-				if err := a.runGroup(k, ws, &used); err != nil {
+				err := a.runGroup(k, ws, &used)
+				a.groupDone(ws, gidx)
+				if err != nil {
 					return err
 				}
+				gidx++
 			}
 		}
 	}
@@ -644,6 +659,7 @@ func (a *Agent) runGroup(k *Kernel, ws []*wave.Wave, used *uint64) error {
 			break
 		}
 		// Every live wave is at the barrier: release them.
+		a.barrierSync(ws)
 		for _, w := range ws {
 			w.AtBarrier = false
 		}

@@ -100,6 +100,8 @@ type Executable struct {
 	Target string
 	// Kernels are the object's kernels by name.
 	Kernels map[string]*Kernel
+	// Image is the code object as given to LoadCodeObject (not copied).
+	Image []byte
 }
 
 // Kernel returns the named kernel.

@@ -15,7 +15,12 @@
 // What the interpreter models:
 //
 //   - SALU (SOP1/SOP2/SOPK/SOPC/SOPP), branches, calls, s_getreg/s_setreg on
-//     MODE, VGPR indexing (s_set_gpr_idx_*), scalar loads, stores and atomics.
+//     MODE, s_getreg of HW_ID (gfx9) and HW_ID1/HW_ID2 (gfx12) from
+//     Wave.HWID/HWID2, VGPR indexing (s_set_gpr_idx_*), scalar loads, stores
+//     and atomics.
+//   - A per-wave clock (Wave.Clock, advanced by the Wave.Cost hook or by one
+//     per instruction) read by gfx12 SHADER_CYCLES, and s_ttracedata /
+//     s_ttracedata_imm delivered to the Wave.Marker hook (SQTT captures).
 //   - VALU at 16, 32 and 64 bits with VOP3 abs/neg/clamp/omod/op_sel, SDWA
 //     selects and DPP lane permutations with row/bank masks and bound_ctrl;
 //     deferred lane masks (carry-outs, compares and v_cmpx write VCC, an SGPR
@@ -54,8 +59,10 @@
 // VSKIP mode (s_setvskip) skips vector instructions while it is set.
 //
 // Not modelled: buffer format conversions
-// (buffer_load_format_*), ds_read_b96_tr_b6, stochastic-rounding and
-// scaled conversions (v_cvt_sr_*, v_cvt_scalef32_*), v_prng_b32 and GDS;
+// (buffer_load_format_*), ds_read_b96_tr_b6, stochastic-rounding
+// conversions (v_cvt_sr_*, v_cvt_scalef32_sr_*), the FP6/BF6 and 32-element
+// scaled conversions (v_cvt_scalef32_pk32_*, v_cvt_scalef32_2xpk16_*), the
+// f16 forms of the scalar scaled ones, v_prng_b32 and GDS;
 // these fault with "not supported". s_sendmsg and the other scheduling
 // hints are ignored.
 package wave

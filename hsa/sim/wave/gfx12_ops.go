@@ -333,13 +333,15 @@ func init() {
 	for _, n := range []string{"s_clause", "s_delay_alu", "s_wait_alu", "s_wait_idle", "s_waitcnt", "s_wait_loadcnt",
 		"s_wait_storecnt", "s_wait_samplecnt", "s_wait_bvhcnt", "s_wait_expcnt", "s_wait_dscnt", "s_wait_kmcnt",
 		"s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "s_wait_event", "s_prefetch_inst", "s_prefetch_inst_pc_rel",
-		"s_prefetch_data", "s_prefetch_data_pc_rel", "s_buffer_prefetch_data", "s_nop", "s_barrier_signal", "s_sleep_var",
-		"s_dcache_inv", "global_inv", "global_wb", "global_wbinv", "s_singleuse_vdst", "s_ttracedata", "s_ttracedata_imm",
+		"s_prefetch_data", "s_prefetch_data_pc_rel", "s_buffer_prefetch_data", "s_nop", "s_sleep_var",
+		"s_dcache_inv", "global_inv", "global_wb", "global_wbinv", "s_singleuse_vdst",
 		"s_version", "s_set_inst_prefetch_distance"} {
 		if semantics12[n] == nil {
 			def12(n, nop)
 		}
 	}
+	def12("s_ttracedata", func(w *Wave, in *Inst) error { w.ttrace(w.S[RegM0], false); w.Lanes++; return nil })
+	def12("s_ttracedata_imm", func(w *Wave, in *Inst) error { w.ttrace(uint32(in.Imm)&0xff, true); w.Lanes++; return nil })
 	// Split barrier: signal is counted by the wait (every wave that waits
 	// has signalled; the group releases when all live waves wait).
 	def12("s_barrier_wait", func(w *Wave, in *Inst) error { w.AtBarrier = true; w.Lanes++; return nil })
@@ -461,10 +463,14 @@ func init() {
 		switch id {
 		case 1: // MODE: FP_ROUND [3:0] and FP_DENORM [7:4] as on gfx9; no DX10/IEEE bits
 			v = w.mode() & 0xff
-		case 29: // SHADER_CYCLES_LO: the wave's instruction count stands in for cycles
-			v = uint32(w.Count)
+		case 29: // SHADER_CYCLES_LO: the wave's Clock
+			v = uint32(w.Clock)
 		case 30: // SHADER_CYCLES_HI
-			v = uint32(w.Count >> 32)
+			v = uint32(w.Clock >> 32)
+		case 23: // HW_ID1
+			v = w.HWID
+		case 24: // HW_ID2
+			v = w.HWID2
 		case 20, 21: // SCRATCH_BASE_LO/HI: the private aperture
 			v = uint32(uint64(PrivateBase) >> (32 * uint(id-20)))
 		}

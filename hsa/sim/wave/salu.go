@@ -293,8 +293,8 @@ func init() {
 		return nil
 	})
 	// Hardware registers: MODE (1) reflects the denormal flags (round to
-	// nearest, DX10 clamp and IEEE set); HW_ID (4) holds the wave number;
-	// the others read as zero. Writes to MODE's denormal bits take effect.
+	// nearest, DX10 clamp and IEEE set); HW_ID (4) is Wave.HWID; the
+	// others read as zero. Writes to MODE's denormal bits take effect.
 	hwreg := func(imm int32) (id, off, size uint32) {
 		return uint32(imm) & 0x3f, uint32(imm) >> 6 & 0x1f, uint32(imm)>>11&0x1f + 1
 	}
@@ -305,7 +305,7 @@ func init() {
 		case 1:
 			v = w.mode()
 		case 4:
-			v = uint32(w.ID) & 0xf
+			v = w.HWID
 		}
 		w.setS32(in.Dst, v>>off&(uint32(1)<<size-1))
 		return nil
@@ -500,9 +500,10 @@ func init() {
 	// SOPP.
 	nop := func(w *Wave, in *Inst) error { return nil }
 	for _, n := range []string{"s_nop", "s_waitcnt", "s_sleep", "s_setprio", "s_icache_inv", "s_incperflevel",
-		"s_decperflevel", "s_ttracedata", "s_sethalt", "s_setkill", "s_sendmsghalt", "s_sendmsg", "s_endpgm_saved"} {
+		"s_decperflevel", "s_sethalt", "s_setkill", "s_sendmsghalt", "s_sendmsg", "s_endpgm_saved"} {
 		def(n, nop)
 	}
+	def("s_ttracedata", func(w *Wave, in *Inst) error { w.ttrace(w.S[RegM0], false); return nil })
 	def("s_endpgm", func(w *Wave, in *Inst) error { w.Done = true; return nil })
 	def("s_code_end", func(w *Wave, in *Inst) error { return fmt.Errorf("executed s_code_end (ran past the end of the code)") })
 	def("s_trap", func(w *Wave, in *Inst) error { return fmt.Errorf("%w %d", ErrTrap, in.Imm&0xff) })

@@ -47,6 +47,9 @@ const (
 type Group struct {
 	// LDS is the workgroup's local data share.
 	LDS []byte
+	// signaled is the last barrier phase a wave of the group signalled
+	// (gfx12 s_barrier_signal_isfirst).
+	signaled uint32
 }
 
 // Wave is the architectural state of one wave64.
@@ -70,6 +73,8 @@ type Wave struct {
 	Done bool
 	// AtBarrier is set by s_barrier until the group releases it.
 	AtBarrier bool
+	// barrierPhase counts the gfx12 workgroup-barrier signals of the wave.
+	barrierPhase uint32
 	// FlushF32 and FlushF64 flush denormal inputs and results of f32 and
 	// f64 arithmetic to zero (the descriptor's FLOAT_DENORM_MODE_32 and
 	// _16_64 fields set to flush); false preserves denormals.
@@ -82,6 +87,22 @@ type Wave struct {
 
 	// Trace, when set, is called before each instruction executes.
 	Trace func(w *Wave, in *Inst)
+
+	// Clock is the wave's shader clock in cycles. Each executed
+	// instruction reads it at its issue and then advances it by Cost(in),
+	// or by one when Cost is nil (Clock then equals Count after Reset).
+	// gfx12 s_getreg of SHADER_CYCLES_LO/HI reads it.
+	Clock uint64
+	// Cost, when set, is the cycle cost of an executed instruction.
+	Cost func(in *Inst) uint64
+	// Marker, when set, receives every executed s_ttracedata (value: M0)
+	// and s_ttracedata_imm (value: the low 8 bits of the immediate, imm
+	// set) while Clock is the marker's issue time.
+	Marker func(w *Wave, value uint32, imm bool)
+	// HWID is the value s_getreg reads from HW_ID on gfx9 and from HW_ID1
+	// on gfx12; HWID2 is gfx12's HW_ID2. The agent sets them from the
+	// wave's place (wave slot, SIMD, CU, shader engine, workgroup).
+	HWID, HWID2 uint32
 
 	gprIdx bool // s_set_gpr_idx_on is in effect
 	// vskip is the VSKIP mode (s_setvskip): vector instructions (VALU,
@@ -159,7 +180,9 @@ func (w *Wave) Reset(p *Program, m *mem.Memory, g *Group, target Target, pc uint
 	w.Done, w.AtBarrier, w.gprIdx, w.vskip = false, false, false, false
 	w.FlushF32, w.FlushF64 = false, false
 	w.scalePC = 0
+	w.barrierPhase = 0
 	w.Count, w.Lanes = 0, 0
+	w.Clock = 0
 }
 
 // Run executes instructions until the wave ends, reaches a barrier, faults
@@ -190,8 +213,25 @@ func (w *Wave) Run(limit uint64) error {
 			w.PC = pc
 			return &Fault{PC: pc, Wave: w.ID, Inst: in.String(), Err: err}
 		}
+		w.tick(in)
 	}
 	return nil
+}
+
+// tick advances Clock past an executed instruction.
+func (w *Wave) tick(in *Inst) {
+	if w.Cost != nil {
+		w.Clock += w.Cost(in)
+	} else {
+		w.Clock++
+	}
+}
+
+// ttrace delivers an executed trace-data instruction to Marker.
+func (w *Wave) ttrace(value uint32, imm bool) {
+	if w.Marker != nil {
+		w.Marker(w, value, imm)
+	}
 }
 
 // indexed applies VGPR indexing (s_set_gpr_idx_on) to a vector ALU
@@ -232,6 +272,7 @@ func (w *Wave) Step() error {
 		w.PC = pc
 		return &Fault{PC: pc, Wave: w.ID, Inst: in.String(), Err: err}
 	}
+	w.tick(in)
 	return nil
 }
 
