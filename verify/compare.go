@@ -101,18 +101,23 @@ func compare(r *Result, g, h *side, pcmap *dbt.PCMap, code codeNames) {
 
 // relError is the smallest relative error between two words read as one
 // f32, two bf16 or two f16 values (+Inf when no reading is finite on both
-// sides; two NaNs count as equal).
+// sides; two NaNs count as equal). The error is relative to the larger
+// magnitude but never to less than the format's smallest normal, so that
+// a last-place difference of two subnormals counts as small as it is.
 func relError(a, b uint32) float64 {
-	best := rel(float64(math.Float32frombits(a)), float64(math.Float32frombits(b)))
-	pairs := [][2]func(uint16) float64{{bf16, bf16}, {f16, f16}}
-	for _, p := range pairs {
-		e := math.Max(rel(p[0](uint16(a)), p[1](uint16(b))), rel(p[0](uint16(a>>16)), p[1](uint16(b>>16))))
+	best := rel(float64(math.Float32frombits(a)), float64(math.Float32frombits(b)), 0x1p-126)
+	halves := []struct {
+		dec   func(uint16) float64
+		floor float64
+	}{{bf16, 0x1p-126}, {f16, 0x1p-14}}
+	for _, h := range halves {
+		e := math.Max(rel(h.dec(uint16(a)), h.dec(uint16(b)), h.floor), rel(h.dec(uint16(a>>16)), h.dec(uint16(b>>16)), h.floor))
 		best = math.Min(best, e)
 	}
 	return best
 }
 
-func rel(x, y float64) float64 {
+func rel(x, y, floor float64) float64 {
 	if x == y || math.IsNaN(x) && math.IsNaN(y) {
 		// Two NaNs: sign and payload are outside every rule's bound.
 		return 0
@@ -120,7 +125,7 @@ func rel(x, y float64) float64 {
 	if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
 		return math.Inf(1)
 	}
-	return math.Abs(x-y) / math.Max(math.Abs(x), math.Abs(y))
+	return math.Abs(x-y) / math.Max(math.Max(math.Abs(x), math.Abs(y)), floor)
 }
 
 func bf16(h uint16) float64 { return float64(math.Float32frombits(uint32(h) << 16)) }

@@ -88,6 +88,7 @@ func TestRelError(t *testing.T) {
 		{0x7fc07fc0, 0xffc0ffc0, 0},        // bf16 NaNs of either sign
 		{0x3f800000, 0x3f800001, 1e-6},     // one f32 ulp
 		{0x3f803f80, 0x3f813f80, 1.0 / 64}, // bf16 pair, one bf16 ulp in one half
+		{42, 41, 1e-6},                     // f32 subnormals one ulp apart
 	} {
 		if e := relError(c.a, c.b); e > c.max {
 			t.Errorf("relError(%#x, %#x) = %g > %g", c.a, c.b, e, c.max)
