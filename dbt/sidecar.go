@@ -193,6 +193,12 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 		}
 		break
 	}
+	if res.PCMap != nil {
+		for i, kt := range kts {
+			res.PCMap.add(kt.body.Map, len(kt.body.Code), placed[i].Base)
+		}
+		res.PCMap.sort()
+	}
 	newText := append([]byte(nil), hts.Data...)
 	for uint64(len(newText)) < start-hts.Addr {
 		newText = binary.LittleEndian.AppendUint32(newText, place.NopWord)

@@ -56,7 +56,9 @@
 // runs until it ends or reaches s_barrier, so execution is deterministic;
 // s_waitcnt and cache controls are no-ops because memory is coherent.
 //
-// Not modelled: VSKIP mode, buffer format conversions
+// VSKIP mode (s_setvskip) skips vector instructions while it is set.
+//
+// Not modelled: buffer format conversions
 // (buffer_load_format_*), ds_read_b96_tr_b6, stochastic-rounding
 // conversions (v_cvt_sr_*, v_cvt_scalef32_sr_*), the FP6/BF6 and 32-element
 // scaled conversions (v_cvt_scalef32_pk32_*, v_cvt_scalef32_2xpk16_*), the
