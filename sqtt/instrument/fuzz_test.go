@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/sqtt"
 )
 
-// fuzzOptions derives pass options from one byte.
+// fuzzOptions derives pass options from one byte (internal/fuzzbench
+// repeats this mapping to re-time the slowest seed).
 func fuzzOptions(sel byte) Options {
 	opt := Options{Barriers: sel&1 != 0, Loops: sel&2 != 0}
 	if sel&4 != 0 {
@@ -42,7 +44,9 @@ func FuzzInstrument(f *testing.F) {
 	}
 	f.Add([]byte("\x7fELF"), byte(1))
 	f.Fuzz(func(t *testing.T, obj []byte, sel byte) {
-		res, err := Instrument(obj, fuzzOptions(sel))
+		var res *Result
+		var err error
+		fuzzguard.RunArgs(t, []any{obj, sel}, func() { res, err = Instrument(obj, fuzzOptions(sel)) })
 		if err != nil {
 			return
 		}
