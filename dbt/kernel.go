@@ -42,12 +42,14 @@ type kernelT struct {
 	long map[uint64]bool
 
 	live *live.Info
+	// pairCache is the pair's per-scope cache (pair.Site.Memo).
+	pairCache map[string]any
 	body *place.Body
 	rep  report.Kernel
 	cur  *isa.Inst
 	// taken holds the scratch VGPRs handed out for the current
 	// instruction.
-	taken map[uint16]bool
+	taken regSet
 	// needArch is the number of arch VGPRs the translation needs
 	// (at least the original count).
 	needArch int
@@ -75,6 +77,19 @@ type kernelT struct {
 	islandTargets []uint64
 	islandsGrew   bool
 	lastPool      int
+	// liveScope is the scope live was computed for.
+	liveScope *cfg.Scope
+	// memo holds, by emission ordinal, the host code of the non-control
+	// instructions of the last emission; ordinal counts them in the
+	// current one.
+	memo    []emitMemo
+	ordinal int
+	// noReuse disables memo (tests compare both paths).
+	noReuse bool
+	// selfSet caches selfUses for the instruction selfFor: the VGPRs
+	// (host numbering, 0-511) it names.
+	selfFor *isa.Inst
+	selfSet [8]uint64
 }
 
 // islandSpacing is the most body bytes between two island pools: half a
@@ -189,7 +204,7 @@ func (kt *kernelT) emit() {
 	kt.rep = report.Kernel{Name: k.Name, SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.rep.Before = kt.resources(k.Descriptor)
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
-	kt.body = &place.Body{Name: k.Name, Map: map[uint64]int{}, Entry: k.EntryAddr, Words: kt.pair.Words()}
+	kt.body = &place.Body{Name: k.Name, Map: make(map[uint64]int, kt.scopeInsts()), Entry: k.EntryAddr, Words: kt.pair.Words()}
 	kt.lastPool, kt.islandsGrew = 0, false
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
@@ -209,8 +224,13 @@ func (kt *kernelT) emit() {
 		kt.rep.Reject(report.Rejection{Offset: k.EntryAddr, Reason: "entry does not decode"})
 		return
 	}
-	kt.live = live.Analyze(kt.g, sc, kt.rawUses)
-	var code []byte
+	if kt.live == nil || kt.liveScope != sc {
+		// Liveness depends on the scope only: a re-emission (long
+		// branches) reuses it.
+		kt.live, kt.liveScope = live.Analyze(kt.g, sc, kt.rawUses), sc
+	}
+	kt.ordinal = 0
+	code := make([]byte, 0, 4*kt.scopeBytes()+256)
 	arch0, agprs0 := kt.archVGPRs()
 	pro, err := kt.pair.Prologue(pair.Plan{Kernel: k, GuestProc: kt.f.Processor, Arch: arch0, AGPRs: agprs0,
 		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase()})
@@ -285,7 +305,7 @@ func window(code []byte, n int) []byte {
 // one emits one source instruction.
 func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	kt.cur = in
-	kt.taken = map[uint16]bool{}
+	kt.taken = regSet{}
 	raw := kt.raw(in)
 	switch in.Info.Branch {
 	case isa.BranchJump, isa.BranchCond:
@@ -376,7 +396,34 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	if in.Name() == "s_getpc_b64" {
 		return kt.getpc(code, b, i, in, raw)
 	}
-	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase()})
+	// A re-emission (after placement asked for long branches) gives
+	// every other instruction the same host code: reuse it.
+	ord := kt.ordinal
+	kt.ordinal++
+	if ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && !kt.noReuse {
+		m := &kt.memo[ord]
+		kt.needArch = max(kt.needArch, m.needArch)
+		kt.rep.Tally(m.kind)
+		for _, n := range m.notes {
+			kt.rep.Notes = appendOnce(kt.rep.Notes, n)
+		}
+		return append(code, m.out...)
+	}
+	notes0 := len(kt.rep.Notes)
+	remember := func(out []byte, kind report.Kind) {
+		if kt.memo == nil {
+			kt.memo = make([]emitMemo, kt.scopeInsts())
+		}
+		for len(kt.memo) <= ord {
+			kt.memo = append(kt.memo, emitMemo{})
+		}
+		m := &kt.memo[ord]
+		m.pc, m.ok, m.out, m.kind, m.needArch, m.notes = in.PC, true, out, kind, kt.needArch, nil
+		if len(kt.rep.Notes) > notes0 {
+			m.notes = append([]string(nil), kt.rep.Notes[notes0:]...)
+		}
+	}
+	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo()})
 	if d.Rule != nil && d.Action != report.Reject {
 		d.Action = report.Expand
 		if d.Rule.Name == "" {
@@ -385,7 +432,9 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	}
 	switch d.Action {
 	case report.Identity, report.Substitute:
-		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1})
+		kind := report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1}
+		kt.rep.Tally(kind)
+		remember(raw, kind)
 		return append(code, raw...)
 	case report.Expand, report.Lower:
 		kt.borrowed = kt.borrowed[:0]
@@ -400,7 +449,9 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 				return append(code, raw...)
 			}
 		}
-		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1})
+		kind := report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1}
+		kt.rep.Tally(kind)
+		remember(out, kind)
 		return append(code, out...)
 	}
 	kt.reject(in, d.Reason)
@@ -599,8 +650,8 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 	arch, agprs := kt.archVGPRs()
 	var got []uint16
 	if !kt.forceSpill {
-		for _, r := range kt.live.FreeVGPRs(kt.cur, arch, n+len(kt.taken)) {
-			if !kt.taken[r] && len(got) < n && !kt.mappedAGPR(int(r)) {
+		for _, r := range kt.live.FreeVGPRs(kt.cur, arch, n+kt.taken.n) {
+			if !kt.taken.has(int(r)) && len(got) < n && !kt.mappedAGPR(int(r)) {
 				got = append(got, r)
 			}
 		}
@@ -609,7 +660,7 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 			if agprs > 0 && acc+agprs > 512 {
 				break
 			}
-			if !kt.taken[uint16(r)] {
+			if !kt.taken.has(int(r)) {
 				got = append(got, uint16(r))
 			}
 		}
@@ -617,7 +668,7 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 	// Borrow live VGPRs the instruction does not name, saved to
 	// per-lane private memory around the expansion.
 	for r := 0; len(got) < n && r < arch; r++ {
-		if kt.taken[uint16(r)] || kt.selfUses(r) || !kt.canSpill() {
+		if kt.taken.has(int(r)) || kt.selfUses(r) || !kt.canSpill() {
 			continue
 		}
 		got = append(got, uint16(r))
@@ -661,7 +712,7 @@ func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 	arch, agprs := kt.archVGPRs()
 	after := kt.live.After(kt.cur.PC)
 	used := func(r int) bool {
-		if kt.taken[uint16(r)] {
+		if kt.taken.has(int(r)) {
 			return true
 		}
 		if kt.mappedAGPR(r) {
@@ -700,7 +751,7 @@ func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 	for start := 0; start+n <= arch && kt.canSpill(); start += align {
 		ok := true
 		for r := start; r < start+n; r++ {
-			if kt.taken[uint16(r)] || kt.selfUses(r) {
+			if kt.taken.has(int(r)) || kt.selfUses(r) {
 				ok = false
 				break
 			}
@@ -738,33 +789,96 @@ func (kt *kernelT) agprBase() int {
 }
 
 // selfUses reports whether the current instruction names VGPR r (decoded
-// operands, or any register its raw fields can name).
+// operands, or any register its raw fields can name). The set is computed
+// once per instruction.
 func (kt *kernelT) selfUses(r int) bool {
-	unified := kt.pair != nil && kt.pair.UnifiedVGPRs()
-	for _, o := range append(kt.rawUses(kt.cur), kt.cur.Operands...) {
-		if o.Kind != isa.KindReg {
-			continue
+	if kt.selfFor != kt.cur {
+		kt.selfFor = kt.cur
+		kt.selfSet = [8]uint64{}
+		unified := kt.pair != nil && kt.pair.UnifiedVGPRs()
+		mark := func(o isa.Operand) {
+			if o.Kind != isa.KindReg {
+				return
+			}
+			lo := int(o.Reg)
+			switch {
+			case o.Class == isa.VGPR:
+			case o.Class == isa.AGPR && unified:
+				lo += kt.agprBase() // the host VGPR the AGPR maps to
+			default:
+				return
+			}
+			for x := max(lo, 0); x < lo+int(o.Width) && x < 512; x++ {
+				kt.selfSet[x>>6] |= 1 << (x & 63)
+			}
 		}
-		lo := int(o.Reg)
-		switch {
-		case o.Class == isa.VGPR:
-		case o.Class == isa.AGPR && unified:
-			lo += kt.agprBase() // the host VGPR the AGPR maps to
-		default:
-			continue
+		for _, o := range kt.rawUses(kt.cur) {
+			mark(o)
 		}
-		if r >= lo && r < lo+int(o.Width) {
-			return true
+		for _, o := range kt.cur.Operands {
+			mark(o)
 		}
 	}
-	return false
+	if r < 0 || r >= 512 {
+		return false
+	}
+	return kt.selfSet[r>>6]&(1<<(r&63)) != 0
 }
 
 func (kt *kernelT) take(r uint16) {
-	kt.taken[r] = true
+	kt.taken.add(int(r))
 	if int(r)+1 > kt.needArch {
 		kt.needArch = int(r) + 1
 	}
+}
+
+// emitMemo is one instruction's host code and tally from an earlier
+// emission of the same scope.
+type emitMemo struct {
+	pc       uint64
+	ok       bool
+	out      []byte
+	kind     report.Kind
+	needArch int
+	// notes are the report notes the instruction added.
+	notes []string
+}
+
+// regSet is a set of VGPR numbers 0-511.
+type regSet struct {
+	bits [8]uint64
+	n    int
+}
+
+func (s *regSet) has(r int) bool { return r >= 0 && r < 512 && s.bits[r>>6]&(1<<(r&63)) != 0 }
+
+func (s *regSet) add(r int) {
+	if r >= 0 && r < 512 && !s.has(r) {
+		s.bits[r>>6] |= 1 << (r & 63)
+		s.n++
+	}
+}
+
+// scopeInsts and scopeBytes are the number of guest instructions and
+// their bytes in the scope (capacity hints).
+func (kt *kernelT) scopeInsts() int {
+	n := 0
+	for _, a := range kt.scope.Blocks {
+		if b := kt.g.Blocks[a]; b != nil {
+			n += len(b.Insts)
+		}
+	}
+	return n
+}
+
+func (kt *kernelT) scopeBytes() int {
+	n := 0
+	for _, a := range kt.scope.Blocks {
+		if b := kt.g.Blocks[a]; b != nil {
+			n += int(b.End - b.Start)
+		}
+	}
+	return n
 }
 
 // scopeStart is the lowest source address of the scope.
@@ -878,4 +992,12 @@ func (kt *kernelT) inScope(a uint64) bool {
 	}
 	b := kt.g.Blocks[kt.scope.Blocks[i]]
 	return a >= b.Start && a < b.End
+}
+
+// pairMemo returns the pair's per-scope cache, creating it on first use.
+func (kt *kernelT) pairMemo() map[string]any {
+	if kt.pairCache == nil {
+		kt.pairCache = map[string]any{}
+	}
+	return kt.pairCache
 }

@@ -23,6 +23,7 @@ type smCase struct {
 	cbsz, blgp int
 	sa, sb     int // scale byte selectors
 	cdMode     int // 0: C=D in AGPRs, 1: C=D in VGPRs, 2: inline 0 C, D in VGPRs
+	agpr       int // bit 0: A in a16..a23, bit 1: B in a24..a31
 }
 
 func (c smCase) cd() int { return c.m * c.m / 64 }
@@ -73,6 +74,16 @@ func smKernel(s *strings.Builder, name string, c smCase) {
 	}
 	w0 := 0xd3800000 | op<<16 | acc<<15 | 1<<11 | uint32(c.cbsz)<<8 | vdst
 	w1 := uint32(256+10) | uint32(256+20)<<9 | src2<<18 | uint32(c.blgp)<<29
+	for x, base := range []int{16, 24} {
+		if c.agpr>>x&1 == 0 {
+			continue
+		}
+		for r := 0; r < 8; r++ {
+			fmt.Fprintf(s, "  v_accvgpr_write_b32 a%d, v%d\n", base+r, 10+10*x+r)
+		}
+		w1 = w1&^(0x1ff<<(9*x)) | uint32(256+base)<<(9*x) | 1<<(27+x)
+	}
+	s.WriteString("  s_nop 2\n")
 	fmt.Fprintf(s, "  .long %#x, %#x, %#x, %#x\n  s_nop 7\n  s_nop 7\n  s_nop 7\n", l0, l1, w0, w1)
 	for r := 0; r < c.cd(); r++ {
 		src := int(vdst) + r
@@ -267,7 +278,7 @@ func TestScaleMFMARuleAgainstGFX950Simulator(t *testing.T) {
 	for _, m := range []int{16, 32} {
 		for cb := 0; cb < 5; cb++ {
 			for bl := 0; bl < 5; bl++ {
-				cases = append(cases, smCase{m: m, cbsz: cb, blgp: bl, sa: n % 4, sb: (n/4 + n) % 4, cdMode: n % 3})
+				cases = append(cases, smCase{m: m, cbsz: cb, blgp: bl, sa: n % 4, sb: (n/4 + n) % 4, cdMode: n % 3, agpr: n / 3 % 4})
 				n++
 			}
 		}

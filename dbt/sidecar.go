@@ -449,6 +449,7 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	kt.rep = report.Kernel{Name: k.Name + ".vlds", SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.body = &place.Body{Name: k.Name + ".vlds", Map: map[uint64]int{sidecarEntry: 0}, Entry: sidecarEntry}
 	kt.lastPool, kt.islandsGrew = 0, false
+	kt.ordinal = 0 // a re-emission reuses the last emission's non-control code
 	arch, _ := kt.archVGPRs()
 	kt.needArch = arch
 	p.lowered = 0
@@ -475,7 +476,7 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 		// guest's; transient spill slots follow them.
 		kt.spillBase = p.slots.Save + 8
 		kt.spillSlots = max(kt.spillSlots, 1)
-		kt.taken = map[uint16]bool{}
+		kt.taken = regSet{}
 		kt.take(spillPrologueVGPR)
 		st, err := vlds.StoreBase(p.base, p.prologue.Temps[0], spillPrologueVGPR, p.slots)
 		if err != nil {
@@ -539,7 +540,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 	d, known := vlds.Lookup(w0)
 	if in.Info != nil && in.Info.Branch == isa.BranchNone && vlds.IsDS(w0) && len(raw) == 8 && known && d.Kind != vlds.Unsupported {
 		kt.cur = in
-		kt.taken = map[uint16]bool{}
+		kt.taken = regSet{}
 		if d.Name != in.Name() {
 			return code, fmt.Sprintf("guest DS opcode decodes as %s, the lowering table names %s", in.Name(), d.Name)
 		}

@@ -27,6 +27,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,9 +51,19 @@ type Options struct {
 	Name string
 	// Diff asks for Result.Changes.
 	Diff bool
+	// noReuse makes a re-emission recompute every instruction (tests).
+	noReuse bool
 	// forceSpill makes every scratch-register request borrow live
 	// registers through private memory (tests of the spill path).
 	forceSpill bool
+	// Workers bounds the goroutines that emit the kernels of one object
+	// in parallel (0: GOMAXPROCS; 1: one after another). The output does
+	// not depend on it.
+	Workers int
+	// Stats asks for per-kernel static instruction counts by class, guest
+	// and host, in the report (Kernel.Static); it decodes the host code
+	// once more.
+	Stats bool
 	// HostLDS is the host's LDS bytes per workgroup (default 65536);
 	// kernels whose static LDS exceeds it are reported as needing a
 	// virtual-LDS sidecar.
@@ -139,11 +150,13 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse,
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)
-		kt.emit()
+	}
+	emitAll(kts, opt.Workers)
+	for _, kt := range kts {
 		if kt.rep.Fidelity == report.Rejected {
 			rejected++
 		}
@@ -227,6 +240,10 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		rep.Kernels[i].HostBytes = len(kt.body.Code)
 		rep.Kernels[i].LongBranches = p.Long
 		rep.Kernels[i].IslandHops = p.IslandHops
+		if opt.Stats {
+			at := p.Base - text.Addr
+			rep.Kernels[i].Static = kt.staticCost(newText[at:at+uint64(len(kt.body.Code))], p.Base)
+		}
 		if _, dup := hostAt[kt.k.EntryAddr]; !dup {
 			hostAt[kt.k.EntryAddr] = p.Entry
 		}
@@ -234,7 +251,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		for a := range kt.body.Map {
 			addrs = append(addrs, a)
 		}
-		sort.Slice(addrs, func(a, b int) bool { return addrs[a] < addrs[b] })
+		slices.Sort(addrs)
 		for _, a := range addrs {
 			if _, dup := hostAt[a]; !dup {
 				hostAt[a] = p.Base + uint64(kt.body.Map[a])
@@ -292,7 +309,7 @@ func textMap(text cfg.Text, hostAt map[uint64]uint64, newLen uint64) func(uint64
 	for a := range hostAt {
 		srcs = append(srcs, a)
 	}
-	sort.Slice(srcs, func(i, j int) bool { return srcs[i] < srcs[j] })
+	slices.Sort(srcs)
 	return func(off uint64) (uint64, bool) {
 		a := text.Addr + off
 		if h, ok := hostAt[a]; ok {

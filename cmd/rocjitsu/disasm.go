@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/disasm"
@@ -61,20 +63,17 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 	opt.Wave64 = *wave64
 	total := &disasm.Stats{}
 	code := 0
-	for _, name := range files {
-		f, err := objfile.Open(name)
-		if err != nil {
+	for _, r := range disasmFiles(files, opt) {
+		if _, err := stdout.Write(r.out); err != nil {
 			fmt.Fprintf(stderr, "rocjitsu disasm: %v\n", err)
+			return 1
+		}
+		if r.err != nil {
+			fmt.Fprintf(stderr, "rocjitsu disasm: %v\n", r.err)
 			code = 1
 			continue
 		}
-		st, err := disasm.Write(stdout, f, name, opt)
-		if err != nil {
-			fmt.Fprintf(stderr, "rocjitsu disasm: %v\n", err)
-			code = 1
-			continue
-		}
-		total.Add(st)
+		total.Add(r.st)
 	}
 	if *stats {
 		if err := total.WriteHistogram(stdout); err != nil {
@@ -83,4 +82,68 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// disasmResult is one file's listing (written before its error, as the
+// sequential listing would be) and statistics.
+type disasmResult struct {
+	out []byte
+	st  *disasm.Stats
+	err error
+}
+
+// disasmFiles disassembles files on up to GOMAXPROCS goroutines and yields
+// the results in file order; at most a few listings are held at once.
+func disasmFiles(files []string, opt disasm.Options) func(yield func(int, disasmResult) bool) {
+	return func(yield func(int, disasmResult) bool) {
+		workers := min(runtime.GOMAXPROCS(0), len(files))
+		slots := make([]chan disasmResult, len(files))
+		for i := range slots {
+			slots[i] = make(chan disasmResult, 1)
+		}
+		// window bounds the files started but not yet yielded.
+		window := make(chan struct{}, 2*workers)
+		next := make(chan int)
+		stop := make(chan struct{})
+		defer close(stop)
+		for w := 0; w < workers; w++ {
+			go func() {
+				for i := range next {
+					slots[i] <- disasmOne(files[i], opt)
+				}
+			}()
+		}
+		go func() {
+			defer close(next)
+			for i := range files {
+				select {
+				case window <- struct{}{}:
+				case <-stop:
+					return
+				}
+				select {
+				case next <- i:
+				case <-stop:
+					return
+				}
+			}
+		}()
+		for i := range files {
+			r := <-slots[i]
+			<-window
+			if !yield(i, r) {
+				return
+			}
+		}
+	}
+}
+
+func disasmOne(name string, opt disasm.Options) disasmResult {
+	f, err := objfile.Open(name)
+	if err != nil {
+		return disasmResult{err: err}
+	}
+	var b bytes.Buffer
+	st, err := disasm.Write(&b, f, name, opt)
+	return disasmResult{out: b.Bytes(), st: st, err: err}
 }

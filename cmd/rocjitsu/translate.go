@@ -29,9 +29,12 @@ func runTranslate(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "output code object")
 	rep := fs.String("report", "", "write the fidelity report as JSON to this file")
 	diff := fs.Bool("diff", false, "print every changed instruction (guest, then host code)")
+	stats := fs.Bool("stats", false, "report .text growth and instruction counts by class (static; executed on the simulator for kernels with a reference case)")
+	jobs := fs.Int("j", 0, "batch mode: objects translated at once (0: one per CPU)")
 	hist := fs.Bool("histogram", false, "print the histogram of guest instructions the host cannot run as they are, over all inputs, and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu translate --to gfx942|gfx1201|gfx1200 IN -o OUT [--report report.json] [--diff]")
+		fmt.Fprintln(stderr, "usage: rocjitsu translate --to gfx942|gfx1201|gfx1200 IN -o OUT [--report report.json] [--diff] [--stats]")
+		fmt.Fprintln(stderr, "       rocjitsu translate --to gfx942|gfx1201|gfx1200 -o DIR [-j N] [--report report.json] [--stats] IN...")
 		fmt.Fprintln(stderr, "       rocjitsu translate --histogram [--to gfx942|gfx1201|gfx1200] IN...")
 		fs.PrintDefaults()
 	}
@@ -55,6 +58,9 @@ func runTranslate(args []string, stdout, stderr io.Writer) int {
 	if *hist {
 		return runHistogram(pos, host, stdout, stderr)
 	}
+	if *out != "" && (len(pos) > 1 || isDir(*out)) && !*diff {
+		return runBatch(pos, *out, *rep, host, *stats, *jobs, stderr)
+	}
 	if len(pos) != 1 || *out == "" {
 		fs.Usage()
 		return 2
@@ -65,7 +71,10 @@ func runTranslate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rocjitsu translate: %v\n", err)
 		return 1
 	}
-	res, terr := dbt.Translate(b, dbt.Options{Host: host, Name: filepath.Base(in), Diff: *diff})
+	res, terr := dbt.Translate(b, dbt.Options{Host: host, Name: filepath.Base(in), Diff: *diff, Stats: *stats})
+	if res != nil && terr == nil && *stats {
+		addDynamicCost(&res.Report, b, res.Object)
+	}
 	if res != nil {
 		if *rep != "" {
 			j, err := report.MarshalIndent([]report.Object{res.Report})

@@ -9,7 +9,8 @@ package cfg
 
 import (
 	"fmt"
-	"sort"
+	"math/bits"
+	"slices"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -108,6 +109,8 @@ type Graph struct {
 	// followed (decode failure, branch outside .text, target inside an
 	// instruction). Scopes that reach one fail closed.
 	Errors map[uint64]string
+	// slab is where decoded instructions are allocated from, in chunks.
+	slab []isa.Inst
 	// GetPC holds the addresses of every s_getpc_b64.
 	GetPC []uint64
 }
@@ -128,7 +131,8 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 	if opt.MaxRounds == 0 {
 		opt.MaxRounds = 8
 	}
-	g := &Graph{Text: text, Roots: roots, Insts: map[uint64]*isa.Inst{}, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}}
+	// Capacity hint: an instruction is 4 to 12 bytes, typically 6.
+	g := &Graph{Text: text, Roots: roots, Insts: make(map[uint64]*isa.Inst, len(text.Data)/6), Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
@@ -213,7 +217,11 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 			g.Errors[a] = "instruction runs past the end of .text"
 			return
 		}
-		p := new(isa.Inst)
+		if len(g.slab) == 0 {
+			g.slab = make([]isa.Inst, 512)
+		}
+		p := &g.slab[0]
+		g.slab = g.slab[1:]
 		*p = in
 		p.PC = a
 		g.Insts[a] = p
@@ -265,13 +273,36 @@ func appendUnique(s []uint64, a uint64) []uint64 {
 	return append(s, a)
 }
 
+// sortedInsts returns the decoded instruction addresses in ascending
+// order: by a scan of a bitmap of .text words when every address is word
+// aligned in .text (always, for decoded code), otherwise by sorting.
+func (g *Graph) sortedInsts() []uint64 {
+	addrs := make([]uint64, 0, len(g.Insts))
+	words := make([]uint64, (len(g.Text.Data)/4+64)/64)
+	for a := range g.Insts {
+		off := a - g.Text.Addr
+		if a < g.Text.Addr || off%4 != 0 || off/4/64 >= uint64(len(words)) {
+			for a := range g.Insts {
+				addrs = append(addrs, a)
+			}
+			slices.Sort(addrs)
+			return addrs
+		}
+		words[off/4/64] |= 1 << (off / 4 % 64)
+	}
+	for i, w := range words {
+		for w != 0 {
+			b := bits.TrailingZeros64(w)
+			w &^= 1 << b
+			addrs = append(addrs, g.Text.Addr+4*(uint64(i)*64+uint64(b)))
+		}
+	}
+	return addrs
+}
+
 // buildBlocks splits the decoded instructions into blocks.
 func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) {
-	addrs := make([]uint64, 0, len(g.Insts))
-	for a := range g.Insts {
-		addrs = append(addrs, a)
-	}
-	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	addrs := g.sortedInsts()
 	// A leader that is not an instruction start but lies inside a decoded
 	// instruction is an error (the two decodings overlap).
 	for i, a := range addrs {

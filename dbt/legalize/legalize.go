@@ -60,6 +60,9 @@ func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	}
 	if guest == isa.GFX950 && host != isa.GFX950 {
 		if _, only := GFX950Only[key]; only {
+			if why := rules.Unsupported(guest, host, key); why != "" {
+				return reject(fmt.Sprintf("%s is gfx950-only and has no rule: %s", key, why))
+			}
 			return reject(fmt.Sprintf("%s is gfx950-only (ISA oracle table) and has no rule", key))
 		}
 		if fp8Named(name) {

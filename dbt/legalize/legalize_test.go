@@ -1,11 +1,13 @@
 package legalize
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
 )
 
 func decodeFor(tg isa.Target) DecodeFunc {
@@ -80,5 +82,46 @@ func TestOracleTableOverridesModel(t *testing.T) {
 		if d.Action == report.Identity {
 			t.Fatalf("%s passed through as identity", n)
 		}
+	}
+}
+
+// TestEveryGFX950OnlyOpHasRuleOrReason checks the oracle table: every
+// gfx950-only operation has a gfx950 -> gfx942 rule or a written reason in
+// dbt/rules (never both), and the rejection carries the reason.
+func TestEveryGFX950OnlyOpHasRuleOrReason(t *testing.T) {
+	for key := range GFX950Only {
+		k := strings.TrimSuffix(key, ")") // the oracle table spells one name with a stray parenthesis
+		name := strings.TrimSuffix(k, " lds")
+		has := rules.For(isa.GFX950, isa.GFX942, name) != nil
+		why := rules.Unsupported(isa.GFX950, isa.GFX942, k)
+		switch {
+		case has && why != "":
+			t.Errorf("%s has a rule and an unsupported reason", k)
+		case !has && why == "":
+			t.Errorf("%s has neither a rule nor a written reason", k)
+		}
+	}
+	for _, k := range rules.UnsupportedKeys(isa.GFX950, isa.GFX942) {
+		if _, ok := GFX950Only[k]; !ok {
+			t.Errorf("unsupported reason for %q, which is not in the gfx950-only table", k)
+		}
+	}
+	ops := 0
+	all := rules.All(isa.GFX950, isa.GFX942)
+	for _, r := range all {
+		ops += len(r.Ops)
+	}
+	// The README's figures (go test -v -run TestEveryGFX950OnlyOpHasRuleOrReason ./dbt/legalize).
+	t.Logf("gfx950 -> gfx942: %d rules over %d mnemonics; %d gfx950-only operations rejected with a written reason",
+		len(all), ops, len(rules.UnsupportedKeys(isa.GFX950, isa.GFX942)))
+	// The rejection names the reason.
+	raw := []byte{0x01, 0xb1, 0x0a, 0x7e} // v_prng_b32 v5, v1
+	in, err := gfx9.Decode(raw, 0, isa.GFX950)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Decide(&in, raw, isa.GFX950, isa.GFX942, decodeFor(isa.GFX942))
+	if d.Action != report.Reject || !strings.Contains(d.Reason, "LFSR") {
+		t.Fatalf("v_prng_b32: %s %q", d.Action, d.Reason)
 	}
 }

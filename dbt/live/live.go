@@ -156,6 +156,12 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 			}
 		}
 	}
+	n := 0
+	for _, l := range sc.Blocks {
+		n += len(g.Blocks[l].Insts)
+	}
+	slab := make([]Regs, n)
+	info.after = make(map[uint64]*Regs, n)
 	for _, l := range sc.Blocks {
 		b := g.Blocks[l]
 		var r Regs
@@ -169,8 +175,10 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 			}
 		}
 		for i := len(b.Insts) - 1; i >= 0; i-- {
-			c := r
-			info.after[b.Insts[i].PC] = &c
+			c := &slab[0]
+			slab = slab[1:]
+			*c = r
+			info.after[b.Insts[i].PC] = c
 			r.touch(b.Insts[i], false)
 			if extra != nil {
 				for _, o := range extra(b.Insts[i]) {

@@ -11,6 +11,7 @@
 package pair
 
 import (
+	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
@@ -70,6 +71,13 @@ type Site struct {
 	// Flat is true when the scope has FLAT (generic-address) memory
 	// instructions.
 	Flat bool
+	// Graph and Scope are the kernel's control-flow graph and scope, for
+	// rules that need a whole-scope analysis (a pair computes it once per
+	// scope and keeps it in Memo, which lives as long as the scope's
+	// translation and is used by one goroutine).
+	Graph *cfg.Graph
+	Scope *cfg.Scope
+	Memo  map[string]any
 }
 
 // Plan is what the shared pipeline knows about one kernel when the host

@@ -146,6 +146,57 @@ type Kernel struct {
 	Rejections []Rejection `json:"rejections,omitempty"`
 	// Notes carries other diagnostics (one sentence each).
 	Notes []string `json:"notes,omitempty"`
+	// Static counts the scope's instructions by class, guest and host
+	// (only when the translation was asked for statistics).
+	Static *Cost `json:"static,omitempty"`
+	// Dynamic counts the instructions a simulator executed, by class,
+	// running the guest and the translation on the same inputs (set by
+	// callers that ran both).
+	Dynamic *Cost `json:"dynamic,omitempty"`
+}
+
+// ClassCounts are instruction counts by execution class.
+type ClassCounts struct {
+	MFMA   uint64 `json:"mfma"`
+	VALU   uint64 `json:"valu"`
+	Memory uint64 `json:"memory"`
+	SALU   uint64 `json:"salu"`
+	Other  uint64 `json:"other"`
+}
+
+// Total is the sum over all classes.
+func (c ClassCounts) Total() uint64 { return c.MFMA + c.VALU + c.Memory + c.SALU + c.Other }
+
+// Cost compares guest and host instruction counts by class.
+type Cost struct {
+	Guest ClassCounts `json:"guest"`
+	Host  ClassCounts `json:"host"`
+}
+
+// Ratio is the host/guest ratio of the totals (0 when the guest has no
+// instructions).
+func (c *Cost) Ratio() float64 {
+	if c == nil || c.Guest.Total() == 0 {
+		return 0
+	}
+	return float64(c.Host.Total()) / float64(c.Guest.Total())
+}
+
+// writeCost writes one line per class: guest, host and their ratio.
+func writeCost(b *strings.Builder, what string, c *Cost) {
+	fmt.Fprintf(b, "    %s instructions: guest %d, host %d (%.2fx)\n", what, c.Guest.Total(), c.Host.Total(), c.Ratio())
+	g := []uint64{c.Guest.MFMA, c.Guest.VALU, c.Guest.Memory, c.Guest.SALU, c.Guest.Other}
+	h := []uint64{c.Host.MFMA, c.Host.VALU, c.Host.Memory, c.Host.SALU, c.Host.Other}
+	for i, name := range []string{"mfma", "valu", "memory", "salu", "other"} {
+		if g[i] == 0 && h[i] == 0 {
+			continue
+		}
+		r := "-"
+		if g[i] > 0 {
+			r = fmt.Sprintf("%.2fx", float64(h[i])/float64(g[i]))
+		}
+		fmt.Fprintf(b, "      %-7s %10d -> %10d  %s\n", name, g[i], h[i], r)
+	}
 }
 
 // Object is the report for one code object.
@@ -241,6 +292,14 @@ func (o *Object) Finish() {
 	sort.SliceStable(o.Kernels, func(i, j int) bool { return o.Kernels[i].Name < o.Kernels[j].Name })
 }
 
+// Growth is HostText/SourceText (0 when nothing was committed).
+func (o *Object) Growth() float64 {
+	if !o.Committed || o.SourceText == 0 {
+		return 0
+	}
+	return float64(o.HostText) / float64(o.SourceText)
+}
+
 // Rejected returns the kernels that were rejected.
 func (o *Object) Rejected() []Kernel {
 	var out []Kernel
@@ -280,7 +339,7 @@ func (o *Object) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "%s: %s -> %s: %s", name, o.Guest, o.Host, o.Fidelity)
 	if o.Committed {
-		fmt.Fprintf(&b, " (.text %d -> %d bytes)", o.SourceText, o.HostText)
+		fmt.Fprintf(&b, " (.text %d -> %d bytes, %.2fx)", o.SourceText, o.HostText, o.Growth())
 	}
 	b.WriteByte('\n')
 	if o.Error != "" {
@@ -319,6 +378,12 @@ func (o *Object) WriteText(w io.Writer) error {
 		}
 		for _, n := range k.Notes {
 			fmt.Fprintf(&b, "    note: %s\n", n)
+		}
+		if k.Static != nil {
+			writeCost(&b, "static", k.Static)
+		}
+		if k.Dynamic != nil {
+			writeCost(&b, "executed", k.Dynamic)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

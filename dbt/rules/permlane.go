@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 )
@@ -81,6 +79,27 @@ func PermlaneSwapCode(rows int, d, s, x, y, a, p uint16) []byte {
 	return appendWords(nil, w...)
 }
 
+// PermlaneSelfSwapCode returns host code for v_permlane<rows>_swap_b32 with
+// vdst == vsrc == d: lane l takes lane l^rows (temporaries x and, for 32,
+// the address a).
+func PermlaneSelfSwapCode(rows int, d, x, a uint16) []byte {
+	var w []uint32
+	if rows == 16 {
+		sx := dsRead(dsOpSwizzle, x, d, 0, 0x401f)
+		w = append(w, sx[0], sx[1])
+	} else {
+		lo := vop3(op3MbcntLo, a, srcOnes, srcZero, 0)
+		hi := vop3(op3MbcntHi, a, srcOnes, srcVGPR+a, 0)
+		w = append(w, lo[0], lo[1], hi[0], hi[1])
+		w = append(w, vop2(op2XorB32, a, inlineInt(32), a, 0)...)
+		w = append(w, vop2(op2LshlrevB32, a, inlineInt(2), a, 0)...)
+		bx := dsRead(dsOpBpermute, x, a, d, 0)
+		w = append(w, bx[0], bx[1])
+	}
+	w = append(w, waitLGKMCnt0, vop1(op1MovB32, d, srcVGPR+x))
+	return appendWords(nil, w...)
+}
+
 func emitPermlaneSwap(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	rows := 16
 	if in.Name() == "v_permlane32_swap_b32" {
@@ -107,7 +126,21 @@ func emitPermlaneSwap(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	}
 	s -= srcVGPR
 	if s == d {
-		return nil, fmt.Errorf("%s at %#x: vdst and vsrc are the same register", in.Name(), in.PC)
+		// One register: every swapped pair exchanges its two lanes, so
+		// each lane takes its partner's value.
+		n := 1
+		if rows == 32 {
+			n = 2
+		}
+		t, err := ctx.TempVGPRs(n)
+		if err != nil {
+			return nil, err
+		}
+		a := uint16(0)
+		if rows == 32 {
+			a = t[1]
+		}
+		return PermlaneSelfSwapCode(rows, d, t[0], a), nil
 	}
 	n := 2
 	if rows == 32 {

@@ -369,9 +369,54 @@ func emitScaleMFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 		}
 		s.Extra[0], s.Extra[1], s.M80, s.SelI[0], s.SelI[1] = t[0], t[1], t[2], t[3], t[4]
 	}
-	code, err := ScaleMFMACode(w[0], w[1], w[2], w[3], m.op, m.cd, s)
+	// A or B in AGPRs: copy the operand to scratch VGPRs first (the
+	// element decode is VALU code) and point the MFMA words at the copy.
+	pre, w3, err := scaleMFMAFromAGPRs(ctx, w[2], w[3])
 	if err != nil {
 		return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
 	}
-	return code, nil
+	code, err := ScaleMFMACode(w[0], w[1], w[2], w3, m.op, m.cd, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
+	}
+	return append(pre, code...), nil
+}
+
+// scaleMFMAFromAGPRs returns code copying each AGPR operand (A: acc bit
+// 27 of the second MFMA word, B: bit 28) to scratch VGPRs, and the second
+// word rewritten to read the copies.
+func scaleMFMAFromAGPRs(ctx Context, w2, w3 uint32) ([]byte, uint32, error) {
+	if w3>>27&3 == 0 {
+		return nil, w3, nil
+	}
+	cbsz, blgp := w2>>8&7, w3>>29
+	if cbsz > 4 || blgp > 4 {
+		return nil, 0, fmt.Errorf("cbsz %d / blgp %d select no format", cbsz, blgp)
+	}
+	// Earlier MFMA writes of the AGPRs must land before they are read.
+	ws := []uint32{sNop(7), sNop(7), sNop(7)}
+	for x, f := range []uint32{cbsz, blgp} {
+		if w3>>(27+x)&1 == 0 {
+			continue
+		}
+		shift := 9 * x
+		code := w3 >> shift & 0x1ff
+		if code < srcVGPR {
+			return nil, 0, fmt.Errorf("constant AGPR operand %d", code)
+		}
+		n := scaleFormats[f].bits()
+		if int(code-srcVGPR)+n > 256 {
+			return nil, 0, fmt.Errorf("operand registers run past a255")
+		}
+		r, err := ctx.TempVGPRRange(n, 2)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := 0; i < n; i++ {
+			a := accRead(r+uint16(i), uint16(code-srcVGPR)+uint16(i))
+			ws = append(ws, a[0], a[1])
+		}
+		w3 = w3&^(0x1ff<<shift|1<<(27+x)) | (srcVGPR+uint32(r))<<shift
+	}
+	return appendWords(nil, ws...), w3, nil
 }

@@ -23,6 +23,8 @@ var registry = []entry{
 	{"mfma_f32_16x16x16f16", mfmaF32x16x16x16f16},
 	{"mfma_i32_16x16x32i8", mfmaI32x16x16x32i8},
 	{"wmma_f32_16x16x16f16", wmmaF32x16x16x16f16},
+	{"wmma_i32_16x16x16iu8", wmmaI32x16x16x16iu8},
+	{"gfx12_buffer_oob", gfx12BufferOOB},
 	{"shuffle_bpermute", shuffleBpermute},
 	{"lds_atomics", ldsAtomics},
 	{"grid2d", grid2d},
@@ -57,6 +59,9 @@ var registry = []entry{
 	{"gfx950_cvt_pk_f16_f32", gfx950CvtPkF16F32},
 	{"gfx950_global_load_lds", gfx950GlobalLoadLDS},
 	{"gfx950_minmax3", gfx950Minmax3},
+	{"gfx950_scalecvt", gfx950ScaleCvt},
+	{"gfx950_permlane_self_swap", gfx950PermlaneSelfSwap},
+	{"gfx950_mfma_scale_agpr", gfx950MfmaScaleAGPR},
 }
 
 // entry names one case constructor.

@@ -24,6 +24,7 @@ type gfx950Word struct {
 	source string   // "oracle": verbatim in LLVM's gfx950 MC tests
 	lut    uint8    // bitop3: the truth table
 	gfx942 string   // mfma: the gfx942 instruction with the same operand fields
+	base   string   // selfsrc: the oracle VOP1 line whose src0 field is set to vdst
 	kernel []string // the gfx950 guest kernels that contain it
 }
 
@@ -40,6 +41,13 @@ var gfx950Words = []gfx950Word{
 	{asm: "global_load_lds_dwordx4 v[2:3], off", words: []uint32{0xddf48000, 0x007f0002}, source: "oracle", kernel: []string{"gfx950_global_load_lds"}},
 	{asm: "v_minimum3_f32 v0, v1, v2, v3", words: []uint32{0xd2a80000, 0x040e0501}, source: "oracle", kernel: []string{"gfx950_minmax3"}},
 	{asm: "v_maximum3_f32 v1, v2, v3, v4", words: []uint32{0xd2a90001, 0x04120702}, source: "oracle", kernel: []string{"gfx950_minmax3"}},
+	{asm: "v_cvt_scalef32_pk_fp4_f32 v1, v1, v2, v3", words: []uint32{0xd23d0001, 0x040e0501}, source: "oracle", kernel: []string{"gfx950_scalecvt"}},
+	{asm: "v_cvt_scalef32_pk_fp4_f32 v1, v1, v2, v3 op_sel:[0,0,0,1]", words: []uint32{0xd23d4001, 0x040e0501}, source: "oracle", kernel: []string{"gfx950_scalecvt"}},
+	{asm: "v_cvt_scalef32_pk_f32_fp4 v[2:3], v2, v3", words: []uint32{0xd23f0002, 0x00020702}, source: "oracle", kernel: []string{"gfx950_scalecvt"}},
+	{asm: "v_cvt_scalef32_pk_bf16_fp8 v1, v2, v3", words: []uint32{0xd2690001, 0x00020702}, source: "oracle", kernel: []string{"gfx950_scalecvt"}},
+	{asm: "v_permlane16_swap_b32_e32 v1, v1", words: []uint32{0x7e02b301}, source: "selfsrc", base: "v_permlane16_swap_b32_e32 v1, v2", kernel: []string{"gfx950_permlane_self_swap"}},
+	{asm: "v_permlane32_swap_b32_e32 v1, v1", words: []uint32{0x7e02b501}, source: "selfsrc", base: "v_permlane32_swap_b32_e32 v1, v2", kernel: []string{"gfx950_permlane_self_swap"}},
+	{asm: "v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], a[4:11], a[12:19], v[20:23], v24, v25 op_sel_hi:[0,0,0]", words: []uint32{0xd3ac0000, 0x00023318, 0xd3ad0800, 0x1c521904}, source: "oracle", kernel: []string{"gfx950_mfma_scale_agpr"}},
 	{asm: "v_mfma_f32_16x16x32_f16 v[0:3], v[4:7], v[8:11], v[0:3]", words: []uint32{0xd3d40000, 0x04021104}, source: "mfma",
 		gfx942: "v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[8:9], v[0:3]", kernel: []string{"gfx950_mfma_f32_16x16x32_f16"}},
 	{asm: "v_mfma_f32_32x32x16_f16 v[0:15], v[16:19], v[20:23], v[0:15]", words: []uint32{0xd3d50000, 0x04022910}, source: "mfma",
@@ -164,6 +172,15 @@ func TestGFX950Encodings(t *testing.T) {
 			enc, ok := oracle[w.asm]
 			if !ok || !bytes.Equal(enc, want) {
 				t.Errorf("%s: oracle % x (found %v), header words % x", w.asm, enc, ok, want)
+			}
+		case "selfsrc": // the oracle's VOP1 word with src0 = vdst (the only change)
+			enc, ok := oracle[w.base]
+			if !ok || len(enc) != 4 || len(w.words) != 1 {
+				t.Fatalf("%s: no 4-byte oracle line %q", w.asm, w.base)
+			}
+			b := binary.LittleEndian.Uint32(enc)
+			if got := b&^0x1ff | (256 + b>>17&0xff); got != w.words[0] {
+				t.Errorf("%s: derived %#08x, header word %#08x", w.asm, got, w.words[0])
 			}
 		case "bitop3":
 			got := wordBytes(bitop3Encode(5, [3]uint32{257, 258, 259}, w.lut))

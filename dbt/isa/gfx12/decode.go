@@ -136,9 +136,16 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 	if wave64 && e.flags&eWave64 == 0 || !wave64 && e.flags&eWave32 == 0 {
 		return errAt(pc, "opcode", "%s is not defined in wave%d", e.mnem, map[bool]int{true: 64, false: 32}[wave64])
 	}
+	strict := e.strict
+	if max, ok := IndexKeyMax(e.mnem, wave64); ok {
+		strict[0] &^= indexKeyBits
+		if key := int(w[0]&indexKeyBits) >> 11; key > max {
+			return errAt(pc, "modifier", "%s: index_key %d out of range (at most %d in wave%d)", e.mnem, key, max, map[bool]int{true: 64, false: 32}[wave64])
+		}
+	}
 	for i := 0; i < nw; i++ {
-		if w[i]&e.strict[i] != 0 {
-			return errAt(pc, "modifier", "%s: bits %#x of dword %d must be zero", e.mnem, w[i]&e.strict[i], i)
+		if w[i]&strict[i] != 0 {
+			return errAt(pc, "modifier", "%s: bits %#x of dword %d must be zero", e.mnem, w[i]&strict[i], i)
 		}
 	}
 	in.Info = info

@@ -439,6 +439,9 @@ func writeMods(b *strings.Builder, in *isa.Inst, e *entry) {
 			b.WriteString([4]string{"", " mul:2", " mul:4", " div:2"}[m.OMod&3])
 		}
 	case enc.VOP3P:
+		if _, ok := IndexKeyMax(e.mnem, true); ok && m.OpSel&3 != 0 {
+			b.WriteString(" index_key:" + strconv.Itoa(int(m.OpSel&3)))
+		}
 		if e.opselN > 0 && m.OpSel != 0 {
 			bitList(b, "op_sel", m.OpSel, int(e.opselN), false)
 		}

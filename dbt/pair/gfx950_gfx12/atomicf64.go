@@ -15,13 +15,32 @@ import (
 // atomicF64Bound is the approximation of the f64 atomic-add loop.
 const atomicF64Bound = "the add is v_add_f64 (rounding and denormals from MODE) instead of the memory-side adder; lanes hitting one address apply in the order their compare-and-swap wins"
 
+// atomicMinMaxF64Bound is the approximation of the f64 atomic min/max
+// loop.
+const atomicMinMaxF64Bound = "the min/max is v_min_num_f64/v_max_num_f64 (IEEE 754-2019 minimumNumber/maximumNumber; sNaN and signed-zero handling of the memory-side unit not checked); lanes hitting one address apply in the order their compare-and-swap wins"
+
 func init() {
 	for _, n := range []string{"global_atomic_add_f64", "flat_atomic_add_f64"} {
 		handRules[n] = &rule{name: "gfx12-atomic-add-f64", fidelity: report.Approximate, bound: atomicF64Bound, emit: atomicAddF64}
 	}
+	for _, n := range []string{"global_atomic_min_f64", "flat_atomic_min_f64", "global_atomic_max_f64", "flat_atomic_max_f64"} {
+		handRules[n] = &rule{name: "gfx12-atomic-minmax-f64", fidelity: report.Approximate, bound: atomicMinMaxF64Bound, emit: atomicAddF64}
+	}
 }
 
-// atomicAddF64 lowers gfx9's f64 atomic add, which gfx12 lacks, to a
+// f64Combine returns the segment and the gfx12 VALU operation that
+// combines the old memory value with the operand for a gfx9 f64 atomic.
+func f64Combine(name string) (seg, op string, err error) {
+	for _, c := range [][2]string{{"_atomic_add_f64", "v_add_f64_e64"}, {"_atomic_min_f64", "v_min_num_f64_e64"}, {"_atomic_max_f64", "v_max_num_f64_e64"}} {
+		if s, ok := strings.CutSuffix(name, c[0]); ok {
+			return s, c[1], nil
+		}
+	}
+	return "", "", fmt.Errorf("%s is not an f64 atomic add/min/max", name)
+}
+
+// atomicAddF64 lowers gfx9's f64 atomic add (and min/max: the same loop
+// with v_min/max_num_f64 as the combine), which gfx12 lacks, to a
 // compare-and-swap loop: save EXEC; old = load; loop { new = old + x;
 // ret = cmpswap_b64(addr, {new, old}) returning; EXEC &= (ret != old)
 // (gfx12 v_cmpx writes only EXEC); old = ret } while EXEC; restore EXEC.
@@ -29,7 +48,10 @@ func init() {
 // before its add, which the returning form writes to vdst.
 func atomicAddF64(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	name := in.Name()
-	seg := strings.TrimSuffix(name, "_atomic_add_f64") // global or flat
+	seg, combine, err := f64Combine(name) // global or flat; add, min or max
+	if err != nil {
+		return nil, err
+	}
 	ops, err := hostOperands(in, site)
 	if err != nil {
 		return nil, err
@@ -69,7 +91,7 @@ func atomicAddF64(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, erro
 	cas := host{mnem: seg + "_atomic_cmpswap_b64", ops: append([]isa.Operand{vr(ret, 2), addr, vr(nv, 4)}, rest...), th: th, scope: scope, ret: true}
 	cas.mod.Offset = in.Mod.Offset
 	body, err := seq(
-		host{mnem: "v_add_f64_e64", ops: []isa.Operand{vr(nv, 2), vr(old, 2), x}},
+		host{mnem: combine, ops: []isa.Operand{vr(nv, 2), vr(old, 2), x}},
 		cas,
 		host{mnem: "s_wait_loadcnt", ops: []isa.Operand{imm(0)}},
 		host{mnem: "v_cmpx_ne_u64_e64", ops: []isa.Operand{vr(ret, 2), vr(old, 2)}},

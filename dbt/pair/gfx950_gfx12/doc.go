@@ -6,7 +6,9 @@
 // rule (rules.go, wmma.go: s_waitcnt split by counting outstanding
 // operation kinds, s_barrier as signal + wait, v_lshl_add_u64, 16x16 and
 // 32x32 f16/bf16 MFMAs as WMMA, SDWA selects, packed f32, v_cmpx, MODE
-// hwregs, ds_cmpst operand order, ...), or by a gfx950 -> gfx942 rule whose
+// hwregs, ds_cmpst operand order, DPP row_bcast (dppbcast.go), MUBUF as
+// VBUFFER with the V# word3 converted at its definitions and buffer loads
+// to LDS as load + ds_store (vsharp.go), ...), or by a gfx950 -> gfx942 rule whose
 // output is lowered again (retarget.go). Anything else rejects the kernel
 // with the reason. Every host instruction is built from dbt/isa/gfx12
 // templates and re-decoded before it is emitted (build.go). The descriptor

@@ -56,6 +56,9 @@ func lower(in *isa.Inst, site pair.Site) ([]byte, string, error) {
 	if in.Format == isa.DPP {
 		cands = []string{op.to + "_dpp"} // never an encoding without the controls
 	}
+	if in.Format == isa.DPP && in.Mod.DPPCtrl >= 0x150 && in.Mod.DPPCtrl <= 0x15f {
+		op.bound = strings.TrimPrefix(op.bound+"; "+newbcastBound, "; ")
+	}
 	var last error
 	for _, m := range cands {
 		h.mnem = m
@@ -91,17 +94,23 @@ const highHalfBound = "16-bit result: bits [31:16] zeroed as gfx9 does for low-h
 
 // dppShared reports whether a gfx9 DPP control has the same encoding and
 // meaning on gfx12: quad_perm, row_shl/shr/ror, row_mirror,
-// row_half_mirror. (gfx90a+ row_newbcast:n, 0x150+n, is presumably
-// gfx12's row_share:n, but the gfx9 simulator does not model it, so no
-// differential test proves it: rejected.)
+// row_half_mirror, and gfx90a+ row_newbcast:n (0x150+n: every lane reads
+// lane n of its row), which is gfx12's row_share:n (same encoding and
+// meaning; newbcastBound).
 func dppShared(c uint16) bool {
 	switch {
 	case c <= 0xff, c >= 0x101 && c <= 0x10f, c >= 0x111 && c <= 0x11f, c >= 0x121 && c <= 0x12f,
-		c == 0x140, c == 0x141:
+		c == 0x140, c == 0x141, c >= 0x150 && c <= 0x15f:
 		return true
 	}
 	return false
 }
+
+// newbcastBound is the premise of row_newbcast -> row_share: the gfx9
+// simulator does not model row_newbcast, so its meaning comes from the
+// gfx90a ISA (lane n of each row to the whole row), checked against a
+// CPU reference on the simulated gfx1201 (TestGFX12RowNewbcast).
+const newbcastBound = "row_newbcast:n taken as gfx12 row_share:n (gfx90a ISA meaning; no gfx9 simulator model to compare the guest with)"
 
 // candidates lists the gfx12 encoding-specific mnemonics to try: the
 // guest's form first, then the VOP3 promotion.
@@ -123,7 +132,7 @@ func unsupportedForm(in *isa.Inst) string {
 	case in.Format == isa.SDWA:
 		return "SDWA has no gfx12 encoding and no lowering rule"
 	case in.Format == isa.DPP && !dppShared(in.Mod.DPPCtrl):
-		return fmt.Sprintf("DPP control %#x (wave shifts/rotates, row_bcast) has no gfx12 form and no lowering rule", in.Mod.DPPCtrl)
+		return fmt.Sprintf("DPP control %#x (wave shifts/rotates) has no gfx12 form and no lowering rule", in.Mod.DPPCtrl)
 	case in.Mod.GDS:
 		return "GDS is not on gfx12"
 	case in.Mod.LDS && in.Format != isa.SCRATCH:

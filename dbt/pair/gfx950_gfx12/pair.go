@@ -59,6 +59,41 @@ func (Pair) UnifiedVGPRs() bool { return true }
 // generated re-encoding; either is checked by encoding it here, so a
 // failure rejects with its reason.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
+	if out, ok, err := word3Def(in, site); ok {
+		if err != nil {
+			return legalize.Decision{Action: report.Reject, Fidelity: report.Rejected, Reason: "V# word3 definition: " + err.Error()}
+		}
+		return legalize.Decision{Action: report.Expand, Fidelity: report.Approximate, Bound: bufferBound, Rule: &rules.Rule{
+			Name: "gfx12-vsharp-word3", Ops: []string{in.Name()}, Fidelity: report.Approximate, Bound: bufferBound,
+			Emit: func(rules.Context, *isa.Inst, []byte) ([]byte, error) { return out, nil },
+		}}
+	}
+	if in.Format == isa.DPP && rowBcast(in.Mod.DPPCtrl) {
+		fid, bound := report.Exact, hostOps[in.Name()].bound
+		if bound != "" {
+			fid = report.Approximate
+		}
+		return legalize.Decision{Action: report.Expand, Fidelity: fid, Bound: bound, Rule: &rules.Rule{
+			Name: "gfx12-dpp-row-bcast", Ops: []string{in.Name()}, Fidelity: fid, Bound: bound,
+			Emit: func(ctx rules.Context, in *isa.Inst, _ []byte) ([]byte, error) { return dppRowBcast(ctx, in, site) },
+		}}
+	}
+	if in.Format == isa.MUBUF && in.Mod.LDS {
+		return legalize.Decision{Action: report.Expand, Fidelity: report.Approximate, Bound: ldsBound, Rule: &rules.Rule{
+			Name: "gfx12-buffer-load-lds", Ops: []string{in.Name()}, Fidelity: report.Approximate, Bound: ldsBound,
+			Emit: func(ctx rules.Context, in *isa.Inst, _ []byte) ([]byte, error) { return bufferLoadLDS(ctx, in, site) },
+		}}
+	}
+	if in.Format == isa.MUBUF {
+		out, err := lowerBuffer(in, site)
+		if err != nil {
+			return legalize.Decision{Action: report.Reject, Fidelity: report.Rejected, Reason: in.Name() + ": " + err.Error()}
+		}
+		return legalize.Decision{Action: report.Lower, Fidelity: report.Approximate, Bound: bufferBound, Rule: &rules.Rule{
+			Ops: []string{in.Name()}, Fidelity: report.Approximate, Bound: bufferBound,
+			Emit: func(rules.Context, *isa.Inst, []byte) ([]byte, error) { return out, nil },
+		}}
+	}
 	r := handRules[in.Name()]
 	if r == nil && strings.HasPrefix(in.Name(), "v_cmpx_") {
 		r = &rule{name: "gfx12-cmpx", fidelity: report.Exact, emit: cmpx}

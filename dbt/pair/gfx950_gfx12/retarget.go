@@ -18,7 +18,7 @@ import (
 // through this pair's own mapping and rules, so nothing passes unchecked.
 var retarget = map[string]bool{
 	"bitop3": true, "cvt-f32-bf16": true, "cvt-pk-bf16": true, "cvt-pk-f16": true,
-	"permlane16-swap": true, "permlane32-swap": true, "global-load-lds-x4": true,
+	"permlane16-swap": true, "permlane32-swap": true, "global-load-lds-x4": true, "ds-read-tr": true,
 }
 
 // retargeted wraps a gfx942 rule: its output is decoded as gfx942 code and

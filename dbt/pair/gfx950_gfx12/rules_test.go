@@ -109,3 +109,41 @@ func TestMappingIsReviewed(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertWord3 checks the gfx9 -> gfx12 V# word3 conversion on the
+// constants of research note §4 and its refusals.
+func TestConvertWord3(t *testing.T) {
+	for _, c := range []struct{ in, want uint32 }{
+		{0x00020000, 0x30004000}, // DATA_FORMAT 32, NUM_FORMAT 0
+		{0x00027000, 0x30004000}, // 32 float
+		{0x00020fac, 0x30004fac}, // DST_SEL kept
+		{0x00620000, 0x30604000}, // INDEX_STRIDE kept
+	} {
+		got, err := convertWord3(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("convertWord3(%#x) = %#x, %v; want %#x", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []uint32{0, 0x7000, 0x00820000, 0x00120000, 0x08020000, 0x31004000, 0xc0020000} {
+		if got, err := convertWord3(bad); err == nil {
+			t.Errorf("convertWord3(%#x) = %#x, want an error", bad, got)
+		}
+	}
+}
+
+// TestBufferName checks the MUBUF -> VBUFFER renames and refusals.
+func TestBufferName(t *testing.T) {
+	for in, want := range map[string]string{"buffer_load_dword": "buffer_load_b32", "buffer_load_dwordx4": "buffer_load_b128",
+		"buffer_load_ubyte": "buffer_load_u8", "buffer_store_short": "buffer_store_b16", "buffer_store_dwordx3": "buffer_store_b96",
+		"buffer_atomic_add": "buffer_atomic_add_u32", "buffer_atomic_cmpswap_x2": "buffer_atomic_cmpswap_b64",
+		"buffer_atomic_pk_add_bf16": "buffer_atomic_pk_add_bf16"} {
+		if got, ok := bufferName(in); !ok || got != want {
+			t.Errorf("bufferName(%s) = %s, %v; want %s", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"buffer_load_short_d16", "buffer_store_ubyte", "buffer_load_byte", "buffer_atomic_add_f64", "buffer_atomic_fmin", "buffer_wbl2"} {
+		if got, ok := bufferName(in); ok {
+			t.Errorf("bufferName(%s) = %s, want no counterpart", in, got)
+		}
+	}
+}

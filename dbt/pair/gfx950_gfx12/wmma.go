@@ -32,6 +32,14 @@ var wmmaShapes = map[string]wmmaShape{
 	"v_mfma_f32_16x16x16_bf16": {wmma: "v_wmma_f32_16x16x16_bf16", steps: 1, ab: 2},
 	"v_mfma_f32_16x16x32_f16":  {wmma: "v_wmma_f32_16x16x16_f16", steps: 2, ab: 2},
 	"v_mfma_f32_16x16x32_bf16": {wmma: "v_wmma_f32_16x16x16_bf16", steps: 2, ab: 2},
+	// fp8/bf8 (OCP on gfx950 and gfx12): the MFMA holds k = 8g..8g+7 of
+	// lane group g in two registers (bytes), the wave64 WMMA one register
+	// per step; registers 0 and 1 are two K-slices with the same k
+	// assignment in A and B (research note §3.8, K-doubled shapes).
+	"v_mfma_f32_16x16x32_fp8_fp8": {wmma: "v_wmma_f32_16x16x16_fp8_fp8", steps: 2, ab: 1},
+	"v_mfma_f32_16x16x32_fp8_bf8": {wmma: "v_wmma_f32_16x16x16_fp8_bf8", steps: 2, ab: 1},
+	"v_mfma_f32_16x16x32_bf8_fp8": {wmma: "v_wmma_f32_16x16x16_bf8_fp8", steps: 2, ab: 1},
+	"v_mfma_f32_16x16x32_bf8_bf8": {wmma: "v_wmma_f32_16x16x16_bf8_bf8", steps: 2, ab: 1},
 }
 
 // wmmaBound is the approximation of the MFMA -> WMMA rules.

@@ -58,8 +58,10 @@
 // s_waitcnt and cache controls are no-ops because memory is coherent.
 //
 // Not modelled: VSKIP mode, buffer format conversions
-// (buffer_load_format_*), ds_read_b96_tr_b6, stochastic-rounding and
-// scaled conversions (v_cvt_sr_*, v_cvt_scalef32_*), v_prng_b32 and GDS;
+// (buffer_load_format_*), ds_read_b96_tr_b6, stochastic-rounding
+// conversions (v_cvt_sr_*, v_cvt_scalef32_sr_*), the FP6/BF6 and 32-element
+// scaled conversions (v_cvt_scalef32_pk32_*, v_cvt_scalef32_2xpk16_*), the
+// f16 forms of the scalar scaled ones, v_prng_b32 and GDS;
 // these fault with "not supported". s_sendmsg and the other scheduling
 // hints are ignored.
 package wave

@@ -333,7 +333,7 @@ func init() {
 	for _, n := range []string{"s_clause", "s_delay_alu", "s_wait_alu", "s_wait_idle", "s_waitcnt", "s_wait_loadcnt",
 		"s_wait_storecnt", "s_wait_samplecnt", "s_wait_bvhcnt", "s_wait_expcnt", "s_wait_dscnt", "s_wait_kmcnt",
 		"s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "s_wait_event", "s_prefetch_inst", "s_prefetch_inst_pc_rel",
-		"s_prefetch_data", "s_prefetch_data_pc_rel", "s_buffer_prefetch_data", "s_nop", "s_barrier_signal", "s_sleep_var",
+		"s_prefetch_data", "s_prefetch_data_pc_rel", "s_buffer_prefetch_data", "s_nop", "s_sleep_var",
 		"s_dcache_inv", "global_inv", "global_wb", "global_wbinv", "s_singleuse_vdst",
 		"s_version", "s_set_inst_prefetch_distance"} {
 		if semantics12[n] == nil {

@@ -255,10 +255,10 @@ func TestGFX12WMMA(t *testing.T) {
 	rng := rand.New(rand.NewSource(12))
 	for _, wave64 := range []bool{false, true} {
 		n := 4
-		src := "v_wmma_f32_16x16x16_f16 v[8:15], v[0:3], v[4:7], v[16:23]\nv_wmma_f32_16x16x16_f16 v[24:31], v[0:3], v[4:7], 1.0 neg_lo:[1,0,0]"
+		src := "v_wmma_f32_16x16x16_f16 v[8:15], v[0:3], v[4:7], v[16:23]\nv_wmma_f32_16x16x16_f16 v[24:31], v[0:3], v[4:7], 1.0 neg_lo:[1,0,0] neg_hi:[1,0,0]"
 		if wave64 {
 			n = 2
-			src = "v_wmma_f32_16x16x16_f16 v[8:11], v[0:1], v[4:5], v[16:19]\nv_wmma_f32_16x16x16_f16 v[24:27], v[0:1], v[4:5], 1.0 neg_lo:[1,0,0]"
+			src = "v_wmma_f32_16x16x16_f16 v[8:11], v[0:1], v[4:5], v[16:19]\nv_wmma_f32_16x16x16_f16 v[24:27], v[0:1], v[4:5], 1.0 neg_lo:[1,0,0] neg_hi:[1,0,0]"
 		}
 		w, _ := newWave12(t, assemble12(t, src, wave64), wave64)
 		var A, B, C [16][16]float32
@@ -322,9 +322,9 @@ func TestGFX12WMMA(t *testing.T) {
 // TestGFX12Unsupported: an undefined encoding and an unimplemented gfx12
 // instruction fault with their words.
 func TestGFX12Unsupported(t *testing.T) {
-	w, _ := newWave12(t, assemble12(t, "v_wmma_i32_16x16x16_iu4 v[0:7], v1, v2, v[0:7]", false), false)
+	w, _ := newWave12(t, assemble12(t, "image_load v0, v1, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D", false), false)
 	if err := w.Run(100); err == nil {
-		t.Fatal("unimplemented WMMA ran")
+		t.Fatal("unimplemented image_load ran")
 	} else if f, ok := err.(*Fault); !ok || f.Inst == "" {
 		t.Fatalf("got %v", err)
 	}

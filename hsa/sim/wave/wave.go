@@ -47,6 +47,9 @@ const (
 type Group struct {
 	// LDS is the workgroup's local data share.
 	LDS []byte
+	// signaled is the last barrier phase a wave of the group signalled
+	// (gfx12 s_barrier_signal_isfirst).
+	signaled uint32
 }
 
 // Wave is the architectural state of one wave64.
@@ -70,6 +73,8 @@ type Wave struct {
 	Done bool
 	// AtBarrier is set by s_barrier until the group releases it.
 	AtBarrier bool
+	// barrierPhase counts the gfx12 workgroup-barrier signals of the wave.
+	barrierPhase uint32
 	// FlushF32 and FlushF64 flush denormal inputs and results of f32 and
 	// f64 arithmetic to zero (the descriptor's FLOAT_DENORM_MODE_32 and
 	// _16_64 fields set to flush); false preserves denormals.
@@ -172,6 +177,7 @@ func (w *Wave) Reset(p *Program, m *mem.Memory, g *Group, target Target, pc uint
 	w.Done, w.AtBarrier, w.gprIdx = false, false, false
 	w.FlushF32, w.FlushF64 = false, false
 	w.scalePC = 0
+	w.barrierPhase = 0
 	w.Count, w.Lanes = 0, 0
 	w.Clock = 0
 }

@@ -159,6 +159,22 @@ void rj_mma(int kind, const void *a, const void *b, const void *c, void *d) {
              h2d(mma_b[base + col + 16 * (k / per)] + 2 * (k % per));
       dv[v] = (float)s;
     }
+  } else if (kind >= 4) { // i32 16x16x16 iu8 WMMA, wave32 (2 VGPRs) or wave64 (1)
+    int32_t *dv = d;
+    int sa = kind & 1, sb = kind & 2, nreg = wave_size == 32 ? 8 : 4;
+    for (int v = 0; v < nreg; v++) {
+      int row = wave_size == 32 ? 8 * (l / 16) + v : 8 * ((l / 16) % 2) + 4 * (l / 32) + v, col = l % 16;
+      int32_t s = ((int32_t *)mma_c[flat_tid])[v];
+      for (int k = 0; k < 16; k++) {
+        // A[row][k]: wave32 lane row + 16*(k/8), byte k%8; wave64 lane
+        // row + 16*(k/8) + 32*((k/4)%2), byte k%4 (B likewise with col).
+        int la = wave_size == 32 ? 16 * (k / 8) : 16 * (k / 8) + 32 * ((k / 4) % 2);
+        int by = wave_size == 32 ? k % 8 : k % 4;
+        uint8_t x = mma_a[base + row + la][by], y = mma_b[base + col + la][by];
+        s = (int32_t)((uint32_t)s + (uint32_t)((sa ? (int32_t)(int8_t)x : (int32_t)x) * (sb ? (int32_t)(int8_t)y : (int32_t)y)));
+      }
+      dv[v] = s;
+    }
   } else { // i32 16x16x32 i8, wave64
     int32_t *dv = d;
     for (int v = 0; v < 4; v++) {
@@ -206,6 +222,48 @@ void rj950_permlane_swap(int rows, uint32_t *x, uint32_t *y) {
     *x = swap_y[flat_tid - rows];
   else // y of an even row takes x of the row above
     *y = swap_x[flat_tid + rows];
+  rj_barrier();
+}
+
+void rj950_permlane_self_swap(int rows, uint32_t *x) {
+  swap_x[flat_tid] = *x;
+  rj_barrier();
+  *x = swap_x[flat_tid ^ (uint32_t)rows]; // partner lane in the same wave
+  rj_barrier();
+}
+
+// v_mfma_scale_f32_16x16x128_f8f6f4, E4M3 x E4M3 (gfx950_mfma_scale_agpr):
+// lane l holds row/column l%16 at k = 32*(l/16) + e, scaled by 2^(byte 0
+// of its scale - 127); D lane l, register v: row 4*(l/16)+v, column l%16.
+static unsigned char msc_a[MAX_ITEMS][32], msc_b[MAX_ITEMS][32];
+static float msc_c[MAX_ITEMS][4];
+static uint32_t msc_sa[MAX_ITEMS], msc_sb[MAX_ITEMS];
+
+static double e4m3(unsigned code) {
+  unsigned ex = (code >> 3) & 15, m = code & 7;
+  double v = ex == 0 ? ldexp(m, -9) : ldexp(8 + m, (int)ex - 10);
+  return code & 0x80 ? -v : v;
+}
+
+void rj950_mfma_scale(const void *a, const void *b, const void *c, uint32_t sa, uint32_t sb, void *d) {
+  memcpy(msc_a[flat_tid], a, 32);
+  memcpy(msc_b[flat_tid], b, 32);
+  memcpy(msc_c[flat_tid], c, 16);
+  msc_sa[flat_tid] = sa;
+  msc_sb[flat_tid] = sb;
+  rj_barrier();
+  uint32_t base = flat_tid / wave_size * wave_size, l = flat_tid % wave_size;
+  float *dv = d;
+  for (int v = 0; v < 4; v++) {
+    int row = 4 * (l / 16) + v, col = l % 16;
+    double s = msc_c[flat_tid][v];
+    for (int k = 0; k < 128; k++) {
+      uint32_t la = base + row + 16 * (k / 32), lb = base + col + 16 * (k / 32);
+      s += ldexp(e4m3(msc_a[la][k % 32]), (int)(msc_sa[la] & 0xff) - 127) *
+           ldexp(e4m3(msc_b[lb][k % 32]), (int)(msc_sb[lb] & 0xff) - 127);
+    }
+    dv[v] = (float)s;
+  }
   rj_barrier();
 }
 
@@ -265,6 +323,59 @@ float rj950_minmax3(int max, float a, float b, float c) {
       r = x;
   }
   return r;
+}
+
+// Scaled conversions (gfx950_scalecvt): s's exponent field E is the scale
+// 2^(E-127).
+static int scale_exp(float s) {
+  uint32_t u;
+  memcpy(&u, &s, 4);
+  return (int)((u >> 23) & 0xff) - 127;
+}
+
+// FP4 E2M1 magnitudes of codes 0..7.
+static const double fp4_mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+
+// Nearest FP4 code of x, ties to the even code, saturating at 6.
+static uint32_t fp4_encode(double x) {
+  uint32_t sign = signbit(x) ? 8 : 0, best = 0;
+  double a = fabs(x), bd = INFINITY;
+  for (uint32_t c = 0; c < 8; c++) {
+    double d = fabs(a - fp4_mag[c]);
+    if (d < bd || (d == bd && c % 2 == 0)) {
+      bd = d;
+      best = c;
+    }
+  }
+  return sign | best;
+}
+
+uint32_t rj950_scale_pk_fp4_f32(uint32_t old, int byte, float x, float y, float s) {
+  int e = scale_exp(s);
+  uint32_t pair = fp4_encode(ldexp(x, -e)) | fp4_encode(ldexp(y, -e)) << 4;
+  return (old & ~(0xffu << (8 * byte))) | pair << (8 * byte);
+}
+
+uint32_t rj950_scale_pk_f32_fp4(uint32_t c, float s, int hi) {
+  uint32_t code = (c >> (4 * hi)) & 15;
+  float f = (float)ldexp((code & 8 ? -1 : 1) * fp4_mag[code & 7], scale_exp(s));
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+// E4M3 (OCP FP8, bias 7; the inputs avoid the NaN codes) times s, to bf16.
+static uint16_t scale_e4m3_bf16(uint32_t code, float s) {
+  uint32_t ex = (code >> 3) & 15, m = code & 7;
+  double v = ex == 0 ? ldexp(m, -9) : ldexp(8 + m, (int)ex - 10);
+  float f = (float)ldexp(code & 0x80 ? -v : v, scale_exp(s));
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return bf16_rne(u);
+}
+
+uint32_t rj950_scale_pk_bf16_fp8(uint32_t c, float s) {
+  return (uint32_t)scale_e4m3_bf16((c >> 8) & 0xff, s) << 16 | scale_e4m3_bf16(c & 0xff, s);
 }
 
 static const char *kname;

@@ -85,3 +85,30 @@ static inline rj_float8 rj_wmma_16x16x16f16(rj_half8 a, rj_half8 b, rj_float8 c)
 #define __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, x, y, z) rj_mfma_16x16x16f16(a, b, c)
 #define __builtin_amdgcn_mfma_i32_16x16x32_i8(a, b, c, x, y, z) rj_mfma_i32_16x16x32i8(a, b, c)
 #define __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a, b, c) rj_wmma_16x16x16f16(a, b, c)
+
+// iu8 WMMA (kinds 4-7: 4 + signed A + 2 * signed B), wave32 and wave64;
+// clamp is not emulated (the corpus kernel leaves it off).
+typedef int rj_int2 __attribute__((ext_vector_type(2)));
+typedef int rj_int8 __attribute__((ext_vector_type(8)));
+static inline rj_int8 rj_wmma_iu8_w32(bool sa, rj_int2 a, bool sb, rj_int2 b, rj_int8 c) {
+  rj_int4 ab = {a.x, a.y, 0, 0}, bb = {b.x, b.y, 0, 0};
+  int cb[16], db[16];
+  for (int i = 0; i < 16; i++)
+    cb[i] = i < 8 ? c[i] : 0;
+  rj_mma(4 + (sa ? 1 : 0) + (sb ? 2 : 0), &ab, &bb, cb, db);
+  rj_int8 d;
+  for (int i = 0; i < 8; i++)
+    d[i] = db[i];
+  return d;
+}
+static inline rj_int4 rj_wmma_iu8_w64(bool sa, int a, bool sb, int b, rj_int4 c) {
+  rj_int4 ab = {a, 0, 0, 0}, bb = {b, 0, 0, 0};
+  int cb[16], db[16];
+  for (int i = 0; i < 16; i++)
+    cb[i] = i < 4 ? c[i] : 0;
+  rj_mma(4 + (sa ? 1 : 0) + (sb ? 2 : 0), &ab, &bb, cb, db);
+  rj_int4 d = {db[0], db[1], db[2], db[3]};
+  return d;
+}
+#define __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32_gfx12(sa, a, sb, b, c, cl) rj_wmma_iu8_w32(sa, a, sb, b, c)
+#define __builtin_amdgcn_wmma_i32_16x16x16_iu8_w64_gfx12(sa, a, sb, b, c, cl) rj_wmma_iu8_w64(sa, a, sb, b, c)

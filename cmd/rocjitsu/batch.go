@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/rocjitsu/rocjitsu/dbt"
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+)
+
+// isDir reports whether p names an existing directory.
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// batchResult is one input's outcome in batch mode.
+type batchResult struct {
+	rep  *report.Object
+	err  error // translation error (rejection or bad input)
+	werr error // I/O error (reading the input or writing the output)
+}
+
+// runBatch translates every input into dir/BASENAME, up to jobs objects at
+// once, printing each report in input order. It returns 0 when every
+// object was translated, 3 when any was rejected (the others are still
+// written), 1 on an I/O error and 2 on a usage error.
+func runBatch(ins []string, dir, repPath string, host isa.Target, stats bool, jobs int, stderr io.Writer) int {
+	if len(ins) == 0 {
+		fmt.Fprintln(stderr, "rocjitsu translate: no inputs")
+		return 2
+	}
+	seen := map[string]string{}
+	for _, in := range ins {
+		b := filepath.Base(in)
+		if prev, dup := seen[b]; dup {
+			fmt.Fprintf(stderr, "rocjitsu translate: %s and %s would both be written to %s\n", prev, in, filepath.Join(dir, b))
+			return 2
+		}
+		seen[b] = in
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "rocjitsu translate: %v\n", err)
+		return 1
+	}
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	jobs = min(jobs, len(ins))
+	// Objects run in parallel; the kernels of one object then run one
+	// after another unless there are fewer objects than workers.
+	workers := 1
+	if jobs < runtime.GOMAXPROCS(0) {
+		workers = 0
+	}
+	start := time.Now()
+	res := make([]batchResult, len(ins))
+	done := make([]chan struct{}, len(ins))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				res[i] = translateOne(ins[i], dir, host, stats, workers)
+				close(done[i])
+			}
+		}()
+	}
+	go func() {
+		for i := range ins {
+			next <- i
+		}
+		close(next)
+	}()
+	var reps []report.Object
+	rc, ok, text := 0, 0, 0
+	for i := range ins {
+		<-done[i]
+		r := res[i]
+		if r.rep != nil {
+			_ = r.rep.WriteText(stderr)
+			reps = append(reps, *r.rep)
+			text += r.rep.SourceText
+		}
+		switch {
+		case r.werr != nil:
+			fmt.Fprintf(stderr, "rocjitsu translate: %v\n", r.werr)
+			rc = 1
+		case r.err != nil:
+			fmt.Fprintf(stderr, "rocjitsu translate: %s: %v\n", ins[i], r.err)
+			if rc == 0 {
+				rc = 3
+			}
+			if !errors.Is(r.err, dbt.ErrRejected) {
+				rc = max(rc, 1)
+			}
+		default:
+			ok++
+		}
+	}
+	wg.Wait()
+	el := time.Since(start)
+	fmt.Fprintf(stderr, "rocjitsu translate: %d of %d objects translated in %v (%d jobs, %.1f MB/s of guest .text)\n",
+		ok, len(ins), el.Round(time.Millisecond), jobs, float64(text)/el.Seconds()/1e6)
+	if repPath != "" {
+		j, err := report.MarshalIndent(reps)
+		if err == nil {
+			err = os.WriteFile(repPath, j, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "rocjitsu translate: report: %v\n", err)
+			return 1
+		}
+	}
+	return rc
+}
+
+// translateOne reads in, translates it and writes dir/BASENAME.
+func translateOne(in, dir string, host isa.Target, stats bool, workers int) batchResult {
+	b, err := os.ReadFile(in)
+	if err != nil {
+		return batchResult{werr: err}
+	}
+	res, terr := dbt.Translate(b, dbt.Options{Host: host, Name: filepath.Base(in), Stats: stats, Workers: workers})
+	if res == nil {
+		return batchResult{err: terr}
+	}
+	if terr == nil && stats {
+		addDynamicCost(&res.Report, b, res.Object)
+	}
+	out := batchResult{rep: &res.Report, err: terr}
+	if terr == nil {
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(in)), res.Object, 0o644); err != nil {
+			out.werr = err
+		}
+	}
+	return out
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+// disasmListing is the many-object listing of the disassembly benchmark:
+// the aiter gfx942 objects and the gfx942 test kernels, repeated in order
+// until there are n paths.
+func disasmListing(b *testing.B, n int) []string {
+	b.Helper()
+	aiter, _ := filepath.Glob(filepath.Join(projectpath.MustShared(b, "corpus", "aiter", "gfx942"), "*.co"))
+	tk, _ := filepath.Glob(filepath.Join(projectpath.MustRoot(b), "testdata", "kernels", "gfx942", "*.co"))
+	all := append(aiter, tk...)
+	if len(aiter) == 0 {
+		b.Fatal("no gfx942 objects")
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = all[i%len(all)]
+	}
+	return out
+}
+
+// runTimed runs cmd and returns its stdout, wall time and CPU time.
+func runTimed(b *testing.B, name string, args ...string) ([]byte, time.Duration, time.Duration) {
+	b.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s: %v\n%s", name, err, errb.String())
+	}
+	wall := time.Since(t0)
+	return out.Bytes(), wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// BenchmarkDisasmListing disassembles one listing of 300 gfx942 objects
+// (paths repeat: the project holds fewer) with one `rocjitsu disasm`
+// process and with one `llvm-objdump-19 -d --mcpu=gfx942` process,
+// interleaved, checks the two outputs are identical, and reports the
+// wall-time and CPU-time ratios (objdump / rocjitsu).
+func BenchmarkDisasmListing(b *testing.B) {
+	objdump := llvmtool.Require(b, llvmtool.Objdump)
+	bin := buildCLI(b)
+	files := disasmListing(b, 300)
+	var oursW, oursC, theirsW, theirsC time.Duration
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		ours, w, c := runTimed(b, bin, append([]string{"disasm"}, files...)...)
+		oursW, oursC = oursW+w, oursC+c
+		theirs, w, c := runTimed(b, objdump, append([]string{"-d", "--mcpu=gfx942"}, files...)...)
+		theirsW, theirsC = theirsW+w, theirsC+c
+		if n == 0 && !bytes.Equal(ours, theirs) {
+			b.Fatalf("rocjitsu disasm output (%d bytes) differs from llvm-objdump's (%d bytes)", len(ours), len(theirs))
+		}
+	}
+	b.StopTimer()
+	N := float64(b.N)
+	b.ReportMetric(oursW.Seconds()/N*1e3, "rocjitsu-ms")
+	b.ReportMetric(theirsW.Seconds()/N*1e3, "objdump-ms")
+	b.ReportMetric(theirsW.Seconds()/oursW.Seconds(), "x-wall-vs-objdump")
+	b.ReportMetric(theirsC.Seconds()/oursC.Seconds(), "x-cpu-vs-objdump")
+}

@@ -1,0 +1,50 @@
+package dbt
+
+import (
+	"github.com/rocjitsu/rocjitsu/dbt/cost"
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+)
+
+// ClassCounts converts a cost tally to the report's form.
+func ClassCounts(c cost.Counts) report.ClassCounts {
+	return report.ClassCounts{MFMA: c[cost.MFMA], VALU: c[cost.VALU], Memory: c[cost.Memory], SALU: c[cost.SALU], Other: c[cost.Other]}
+}
+
+// countsOf converts the report's counts back to a cost tally.
+func countsOf(c report.ClassCounts) cost.Counts {
+	var out cost.Counts
+	out[cost.MFMA], out[cost.VALU], out[cost.Memory], out[cost.SALU], out[cost.Other] = c.MFMA, c.VALU, c.Memory, c.SALU, c.Other
+	return out
+}
+
+// staticCost counts the scope's guest instructions and the host
+// instructions of its placed body (code, at host address pc) by class.
+// Words that do not decode for the host are counted as Other, one per
+// dword.
+func (kt *kernelT) staticCost(code []byte, pc uint64) *report.Cost {
+	var g, h cost.Counts
+	for _, l := range kt.scope.Blocks {
+		b := kt.g.Blocks[l]
+		if b == nil {
+			continue
+		}
+		for _, in := range b.Insts {
+			g.Add(cost.Of(in.Name()), 1)
+		}
+	}
+	for off := 0; off+4 <= len(code); {
+		in, err := kt.hostDecode(code[off:], pc+uint64(off))
+		if err != nil || in.Size == 0 {
+			h.Add(cost.Other, 1)
+			off += 4
+			continue
+		}
+		h.Add(classOf(&in), 1)
+		off += int(in.Size)
+	}
+	return &report.Cost{Guest: ClassCounts(g), Host: ClassCounts(h)}
+}
+
+// classOf is cost.Of of in's mnemonic.
+func classOf(in *isa.Inst) cost.Class { return cost.Of(in.Name()) }

@@ -1,0 +1,111 @@
+package wave
+
+import "fmt"
+
+// gfx12 VBUFFER untyped loads, stores and atomics with the gfx12 buffer
+// resource (research notes §4): base w0 + w1[15:0], STRIDE w1[29:16],
+// SWIZZLE_ENABLE w1[31:30], NUM_RECORDS w2, ADD_TID_ENABLE w3[23],
+// OOB_SELECT w3[29:28]. The element is index*STRIDE + voffset + the
+// instruction offset bytes from base + soffset (index = vaddr with idxen;
+// with idxen and offen, index in vaddr and the offset in vaddr+1). Range
+// checking by OOB_SELECT (an access out of range reads zero, writes and
+// atomics are dropped):
+//
+//	0: index >= NUM_RECORDS or offset+size > STRIDE (so STRIDE 0 is never in range)
+//	1: index >= NUM_RECORDS
+//	2: NUM_RECORDS == 0 (no other check)
+//	3: raw: index*STRIDE + offset + size > NUM_RECORDS
+//
+// Modes 1 and 3 follow Mesa's use; 0 and 2 are from the RDNA ISA guides'
+// range-checking description and unverified on hardware. A whole access is
+// checked at once (hardware checks each dword). Swizzled resources and
+// ADD_TID fault as unsupported, and so do the typed (format) forms.
+func bufferOp12(op memOp) func(*Wave, *Inst) error {
+	return func(w *Wave, in *Inst) error {
+		rs := in.Src[2]
+		w0, w1, w2, w3 := w.S[rs&127], w.S[(rs+1)&127], w.S[(rs+2)&127], w.S[(rs+3)&127]
+		if w1>>30 != 0 {
+			return fmt.Errorf("swizzled buffer resources (SWIZZLE_ENABLE %d) are not supported", w1>>30)
+		}
+		if w3>>23&1 != 0 {
+			return fmt.Errorf("buffer resources with ADD_TID_ENABLE are not supported")
+		}
+		base := uint64(w0) | uint64(w1&0xffff)<<32
+		stride := uint64(w1 >> 16 & 0x3fff)
+		numRecords := uint64(w2)
+		oob := w3 >> 28 & 3
+		soff := uint64(w.s32(in.Soffset, in))
+		exec := w.Exec()
+		size := uint64(op.size)
+		for l := 0; l < 64; l++ {
+			if exec>>l&1 == 0 {
+				continue
+			}
+			w.Lanes++
+			var index, voff uint64
+			vr := (in.Src[0] - opVGPR) & 511
+			switch {
+			case in.Idxen && in.Off:
+				index, voff = uint64(w.V[vr][l]), uint64(w.V[(vr+1)&511][l])
+			case in.Idxen:
+				index = uint64(w.V[vr][l])
+			case in.Off:
+				voff = uint64(w.V[vr][l])
+			}
+			off := voff + uint64(uint32(in.Imm))
+			var out bool
+			switch oob {
+			case 0:
+				out = index >= numRecords || off+size > stride
+			case 1:
+				out = index >= numRecords
+			case 2:
+				out = numRecords == 0
+			case 3:
+				out = index*stride+off+size > numRecords
+			}
+			if out {
+				if !op.store && op.atomic == "" {
+					w.loadToRegs(in.Dst, l, make([]byte, op.size), op)
+				}
+				continue
+			}
+			b, err := w.slice(spaceGlobal, base+soff+index*stride+off, l, op.size, op.store || op.atomic != "")
+			if err != nil {
+				return err
+			}
+			switch {
+			case op.atomic != "":
+				if err := w.atomic(in, op, b, l, in.Dst, in.Dst, in.Glc); err != nil {
+					return err
+				}
+			case op.store:
+				w.storeFromRegs(in.Dst, l, b, op)
+			default:
+				w.loadToRegs(in.Dst, l, b, op)
+			}
+		}
+		return nil
+	}
+}
+
+func init() {
+	for _, t := range []string{"u8", "i8", "u16", "i16", "b32", "b64", "b96", "b128", "d16_u8", "d16_i8", "d16_b16",
+		"d16_hi_u8", "d16_hi_i8", "d16_hi_b16"} {
+		if op, ok := mem12("buffer_load_" + t); ok {
+			def12("buffer_load_"+t, bufferOp12(op))
+		}
+	}
+	for _, t := range []string{"b8", "b16", "b32", "b64", "b96", "b128", "d16_hi_b8", "d16_hi_b16"} {
+		if op, ok := mem12("buffer_store_" + t); ok {
+			def12("buffer_store_"+t, bufferOp12(op))
+		}
+	}
+	for _, t := range []string{"add_u32", "sub_u32", "and_b32", "or_b32", "xor_b32", "swap_b32", "cmpswap_b32", "min_i32",
+		"min_u32", "max_i32", "max_u32", "inc_u32", "dec_u32", "add_u64", "sub_u64", "and_b64", "or_b64", "xor_b64",
+		"swap_b64", "cmpswap_b64", "min_i64", "min_u64", "max_i64", "max_u64", "inc_u64", "dec_u64", "add_f32"} {
+		if op, ok := mem12("buffer_atomic_" + t); ok {
+			def12("buffer_atomic_"+t, bufferOp12(op))
+		}
+	}
+}
