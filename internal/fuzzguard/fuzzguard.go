@@ -188,6 +188,14 @@ func parseValue(typ, val string) (any, error) {
 		}
 		return int(n), nil
 	}
+	if typ == "byte" && strings.HasPrefix(val, "'") {
+		// go test writes a byte as a rune literal: byte('\x16').
+		r, _, tail, err := strconv.UnquoteChar(strings.TrimSuffix(val[1:], "'"), '\'')
+		if err != nil || tail != "" || r > 0xff || !strings.HasSuffix(val, "'") {
+			return nil, fmt.Errorf("byte value %s: not a byte literal", val)
+		}
+		return byte(r), nil
+	}
 	n, err := strconv.ParseUint(val, 0, bits)
 	if err != nil {
 		return nil, fmt.Errorf("%s value %s: %w", typ, val, err)

@@ -295,7 +295,10 @@ func Instrument(obj []byte, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	fm := o.funcmap(kernels)
+	fm, err := o.funcmap(kernels)
+	if err != nil {
+		return nil, err
+	}
 	spec := loader.PatchSpec{Text: newText, Sections: []loader.NewSection{{Name: sqtt.SectionName, Type: 1, Align: 1, Data: fm}},
 		Descriptors: map[string]kd.Descriptor{}, SyncMetadata: true}
 	for _, kp := range kps {
@@ -365,13 +368,32 @@ func Instrument(obj []byte, opt Options) (*Result, error) {
 // useImm reports whether marker word v is written with s_ttracedata_imm.
 func (o *object) useImm(v uint32) bool { return o.w.hasImm && !o.packed && v <= 0xff }
 
-// funcmap renders the .sqtt_funcmap section.
-func (o *object) funcmap(kernels []loader.Kernel) []byte {
+// rowName checks that a row's payload reads back unchanged: rows end at a
+// newline or NUL and lose trailing CR, space and tab, and the parser
+// splits the source location off at the first '@' (scope rows may carry
+// one, "name@loc"; a kernel name may not contain '@').
+func rowName(what, payload string, withLoc bool) error {
+	name, _, hasLoc := strings.Cut(payload, "@")
+	if name == "" || (hasLoc && !withLoc) || strings.ContainsAny(payload, "\n\x00") || strings.TrimRight(payload, "\r \t") != payload {
+		return reject("%s name %q cannot be written in a .sqtt_funcmap row (empty, newline, NUL, '@' or trailing whitespace)", what, payload)
+	}
+	return nil
+}
+
+// funcmap renders the .sqtt_funcmap section; it rejects names a row
+// cannot hold.
+func (o *object) funcmap(kernels []loader.Kernel) ([]byte, error) {
 	var b strings.Builder
 	for _, k := range kernels {
+		if err := rowName("kernel", k.Name, false); err != nil {
+			return nil, err
+		}
 		fmt.Fprintf(&b, "K:%s\n", k.Name)
 	}
 	for _, e := range o.reg.list {
+		if err := rowName("scope", e.name, true); err != nil {
+			return nil, err
+		}
 		fmt.Fprintf(&b, "%c:%d:%s\n", byte(e.kind), e.id, e.name)
 	}
 	if o.waveSize != 0 {
@@ -385,7 +407,7 @@ func (o *object) funcmap(kernels []loader.Kernel) []byte {
 	if o.packed {
 		fmt.Fprintf(&b, "M:shader_clock_bits=%d;shader_clock_shift=%d\n", o.opt.ShaderClockBits, o.opt.ShaderClockShift)
 	}
-	return append([]byte(b.String()), 0)
+	return append([]byte(b.String()), 0), nil
 }
 
 // layout places the bodies, re-emitting those whose branches went out of

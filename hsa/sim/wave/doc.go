@@ -19,7 +19,8 @@
 //     Wave.HWID/HWID2, VGPR indexing (s_set_gpr_idx_*), scalar loads, stores
 //     and atomics.
 //   - A per-wave clock (Wave.Clock, advanced by the Wave.Cost hook or by one
-//     per instruction) read by gfx12 SHADER_CYCLES, and s_ttracedata /
+//     per instruction) read by gfx12 SHADER_CYCLES and gfx9 s_memtime /
+//     s_memrealtime, and s_ttracedata /
 //     s_ttracedata_imm delivered to the Wave.Marker hook (SQTT captures).
 //   - VALU at 16, 32 and 64 bits with VOP3 abs/neg/clamp/omod/op_sel, SDWA
 //     selects and DPP lane permutations with row/bank masks and bound_ctrl;

@@ -612,8 +612,12 @@ func init() {
 			def("s_buffer_store_"+c.suf, smemOp(c.n, true, true))
 		}
 	}
-	def("s_memtime", func(w *Wave, in *Inst) error { w.setS64(in.Dst, w.Count); return nil })
-	def("s_memrealtime", func(w *Wave, in *Inst) error { w.setS64(in.Dst, w.Count); return nil })
+	// Both counters read the wave's modelled clock at issue (the cycle
+	// model has one clock, the one gfx12 SHADER_CYCLES reads): under a
+	// capture it is the capture's timeline, else one per instruction.
+	// The real-time counter's fixed reference frequency is not modelled.
+	def("s_memtime", func(w *Wave, in *Inst) error { w.setS64(in.Dst, w.Clock); return nil })
+	def("s_memrealtime", func(w *Wave, in *Inst) error { w.setS64(in.Dst, w.Clock); return nil })
 	for _, n := range []string{"s_dcache_inv", "s_dcache_wb", "s_dcache_inv_vol", "s_dcache_wb_vol"} {
 		def(n, func(w *Wave, in *Inst) error { return nil })
 	}
