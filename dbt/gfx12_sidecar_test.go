@@ -1,0 +1,132 @@
+package dbt
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12"
+	"github.com/rocjitsu/rocjitsu/internal/kernelref"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+	"github.com/rocjitsu/rocjitsu/loader"
+)
+
+// gfx12SidecarRejected lists the LDS test kernels whose gfx12 sidecar is
+// refused, with a substring of the reason.
+var gfx12SidecarRejected = map[string]string{}
+
+// TestGFX12SidecarsOnSimulator makes a virtual-LDS sidecar for every
+// LDS-using gfx950 test kernel that translates for gfx1201 and gfx1200,
+// checks the object with the LLVM oracles, runs the sidecar on the
+// simulated gfx12 agent (wave64, CU mode: gfx950 guests are wave64) with a
+// backing store and the kernarg wrapper, and compares the buffers with the
+// kernelref CPU reference and with the guest run on the simulated gfx950
+// with hardware LDS.
+func TestGFX12SidecarsOnSimulator(t *testing.T) {
+	root := projectpath.MustRoot(t)
+	cases := kernelref.AllCases()
+	for _, host := range []isa.Target{isa.GFX1201, isa.GFX1200} {
+		ran, rejected := 0, 0
+		t.Run(host.String(), func(t *testing.T) {
+			for i := range cases {
+				c := &cases[i]
+				if !c.HasTarget("gfx950") {
+					continue
+				}
+				guest, err := os.ReadFile(filepath.Join(root, c.Object("gfx950")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := TranslateWithSidecars(guest, Options{Name: c.Name, Host: host}, SidecarOptions{AllLDS: true})
+				if err != nil {
+					continue // the normal translation's rejections are tested elsewhere
+				}
+				var sc *Sidecar
+				for j := range res.Sidecars {
+					if res.Sidecars[j].Kernel == c.Name {
+						sc = &res.Sidecars[j]
+					}
+				}
+				if sc == nil {
+					continue // no LDS
+				}
+				if want, ok := gfx12SidecarRejected[c.Name]; ok {
+					if sc.Made || !strings.Contains(sc.Reason, want) {
+						t.Errorf("%s: want a refused sidecar (%s), got made=%v reason %q", c.Name, want, sc.Made, sc.Reason)
+					}
+					rejected++
+					continue
+				}
+				if !sc.Made {
+					t.Errorf("%s: no sidecar: %s", c.Name, sc.Reason)
+					continue
+				}
+				if sc.Lowered == 0 {
+					t.Errorf("%s: sidecar lowered no LDS access", c.Name)
+					continue
+				}
+				verifyObject12(t, c.Name, host, guest, res.Object)
+				checkGFX12SidecarBody(t, res.Object, sc)
+				out, bs, err := runSidecarOnSim(t, c, res.Object, host.String())
+				if err != nil {
+					t.Errorf("%s: sidecar on %s: %v", c.Name, host, err)
+					continue
+				}
+				if u := bs.used(); u != bs.Slices {
+					t.Errorf("%s: %d of %d workgroup slices of the backing store were written", c.Name, u, bs.Slices)
+				}
+				if err := c.Check(out); err != nil {
+					t.Errorf("%s: sidecar vs CPU reference: %v", c.Name, err)
+					continue
+				}
+				want := runGuestOnSim(t, c, guest, "gfx950")
+				for k, b := range want {
+					if !bytes.Equal(out[k], b) {
+						t.Errorf("%s: buffer %d differs from the guest on gfx950", c.Name, k)
+					}
+				}
+				ran++
+			}
+		})
+		t.Logf("gfx950 -> %s: %d LDS test kernels ran through their sidecars and matched kernelref and the gfx950 guest, %d sidecars refused", host, ran, rejected)
+		if ran < 8 {
+			t.Errorf("%s: only %d LDS kernels ran through sidecars", host, ran)
+		}
+	}
+}
+
+// checkGFX12SidecarBody decodes the gfx12 sidecar body from its entry and
+// fails on any instruction that touches hardware LDS storage.
+func checkGFX12SidecarBody(t testing.TB, obj []byte, sc *Sidecar) {
+	t.Helper()
+	f, err := loader.Parse(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := f.Section(".text")
+	body := ts.Data[sc.Entry-ts.Addr:]
+	body = body[:min(len(body), sc.Bytes+260)]
+	native := map[string]bool{"ds_nop": true, "ds_swizzle_b32": true, "ds_permute_b32": true, "ds_bpermute_b32": true, "ds_bpermute_fi_b32": true}
+	globals := 0
+	for off := 0; off+4 <= len(body); {
+		in, err := gfx12.Decode(body[off:], sc.Entry+uint64(off), isa.GFX1201|isa.Wave64)
+		if err != nil || in.Size == 0 {
+			off += 4
+			continue
+		}
+		m := gfx12.Mnemonic(&in)
+		if strings.HasPrefix(m, "ds_") && !native[m] || strings.Contains(m, "_lds") {
+			t.Fatalf("%s: sidecar +%#x: %s accesses hardware LDS", sc.Kernel, off, gfx12.Print(&in))
+		}
+		if strings.HasPrefix(m, "global_") {
+			globals++
+		}
+		off += int(in.Size)
+	}
+	if globals < sc.Lowered {
+		t.Errorf("%s: %d global accesses in the sidecar body for %d lowered LDS accesses", sc.Kernel, globals, sc.Lowered)
+	}
+}
