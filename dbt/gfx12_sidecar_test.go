@@ -24,13 +24,23 @@ var gfx12SidecarRejected = map[string]string{}
 // simulated gfx12 agent (wave64, CU mode: gfx950 guests are wave64) with a
 // backing store and the kernarg wrapper, and compares the buffers with the
 // kernelref CPU reference and with the guest run on the simulated gfx950
-// with hardware LDS.
+// with hardware LDS. The borrowed run makes every scratch VGPR of the
+// lowering and the rules borrow a live register (saved to private memory
+// around it).
 func TestGFX12SidecarsOnSimulator(t *testing.T) {
 	root := projectpath.MustRoot(t)
 	cases := kernelref.AllCases()
-	for _, host := range []isa.Target{isa.GFX1201, isa.GFX1200} {
+	for _, run := range []struct {
+		host  isa.Target
+		spill bool
+	}{{isa.GFX1201, false}, {isa.GFX1200, false}, {isa.GFX1201, true}} {
+		host := run.host
 		ran, rejected := 0, 0
-		t.Run(host.String(), func(t *testing.T) {
+		name := host.String()
+		if run.spill {
+			name += "/borrowed"
+		}
+		t.Run(name, func(t *testing.T) {
 			for i := range cases {
 				c := &cases[i]
 				if !c.HasTarget("gfx950") {
@@ -40,7 +50,7 @@ func TestGFX12SidecarsOnSimulator(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := TranslateWithSidecars(guest, Options{Name: c.Name, Host: host}, SidecarOptions{AllLDS: true})
+				res, err := TranslateWithSidecars(guest, Options{Name: c.Name, Host: host}, SidecarOptions{AllLDS: true, forceSpill: run.spill})
 				if err != nil {
 					continue // the normal translation's rejections are tested elsewhere
 				}
@@ -91,7 +101,7 @@ func TestGFX12SidecarsOnSimulator(t *testing.T) {
 				ran++
 			}
 		})
-		t.Logf("gfx950 -> %s: %d LDS test kernels ran through their sidecars and matched kernelref and the gfx950 guest, %d sidecars refused", host, ran, rejected)
+		t.Logf("gfx950 -> %s: %d LDS test kernels ran through their sidecars and matched kernelref and the gfx950 guest, %d sidecars refused", name, ran, rejected)
 		if ran < 8 {
 			t.Errorf("%s: only %d LDS kernels ran through sidecars", host, ran)
 		}

@@ -45,9 +45,7 @@ var gfx12SpillRejected = map[string]string{
 
 // gfx12NotRun lists translated kernels that cannot run on the simulated
 // gfx12 agent, with the reason.
-var gfx12NotRun = map[string]string{
-	"lds_big_dynamic": "96 KiB of LDS: needs a virtual-LDS sidecar, which gfx12 hosts do not have yet",
-}
+var gfx12NotRun = map[string]string{}
 
 // GFX12Figures are the per-host counts TestGFX12TestKernels measures (the
 // README's figures; `go test -run TestGFX12TestKernels -v ./dbt/` prints
@@ -132,10 +130,28 @@ func testGFX12Kernels(t *testing.T, guestTarget string, hosts []isa.Target, spil
 					fig.notRun++
 					continue
 				}
-				out, err := runCase(t, c, res.Object, host.String())
-				if err != nil {
-					t.Errorf("%s: running the translation on %s: %v", c.Name, host, err)
-					continue
+				var out map[int][]byte
+				if needsVirtualLDS(res, c) {
+					// More LDS than the host has (lds_big_dynamic asks for
+					// 96 KiB of dynamic LDS): run the translation's
+					// virtual-LDS sidecar instead.
+					sres, err := TranslateWithSidecars(guest, Options{Name: c.Name, Host: host, forceSpill: spill}, SidecarOptions{AllLDS: true})
+					if err != nil {
+						t.Errorf("%s: translating with sidecars: %v", c.Name, err)
+						continue
+					}
+					verifyObject12(t, c.Name, host, guest, sres.Object)
+					out, _, err = runSidecarOnSim(t, c, sres.Object, host.String())
+					if err != nil {
+						t.Errorf("%s: running the sidecar on %s: %v", c.Name, host, err)
+						continue
+					}
+				} else {
+					out, err = runCase(t, c, res.Object, host.String())
+					if err != nil {
+						t.Errorf("%s: running the translation on %s: %v", c.Name, host, err)
+						continue
+					}
 				}
 				if err := c.Check(out); err != nil {
 					t.Errorf("%s on %s: %v", c.Name, host, err)
@@ -158,6 +174,17 @@ func testGFX12Kernels(t *testing.T, guestTarget string, hosts []isa.Target, spil
 		t.Logf("%s -> %s: %d test kernels: %d translated, %d match kernelref on the simulated %s (%d bit-identical to the guest on the simulated %s), %d translated but not run, %d rejected",
 			guestTarget, host, fig.kernels, fig.translated, fig.matched, host, fig.sameAsGuest, guestTarget, fig.notRun, fig.rejected)
 	}
+}
+
+// needsVirtualLDS reports whether a kernel of res, or case c's dispatch
+// with its dynamic LDS, needs more LDS than a gfx12 host has.
+func needsVirtualLDS(res *Result, c *kernelref.Case) bool {
+	for _, k := range res.Report.Kernels {
+		if k.NeedsVirtualLDS || k.Name == c.Name && k.Before.GroupSegment+c.DynamicLDS() > 65536 {
+			return true
+		}
+	}
+	return false
 }
 
 func rejectedFor(res *Result, want string) bool {
@@ -514,13 +541,16 @@ func TestGFX12RuleDifferential(t *testing.T) {
 	}
 }
 
-// TestGFX12SidecarsFailClosed: asking for sidecars on a gfx12 host gives
-// the normal translation (gfx12 code only, no .rocjitsu.lds) and a note on
-// the kernel that needed one.
+// TestGFX12SidecarsFailClosed: a gfx12 sidecar is refused, with its
+// reason in the sidecar and in the kernel's report, where no rule exists:
+// spill-per-use mode (virtual_lds_base in private memory) has no gfx12
+// encoding, and a kernel whose scope has no free SGPR pair falls into it.
+// The object still commits with the normal body and no .rocjitsu.lds.
+// Without the forcing, the same kernel gets its sidecar.
 func TestGFX12SidecarsFailClosed(t *testing.T) {
 	root := projectpath.MustRoot(t)
 	guest := readFile(t, filepath.Join(root, "testdata", "kernels", "gfx950", "lds_big_dynamic.co"))
-	sres, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{AllLDS: true})
+	sres, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{AllLDS: true, forceSpillPerUse: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +560,26 @@ func TestGFX12SidecarsFailClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if of.Section(".rocjitsu.lds") != nil {
-		t.Fatal("a gfx12 translation carries gfx942 sidecars")
+		t.Fatal("a refused gfx12 sidecar left a .rocjitsu.lds section")
+	}
+	if len(sres.Sidecars) != 1 || sres.Sidecars[0].Made || !strings.Contains(sres.Sidecars[0].Reason, "spill-per-use mode has no gfx1201 encoding") {
+		t.Fatalf("sidecars %+v, want one refused for spill-per-use", sres.Sidecars)
+	}
+	noted := false
+	for _, k := range sres.Report.Kernels {
+		for _, n := range k.Notes {
+			noted = noted || strings.Contains(n, "no virtual-LDS sidecar: ") && strings.Contains(n, "spill-per-use")
+		}
+	}
+	if !noted {
+		t.Error("the kernel's report does not say why it has no sidecar")
+	}
+	ok, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{AllLDS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ok.Sidecars) != 1 || !ok.Sidecars[0].Made || ok.LDS == nil {
+		t.Fatalf("without forcing: sidecars %+v, want one made", ok.Sidecars)
 	}
 }
 
