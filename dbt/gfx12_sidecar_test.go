@@ -9,9 +9,11 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12"
+	"github.com/rocjitsu/rocjitsu/dbt/vlds"
 	"github.com/rocjitsu/rocjitsu/internal/kernelref"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 	"github.com/rocjitsu/rocjitsu/loader"
+	"github.com/rocjitsu/rocjitsu/loader/kd"
 )
 
 // gfx12SidecarRejected lists the LDS test kernels whose gfx12 sidecar is
@@ -138,5 +140,71 @@ func checkGFX12SidecarBody(t testing.TB, obj []byte, sc *Sidecar) {
 	}
 	if globals < sc.Lowered {
 		t.Errorf("%s: %d global accesses in the sidecar body for %d lowered LDS accesses", sc.Kernel, globals, sc.Lowered)
+	}
+}
+
+// TestGFX12SidecarsCorpus translates every aiter gfx950 object for
+// gfx1201 with sidecars: every kernel of a translated object whose static
+// LDS exceeds the 64 KiB of gfx12 must get a sidecar, the object must pass
+// the LLVM oracles for gfx1201 (llvm-readelf-19 without warnings,
+// llvm-objdump-19 --mcpu=gfx1201 with no undecodable word, branches on
+// instruction starts), the sidecar body must not touch hardware LDS, and
+// the .rocjitsu.lds section must point at descriptors without LDS.
+func TestGFX12SidecarsCorpus(t *testing.T) {
+	dir := projectpath.MustShared(t, "corpus", "aiter", "gfx950")
+	paths, err := filepath.Glob(filepath.Join(dir, "*.co"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("corpus: %v", err)
+	}
+	need, made := 0, 0
+	for _, p := range paths {
+		guest, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := TranslateWithSidecars(guest, Options{Name: filepath.Base(p), Host: isa.GFX1201}, SidecarOptions{})
+		if err != nil {
+			continue // rejected by the normal translation (TestGFX12AiterCorpus)
+		}
+		for _, s := range res.Sidecars {
+			need++
+			if !s.Made {
+				t.Errorf("%s %s: no sidecar: %s", filepath.Base(p), s.Kernel, s.Reason)
+				continue
+			}
+			made++
+			sc := s
+			checkGFX12SidecarBody(t, res.Object, &sc)
+			t.Logf("%s %s: static LDS %d, %d accesses lowered, %d bytes", filepath.Base(p), s.Kernel, s.StaticLDS, s.Lowered, s.Bytes)
+		}
+		if res.LDS == nil {
+			continue
+		}
+		verifyObject12(t, filepath.Base(p), isa.GFX1201, guest, res.Object)
+		f, err := loader.Parse(res.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec, err := vlds.Parse(f.Section(vlds.SectionName).Data)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(p), err)
+		}
+		tail := f.Section(".rocjitsu.kd")
+		for _, e := range sec.Entries {
+			if tail == nil || e.Sidecar < tail.Addr || e.Sidecar+kd.Size > tail.Addr+tail.Size {
+				t.Fatalf("%s: sidecar descriptor %#x outside the descriptor tail", filepath.Base(p), e.Sidecar)
+			}
+			d, err := kd.Decode(tail.Data[e.Sidecar-tail.Addr:])
+			if err != nil {
+				t.Fatalf("%s: %v", filepath.Base(p), err)
+			}
+			if d.GroupSegmentFixedSize != 0 || d.Flag(kd.KCP_ENABLE_WAVEFRONT_SIZE32) || d.Flag(kd.RSRC1_WGP_MODE) {
+				t.Errorf("%s: sidecar descriptor %#x: LDS %d, wave32 %v, WGP mode %v (want 0, wave64, CU mode)", filepath.Base(p), e.Sidecar, d.GroupSegmentFixedSize, d.Flag(kd.KCP_ENABLE_WAVEFRONT_SIZE32), d.Flag(kd.RSRC1_WGP_MODE))
+			}
+		}
+	}
+	t.Logf("aiter gfx950 -> gfx1201: %d of %d kernels needing virtual LDS (in translated objects) have sidecars", made, need)
+	if need == 0 {
+		t.Fatal("no translated corpus kernel needs virtual LDS")
 	}
 }
