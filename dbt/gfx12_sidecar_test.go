@@ -2,6 +2,7 @@ package dbt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,5 +207,88 @@ func TestGFX12SidecarsCorpus(t *testing.T) {
 	t.Logf("aiter gfx950 -> gfx1201: %d of %d kernels needing virtual LDS (in translated objects) have sidecars", made, need)
 	if need == 0 {
 		t.Fatal("no translated corpus kernel needs virtual LDS")
+	}
+}
+
+// TestGFX12SidecarEveryDSOp translates dsOpsKernel (a gfx942 guest that
+// runs every lowered DS form, through the gfx942 -> gfx12 pair) for
+// gfx1201 with a sidecar and runs it on the simulated gfx1201 over two
+// workgroups against the guest on the simulated gfx942 with hardware LDS
+// and against the normal translation on the simulated gfx1201 (its LDS
+// fits): every lane's results must be identical. Also with every scratch
+// VGPR borrowed. The d16_hi forms are left out (see below).
+func TestGFX12SidecarEveryDSOp(t *testing.T) {
+	// The d16_hi forms have no gfx12 rule in the normal translation
+	// (16-bit halves), so the kernel runs without them.
+	var src []string
+	for _, l := range strings.Split(dsOpsKernel, "\n") {
+		if !strings.Contains(l, "d16_hi") {
+			src = append(src, l)
+		}
+	}
+	if len(src) == len(strings.Split(dsOpsKernel, "\n")) {
+		t.Fatal("dsOpsKernel has no d16_hi forms to drop: update the test")
+	}
+	code := assembleGFX942(t, strings.Join(src, "\n"))
+	f, err := loader.Build(loader.BuildSpec{Target: "gfx942", Text: code, Kernels: []loader.KernelConfig{{
+		Name: "ds_ops", VGPRCount: 72, SGPRCount: 24, GroupSegmentFixedSize: 32768, ExplicitU64Args: 1,
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guest := f.Raw()
+	const lanes, perLane = 128, 256
+	init := make([]byte, lanes*perLane)
+	for i := range init {
+		init[i] = byte(i*7 + 3)
+	}
+	c := &kernelref.Case{Name: "ds_ops", Grid: [3]uint32{lanes, 1, 1}, Block: [3]uint32{64, 1, 1}, KernargSize: 8,
+		Args: []kernelref.Arg{{Name: "out", Kind: kernelref.BufferInOut, Elem: kernelref.U32, Count: len(init) / 4, Offset: 0, Size: 8, Init: init}}}
+	want := runGuestOnSim(t, c, guest, "gfx942")
+	if bytes.Equal(want[0], init) {
+		t.Fatal("the guest wrote nothing")
+	}
+	for _, spill := range []bool{false, true} {
+		t.Run(map[bool]string{false: "dead-scratch", true: "borrowed-scratch"}[spill], func(t *testing.T) {
+			res, err := TranslateWithSidecars(guest, Options{Name: "ds_ops", Host: isa.GFX1201}, SidecarOptions{AllLDS: true, forceSpill: spill})
+			if err != nil {
+				var b strings.Builder
+				res.Report.WriteText(&b)
+				t.Fatalf("%v\n%s", err, b.String())
+			}
+			if len(res.Sidecars) != 1 || !res.Sidecars[0].Made {
+				t.Fatalf("sidecars: %+v", res.Sidecars)
+			}
+			sc := res.Sidecars[0]
+			if sc.Lowered < 40 {
+				t.Errorf("only %d accesses lowered", sc.Lowered)
+			}
+			verifyObject12(t, "ds_ops", isa.GFX1201, guest, res.Object)
+			checkGFX12SidecarBody(t, res.Object, &sc)
+			got, bs, err := runSidecarOnSim(t, c, res.Object, "gfx1201")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bs.used() != 2 {
+				t.Errorf("%d of 2 workgroup slices used", bs.used())
+			}
+			norm, err := runCase(t, c, res.Object, "gfx1201")
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := 0
+			for off := 0; off < len(init) && bad < 10; off += 4 {
+				if !bytes.Equal(got[0][off:off+4], want[0][off:off+4]) {
+					bad++
+					t.Errorf("lane %d word %d: sidecar %#08x, gfx942 hardware LDS %#08x", off/perLane, off%perLane/4,
+						binary.LittleEndian.Uint32(got[0][off:]), binary.LittleEndian.Uint32(want[0][off:]))
+				}
+				if !bytes.Equal(norm[0][off:off+4], want[0][off:off+4]) {
+					bad++
+					t.Errorf("lane %d word %d: normal gfx1201 translation %#08x, gfx942 hardware LDS %#08x", off/perLane, off%perLane/4,
+						binary.LittleEndian.Uint32(norm[0][off:]), binary.LittleEndian.Uint32(want[0][off:]))
+				}
+			}
+		})
 	}
 }
