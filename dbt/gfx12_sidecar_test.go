@@ -29,19 +29,23 @@ var gfx12SidecarRejected = map[string]string{}
 // kernelref CPU reference and with the guest run on the simulated gfx950
 // with hardware LDS. The borrowed run makes every scratch VGPR of the
 // lowering and the rules borrow a live register (saved to private memory
-// around it).
+// around it); the spill-per-use runs keep virtual_lds_base in private
+// memory and borrow an SGPR pair around each access.
 func TestGFX12SidecarsOnSimulator(t *testing.T) {
 	root := projectpath.MustRoot(t)
 	cases := kernelref.AllCases()
 	for _, run := range []struct {
-		host  isa.Target
-		spill bool
-	}{{isa.GFX1201, false}, {isa.GFX1200, false}, {isa.GFX1201, true}} {
+		host          isa.Target
+		spill, perUse bool
+	}{{isa.GFX1201, false, false}, {isa.GFX1200, false, false}, {isa.GFX1201, true, false}, {isa.GFX1201, false, true}, {isa.GFX1201, true, true}} {
 		host := run.host
 		ran, rejected := 0, 0
 		name := host.String()
 		if run.spill {
 			name += "/borrowed"
+		}
+		if run.perUse {
+			name += "/spill-per-use"
 		}
 		t.Run(name, func(t *testing.T) {
 			for i := range cases {
@@ -53,7 +57,7 @@ func TestGFX12SidecarsOnSimulator(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := TranslateWithSidecars(guest, Options{Name: c.Name, Host: host}, SidecarOptions{AllLDS: true, forceSpill: run.spill})
+				res, err := TranslateWithSidecars(guest, Options{Name: c.Name, Host: host}, SidecarOptions{AllLDS: true, forceSpill: run.spill, forceSpillPerUse: run.perUse})
 				if err != nil {
 					continue // the normal translation's rejections are tested elsewhere
 				}
@@ -81,6 +85,9 @@ func TestGFX12SidecarsOnSimulator(t *testing.T) {
 					t.Errorf("%s: sidecar lowered no LDS access", c.Name)
 					continue
 				}
+				if sc.SpillPerUse != run.perUse {
+					t.Errorf("%s: spill-per-use %v, want %v", c.Name, sc.SpillPerUse, run.perUse)
+				}
 				verifyObject12(t, c.Name, host, guest, res.Object)
 				checkGFX12SidecarBody(t, res.Object, sc)
 				out, bs, err := runSidecarOnSim(t, c, res.Object, host.String())
@@ -103,11 +110,11 @@ func TestGFX12SidecarsOnSimulator(t *testing.T) {
 				}
 				ran++
 			}
+			t.Logf("gfx950 -> %s: %d LDS test kernels ran through their sidecars and matched kernelref and the gfx950 guest, %d sidecars refused", name, ran, rejected)
+			if ran < 8 {
+				t.Errorf("only %d LDS kernels ran through sidecars", ran)
+			}
 		})
-		t.Logf("gfx950 -> %s: %d LDS test kernels ran through their sidecars and matched kernelref and the gfx950 guest, %d sidecars refused", name, ran, rejected)
-		if ran < 8 {
-			t.Errorf("%s: only %d LDS kernels ran through sidecars", host, ran)
-		}
 	}
 }
 
@@ -216,7 +223,8 @@ func TestGFX12SidecarsCorpus(t *testing.T) {
 // workgroups against the guest on the simulated gfx942 with hardware LDS
 // and against the normal translation on the simulated gfx1201 (its LDS
 // fits): every lane's results must be identical. Also with every scratch
-// VGPR borrowed. The d16_hi forms are left out (see below).
+// VGPR borrowed, and in spill-per-use mode. The d16_hi forms are left out
+// (see below).
 func TestGFX12SidecarEveryDSOp(t *testing.T) {
 	// The d16_hi forms have no gfx12 rule in the normal translation
 	// (16-bit halves), so the kernel runs without them.
@@ -248,9 +256,14 @@ func TestGFX12SidecarEveryDSOp(t *testing.T) {
 	if bytes.Equal(want[0], init) {
 		t.Fatal("the guest wrote nothing")
 	}
-	for _, spill := range []bool{false, true} {
-		t.Run(map[bool]string{false: "dead-scratch", true: "borrowed-scratch"}[spill], func(t *testing.T) {
-			res, err := TranslateWithSidecars(guest, Options{Name: "ds_ops", Host: isa.GFX1201}, SidecarOptions{AllLDS: true, forceSpill: spill})
+	for _, v := range []struct{ spill, perUse bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		spill := v.spill
+		name := map[bool]string{false: "dead-scratch", true: "borrowed-scratch"}[spill]
+		if v.perUse {
+			name += "/spill-per-use"
+		}
+		t.Run(name, func(t *testing.T) {
+			res, err := TranslateWithSidecars(guest, Options{Name: "ds_ops", Host: isa.GFX1201}, SidecarOptions{AllLDS: true, forceSpill: spill, forceSpillPerUse: v.perUse})
 			if err != nil {
 				var b strings.Builder
 				res.Report.WriteText(&b)

@@ -18,6 +18,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 	"github.com/rocjitsu/rocjitsu/loader"
+	"github.com/rocjitsu/rocjitsu/loader/kd"
 )
 
 // gfx12Rejected lists the gfx950 test kernels the gfx12 hosts reject, with
@@ -324,6 +325,20 @@ func verifyObject12(t *testing.T, name string, host isa.Target, src, out []byte)
 		}
 		alloc = max(alloc, k.Descriptor.NextFreeVGPR(of.Processor))
 	}
+	if tail := of.Section(".rocjitsu.kd"); tail != nil {
+		// Virtual-LDS sidecar descriptors: wave64 too, and their bodies
+		// may use more VGPRs than the normal ones.
+		for o := 0; o+kd.Size <= len(tail.Data); o += kd.Size {
+			d, err := kd.Decode(tail.Data[o:])
+			if err != nil {
+				t.Fatalf("%s: sidecar descriptor at %#x: %v", name, tail.Addr+uint64(o), err)
+			}
+			if d.WavefrontSize(of.Processor) != 64 {
+				t.Fatalf("%s: sidecar descriptor at %#x is not wave64", name, tail.Addr+uint64(o))
+			}
+			alloc = max(alloc, d.NextFreeVGPR(of.Processor))
+		}
+	}
 	tx := of.Section(".text")
 	for off := 0; off < len(tx.Data); {
 		in, err := gfx12.Decode(tx.Data[off:], tx.Addr+uint64(off), host|isa.Wave64)
@@ -542,44 +557,50 @@ func TestGFX12RuleDifferential(t *testing.T) {
 }
 
 // TestGFX12SidecarsFailClosed: a gfx12 sidecar is refused, with its
-// reason in the sidecar and in the kernel's report, where no rule exists:
-// spill-per-use mode (virtual_lds_base in private memory) has no gfx12
-// encoding, and a kernel whose scope has no free SGPR pair falls into it.
-// The object still commits with the normal body and no .rocjitsu.lds.
-// Without the forcing, the same kernel gets its sidecar.
+// reason in the sidecar and in the kernel's report, where no rule exists
+// (an LDS float atomic or ds_append: no proven global form); the object
+// still commits with the normal body and no .rocjitsu.lds. The 96 KiB
+// gfx950 kernel gets its sidecar, also in spill-per-use mode.
 func TestGFX12SidecarsFailClosed(t *testing.T) {
-	root := projectpath.MustRoot(t)
-	guest := readFile(t, filepath.Join(root, "testdata", "kernels", "gfx950", "lds_big_dynamic.co"))
-	sres, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{AllLDS: true, forceSpillPerUse: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	verifyObject12(t, "lds_big_dynamic", isa.GFX1201, guest, sres.Object)
-	of, err := loader.Parse(sres.Object)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if of.Section(".rocjitsu.lds") != nil {
-		t.Fatal("a refused gfx12 sidecar left a .rocjitsu.lds section")
-	}
-	if len(sres.Sidecars) != 1 || sres.Sidecars[0].Made || !strings.Contains(sres.Sidecars[0].Reason, "spill-per-use mode has no gfx1201 encoding") {
-		t.Fatalf("sidecars %+v, want one refused for spill-per-use", sres.Sidecars)
-	}
-	noted := false
-	for _, k := range sres.Report.Kernels {
-		for _, n := range k.Notes {
-			noted = noted || strings.Contains(n, "no virtual-LDS sidecar: ") && strings.Contains(n, "spill-per-use")
+	for _, op := range []string{"ds_add_f32 v1, v2", "ds_append v1"} {
+		guest := buildGFX942(t, "k", "v_mov_b32 v1, 0\nv_mov_b32 v2, 1.0\n"+op+"\ns_waitcnt lgkmcnt(0)\ns_endpgm\n", 98304)
+		sres, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		verifyObject12(t, op, isa.GFX1201, guest, sres.Object)
+		of, err := loader.Parse(sres.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if of.Section(".rocjitsu.lds") != nil {
+			t.Errorf("%s: a refused gfx12 sidecar left a .rocjitsu.lds section", op)
+		}
+		mnem := strings.Fields(op)[0]
+		if len(sres.Sidecars) != 1 || sres.Sidecars[0].Made || !strings.Contains(sres.Sidecars[0].Reason, mnem) || !strings.Contains(sres.Sidecars[0].Reason, "no gfx12 virtual-LDS lowering") {
+			t.Errorf("%s: sidecars %+v, want one refused naming %s", op, sres.Sidecars, mnem)
+			continue
+		}
+		noted := false
+		for _, k := range sres.Report.Kernels {
+			for _, n := range k.Notes {
+				noted = noted || strings.HasPrefix(n, "no virtual-LDS sidecar: ") && strings.Contains(n, mnem)
+			}
+		}
+		if !noted {
+			t.Errorf("%s: the kernel's report does not say why it has no sidecar", op)
 		}
 	}
-	if !noted {
-		t.Error("the kernel's report does not say why it has no sidecar")
-	}
-	ok, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{AllLDS: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ok.Sidecars) != 1 || !ok.Sidecars[0].Made || ok.LDS == nil {
-		t.Fatalf("without forcing: sidecars %+v, want one made", ok.Sidecars)
+	root := projectpath.MustRoot(t)
+	guest := readFile(t, filepath.Join(root, "testdata", "kernels", "gfx950", "lds_big_dynamic.co"))
+	for _, perUse := range []bool{false, true} {
+		ok, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{AllLDS: true, forceSpillPerUse: perUse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ok.Sidecars) != 1 || !ok.Sidecars[0].Made || ok.Sidecars[0].SpillPerUse != perUse || ok.LDS == nil {
+			t.Fatalf("lds_big_dynamic (spill-per-use %v): sidecars %+v, want one made", perUse, ok.Sidecars)
+		}
 	}
 }
 

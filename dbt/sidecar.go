@@ -372,9 +372,6 @@ func (kt *kernelT) planSidecar(host pair.VirtualLDS) (*sidecarPlan, string) {
 		}
 	}
 	spill := base < 0 || kt.forceSpillPerUse
-	if spill && host != nil {
-		return nil, fmt.Sprintf("no SGPR pair is free in the whole scope for virtual_lds_base, and spill-per-use mode has no %s encoding (no rule)", kt.host)
-	}
 	if spill {
 		// Spill-per-use: the prologue computes the base in a pair the
 		// hardware does not initialise (undefined at the entry), stores it
@@ -606,20 +603,25 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		h := seg[off : off+int(hin.Size)]
 		hw0 := binary.LittleEndian.Uint32(h)
 		if p.host != nil {
-			var lowered bool
+			if !p.host.TouchesLDS(h) {
+				low = append(low, h...)
+				off += int(hin.Size)
+				continue
+			}
 			out, err := kt.lowerWith(func() ([]byte, error) {
-				var out []byte
-				var err error
-				out, lowered, err = p.host.LowerLDS(kt, h, p.base)
-				return out, err
+				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) {
+					out, lowered, err := p.host.LowerLDS(kt, h, b)
+					if err == nil && !lowered {
+						err = fmt.Errorf("host %s touches LDS but was not lowered", hin.Name())
+					}
+					return out, err
+				})
 			})
 			if err != nil {
 				return code, err.Error()
 			}
-			if lowered {
-				p.lowered++
-				changed = true
-			}
+			p.lowered++
+			changed = true
 			low = append(low, out...)
 			off += int(hin.Size)
 			continue
@@ -786,6 +788,9 @@ func (kt *kernelT) vldsAccess(p *sidecarPlan, h []byte, lower func(base uint16) 
 	if err != nil {
 		return nil, err
 	}
+	if p.host != nil {
+		return p.host.SpillAround(access, uint16(borrow), tmp[0], p.slots)
+	}
 	return vlds.AroundAccess(access, uint16(borrow), tmp[0], p.slots)
 }
 
@@ -805,6 +810,18 @@ func (kt *kernelT) emitHostSidecar(p *sidecarPlan) string {
 		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase()})
 	if err != nil {
 		return err.Error()
+	}
+	if p.spill {
+		kt.spillBase = p.slots.Save + 8
+		kt.spillSlots = max(kt.spillSlots, 1)
+		kt.taken = regSet{}
+		kt.take(spillPrologueVGPR)
+		st, err := p.host.SpillStoreBase(p.base, p.prologue.Temps[0], spillPrologueVGPR, p.slots)
+		if err != nil {
+			return err.Error()
+		}
+		pro = append(pro, st...)
+		kt.rep.Notes = appendOnce(kt.rep.Notes, fmt.Sprintf("spill-per-use: virtual_lds_base in private memory at %d, an SGPR pair borrowed and restored around each lowered access", p.slots.Base))
 	}
 	code := append(append([]byte(nil), pro...), entry...)
 	if kt.scope.Blocks[0] != k.EntryAddr {

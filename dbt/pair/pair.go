@@ -113,10 +113,19 @@ type VirtualLDS interface {
 	// its global-memory form (lowered true), or an error when it accesses
 	// LDS storage without a lowering (the sidecar fails closed).
 	LowerLDS(ctx vlds.Context, h []byte, base uint16) (out []byte, lowered bool, err error)
+	// TouchesLDS reports whether host instruction h accesses LDS storage
+	// (LowerLDS lowers it or refuses it).
+	TouchesLDS(h []byte) bool
 	// SidecarPrologue returns the host encoding of the sidecar entry
 	// prologue; it runs before the pair's own Prologue.
 	SidecarPrologue(spec vlds.PrologueSpec) ([]byte, error)
 	// SidecarSGPRs makes the sidecar descriptor d allocate SGPRs below
 	// top, or says why it cannot.
 	SidecarSGPRs(d *kd.Descriptor, top int) error
+	// SpillStoreBase and SpillAround are the host's spill-per-use
+	// sequences (package vlds describes the mode): the prologue's store
+	// of virtual_lds_base to every lane's persistent slot, and the
+	// borrowing of an SGPR pair around one lowered access.
+	SpillStoreBase(base, execSave, tmp uint16, s vlds.SpillSlots) ([]byte, error)
+	SpillAround(access []byte, borrow, tmp uint16, s vlds.SpillSlots) ([]byte, error)
 }

@@ -120,6 +120,16 @@ func touchesLDS(m string) bool {
 	return strings.HasPrefix(m, "ds_") && !dsNative[m] || strings.Contains(m, "_lds")
 }
 
+// TouchesLDS implements pair.VirtualLDS: h accesses LDS storage, or does
+// not decode (LowerLDS then reports the error).
+func (Pair) TouchesLDS(h []byte) bool {
+	in, err := gfx12.Decode(h, 0, isa.GFX1201|isa.Wave64)
+	if err != nil || int(in.Size) != len(h) {
+		return true
+	}
+	return touchesLDS(gfx12.Mnemonic(&in))
+}
+
 // LowerLDS implements pair.VirtualLDS for one gfx12 host instruction h.
 func (Pair) LowerLDS(ctx vlds.Context, h []byte, base uint16) ([]byte, bool, error) {
 	in, err := gfx12.Decode(h, 0, isa.GFX1201|isa.Wave64)

@@ -255,3 +255,59 @@ func FuzzLowerLDS(f *testing.F) {
 		}
 	})
 }
+
+// TestSpillPerUseGFX12 checks the spill-per-use sequences: the prologue
+// stores the base for every lane with EXEC restored after, and the
+// wrapper around an access skips to its end when EXEC is zero, saves the
+// borrowed pair, reads the base into it with v_readfirstlane_b32 and an
+// s_wait_alu before use, and restores the pair after a store wait.
+func TestSpillPerUseGFX12(t *testing.T) {
+	slots := vlds.SpillSlots{Base: 16, Save: 24}
+	st, err := Pair{}.SpillStoreBase(12, 14, 3, slots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, in := range decodeAll(t, st) {
+		got = append(got, gfx12.Print(&in))
+	}
+	want := "s_mov_b64 s[14:15], exec\ns_mov_b64 exec, -1\nv_mov_b32_e32 v3, s12\nscratch_store_b32 off, v3, off offset:16\nv_mov_b32_e32 v3, s13\nscratch_store_b32 off, v3, off offset:20\ns_mov_b64 exec, s[14:15]\ns_wait_storecnt 0x0"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("store base:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+	raw, _ := dsWord(t, "ds_load_b32", 0)
+	access, _, err := Pair{}.LowerLDS(&tempCtx{}, raw, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Pair{}.SpillAround(access, 6, 5, slots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := decodeAll(t, out)
+	if m := gfx12.Mnemonic(&seq[0]); m != "s_cbranch_execz" {
+		t.Fatalf("starts with %s", m)
+	}
+	if skip := int(int16(seq[0].Operands[0].Imm)); 4+4*skip != len(out) {
+		t.Errorf("execz skips %d words, the sequence after it has %d", skip, (len(out)-4)/4)
+	}
+	text := ""
+	for _, in := range seq[1:] {
+		text += gfx12.Print(&in) + "\n"
+	}
+	for _, w := range []string{"scratch_store_b32 off, v5, off offset:24", "scratch_store_b32 off, v5, off offset:28", "scratch_load_b32 v5, off, off offset:16",
+		"v_readfirstlane_b32 s6, v5", "v_readfirstlane_b32 s7, v5", "s_wait_alu depctr_va_sdst(0)", "global_load_b32 v10, v20, s[6:7]", "scratch_load_b32 v5, off, off offset:28"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("spill-per-use sequence lacks %q:\n%s", w, text)
+		}
+	}
+	if strings.Index(text, "global_load_b32") < strings.Index(text, "s_wait_alu") {
+		t.Error("the access reads the borrowed pair before the s_wait_alu")
+	}
+	if _, err := (Pair{}).SpillAround(access, 7, 5, slots); err == nil {
+		t.Error("odd borrowed pair accepted")
+	}
+	if _, err := (Pair{}).SpillStoreBase(12, 14, 3, vlds.SpillSlots{Base: 16, Save: 20}); err == nil {
+		t.Error("overlapping slots accepted")
+	}
+}
