@@ -164,13 +164,23 @@ func TestGFX12SidecarsCorpus(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("corpus: %v", err)
 	}
+	for _, perUse := range []bool{false, true} {
+		t.Run(map[bool]string{false: "base-in-sgprs", true: "spill-per-use"}[perUse], func(t *testing.T) {
+			gfx12SidecarsCorpus(t, paths, perUse)
+		})
+	}
+}
+
+// gfx12SidecarsCorpus is one TestGFX12SidecarsCorpus pass (perUse forces
+// spill-per-use mode).
+func gfx12SidecarsCorpus(t *testing.T, paths []string, perUse bool) {
 	need, made := 0, 0
 	for _, p := range paths {
 		guest, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := TranslateWithSidecars(guest, Options{Name: filepath.Base(p), Host: isa.GFX1201}, SidecarOptions{})
+		res, err := TranslateWithSidecars(guest, Options{Name: filepath.Base(p), Host: isa.GFX1201}, SidecarOptions{forceSpillPerUse: perUse})
 		if err != nil {
 			continue // rejected by the normal translation (TestGFX12AiterCorpus)
 		}
@@ -179,6 +189,9 @@ func TestGFX12SidecarsCorpus(t *testing.T) {
 			if !s.Made {
 				t.Errorf("%s %s: no sidecar: %s", filepath.Base(p), s.Kernel, s.Reason)
 				continue
+			}
+			if s.SpillPerUse != perUse {
+				t.Errorf("%s %s: spill-per-use %v, want %v", filepath.Base(p), s.Kernel, s.SpillPerUse, perUse)
 			}
 			made++
 			sc := s
