@@ -18,6 +18,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 	"github.com/rocjitsu/rocjitsu/loader"
+	"github.com/rocjitsu/rocjitsu/loader/kd"
 )
 
 // gfx12Rejected lists the gfx950 test kernels the gfx12 hosts reject, with
@@ -45,9 +46,7 @@ var gfx12SpillRejected = map[string]string{
 
 // gfx12NotRun lists translated kernels that cannot run on the simulated
 // gfx12 agent, with the reason.
-var gfx12NotRun = map[string]string{
-	"lds_big_dynamic": "96 KiB of LDS: needs a virtual-LDS sidecar, which gfx12 hosts do not have yet",
-}
+var gfx12NotRun = map[string]string{}
 
 // GFX12Figures are the per-host counts TestGFX12TestKernels measures (the
 // README's figures; `go test -run TestGFX12TestKernels -v ./dbt/` prints
@@ -132,10 +131,28 @@ func testGFX12Kernels(t *testing.T, guestTarget string, hosts []isa.Target, spil
 					fig.notRun++
 					continue
 				}
-				out, err := runCase(t, c, res.Object, host.String())
-				if err != nil {
-					t.Errorf("%s: running the translation on %s: %v", c.Name, host, err)
-					continue
+				var out map[int][]byte
+				if needsVirtualLDS(res, c) {
+					// More LDS than the host has (lds_big_dynamic asks for
+					// 96 KiB of dynamic LDS): run the translation's
+					// virtual-LDS sidecar instead.
+					sres, err := TranslateWithSidecars(guest, Options{Name: c.Name, Host: host, forceSpill: spill}, SidecarOptions{AllLDS: true})
+					if err != nil {
+						t.Errorf("%s: translating with sidecars: %v", c.Name, err)
+						continue
+					}
+					verifyObject12(t, c.Name, host, guest, sres.Object)
+					out, _, err = runSidecarOnSim(t, c, sres.Object, host.String())
+					if err != nil {
+						t.Errorf("%s: running the sidecar on %s: %v", c.Name, host, err)
+						continue
+					}
+				} else {
+					out, err = runCase(t, c, res.Object, host.String())
+					if err != nil {
+						t.Errorf("%s: running the translation on %s: %v", c.Name, host, err)
+						continue
+					}
 				}
 				if err := c.Check(out); err != nil {
 					t.Errorf("%s on %s: %v", c.Name, host, err)
@@ -158,6 +175,17 @@ func testGFX12Kernels(t *testing.T, guestTarget string, hosts []isa.Target, spil
 		t.Logf("%s -> %s: %d test kernels: %d translated, %d match kernelref on the simulated %s (%d bit-identical to the guest on the simulated %s), %d translated but not run, %d rejected",
 			guestTarget, host, fig.kernels, fig.translated, fig.matched, host, fig.sameAsGuest, guestTarget, fig.notRun, fig.rejected)
 	}
+}
+
+// needsVirtualLDS reports whether a kernel of res, or case c's dispatch
+// with its dynamic LDS, needs more LDS than a gfx12 host has.
+func needsVirtualLDS(res *Result, c *kernelref.Case) bool {
+	for _, k := range res.Report.Kernels {
+		if k.NeedsVirtualLDS || k.Name == c.Name && k.Before.GroupSegment+c.DynamicLDS() > 65536 {
+			return true
+		}
+	}
+	return false
 }
 
 func rejectedFor(res *Result, want string) bool {
@@ -296,6 +324,20 @@ func verifyObject12(t *testing.T, name string, host isa.Target, src, out []byte)
 			t.Fatalf("%s: kernel %s is not wave64", name, k.Name)
 		}
 		alloc = max(alloc, k.Descriptor.NextFreeVGPR(of.Processor))
+	}
+	if tail := of.Section(".rocjitsu.kd"); tail != nil {
+		// Virtual-LDS sidecar descriptors: wave64 too, and their bodies
+		// may use more VGPRs than the normal ones.
+		for o := 0; o+kd.Size <= len(tail.Data); o += kd.Size {
+			d, err := kd.Decode(tail.Data[o:])
+			if err != nil {
+				t.Fatalf("%s: sidecar descriptor at %#x: %v", name, tail.Addr+uint64(o), err)
+			}
+			if d.WavefrontSize(of.Processor) != 64 {
+				t.Fatalf("%s: sidecar descriptor at %#x is not wave64", name, tail.Addr+uint64(o))
+			}
+			alloc = max(alloc, d.NextFreeVGPR(of.Processor))
+		}
 	}
 	tx := of.Section(".text")
 	for off := 0; off < len(tx.Data); {
@@ -514,23 +556,51 @@ func TestGFX12RuleDifferential(t *testing.T) {
 	}
 }
 
-// TestGFX12SidecarsFailClosed: asking for sidecars on a gfx12 host gives
-// the normal translation (gfx12 code only, no .rocjitsu.lds) and a note on
-// the kernel that needed one.
+// TestGFX12SidecarsFailClosed: a gfx12 sidecar is refused, with its
+// reason in the sidecar and in the kernel's report, where no rule exists
+// (an LDS float atomic or ds_append: no proven global form); the object
+// still commits with the normal body and no .rocjitsu.lds. The 96 KiB
+// gfx950 kernel gets its sidecar, also in spill-per-use mode.
 func TestGFX12SidecarsFailClosed(t *testing.T) {
+	for _, op := range []string{"ds_add_f32 v1, v2", "ds_append v1"} {
+		guest := buildGFX942(t, "k", "v_mov_b32 v1, 0\nv_mov_b32 v2, 1.0\n"+op+"\ns_waitcnt lgkmcnt(0)\ns_endpgm\n", 98304)
+		sres, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		verifyObject12(t, op, isa.GFX1201, guest, sres.Object)
+		of, err := loader.Parse(sres.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if of.Section(".rocjitsu.lds") != nil {
+			t.Errorf("%s: a refused gfx12 sidecar left a .rocjitsu.lds section", op)
+		}
+		mnem := strings.Fields(op)[0]
+		if len(sres.Sidecars) != 1 || sres.Sidecars[0].Made || !strings.Contains(sres.Sidecars[0].Reason, mnem) || !strings.Contains(sres.Sidecars[0].Reason, "no gfx12 virtual-LDS lowering") {
+			t.Errorf("%s: sidecars %+v, want one refused naming %s", op, sres.Sidecars, mnem)
+			continue
+		}
+		noted := false
+		for _, k := range sres.Report.Kernels {
+			for _, n := range k.Notes {
+				noted = noted || strings.HasPrefix(n, "no virtual-LDS sidecar: ") && strings.Contains(n, mnem)
+			}
+		}
+		if !noted {
+			t.Errorf("%s: the kernel's report does not say why it has no sidecar", op)
+		}
+	}
 	root := projectpath.MustRoot(t)
 	guest := readFile(t, filepath.Join(root, "testdata", "kernels", "gfx950", "lds_big_dynamic.co"))
-	sres, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{AllLDS: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	verifyObject12(t, "lds_big_dynamic", isa.GFX1201, guest, sres.Object)
-	of, err := loader.Parse(sres.Object)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if of.Section(".rocjitsu.lds") != nil {
-		t.Fatal("a gfx12 translation carries gfx942 sidecars")
+	for _, perUse := range []bool{false, true} {
+		ok, err := TranslateWithSidecars(guest, Options{Host: isa.GFX1201}, SidecarOptions{AllLDS: true, forceSpillPerUse: perUse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ok.Sidecars) != 1 || !ok.Sidecars[0].Made || ok.Sidecars[0].SpillPerUse != perUse || ok.LDS == nil {
+			t.Fatalf("lds_big_dynamic (spill-per-use %v): sidecars %+v, want one made", perUse, ok.Sidecars)
+		}
 	}
 }
 

@@ -4,13 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	gfx950gfx942 "github.com/rocjitsu/rocjitsu/dbt/pair/gfx950_gfx942"
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
 	"github.com/rocjitsu/rocjitsu/dbt/live"
+	"github.com/rocjitsu/rocjitsu/dbt/pair"
+	gfx950gfx942 "github.com/rocjitsu/rocjitsu/dbt/pair/gfx950_gfx942"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/dbt/vlds"
@@ -89,17 +90,6 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 	if err != nil {
 		return out, err
 	}
-	if opt.Host != isa.GFX942 {
-		// The sidecar bodies are gfx942 code (the gfx950 -> gfx942 pair's
-		// virtual-LDS lowering); other hosts get the normal bodies only.
-		for i := range res.Report.Kernels {
-			k := &res.Report.Kernels[i]
-			if k.NeedsVirtualLDS {
-				k.Notes = append(k.Notes, fmt.Sprintf("no virtual-LDS sidecar: not implemented for host %s", opt.Host))
-			}
-		}
-		return out, nil
-	}
 	f, err := loader.Parse(guest)
 	if err != nil {
 		return out, fmt.Errorf("dbt: sidecar: %w", err)
@@ -107,6 +97,22 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 	gt, err := isa.TargetFromMach(uint32(f.Flags.Mach))
 	if err != nil {
 		return out, fmt.Errorf("dbt: sidecar: %w", err)
+	}
+	pr, err := pairFor(gt, opt.Host)
+	if err != nil {
+		return out, fmt.Errorf("dbt: sidecar: %w", err)
+	}
+	// The gfx950 -> gfx942 pair lowers guest DS words with package vlds;
+	// other pairs lower their host code through pair.VirtualLDS.
+	vp, _ := pr.(pair.VirtualLDS)
+	if vp == nil && opt.Host != isa.GFX942 {
+		for i := range res.Report.Kernels {
+			k := &res.Report.Kernels[i]
+			if k.NeedsVirtualLDS {
+				k.Notes = append(k.Notes, fmt.Sprintf("no virtual-LDS sidecar: the %s -> %s pair has no virtual-LDS lowering", gt, opt.Host))
+			}
+		}
+		return out, nil
 	}
 	ts := f.Section(".text")
 	text := cfg.Text{Addr: ts.Addr, Data: ts.Data}
@@ -124,14 +130,18 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 	if err != nil {
 		return out, fmt.Errorf("dbt: sidecar: %w", err)
 	}
-	hostProc, _ := target.ByMach(target.MachGFX942)
-	hostDecode := func(code []byte, pc uint64) (isa.Inst, error) { return gfx9.Decode(code, pc, opt.Host) }
+	hostProc, hostDecode := pr.HostProcessor(), pr.HostDecode
+	if vp == nil {
+		hostProc, _ = target.ByMach(target.MachGFX942)
+		hostDecode = func(code []byte, pc uint64) (isa.Inst, error) { return gfx9.Decode(code, pc, opt.Host) }
+		pr = gfx950gfx942.New()
+	}
 	var kts []*kernelT
 	var plans []*sidecarPlan
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: gfx950gfx942.New(), hostLDS: opt.HostLDS,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS,
 			forceSpill: so.forceSpill, forceSpillPerUse: so.forceSpillPerUse,
 		}
 		kt.scope = g.Scope(i)
@@ -140,7 +150,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 			continue
 		}
 		sc := Sidecar{Kernel: kt.k.Name, StaticLDS: static, Normal: kt.k.DescriptorAddr}
-		p, why := kt.planSidecar()
+		p, why := kt.planSidecar(vp)
 		if why == "" {
 			why = kt.emitSidecar(p)
 		}
@@ -300,6 +310,9 @@ type sidecarPlan struct {
 	// borrows a pair.
 	spill bool
 	slots vlds.SpillSlots
+	// host lowers the host code of a pair with pair.VirtualLDS (nil: the
+	// gfx942 host, whose sidecars lower the guest's DS words directly).
+	host pair.VirtualLDS
 }
 
 // userSGPRs returns the first SGPR of the kernarg pointer (-1 when not
@@ -322,7 +335,7 @@ func kernargSGPR(d *kd.Descriptor) int {
 }
 
 // planSidecar chooses the registers of the sidecar prologue.
-func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
+func (kt *kernelT) planSidecar(host pair.VirtualLDS) (*sidecarPlan, string) {
 	d := &kt.k.Descriptor
 	ka := kernargSGPR(d)
 	if ka < 0 {
@@ -425,7 +438,7 @@ func (kt *kernelT) planSidecar() (*sidecarPlan, string) {
 	}
 	slots := vlds.SpillSlots{Base: (d.PrivateSegmentFixedSize + 7) &^ 7}
 	slots.Save = slots.Base + 8
-	return &sidecarPlan{spill: spill, slots: slots, base: uint16(base), top: max(base+2, int(temps[0])+2, int(temps[2])+1, int(temps[3])+1), prologue: vlds.PrologueSpec{
+	return &sidecarPlan{host: host, spill: spill, slots: slots, base: uint16(base), top: max(base+2, int(temps[0])+2, int(temps[2])+1, int(temps[3])+1), prologue: vlds.PrologueSpec{
 		Kernarg: uint16(ka), Wrapper: vlds.Layout(prefix), WorkgroupID: wg, Base: uint16(base), Temps: temps,
 	}}, ""
 }
@@ -453,7 +466,7 @@ func (kt *kernelT) scopeTouchesLDS() bool {
 func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	k := kt.k
 	kt.rep = report.Kernel{Name: k.Name + ".vlds", SourceEntry: k.EntryAddr, Fidelity: report.Exact}
-	kt.body = &place.Body{Name: k.Name + ".vlds", Map: map[uint64]int{sidecarEntry: 0}, Entry: sidecarEntry}
+	kt.body = &place.Body{Name: k.Name + ".vlds", Map: map[uint64]int{sidecarEntry: 0}, Entry: sidecarEntry, Words: kt.pair.Words()}
 	kt.lastPool, kt.islandsGrew = 0, false
 	// kt.ordinal is not reset: a sidecar re-emission recomputes every
 	// instruction (reusing the first emission's code changed the fmha_v4
@@ -475,6 +488,9 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 				a.S.Add(int(p.base), 2)
 			}
 		}
+	}
+	if p.host != nil {
+		return kt.emitHostSidecar(p)
 	}
 	pro, err := vlds.Prologue(p.prologue)
 	if err != nil {
@@ -526,6 +542,13 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 		}
 	}
 	kt.body.Code = code
+	return kt.finishSidecar(p)
+}
+
+// finishSidecar ends an emission of a sidecar body: a re-emission when an
+// island pool grew, and the verdict.
+func (kt *kernelT) finishSidecar(p *sidecarPlan) string {
+	k := kt.k
 	if kt.islandsGrew {
 		return kt.emitSidecar(p) // the pools emitted before a new island target lack its stub
 	}
@@ -547,7 +570,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		w0 = binary.LittleEndian.Uint32(raw)
 	}
 	d, known := vlds.Lookup(w0)
-	if in.Info != nil && in.Info.Branch == isa.BranchNone && vlds.IsDS(w0) && len(raw) == 8 && known && d.Kind != vlds.Unsupported {
+	if p.host == nil && in.Info != nil && in.Info.Branch == isa.BranchNone && vlds.IsDS(w0) && len(raw) == 8 && known && d.Kind != vlds.Unsupported {
 		kt.cur = in
 		kt.taken = regSet{}
 		if d.Name != in.Name() {
@@ -588,6 +611,30 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		}
 		h := seg[off : off+int(hin.Size)]
 		hw0 := binary.LittleEndian.Uint32(h)
+		if p.host != nil {
+			if !p.host.TouchesLDS(h) {
+				low = append(low, h...)
+				off += int(hin.Size)
+				continue
+			}
+			out, err := kt.lowerWith(func() ([]byte, error) {
+				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) {
+					out, lowered, err := p.host.LowerLDS(kt, h, b)
+					if err == nil && !lowered {
+						err = fmt.Errorf("host %s touches LDS but was not lowered", hin.Name())
+					}
+					return out, err
+				})
+			})
+			if err != nil {
+				return code, err.Error()
+			}
+			p.lowered++
+			changed = true
+			low = append(low, out...)
+			off += int(hin.Size)
+			continue
+		}
 		switch {
 		case vlds.IsDS(hw0) && len(h) == 8:
 			out, err := kt.lowerWith(func() ([]byte, error) {
@@ -643,6 +690,15 @@ func (kt *kernelT) lowerWith(lower func() ([]byte, error)) ([]byte, error) {
 	if kt.spillBase == 0 {
 		kt.spillBase = (kt.k.Descriptor.PrivateSegmentFixedSize + 3) &^ 3
 	}
+	if _, ok := kt.pair.(pair.VirtualLDS); ok {
+		pre, post, ok := kt.pair.Spill(kt.spillBase+uint32(4*outer), mine)
+		if !ok {
+			return nil, fmt.Errorf("needs %d borrowed VGPRs and host %s has no spill path", len(mine), kt.host)
+		}
+		kt.spillSlots = max(kt.spillSlots, outer+len(mine))
+		kt.rep.Notes = appendOnce(kt.rep.Notes, "scratch VGPRs borrowed from live registers and saved to per-lane private memory")
+		return append(append(pre, out...), post...), nil
+	}
 	var pre, post []byte
 	for i, r := range mine {
 		off := kt.spillBase + uint32(4*(outer+i))
@@ -673,6 +729,12 @@ func (kt *kernelT) sidecarDescriptor(p *sidecarPlan) (kd.Descriptor, error) {
 	}
 	d.GroupSegmentFixedSize = 0
 	d.KernargSize = p.prologue.Wrapper.Size
+	if p.host != nil {
+		if err := p.host.SidecarSGPRs(&d, p.top); err != nil {
+			return d, err
+		}
+		return d, d.Check(kt.hostProc)
+	}
 	// The backing store is coherent for a workgroup's waves through the
 	// CU's L1 (workgroup-scope accesses); keep them on one CU.
 	if d.Flag(kd.RSRC3_TG_SPLIT) {
@@ -735,5 +797,60 @@ func (kt *kernelT) vldsAccess(p *sidecarPlan, h []byte, lower func(base uint16) 
 	if err != nil {
 		return nil, err
 	}
+	if p.host != nil {
+		return p.host.SpillAround(access, uint16(borrow), tmp[0], p.slots)
+	}
 	return vlds.AroundAccess(access, uint16(borrow), tmp[0], p.slots)
+}
+
+// emitHostSidecar is emitSidecar for a pair with pair.VirtualLDS: the
+// pair's sidecar prologue, the pair's own entry prologue (the guest's
+// initial state), then the scope emitted as the normal translation with
+// every host LDS access lowered by the pair.
+func (kt *kernelT) emitHostSidecar(p *sidecarPlan) string {
+	k := kt.k
+	pro, err := p.host.SidecarPrologue(p.prologue)
+	if err != nil {
+		return err.Error()
+	}
+	kt.countNamed()
+	arch0, agprs0 := kt.archVGPRs()
+	entry, err := kt.pair.Prologue(pair.Plan{Kernel: k, GuestProc: kt.f.Processor, Arch: arch0, AGPRs: agprs0,
+		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase()})
+	if err != nil {
+		return err.Error()
+	}
+	if p.spill {
+		kt.spillBase = p.slots.Save + 8
+		kt.spillSlots = max(kt.spillSlots, 1)
+		kt.taken = regSet{}
+		kt.take(spillPrologueVGPR)
+		st, err := p.host.SpillStoreBase(p.base, p.prologue.Temps[0], spillPrologueVGPR, p.slots)
+		if err != nil {
+			return err.Error()
+		}
+		pro = append(pro, st...)
+		kt.rep.Notes = appendOnce(kt.rep.Notes, fmt.Sprintf("spill-per-use: virtual_lds_base in private memory at %d, an SGPR pair borrowed and restored around each lowered access", p.slots.Base))
+	}
+	code := append(append([]byte(nil), pro...), entry...)
+	if kt.scope.Blocks[0] != k.EntryAddr {
+		kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr, Src: k.EntryAddr})
+		code = window(code, 4)
+	}
+	for _, l := range kt.scope.Blocks {
+		b := kt.g.Blocks[l]
+		for i, in := range b.Insts {
+			code = kt.pool(code, b, i)
+			kt.body.Map[in.PC] = len(code)
+			kt.rep.Instructions++
+			kt.rep.SourceBytes += int(in.Size)
+			var why string
+			code, why = kt.sidecarOne(code, b, i, in, p)
+			if why != "" {
+				return fmt.Sprintf("%#x %s: %s", in.PC, in.Name(), why)
+			}
+		}
+	}
+	kt.body.Code = code
+	return kt.finishSidecar(p)
 }

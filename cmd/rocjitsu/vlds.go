@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/rocjitsu/rocjitsu/dbt"
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/vlds"
 	"github.com/rocjitsu/rocjitsu/loader"
 )
@@ -25,8 +26,9 @@ func runVLDS(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write the translated code object with sidecars here")
 	all := fs.Bool("all", false, "make sidecars for every LDS-using kernel, not only those above the host limit")
 	hostLDS := fs.Uint("host-lds", 65536, "host LDS bytes per workgroup")
+	to := fs.String("to", "gfx942", "host target: gfx942, gfx1201 or gfx1200 (wave64, CU mode)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu vlds IN [-o OUT] [-all] [-host-lds N]   translate a gfx950 object with sidecars")
+		fmt.Fprintln(stderr, "usage: rocjitsu vlds IN [--to gfx942|gfx1201|gfx1200] [-o OUT] [-all] [-host-lds N]   translate a gfx950 object with sidecars")
 		fmt.Fprintln(stderr, "       rocjitsu vlds OBJ                              (a translated object) show its .rocjitsu.lds")
 		fs.PrintDefaults()
 	}
@@ -72,7 +74,12 @@ func runVLDS(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	res, err := dbt.TranslateWithSidecars(data, dbt.Options{Name: pos[0], HostLDS: uint32(*hostLDS)}, dbt.SidecarOptions{AllLDS: *all})
+	host, err := isa.ParseTarget(*to)
+	if err != nil {
+		fmt.Fprintf(stderr, "rocjitsu vlds: --to: %v\n", err)
+		return 2
+	}
+	res, err := dbt.TranslateWithSidecars(data, dbt.Options{Name: pos[0], Host: host, HostLDS: uint32(*hostLDS)}, dbt.SidecarOptions{AllLDS: *all})
 	if err != nil {
 		fmt.Fprintf(stderr, "rocjitsu vlds: %v\n", err)
 		return 1

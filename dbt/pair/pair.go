@@ -15,6 +15,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/dbt/vlds"
 	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
 	"github.com/rocjitsu/rocjitsu/loader/target"
@@ -97,4 +98,34 @@ type Plan struct {
 	// SpillSlots per-lane dword slots start at private offset SpillBase.
 	SpillSlots int
 	SpillBase  uint32
+}
+
+// VirtualLDS is implemented by a pair whose host code can run virtual-LDS
+// sidecars built from its normal translation (dbt's sidecars): the shared
+// pipeline emits the scope through the pair as usual and then hands every
+// host instruction to LowerLDS. A pair without it gets no sidecars for
+// its host (the gfx950 -> gfx942 pair lowers guest DS words directly with
+// package vlds instead).
+type VirtualLDS interface {
+	// LowerLDS returns the host code for host instruction h of a sidecar
+	// body with LDS storage at the 64-bit address in SGPRs base, base+1:
+	// h unchanged (lowered false) when it does not access LDS storage,
+	// its global-memory form (lowered true), or an error when it accesses
+	// LDS storage without a lowering (the sidecar fails closed).
+	LowerLDS(ctx vlds.Context, h []byte, base uint16) (out []byte, lowered bool, err error)
+	// TouchesLDS reports whether host instruction h accesses LDS storage
+	// (LowerLDS lowers it or refuses it).
+	TouchesLDS(h []byte) bool
+	// SidecarPrologue returns the host encoding of the sidecar entry
+	// prologue; it runs before the pair's own Prologue.
+	SidecarPrologue(spec vlds.PrologueSpec) ([]byte, error)
+	// SidecarSGPRs makes the sidecar descriptor d allocate SGPRs below
+	// top, or says why it cannot.
+	SidecarSGPRs(d *kd.Descriptor, top int) error
+	// SpillStoreBase and SpillAround are the host's spill-per-use
+	// sequences (package vlds describes the mode): the prologue's store
+	// of virtual_lds_base to every lane's persistent slot, and the
+	// borrowing of an SGPR pair around one lowered access.
+	SpillStoreBase(base, execSave, tmp uint16, s vlds.SpillSlots) ([]byte, error)
+	SpillAround(access []byte, borrow, tmp uint16, s vlds.SpillSlots) ([]byte, error)
 }

@@ -63,13 +63,17 @@ func sop2(op uint32, sdst, s0, s1 uint16) uint32 {
 	return 0x80000000 | op<<23 | uint32(sdst&0x7f)<<16 | uint32(s1&0xff)<<8 | uint32(s0&0xff)
 }
 
-// Prologue returns the sidecar entry prologue:
-//
-//	virtual_lds_base = backing_base + wg_id_x*stride_x + wg_id_y*stride_y + wg_id_z*stride_z
-//
-// (64-bit products), with the kernarg pointer restored to the original
-// kernarg segment. It waits for its loads before the guest code runs.
-func Prologue(p PrologueSpec) ([]byte, error) {
+// Check reports whether the spec's registers are distinct aligned SGPRs
+// below s102 and its wrapper layout is well formed (the rules every
+// host's encoding of the prologue relies on).
+func (p PrologueSpec) Check() error {
+	_, err := p.claims()
+	return err
+}
+
+// claims checks the spec and returns the SGPRs the prologue writes, by
+// role.
+func (p PrologueSpec) claims() (map[uint16]string, error) {
 	regs := map[uint16]string{}
 	claim := func(r uint16, what string) error {
 		if r >= 102 {
@@ -97,6 +101,21 @@ func Prologue(p PrologueSpec) ([]byte, error) {
 	if w.OrigPtr%8 != 0 || w.State != w.OrigPtr+8 || w.Size < w.State+StateSize {
 		return nil, fmt.Errorf("vlds: prologue: bad wrapper layout %+v", w)
 	}
+	return regs, nil
+}
+
+// Prologue returns the sidecar entry prologue:
+//
+//	virtual_lds_base = backing_base + wg_id_x*stride_x + wg_id_y*stride_y + wg_id_z*stride_z
+//
+// (64-bit products), with the kernarg pointer restored to the original
+// kernarg segment. It waits for its loads before the guest code runs.
+func Prologue(p PrologueSpec) ([]byte, error) {
+	regs, err := p.claims()
+	if err != nil {
+		return nil, err
+	}
+	w := p.Wrapper
 	var out []uint32
 	out = append(out, smem(smemLoadDwordx2, p.Base, p.Kernarg, w.State)...)
 	out = append(out, smem(smemLoadDwordx2, p.Temps[0], p.Kernarg, w.State+8)...)
