@@ -44,9 +44,9 @@ type kernelT struct {
 	live *live.Info
 	// pairCache is the pair's per-scope cache (pair.Site.Memo).
 	pairCache map[string]any
-	body *place.Body
-	rep  report.Kernel
-	cur  *isa.Inst
+	body      *place.Body
+	rep       report.Kernel
+	cur       *isa.Inst
 	// taken holds the scratch VGPRs handed out for the current
 	// instruction.
 	taken regSet
