@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -68,17 +69,49 @@ func accWrite(agpr, vsrc uint16) [2]uint32 {
 
 func sNop(n uint32) uint32 { return 0xbf800000 | n&0xf }
 
+// FP8MFMAForm shapes one FP8 MFMA expansion.
+type FP8MFMAForm struct {
+	// K is a scratch VGPR that holds the expansion's constants (1/4, then
+	// the byte mask 0x7f7f7f7f) so that its VALU operations need no
+	// literal, or -1 to encode the constants as literals.
+	K int
+	// ScaledIn says C is already in the scaled domain: it is the D of the
+	// previous FP8 MFMA of a chain, left unscaled by 4 (the 1/4 scaling
+	// is skipped; C must then be D).
+	ScaledIn bool
+	// ScaledOut leaves D in the scaled domain for the next FP8 MFMA of a
+	// chain (the scaling by 4 and the wait for it are skipped).
+	ScaledOut bool
+}
+
 // FP8MFMACode returns the expansion of the FP8 MFMA (w0, w1) with C/D of
-// cd registers, using scratch pairs ta and tb (even) and scratch u.
+// cd registers, using scratch pairs ta and tb (even) and scratch u, with
+// literal constants and no chaining.
 func FP8MFMACode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16) ([]byte, error) {
+	return FP8MFMAFormCode(w0, w1, hostOp, cd, parts, ta, tb, u, FP8MFMAForm{K: -1})
+}
+
+// vmovLit encodes v_mov_b32 vdst, lit (VOP1 with a literal).
+func vmovLit(vdst uint16, lit uint32) []uint32 {
+	return []uint32{0x7e000000 | uint32(vdst&0xff)<<17 | 1<<9 | srcLit, lit}
+}
+
+// FP8MFMAFormCode is FP8MFMACode in the given form.
+func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16, form FP8MFMAForm) ([]byte, error) {
 	if cbsz, abid, blgp := w0>>8&7, w0>>11&0xf, w1>>29; cbsz|abid|blgp != 0 {
 		return nil, fmt.Errorf("cbsz/abid/blgp (%d/%d/%d: broadcast, or non-FP8 F8F6F4 formats) are not supported", cbsz, abid, blgp)
+	}
+	if form.K > 255 {
+		return nil, fmt.Errorf("constant register v%d out of range", form.K)
 	}
 	accCD := w0>>15&1 != 0
 	vdst := uint16(w0 & 0xff)
 	src0, src1, src2 := w1&0x1ff, w1>>9&0x1ff, w1>>18&0x1ff
 	if src0 < srcVGPR || src1 < srcVGPR {
 		return nil, fmt.Errorf("constant A or B operand")
+	}
+	if form.ScaledIn && src2 != srcVGPR+uint32(vdst) {
+		return nil, fmt.Errorf("a chained MFMA must accumulate into its own D")
 	}
 	if parts > 1 {
 		// Part 0 writes D before later parts read their A/B pairs.
@@ -106,30 +139,49 @@ func FP8MFMACode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16) 
 			}
 		}
 	}
+	k := uint16(form.K)
+	// quarter returns the source code and literal of the constant 1/4.
+	quarter := func() (uint16, uint32) {
+		if form.K < 0 {
+			return srcLit, f32Quarter
+		}
+		return srcVGPR + k, 0
+	}
 	var w []uint32
 	// 2. Accumulator scaled by 1/4 into D (once).
 	c := src2
 	switch {
 	case c == srcZero:
+	case form.ScaledIn:
 	case c >= srcVGPR:
 		cr := uint16(c - srcVGPR)
 		if cr != vdst && int(cr) < int(vdst)+cd && int(vdst) < int(cr)+cd {
 			return nil, fmt.Errorf("C and D overlap without being equal")
 		}
+		if form.K >= 0 {
+			w = append(w, vmovLit(k, f32Quarter)...)
+		}
+		q, lit := quarter()
 		for i := uint16(0); i < uint16(cd); i++ {
 			if accCD {
 				r := accRead(u, cr+i)
 				w = append(w, r[0], r[1])
-				w = append(w, vop2(op2MulF32, u, srcLit, u, f32Quarter)...)
+				w = append(w, vop2(op2MulF32, u, q, u, lit)...)
 				a := accWrite(vdst+i, u)
 				w = append(w, a[0], a[1])
 			} else {
-				w = append(w, vop2(op2MulF32, vdst+i, srcLit, cr+i, f32Quarter)...)
+				w = append(w, vop2(op2MulF32, vdst+i, q, cr+i, lit)...)
 			}
 		}
 		c = srcVGPR + uint32(vdst)
 	default:
 		return nil, fmt.Errorf("accumulator operand code %d is not supported", c)
+	}
+	// mask is the source code and literal of the byte mask 0x7f7f7f7f.
+	mask, maskLit := uint16(srcLit), uint32(0x7f7f7f7f)
+	if form.K >= 0 {
+		w = append(w, vmovLit(k, 0x7f7f7f7f)...)
+		mask, maskLit = srcVGPR+k, 0
 	}
 	for p := 0; p < parts; p++ {
 		// 1. Sanitized copies of this part's A and B register pairs.
@@ -150,18 +202,24 @@ func FP8MFMACode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16) 
 					w = append(w, r[0], r[1])
 					xr = srcVGPR + y
 				}
-				w = append(w, vop2(op2AndB32, u, srcLit, xr-srcVGPR, 0x7f7f7f7f)...)
-				w = append(w, vop2(op2AddU32, u, srcLit, u, 0x7f7f7f7f)...)
-				w = append(w, vop2(op2OrB32, u, srcLit, u, 0x7f7f7f7f)...)
+				w = append(w, vop2(op2AndB32, u, mask, xr-srcVGPR, maskLit)...)
+				w = append(w, vop2(op2AddU32, u, mask, u, maskLit)...)
+				w = append(w, vop2(op2OrB32, u, mask, u, maskLit)...)
 				w = append(w, vop2(op2AndB32, y, xr, u, 0)...)
 			}
 		}
 		// 3. The gfx942 MFMA on the sanitized operands (VGPRs: acc bits
-		// clear), chained through D after the first part.
+		// clear), chained through D after the first part. At least 16
+		// VALU operations and the s_nop separate it from any earlier
+		// MFMA's write of D that it reads as C.
 		w = append(w, sNop(4))
 		nw0 := w0&^(0x7f<<16) | hostOp<<16
 		w = append(w, nw0, w1&^(3<<27)&^0x7ffffff|uint32(srcVGPR+ta)|uint32(srcVGPR+tb)<<9|c<<18)
 		c = srcVGPR + uint32(vdst)
+	}
+	if form.ScaledOut {
+		// D stays scaled; the next reader of D is the chain's next MFMA.
+		return appendWords(nil, w...), nil
 	}
 	// 4. Wait for the result (an 8- or 16-pass XDL write read by VALU),
 	// then scale D by 4.
@@ -182,6 +240,10 @@ func FP8MFMACode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16) 
 }
 
 func emitFP8MFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+	return emitFP8MFMAForm(ctx, in, raw, false, false)
+}
+
+func emitFP8MFMAForm(ctx Context, in *isa.Inst, raw []byte, scaledIn, scaledOut bool) ([]byte, error) {
 	m, ok := fp8MFMA[in.Name()]
 	if !ok || len(raw) != 8 {
 		return nil, fieldErr(in, "shape", uint32(len(raw)))
@@ -195,13 +257,187 @@ func emitFP8MFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := ctx.TempVGPRs(1)
-	if err != nil {
+	form := FP8MFMAForm{K: -1, ScaledIn: scaledIn, ScaledOut: scaledOut}
+	u, err := ctx.TempVGPRs(2)
+	if err == nil {
+		form.K = int(u[1])
+	} else if u, err = ctx.TempVGPRs(1); err != nil {
 		return nil, err
 	}
-	code, err := FP8MFMACode(w[0], w[1], m.op, m.cd, m.parts, ta, tb, u[0])
+	code, err := FP8MFMAFormCode(w[0], w[1], m.op, m.cd, m.parts, ta, tb, u[0], form)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
 	}
 	return code, nil
+}
+
+// FP8MFMARuleName is the name of the FP8 MFMA rule.
+const FP8MFMARuleName = "mfma-fp8-ocp"
+
+// fp8Chained are the rule's chained variants, indexed by scaledIn |
+// scaledOut<<1 (index 0 is unused: the registered rule).
+var fp8Chained [4]*Rule
+
+func init() {
+	for i := 1; i < 4; i++ {
+		scaledIn, scaledOut := i&1 != 0, i&2 != 0
+		r := *registry[Pair{isa.GFX950, isa.GFX942}]["v_mfma_f32_16x16x32_fp8_fp8"]
+		r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+			return emitFP8MFMAForm(ctx, in, raw, scaledIn, scaledOut)
+		}
+		fp8Chained[i] = &r
+	}
+}
+
+// FP8MFMARule returns the FP8 MFMA rule in the form that keeps the
+// accumulator scaled by 1/4 on entry (scaledIn: C is the previous chain
+// MFMA's D, still scaled) and on exit (scaledOut: the next chain MFMA
+// reads D). With neither it is the registered rule.
+func FP8MFMARule(scaledIn, scaledOut bool) *Rule {
+	i := 0
+	if scaledIn {
+		i |= 1
+	}
+	if scaledOut {
+		i |= 2
+	}
+	if i == 0 {
+		return registry[Pair{isa.GFX950, isa.GFX942}]["v_mfma_f32_16x16x32_fp8_fp8"]
+	}
+	return fp8Chained[i]
+}
+
+// fp8Acc is the accumulator of a chainable FP8 MFMA: D's register file,
+// first register and count.
+type fp8Acc struct {
+	class isa.RegClass
+	reg   int
+	n     int
+}
+
+// chainAcc returns the accumulator of in when in is an FP8 MFMA the rule
+// expands whose C is an inline zero or its own D (zeroC tells which), and
+// ok false otherwise.
+func chainAcc(in *isa.Inst) (acc fp8Acc, zeroC, ok bool) {
+	m, known := fp8MFMA[in.Name()]
+	if !known || in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP != 0 || len(in.Operands) != 4 {
+		return acc, false, false
+	}
+	d, a, b, c := &in.Operands[0], &in.Operands[1], &in.Operands[2], &in.Operands[3]
+	if d.Kind != isa.KindReg || (d.Class != isa.VGPR && d.Class != isa.AGPR) || int(d.Width) != m.cd {
+		return acc, false, false
+	}
+	acc = fp8Acc{d.Class, int(d.Reg), m.cd}
+	for _, o := range []*isa.Operand{a, b} {
+		if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) {
+			return acc, false, false
+		}
+		if acc.overlaps(o) {
+			return acc, false, false
+		}
+	}
+	switch {
+	case c.Kind == isa.KindReg && c.Class == d.Class && c.Reg == d.Reg && c.Width == d.Width:
+		return acc, false, true
+	case c.Kind == isa.KindInline && c.Imm == srcZero:
+		return acc, true, true
+	}
+	return acc, false, false
+}
+
+func (a fp8Acc) overlaps(o *isa.Operand) bool {
+	if o.Kind != isa.KindReg || o.Class != a.class {
+		return false
+	}
+	lo, hi := o.Regs()
+	return lo < a.reg+a.n && a.reg <= hi
+}
+
+// chainBlocker reports whether x, between two FP8 MFMAs of a chain on acc,
+// may observe or change the scaled accumulator or the lanes its scaling
+// covers: it names a register of acc, writes EXEC, indexes VGPRs through
+// M0, or is not described.
+func chainBlocker(x *isa.Inst, acc fp8Acc) bool {
+	if x.Info == nil || x.Info.Branch != isa.BranchNone || x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+		return true
+	}
+	name := x.Name()
+	if strings.HasPrefix(name, "s_set_gpr_idx") || strings.HasPrefix(name, "v_movrel") || strings.HasPrefix(name, "v_swaprel") {
+		return true
+	}
+	for i := range x.Operands {
+		o := &x.Operands[i]
+		if o.Kind != isa.KindReg {
+			continue
+		}
+		if acc.overlaps(o) {
+			return true
+		}
+		if o.Class == isa.Special && o.Role.Defines() {
+			if r := isa.SpecialReg(o.Reg); r == isa.RegEXECLo || r == isa.RegEXECHi {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// chainNext returns the index of the FP8 MFMA that continues a chain from
+// block[i] (it accumulates into block[i]'s D with nothing in between
+// touching D or EXEC), or -1.
+func chainNext(block []*isa.Inst, i int) int {
+	acc, _, ok := chainAcc(block[i])
+	if !ok {
+		return -1
+	}
+	for j := i + 1; j < len(block); j++ {
+		x := block[j]
+		if nacc, zeroC, ok := chainAcc(x); ok && nacc == acc {
+			if zeroC {
+				return -1
+			}
+			return j
+		}
+		if chainBlocker(x, acc) {
+			return -1
+		}
+	}
+	return -1
+}
+
+// FP8MFMAChain tells how the FP8 MFMA block[i] is expanded in a chain of
+// FP8 MFMAs of one basic block that accumulate into the same registers:
+// scaledIn when the previous instruction that touches its D is a chain
+// MFMA (C arrives scaled by 1/4), scaledOut when the next one is (D leaves
+// scaled). Both ends of a link see the same instructions, so the link is
+// dropped or kept on both. A block that indexes VGPRs through M0 has no
+// chains.
+func FP8MFMAChain(block []*isa.Inst, i int) (scaledIn, scaledOut bool) {
+	if i < 0 || i >= len(block) {
+		return false, false
+	}
+	for _, x := range block {
+		if x.Info == nil {
+			return false, false
+		}
+		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") {
+			return false, false
+		}
+	}
+	scaledOut = chainNext(block, i) >= 0
+	acc, _, ok := chainAcc(block[i])
+	if !ok {
+		return false, scaledOut
+	}
+	// The previous chain MFMA on the same accumulator, if nothing that
+	// blocks a chain comes between; chainNext decides the link.
+	for p := i - 1; p >= 0; p-- {
+		if pacc, _, ok := chainAcc(block[p]); ok && pacc == acc {
+			return chainNext(block, p) == i, scaledOut
+		}
+		if chainBlocker(block[p], acc) {
+			break
+		}
+	}
+	return false, scaledOut
 }
