@@ -74,6 +74,18 @@ func TestFP8MFMAChainForms(t *testing.T) {
 			}
 		}
 	}
+	// Sizes of a 16x16x32 MFMA with VGPR operands and C = D: the literal
+	// unchained form, and the constant-register form inside a chain.
+	w0, w1 := uint32(0xd3800000|0x73<<16|40), uint32(256+10|(256+12)<<9|(256+40)<<18)
+	for _, c := range []struct {
+		form FP8MFMAForm
+		want int
+	}{{FP8MFMAForm{K: -1}, 188}, {FP8MFMAForm{K: 105}, 140}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true}, 84}} {
+		code, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, c.form)
+		if err != nil || len(code) != c.want {
+			t.Errorf("form %+v: %d bytes (%v), want %d", c.form, len(code), err, c.want)
+		}
+	}
 	// A scaled C must be the MFMA's own D.
 	if _, err := FP8MFMAFormCode(0xd3800000|0x73<<16|40, 256+10|(256+12)<<9|(256+44)<<18, 0x73, 4, 1, 100, 102, 104, FP8MFMAForm{K: -1, ScaledIn: true}); err == nil {
 		t.Fatal("scaled-in form accepted C != D")
