@@ -82,7 +82,25 @@ type FP8MFMAForm struct {
 	// ScaledOut leaves D in the scaled domain for the next FP8 MFMA of a
 	// chain (the scaling by 4 and the wait for it are skipped).
 	ScaledOut bool
+	// A and B say how each operand's -0 bytes are cleared.
+	A, B OperandMode
 }
+
+// OperandMode says how an FP8 MFMA expansion clears an operand's -0 bytes.
+type OperandMode uint8
+
+// Operand modes.
+const (
+	// Copy clears them in scratch copies the host MFMA reads (the guest
+	// registers keep their bytes).
+	Copy OperandMode = iota
+	// InPlace clears them in the guest registers, which only FP8 MFMA A/B
+	// operands read (for them 0x80 and 0x00 are both zero).
+	InPlace
+	// Clean skips the clearing: an earlier FP8 MFMA of the block cleared
+	// the same registers in place and nothing wrote them since.
+	Clean
+)
 
 // FP8MFMACode returns the expansion of the FP8 MFMA (w0, w1) with C/D of
 // cd registers, using scratch pairs ta and tb (even) and scratch u, with
@@ -179,17 +197,52 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 	}
 	// mask is the source code and literal of the byte mask 0x7f7f7f7f.
 	mask, maskLit := uint16(srcLit), uint32(0x7f7f7f7f)
-	if form.K >= 0 {
+	if form.K >= 0 && (form.A != Clean || form.B != Clean) {
 		w = append(w, vmovLit(k, 0x7f7f7f7f)...)
 		mask, maskLit = srcVGPR+k, 0
 	}
+	// clear appends the -0 clearing of register y (a VGPR) reading x (a
+	// source code).
+	clear := func(y uint16, xr uint16) {
+		w = append(w, vop2(op2AndB32, u, mask, xr-srcVGPR, maskLit)...)
+		w = append(w, vop2(op2AddU32, u, mask, u, maskLit)...)
+		w = append(w, vop2(op2OrB32, u, mask, u, maskLit)...)
+		w = append(w, vop2(op2AndB32, y, xr, u, 0)...)
+	}
+	ops := []struct {
+		code uint32
+		acc  bool
+		dst  uint16
+		mode OperandMode
+	}{{src0, w1>>27&1 != 0, ta, form.A}, {src1, w1>>28&1 != 0, tb, form.B}}
+	// 1a. Operands cleared in place, all parts at once (an AGPR goes
+	// through the scratch pair ta).
+	for _, op := range ops {
+		if op.mode != InPlace {
+			continue
+		}
+		for i := 0; i < 2*parts; i++ {
+			x := uint16(op.code-srcVGPR) + uint16(i)
+			if x > 255 {
+				return nil, fmt.Errorf("operand registers run past 255")
+			}
+			if !op.acc {
+				clear(x, srcVGPR+x)
+				continue
+			}
+			r := accRead(ta, x)
+			w = append(w, r[0], r[1])
+			clear(ta, srcVGPR+ta)
+			a := accWrite(x, ta)
+			w = append(w, a[0], a[1])
+		}
+	}
 	for p := 0; p < parts; p++ {
-		// 1. Sanitized copies of this part's A and B register pairs.
-		for _, op := range []struct {
-			code uint32
-			acc  bool
-			dst  uint16
-		}{{src0, w1>>27&1 != 0, ta}, {src1, w1>>28&1 != 0, tb}} {
+		// 1b. Sanitized copies of this part's A and B register pairs.
+		for _, op := range ops {
+			if op.mode != Copy {
+				continue
+			}
 			for i := uint16(0); i < 2; i++ {
 				x := uint16(op.code-srcVGPR) + uint16(2*p) + i
 				if x > 255 {
@@ -202,10 +255,7 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 					w = append(w, r[0], r[1])
 					xr = srcVGPR + y
 				}
-				w = append(w, vop2(op2AndB32, u, mask, xr-srcVGPR, maskLit)...)
-				w = append(w, vop2(op2AddU32, u, mask, u, maskLit)...)
-				w = append(w, vop2(op2OrB32, u, mask, u, maskLit)...)
-				w = append(w, vop2(op2AndB32, y, xr, u, 0)...)
+				clear(y, xr)
 			}
 		}
 		// 3. The gfx942 MFMA on the sanitized operands (VGPRs: acc bits
@@ -214,7 +264,15 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		// MFMA's write of D that it reads as C.
 		w = append(w, sNop(4))
 		nw0 := w0&^(0x7f<<16) | hostOp<<16
-		w = append(w, nw0, w1&^(3<<27)&^0x7ffffff|uint32(srcVGPR+ta)|uint32(srcVGPR+tb)<<9|c<<18)
+		nw1 := w1&^0x7ffffff | c<<18
+		for n, op := range ops {
+			if op.mode == Copy {
+				nw1 = nw1&^(1<<(27+n)) | uint32(srcVGPR+op.dst)<<(9*n)
+			} else {
+				nw1 |= (op.code + uint32(2*p)) << (9 * n)
+			}
+		}
+		w = append(w, nw0, nw1)
 		c = srcVGPR + uint32(vdst)
 	}
 	if form.ScaledOut {
@@ -240,10 +298,10 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 }
 
 func emitFP8MFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
-	return emitFP8MFMAForm(ctx, in, raw, false, false)
+	return emitFP8MFMAForm(ctx, in, raw, FP8MFMAShape{})
 }
 
-func emitFP8MFMAForm(ctx Context, in *isa.Inst, raw []byte, scaledIn, scaledOut bool) ([]byte, error) {
+func emitFP8MFMAForm(ctx Context, in *isa.Inst, raw []byte, sh FP8MFMAShape) ([]byte, error) {
 	m, ok := fp8MFMA[in.Name()]
 	if !ok || len(raw) != 8 {
 		return nil, fieldErr(in, "shape", uint32(len(raw)))
@@ -257,7 +315,7 @@ func emitFP8MFMAForm(ctx Context, in *isa.Inst, raw []byte, scaledIn, scaledOut 
 	if err != nil {
 		return nil, err
 	}
-	form := FP8MFMAForm{K: -1, ScaledIn: scaledIn, ScaledOut: scaledOut}
+	form := FP8MFMAForm{K: -1, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B}
 	u, err := ctx.TempVGPRs(2)
 	if err == nil {
 		form.K = int(u[1])
@@ -274,37 +332,142 @@ func emitFP8MFMAForm(ctx Context, in *isa.Inst, raw []byte, scaledIn, scaledOut 
 // FP8MFMARuleName is the name of the FP8 MFMA rule.
 const FP8MFMARuleName = "mfma-fp8-ocp"
 
-// fp8Chained are the rule's chained variants, indexed by scaledIn |
-// scaledOut<<1 (index 0 is unused: the registered rule).
-var fp8Chained [4]*Rule
+// FP8MFMAShape is what the block around an FP8 MFMA allows its expansion
+// to skip: the accumulator scalings inside a chain, and the -0 clearing of
+// operands only FP8 MFMAs read.
+type FP8MFMAShape struct {
+	ScaledIn, ScaledOut bool
+	A, B                OperandMode
+}
+
+// fp8Shaped are the rule's variants by shape (index 0 is unused: the
+// registered rule).
+var fp8Shaped [36]*Rule
+
+func (sh FP8MFMAShape) index() int {
+	i := int(sh.A)*3 + int(sh.B)
+	if sh.ScaledIn {
+		i += 9
+	}
+	if sh.ScaledOut {
+		i += 18
+	}
+	return i
+}
 
 func init() {
-	for i := 1; i < 4; i++ {
-		scaledIn, scaledOut := i&1 != 0, i&2 != 0
-		r := *registry[Pair{isa.GFX950, isa.GFX942}]["v_mfma_f32_16x16x32_fp8_fp8"]
-		r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
-			return emitFP8MFMAForm(ctx, in, raw, scaledIn, scaledOut)
+	base := registry[Pair{isa.GFX950, isa.GFX942}]["v_mfma_f32_16x16x32_fp8_fp8"]
+	fp8Shaped[0] = base
+	for i := 1; i < len(fp8Shaped); i++ {
+		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
+		if sh.index() != i {
+			panic("rules: FP8 MFMA shape index")
 		}
-		fp8Chained[i] = &r
+		r := *base
+		r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+			return emitFP8MFMAForm(ctx, in, raw, sh)
+		}
+		fp8Shaped[i] = &r
 	}
 }
 
-// FP8MFMARule returns the FP8 MFMA rule in the form that keeps the
-// accumulator scaled by 1/4 on entry (scaledIn: C is the previous chain
-// MFMA's D, still scaled) and on exit (scaledOut: the next chain MFMA
-// reads D). With neither it is the registered rule.
-func FP8MFMARule(scaledIn, scaledOut bool) *Rule {
-	i := 0
-	if scaledIn {
-		i |= 1
+// FP8MFMARule returns the FP8 MFMA rule in the given shape (the zero shape
+// is the registered rule).
+func FP8MFMARule(sh FP8MFMAShape) *Rule {
+	if sh.A > Clean || sh.B > Clean {
+		return fp8Shaped[0]
 	}
-	if scaledOut {
-		i |= 2
+	return fp8Shaped[sh.index()]
+}
+
+// FP8MFMAShapeAt returns the shape of the FP8 MFMA block[i]: its chain
+// links (FP8MFMAChain) and, when scope is given (it calls fn for every
+// instruction of the kernel scope; the result is kept in memo), the
+// clearing mode of each operand: InPlace when no other instruction of the
+// scope reads its registers, Clean when an earlier FP8 MFMA of the block
+// read the same registers as A or B, in place, and nothing between wrote
+// them or EXEC.
+func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(*isa.Inst))) FP8MFMAShape {
+	var sh FP8MFMAShape
+	if i < 0 || i >= len(block) {
+		return sh
 	}
-	if i == 0 {
-		return registry[Pair{isa.GFX950, isa.GFX942}]["v_mfma_f32_16x16x32_fp8_fp8"]
+	sh.ScaledIn, sh.ScaledOut = FP8MFMAChain(block, i)
+	in := block[i]
+	if _, ok := fp8MFMA[in.Name()]; !ok || scope == nil || memo == nil || in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP != 0 || len(in.Operands) != 4 {
+		return sh
 	}
-	return fp8Chained[i]
+	rs, _ := memo[fp8InPlaceKey].(*fp8ReadSet)
+	if rs == nil {
+		rs = fp8ScopeReads(scope)
+		memo[fp8InPlaceKey] = rs
+	}
+	modes := [2]*OperandMode{&sh.A, &sh.B}
+	for n := 0; n < 2; n++ {
+		o := &in.Operands[1+n]
+		if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) || rs.has(o) {
+			continue
+		}
+		*modes[n] = InPlace
+		if clearedBefore(block, i, o) {
+			*modes[n] = Clean
+		}
+	}
+	return sh
+}
+
+// clearedBefore reports whether an earlier FP8 MFMA of block, before
+// block[i], read exactly the registers of o as its A or B operand with
+// nothing between writing them, writing EXEC or indexing VGPRs.
+func clearedBefore(block []*isa.Inst, i int, o *isa.Operand) bool {
+	same := func(x *isa.Operand) bool {
+		return x.Kind == isa.KindReg && x.Class == o.Class && x.Reg == o.Reg && x.Width == o.Width
+	}
+	r := fp8Acc{o.Class, int(o.Reg), int(o.Width)}
+	for p := i - 1; p >= 0; p-- {
+		x := block[p]
+		if x.Info == nil || x.Info.Branch != isa.BranchNone || x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+			return false
+		}
+		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
+			return false
+		}
+		if _, fp8 := fp8MFMA[x.Name()]; fp8 && x.Mod.CBSZ|x.Mod.ABID|x.Mod.BLGP == 0 && len(x.Operands) == 4 {
+			if d := &x.Operands[0]; r.overlaps(d) {
+				return false
+			}
+			if same(&x.Operands[1]) || same(&x.Operands[2]) {
+				return true
+			}
+		}
+		for k := range x.Operands {
+			y := &x.Operands[k]
+			if y.Kind != isa.KindReg || !y.Role.Defines() {
+				continue
+			}
+			if r.overlaps(y) {
+				return false
+			}
+			if y.Class == isa.Special {
+				if s := isa.SpecialReg(y.Reg); s == isa.RegEXECLo || s == isa.RegEXECHi {
+					return false
+				}
+			}
+		}
+		if !x.Info.Targets.Has(isa.GFX942) {
+			// Its decoded operands may be narrower than what it writes.
+			for k := range x.Operands {
+				y := x.Operands[k]
+				if y.Kind == isa.KindReg && y.Role.Defines() {
+					y.Width = max(y.Width, 16)
+					if r.overlaps(&y) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // fp8Acc is the accumulator of a chainable FP8 MFMA: D's register file,
@@ -440,4 +603,83 @@ func FP8MFMAChain(block []*isa.Inst, i int) (scaledIn, scaledOut bool) {
 		}
 	}
 	return false, scaledOut
+}
+
+// fp8InPlaceKey is the pair.Site memo key of fp8ReadSet.
+const fp8InPlaceKey = "rules.fp8-inplace"
+
+// fp8ReadSet is, for one kernel scope, the VGPRs and AGPRs that something
+// other than an FP8 MFMA's A or B operand may read: every other register
+// operand, widened to 16 registers for operations the host does not have
+// (whose decoded widths may be narrower than what they read). all is set
+// when the scope has an undescribed instruction or indexes VGPRs through
+// M0.
+type fp8ReadSet struct {
+	v, a [512]bool
+	all  bool
+}
+
+func (s *fp8ReadSet) add(o *isa.Operand, wide bool) {
+	f := &s.v
+	switch o.Class {
+	case isa.VGPR:
+	case isa.AGPR:
+		f = &s.a
+	default:
+		return
+	}
+	n := int(o.Width)
+	if wide {
+		n = max(n, 16)
+	}
+	for r := int(o.Reg); r < int(o.Reg)+n && r < 512; r++ {
+		f[r] = true
+	}
+}
+
+// has reports whether any register of o is in the set.
+func (s *fp8ReadSet) has(o *isa.Operand) bool {
+	if s.all {
+		return true
+	}
+	f := &s.v
+	if o.Class == isa.AGPR {
+		f = &s.a
+	}
+	for r := int(o.Reg); r < int(o.Reg)+int(o.Width) && r < 512; r++ {
+		if f[r] {
+			return true
+		}
+	}
+	return false
+}
+
+// FP8ScopeReads computes the read set of a scope's instructions (insts
+// calls fn for each).
+func fp8ScopeReads(insts func(fn func(*isa.Inst))) *fp8ReadSet {
+	s := &fp8ReadSet{}
+	insts(func(x *isa.Inst) {
+		if x.Info == nil {
+			s.all = true
+			return
+		}
+		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
+			s.all = true
+			return
+		}
+		_, fp8 := fp8MFMA[x.Name()]
+		fp8 = fp8 && x.Mod.CBSZ|x.Mod.ABID|x.Mod.BLGP == 0 && len(x.Operands) == 4
+		wide := !x.Info.Targets.Has(isa.GFX942) && !fp8
+		for i := range x.Operands {
+			o := &x.Operands[i]
+			if o.Kind != isa.KindReg || !o.Role.Uses() {
+				continue
+			}
+			if fp8 && (i == 1 || i == 2) {
+				continue
+			}
+			s.add(o, wide)
+		}
+	})
+	return s
 }
