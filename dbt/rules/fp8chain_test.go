@@ -134,3 +134,117 @@ func TestFP8MFMAChainAnalysis(t *testing.T) {
 		}
 	}
 }
+
+// TestFP8MFMAInPlaceForms runs a chain of three FP8 MFMAs whose first two
+// clear their A/B operands in place (VGPR or AGPR operands) and whose third
+// reuses the first one's registers without clearing them (Clean), and
+// compares D with the OCP reference.
+func TestFP8MFMAInPlaceForms(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	code := func() uint32 {
+		var x uint32
+		for b := 0; b < 4; b++ {
+			c := uint32(r.IntN(2))<<7 | uint32(5+r.IntN(5))<<3 | uint32(r.IntN(8))
+			if r.IntN(4) == 0 {
+				c = 0x80
+			}
+			x |= c << (8 * b)
+		}
+		return x
+	}
+	for _, accAB := range []bool{false, true} {
+		var wv wave
+		AB := &wv.v
+		if accAB {
+			AB = &wv.a
+		}
+		for l := 0; l < 64; l++ {
+			for i := 0; i < 8; i++ {
+				AB[10+i][l] = code()
+			}
+			for i := 0; i < 4; i++ {
+				wv.v[40+i][l] = math.Float32bits(float32(r.IntN(64)-32) / 8)
+			}
+		}
+		ref := wv
+		var host []byte
+		for s := 0; s < 3; s++ {
+			w0 := uint32(0xd3800000 | 0x73<<16 | 40)
+			w1 := uint32(256+10+4*(s%2)) | uint32(256+12+4*(s%2))<<9 | uint32(256+40)<<18
+			if accAB {
+				w1 |= 3 << 27
+			}
+			ref.mfmaFP8(t, w0, w1, fp.E4M3FN, 32)
+			mode := InPlace
+			if s == 2 {
+				mode = Clean
+			}
+			part, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, FP8MFMAForm{K: 105, ScaledIn: s > 0, ScaledOut: s < 2, A: mode, B: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			host = append(host, part...)
+		}
+		wv.run(t, host)
+		for i := 0; i < 4; i++ {
+			if wv.v[40+i] != ref.v[40+i] {
+				t.Fatalf("accAB %v: D[%d] = %x, want %x", accAB, i, wv.v[40+i][:4], ref.v[40+i][:4])
+			}
+		}
+		// The operands now hold the cleared bytes: no 0x80 byte is left.
+		for i := 0; i < 8; i++ {
+			for l := 0; l < 64; l++ {
+				for b := 0; b < 32; b += 8 {
+					if AB[10+i][l]>>b&0xff == 0x80 {
+						t.Fatalf("accAB %v: register %d lane %d still has a -0 byte", accAB, 10+i, l)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFP8MFMAShapeAt checks the operand modes over a decoded block: an
+// operand another instruction reads is copied, one only MFMAs read is
+// cleared in place once and then clean, and a write in between makes it
+// in place again.
+func TestFP8MFMAShapeAt(t *testing.T) {
+	mfma := func(d, a, b, c uint32) []uint32 {
+		return []uint32{0xd3800000 | 0x73<<16 | d, (256 + a) | (256+b)<<9 | c<<18}
+	}
+	words := [][]uint32{
+		mfma(40, 10, 12, srcZero),
+		mfma(44, 10, 12, srcZero),
+		{0x7e140329}, // v_mov_b32 v10, v41 (writes v10)
+		mfma(48, 10, 12, srcZero),
+		{0x7e520314}, // v_mov_b32 v41, v20 (reads v20)
+		mfma(52, 20, 12, srcZero),
+	}
+	var block []*isa.Inst
+	pc := uint64(0)
+	for _, w := range words {
+		in, err := gfx9.Decode(appendWords(nil, w...), pc, isa.GFX950)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc += uint64(in.Size)
+		block = append(block, &in)
+	}
+	scope := func(fn func(*isa.Inst)) {
+		for _, x := range block {
+			fn(x)
+		}
+	}
+	want := map[int][2]OperandMode{0: {InPlace, InPlace}, 1: {Clean, Clean}, 3: {InPlace, Clean}, 5: {Copy, Clean}}
+	memo := map[string]any{}
+	for i, w := range want {
+		sh := FP8MFMAShapeAt(block, i, memo, scope)
+		if [2]OperandMode{sh.A, sh.B} != w {
+			t.Errorf("instruction %d: modes %v %v, want %v", i, sh.A, sh.B, w)
+		}
+	}
+	// Without a scope nothing is cleared in place.
+	if sh := FP8MFMAShapeAt(block, 0, nil, nil); sh.A != Copy || sh.B != Copy {
+		t.Errorf("no scope: %+v", sh)
+	}
+}
