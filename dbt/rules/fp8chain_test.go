@@ -80,7 +80,7 @@ func TestFP8MFMAChainForms(t *testing.T) {
 	for _, c := range []struct {
 		form FP8MFMAForm
 		want int
-	}{{FP8MFMAForm{K: -1}, 188}, {FP8MFMAForm{K: 105}, 140}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true}, 84}} {
+	}{{FP8MFMAForm{K: -1}, 188}, {FP8MFMAForm{K: 105}, 140}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true}, 84}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: Clean, B: Clean}, 12}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: InPlace, B: Clean}, 52}} {
 		code, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, c.form)
 		if err != nil || len(code) != c.want {
 			t.Errorf("form %+v: %d bytes (%v), want %d", c.form, len(code), err, c.want)
