@@ -21,6 +21,22 @@ import (
 //
 // Scaling by powers of two is exact except for f32 accumulators below
 // 2^-124 (subnormal after scaling) or above 2^126.
+//
+// The constants (1/4, then the mask 0x7f7f7f7f) live in one scratch VGPR
+// when one is free, so the VALU operations need no literal. Two facts
+// about the block around the MFMA shrink the expansion further
+// (FP8MFMAShapeAt, asked by the pair with its pair.Site):
+//
+//   - chains: consecutive FP8 MFMAs of a block accumulating into the same
+//     registers, with nothing between naming them or writing EXEC, keep
+//     the accumulator scaled by 1/4 from the first to the last (step 2 on
+//     entry, step 4 on exit only);
+//   - operands that nothing but FP8 MFMA A/B operands reads in the kernel
+//     scope are cleared in the guest registers themselves (for those
+//     readers 0x80 and 0x00 are both zero), and not again by a later MFMA
+//     of the block reading the same registers before anything writes them
+//     or EXEC. A VALU write of an MFMA's SrcA/B registers after it issued
+//     is no hazard on gfx942 (only SrcC reads are).
 
 // FP8MFMABound documents the differences.
 const FP8MFMABound = "products and sums as the gfx942 MFMA computes them; OCP NaN codes (0x7f, 0xff) are read as finite values; accumulators are scaled by 1/4 and 4, exact unless |C| < 2^-124 or |D| >= 2^126"
@@ -654,7 +670,7 @@ func (s *fp8ReadSet) has(o *isa.Operand) bool {
 	return false
 }
 
-// FP8ScopeReads computes the read set of a scope's instructions (insts
+// fp8ScopeReads computes the read set of a scope's instructions (insts
 // calls fn for each).
 func fp8ScopeReads(insts func(fn func(*isa.Inst))) *fp8ReadSet {
 	s := &fp8ReadSet{}
