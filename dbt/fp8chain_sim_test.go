@@ -39,9 +39,10 @@ func TestFP8MFMAChainsOnSimulator(t *testing.T) {
 	mf(op, "a[0:3]", "v[14:15]", "v[16:17]", "0")
 	s.WriteString("  s_nop 0\n")
 	mf(op, "v[30:33]", "v[18:19]", "v[20:21]", "v[30:33]")
-	mf(op, "a[0:3]", "v[10:11]", "v[20:21]", "a[0:3]")
+	s.WriteString("  v_accvgpr_write_b32 a8, v14\n  v_accvgpr_write_b32 a9, v15\n  s_nop 1\n")
+	mf(op, "a[0:3]", "a[8:9]", "v[20:21]", "a[0:3]")
 	mf(op, "v[30:33]", "v[12:13]", "v[14:15]", "v[30:33]")
-	mf(op, "a[0:3]", "v[16:17]", "v[18:19]", "a[0:3]")
+	mf(op, "a[0:3]", "a[8:9]", "v[18:19]", "a[0:3]")
 	// A VALU reader of v30 ends the first chain; a second one starts.
 	s.WriteString("  s_nop 7\n  s_nop 7\n  s_nop 7\n  v_add_f32_e32 v30, 1.0, v30\n")
 	mf(op, "v[30:33]", "v[10:11]", "v[14:15]", "v[30:33]")

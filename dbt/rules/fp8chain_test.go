@@ -243,6 +243,28 @@ func TestFP8MFMAShapeAt(t *testing.T) {
 			t.Errorf("instruction %d: modes %v %v, want %v", i, sh.A, sh.B, w)
 		}
 	}
+	// AGPR operands (A from a10 and a20): cleared in place only when a
+	// later MFMA of the block reads them again.
+	acc := func(d, a, b uint32) []uint32 {
+		w := mfma(d, a, b, srcZero)
+		w[1] |= 1 << 27
+		return w
+	}
+	block = block[:0]
+	for k, w := range [][]uint32{acc(40, 10, 12), acc(44, 20, 12), acc(48, 10, 14)} {
+		in, err := gfx9.Decode(appendWords(nil, w...), uint64(8*k), isa.GFX950)
+		if err != nil {
+			t.Fatal(err)
+		}
+		block = append(block, &in)
+	}
+	memo = map[string]any{}
+	for i, w := range [][2]OperandMode{{InPlace, InPlace}, {Copy, Clean}, {Clean, InPlace}} {
+		sh := FP8MFMAShapeAt(block, i, memo, scope)
+		if [2]OperandMode{sh.A, sh.B} != w {
+			t.Errorf("AGPR block, instruction %d: modes %v %v, want %v", i, sh.A, sh.B, w)
+		}
+	}
 	// Without a scope nothing is cleared in place.
 	if sh := FP8MFMAShapeAt(block, 0, nil, nil); sh.A != Copy || sh.B != Copy {
 		t.Errorf("no scope: %+v", sh)

@@ -400,9 +400,10 @@ func FP8MFMARule(sh FP8MFMAShape) *Rule {
 // links (FP8MFMAChain) and, when scope is given (it calls fn for every
 // instruction of the kernel scope; the result is kept in memo), the
 // clearing mode of each operand: InPlace when no other instruction of the
-// scope reads its registers, Clean when an earlier FP8 MFMA of the block
-// read the same registers as A or B, in place, and nothing between wrote
-// them or EXEC.
+// scope reads its registers (for an AGPR operand, only when a later FP8
+// MFMA of the block reads it again), Clean when an earlier FP8 MFMA of
+// the block read the same registers as A or B, in place, and nothing
+// between wrote them or EXEC.
 func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(*isa.Inst))) FP8MFMAShape {
 	var sh FP8MFMAShape
 	if i < 0 || i >= len(block) {
@@ -424,9 +425,13 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn
 		if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) || rs.has(o) {
 			continue
 		}
-		*modes[n] = InPlace
-		if clearedBefore(block, i, o) {
+		switch {
+		case clearedBefore(block, i, o):
 			*modes[n] = Clean
+		case o.Class == isa.VGPR || reusedAfter(block, i, o):
+			// In place costs an AGPR two more moves than a copy: only
+			// when a later MFMA of the block finds it clean.
+			*modes[n] = InPlace
 		}
 	}
 	return sh
@@ -436,54 +441,69 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn
 // block[i], read exactly the registers of o as its A or B operand with
 // nothing between writing them, writing EXEC or indexing VGPRs.
 func clearedBefore(block []*isa.Inst, i int, o *isa.Operand) bool {
-	same := func(x *isa.Operand) bool {
-		return x.Kind == isa.KindReg && x.Class == o.Class && x.Reg == o.Reg && x.Width == o.Width
-	}
-	r := fp8Acc{o.Class, int(o.Reg), int(o.Width)}
 	for p := i - 1; p >= 0; p-- {
-		x := block[p]
-		if x.Info == nil || x.Info.Branch != isa.BranchNone || x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
-			return false
-		}
-		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
-			return false
-		}
-		if _, fp8 := fp8MFMA[x.Name()]; fp8 && x.Mod.CBSZ|x.Mod.ABID|x.Mod.BLGP == 0 && len(x.Operands) == 4 {
-			if d := &x.Operands[0]; r.overlaps(d) {
-				return false
-			}
-			if same(&x.Operands[1]) || same(&x.Operands[2]) {
-				return true
-			}
-		}
-		for k := range x.Operands {
-			y := &x.Operands[k]
-			if y.Kind != isa.KindReg || !y.Role.Defines() {
-				continue
-			}
-			if r.overlaps(y) {
-				return false
-			}
-			if y.Class == isa.Special {
-				if s := isa.SpecialReg(y.Reg); s == isa.RegEXECLo || s == isa.RegEXECHi {
-					return false
-				}
-			}
-		}
-		if !x.Info.Targets.Has(isa.GFX942) {
-			// Its decoded operands may be narrower than what it writes.
-			for k := range x.Operands {
-				y := x.Operands[k]
-				if y.Kind == isa.KindReg && y.Role.Defines() {
-					y.Width = max(y.Width, 16)
-					if r.overlaps(&y) {
-						return false
-					}
-				}
-			}
+		if found, stop := reuseStep(block[p], o); found || stop {
+			return found
 		}
 	}
 	return false
+}
+
+// reusedAfter reports whether a later FP8 MFMA of block, after block[i],
+// reads exactly the registers of o as A or B with nothing between
+// writing them, writing EXEC or indexing VGPRs: the same test as
+// clearedBefore, from the other end.
+func reusedAfter(block []*isa.Inst, i int, o *isa.Operand) bool {
+	for p := i + 1; p < len(block); p++ {
+		if found, stop := reuseStep(block[p], o); found || stop {
+			return found
+		}
+	}
+	return false
+}
+
+// reuseStep looks at one instruction x between two FP8 MFMAs that read
+// the registers of o: found when x is such an MFMA, stop when x writes
+// them (or may), writes EXEC or indexes VGPRs.
+func reuseStep(x *isa.Inst, o *isa.Operand) (found, stop bool) {
+	same := func(y *isa.Operand) bool {
+		return y.Kind == isa.KindReg && y.Class == o.Class && y.Reg == o.Reg && y.Width == o.Width
+	}
+	r := fp8Acc{o.Class, int(o.Reg), int(o.Width)}
+	if x.Info == nil || x.Info.Branch != isa.BranchNone || x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+		return false, true
+	}
+	if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
+		return false, true
+	}
+	if _, fp8 := fp8MFMA[x.Name()]; fp8 && x.Mod.CBSZ|x.Mod.ABID|x.Mod.BLGP == 0 && len(x.Operands) == 4 {
+		if d := &x.Operands[0]; r.overlaps(d) {
+			return false, true
+		}
+		if same(&x.Operands[1]) || same(&x.Operands[2]) {
+			return true, false
+		}
+	}
+	wide := !x.Info.Targets.Has(isa.GFX942)
+	for k := range x.Operands {
+		y := x.Operands[k]
+		if y.Kind != isa.KindReg || !y.Role.Defines() {
+			continue
+		}
+		if y.Class == isa.Special {
+			if s := isa.SpecialReg(y.Reg); s == isa.RegEXECLo || s == isa.RegEXECHi {
+				return false, true
+			}
+		}
+		if wide {
+			// Its decoded operands may be narrower than what it writes.
+			y.Width = max(y.Width, 16)
+		}
+		if r.overlaps(&y) {
+			return false, true
+		}
+	}
+	return false, false
 }
 
 // fp8Acc is the accumulator of a chainable FP8 MFMA: D's register file,
