@@ -420,9 +420,11 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn
 		memo[fp8InPlaceKey] = rs
 	}
 	modes := [2]*OperandMode{&sh.A, &sh.B}
+	m := fp8MFMA[in.Name()]
 	for n := 0; n < 2; n++ {
 		o := &in.Operands[1+n]
-		if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) || rs.has(o) {
+		// The decoded width must be what the expansion clears.
+		if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) || int(o.Width) != 2*m.parts || rs.has(o) {
 			continue
 		}
 		switch {
