@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -20,6 +21,22 @@ import (
 //
 // Scaling by powers of two is exact except for f32 accumulators below
 // 2^-124 (subnormal after scaling) or above 2^126.
+//
+// The constants (1/4, then the mask 0x7f7f7f7f) live in one scratch VGPR
+// when one is free, so the VALU operations need no literal. Two facts
+// about the block around the MFMA shrink the expansion further
+// (FP8MFMAShapeAt, asked by the pair with its pair.Site):
+//
+//   - chains: consecutive FP8 MFMAs of a block accumulating into the same
+//     registers, with nothing between naming them or writing EXEC, keep
+//     the accumulator scaled by 1/4 from the first to the last (step 2 on
+//     entry, step 4 on exit only);
+//   - operands that nothing but FP8 MFMA A/B operands reads in the kernel
+//     scope are cleared in the guest registers themselves (for those
+//     readers 0x80 and 0x00 are both zero), and not again by a later MFMA
+//     of the block reading the same registers before anything writes them
+//     or EXEC. A VALU write of an MFMA's SrcA/B registers after it issued
+//     is no hazard on gfx942 (only SrcC reads are).
 
 // FP8MFMABound documents the differences.
 const FP8MFMABound = "products and sums as the gfx942 MFMA computes them; OCP NaN codes (0x7f, 0xff) are read as finite values; accumulators are scaled by 1/4 and 4, exact unless |C| < 2^-124 or |D| >= 2^126"
@@ -68,17 +85,67 @@ func accWrite(agpr, vsrc uint16) [2]uint32 {
 
 func sNop(n uint32) uint32 { return 0xbf800000 | n&0xf }
 
+// FP8MFMAForm shapes one FP8 MFMA expansion.
+type FP8MFMAForm struct {
+	// K is a scratch VGPR that holds the expansion's constants (1/4, then
+	// the byte mask 0x7f7f7f7f) so that its VALU operations need no
+	// literal, or -1 to encode the constants as literals.
+	K int
+	// ScaledIn says C is already in the scaled domain: it is the D of the
+	// previous FP8 MFMA of a chain, left unscaled by 4 (the 1/4 scaling
+	// is skipped; C must then be D).
+	ScaledIn bool
+	// ScaledOut leaves D in the scaled domain for the next FP8 MFMA of a
+	// chain (the scaling by 4 and the wait for it are skipped).
+	ScaledOut bool
+	// A and B say how each operand's -0 bytes are cleared.
+	A, B OperandMode
+}
+
+// OperandMode says how an FP8 MFMA expansion clears an operand's -0 bytes.
+type OperandMode uint8
+
+// Operand modes.
+const (
+	// Copy clears them in scratch copies the host MFMA reads (the guest
+	// registers keep their bytes).
+	Copy OperandMode = iota
+	// InPlace clears them in the guest registers, which only FP8 MFMA A/B
+	// operands read (for them 0x80 and 0x00 are both zero).
+	InPlace
+	// Clean skips the clearing: an earlier FP8 MFMA of the block cleared
+	// the same registers in place and nothing wrote them since.
+	Clean
+)
+
 // FP8MFMACode returns the expansion of the FP8 MFMA (w0, w1) with C/D of
-// cd registers, using scratch pairs ta and tb (even) and scratch u.
+// cd registers, using scratch pairs ta and tb (even) and scratch u, with
+// literal constants and no chaining.
 func FP8MFMACode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16) ([]byte, error) {
+	return FP8MFMAFormCode(w0, w1, hostOp, cd, parts, ta, tb, u, FP8MFMAForm{K: -1})
+}
+
+// vmovLit encodes v_mov_b32 vdst, lit (VOP1 with a literal).
+func vmovLit(vdst uint16, lit uint32) []uint32 {
+	return []uint32{0x7e000000 | uint32(vdst&0xff)<<17 | 1<<9 | srcLit, lit}
+}
+
+// FP8MFMAFormCode is FP8MFMACode in the given form.
+func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16, form FP8MFMAForm) ([]byte, error) {
 	if cbsz, abid, blgp := w0>>8&7, w0>>11&0xf, w1>>29; cbsz|abid|blgp != 0 {
 		return nil, fmt.Errorf("cbsz/abid/blgp (%d/%d/%d: broadcast, or non-FP8 F8F6F4 formats) are not supported", cbsz, abid, blgp)
+	}
+	if form.K > 255 {
+		return nil, fmt.Errorf("constant register v%d out of range", form.K)
 	}
 	accCD := w0>>15&1 != 0
 	vdst := uint16(w0 & 0xff)
 	src0, src1, src2 := w1&0x1ff, w1>>9&0x1ff, w1>>18&0x1ff
 	if src0 < srcVGPR || src1 < srcVGPR {
 		return nil, fmt.Errorf("constant A or B operand")
+	}
+	if form.ScaledIn && src2 != srcVGPR+uint32(vdst) {
+		return nil, fmt.Errorf("a chained MFMA must accumulate into its own D")
 	}
 	if parts > 1 {
 		// Part 0 writes D before later parts read their A/B pairs.
@@ -106,38 +173,92 @@ func FP8MFMACode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16) 
 			}
 		}
 	}
+	k := uint16(form.K)
+	// quarter returns the source code and literal of the constant 1/4.
+	quarter := func() (uint16, uint32) {
+		if form.K < 0 {
+			return srcLit, f32Quarter
+		}
+		return srcVGPR + k, 0
+	}
 	var w []uint32
 	// 2. Accumulator scaled by 1/4 into D (once).
 	c := src2
 	switch {
 	case c == srcZero:
+	case form.ScaledIn:
 	case c >= srcVGPR:
 		cr := uint16(c - srcVGPR)
 		if cr != vdst && int(cr) < int(vdst)+cd && int(vdst) < int(cr)+cd {
 			return nil, fmt.Errorf("C and D overlap without being equal")
 		}
+		if form.K >= 0 {
+			w = append(w, vmovLit(k, f32Quarter)...)
+		}
+		q, lit := quarter()
 		for i := uint16(0); i < uint16(cd); i++ {
 			if accCD {
 				r := accRead(u, cr+i)
 				w = append(w, r[0], r[1])
-				w = append(w, vop2(op2MulF32, u, srcLit, u, f32Quarter)...)
+				w = append(w, vop2(op2MulF32, u, q, u, lit)...)
 				a := accWrite(vdst+i, u)
 				w = append(w, a[0], a[1])
 			} else {
-				w = append(w, vop2(op2MulF32, vdst+i, srcLit, cr+i, f32Quarter)...)
+				w = append(w, vop2(op2MulF32, vdst+i, q, cr+i, lit)...)
 			}
 		}
 		c = srcVGPR + uint32(vdst)
 	default:
 		return nil, fmt.Errorf("accumulator operand code %d is not supported", c)
 	}
+	// mask is the source code and literal of the byte mask 0x7f7f7f7f.
+	mask, maskLit := uint16(srcLit), uint32(0x7f7f7f7f)
+	if form.K >= 0 && (form.A != Clean || form.B != Clean) {
+		w = append(w, vmovLit(k, 0x7f7f7f7f)...)
+		mask, maskLit = srcVGPR+k, 0
+	}
+	// clear appends the -0 clearing of register y (a VGPR) reading x (a
+	// source code).
+	clear := func(y uint16, xr uint16) {
+		w = append(w, vop2(op2AndB32, u, mask, xr-srcVGPR, maskLit)...)
+		w = append(w, vop2(op2AddU32, u, mask, u, maskLit)...)
+		w = append(w, vop2(op2OrB32, u, mask, u, maskLit)...)
+		w = append(w, vop2(op2AndB32, y, xr, u, 0)...)
+	}
+	ops := []struct {
+		code uint32
+		acc  bool
+		dst  uint16
+		mode OperandMode
+	}{{src0, w1>>27&1 != 0, ta, form.A}, {src1, w1>>28&1 != 0, tb, form.B}}
+	// 1a. Operands cleared in place, all parts at once (an AGPR goes
+	// through the scratch pair ta).
+	for _, op := range ops {
+		if op.mode != InPlace {
+			continue
+		}
+		for i := 0; i < 2*parts; i++ {
+			x := uint16(op.code-srcVGPR) + uint16(i)
+			if x > 255 {
+				return nil, fmt.Errorf("operand registers run past 255")
+			}
+			if !op.acc {
+				clear(x, srcVGPR+x)
+				continue
+			}
+			r := accRead(ta, x)
+			w = append(w, r[0], r[1])
+			clear(ta, srcVGPR+ta)
+			a := accWrite(x, ta)
+			w = append(w, a[0], a[1])
+		}
+	}
 	for p := 0; p < parts; p++ {
-		// 1. Sanitized copies of this part's A and B register pairs.
-		for _, op := range []struct {
-			code uint32
-			acc  bool
-			dst  uint16
-		}{{src0, w1>>27&1 != 0, ta}, {src1, w1>>28&1 != 0, tb}} {
+		// 1b. Sanitized copies of this part's A and B register pairs.
+		for _, op := range ops {
+			if op.mode != Copy {
+				continue
+			}
 			for i := uint16(0); i < 2; i++ {
 				x := uint16(op.code-srcVGPR) + uint16(2*p) + i
 				if x > 255 {
@@ -150,18 +271,29 @@ func FP8MFMACode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16) 
 					w = append(w, r[0], r[1])
 					xr = srcVGPR + y
 				}
-				w = append(w, vop2(op2AndB32, u, srcLit, xr-srcVGPR, 0x7f7f7f7f)...)
-				w = append(w, vop2(op2AddU32, u, srcLit, u, 0x7f7f7f7f)...)
-				w = append(w, vop2(op2OrB32, u, srcLit, u, 0x7f7f7f7f)...)
-				w = append(w, vop2(op2AndB32, y, xr, u, 0)...)
+				clear(y, xr)
 			}
 		}
 		// 3. The gfx942 MFMA on the sanitized operands (VGPRs: acc bits
-		// clear), chained through D after the first part.
+		// clear), chained through D after the first part. At least 16
+		// VALU operations and the s_nop separate it from any earlier
+		// MFMA's write of D that it reads as C.
 		w = append(w, sNop(4))
 		nw0 := w0&^(0x7f<<16) | hostOp<<16
-		w = append(w, nw0, w1&^(3<<27)&^0x7ffffff|uint32(srcVGPR+ta)|uint32(srcVGPR+tb)<<9|c<<18)
+		nw1 := w1&^0x7ffffff | c<<18
+		for n, op := range ops {
+			if op.mode == Copy {
+				nw1 = nw1&^(1<<(27+n)) | uint32(srcVGPR+op.dst)<<(9*n)
+			} else {
+				nw1 |= (op.code + uint32(2*p)) << (9 * n)
+			}
+		}
+		w = append(w, nw0, nw1)
 		c = srcVGPR + uint32(vdst)
+	}
+	if form.ScaledOut {
+		// D stays scaled; the next reader of D is the chain's next MFMA.
+		return appendWords(nil, w...), nil
 	}
 	// 4. Wait for the result (an 8- or 16-pass XDL write read by VALU),
 	// then scale D by 4.
@@ -182,6 +314,10 @@ func FP8MFMACode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16) 
 }
 
 func emitFP8MFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+	return emitFP8MFMAForm(ctx, in, raw, FP8MFMAShape{})
+}
+
+func emitFP8MFMAForm(ctx Context, in *isa.Inst, raw []byte, sh FP8MFMAShape) ([]byte, error) {
 	m, ok := fp8MFMA[in.Name()]
 	if !ok || len(raw) != 8 {
 		return nil, fieldErr(in, "shape", uint32(len(raw)))
@@ -195,13 +331,393 @@ func emitFP8MFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := ctx.TempVGPRs(1)
-	if err != nil {
+	form := FP8MFMAForm{K: -1, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B}
+	u, err := ctx.TempVGPRs(2)
+	if err == nil {
+		form.K = int(u[1])
+	} else if u, err = ctx.TempVGPRs(1); err != nil {
 		return nil, err
 	}
-	code, err := FP8MFMACode(w[0], w[1], m.op, m.cd, m.parts, ta, tb, u[0])
+	code, err := FP8MFMAFormCode(w[0], w[1], m.op, m.cd, m.parts, ta, tb, u[0], form)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
 	}
 	return code, nil
+}
+
+// FP8MFMARuleName is the name of the FP8 MFMA rule.
+const FP8MFMARuleName = "mfma-fp8-ocp"
+
+// FP8MFMAShape is what the block around an FP8 MFMA allows its expansion
+// to skip: the accumulator scalings inside a chain, and the -0 clearing of
+// operands only FP8 MFMAs read.
+type FP8MFMAShape struct {
+	ScaledIn, ScaledOut bool
+	A, B                OperandMode
+}
+
+// fp8Shaped are the rule's variants by shape (index 0 is unused: the
+// registered rule).
+var fp8Shaped [36]*Rule
+
+func (sh FP8MFMAShape) index() int {
+	i := int(sh.A)*3 + int(sh.B)
+	if sh.ScaledIn {
+		i += 9
+	}
+	if sh.ScaledOut {
+		i += 18
+	}
+	return i
+}
+
+func init() {
+	base := registry[Pair{isa.GFX950, isa.GFX942}]["v_mfma_f32_16x16x32_fp8_fp8"]
+	fp8Shaped[0] = base
+	for i := 1; i < len(fp8Shaped); i++ {
+		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
+		if sh.index() != i {
+			panic("rules: FP8 MFMA shape index")
+		}
+		r := *base
+		r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+			return emitFP8MFMAForm(ctx, in, raw, sh)
+		}
+		fp8Shaped[i] = &r
+	}
+}
+
+// FP8MFMARule returns the FP8 MFMA rule in the given shape (the zero shape
+// is the registered rule).
+func FP8MFMARule(sh FP8MFMAShape) *Rule {
+	if sh.A > Clean || sh.B > Clean {
+		return fp8Shaped[0]
+	}
+	return fp8Shaped[sh.index()]
+}
+
+// FP8MFMAShapeAt returns the shape of the FP8 MFMA block[i]: its chain
+// links (FP8MFMAChain) and, when scope is given (it calls fn for every
+// instruction of the kernel scope; the result is kept in memo), the
+// clearing mode of each operand: InPlace when no other instruction of the
+// scope reads its registers (for an AGPR operand, only when a later FP8
+// MFMA of the block reads it again), Clean when an earlier FP8 MFMA of
+// the block read the same registers as A or B, in place, and nothing
+// between wrote them or EXEC.
+func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(*isa.Inst))) FP8MFMAShape {
+	var sh FP8MFMAShape
+	if i < 0 || i >= len(block) {
+		return sh
+	}
+	sh.ScaledIn, sh.ScaledOut = FP8MFMAChain(block, i)
+	in := block[i]
+	if _, ok := fp8MFMA[in.Name()]; !ok || scope == nil || memo == nil || in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP != 0 || len(in.Operands) != 4 {
+		return sh
+	}
+	rs, _ := memo[fp8InPlaceKey].(*fp8ReadSet)
+	if rs == nil {
+		rs = fp8ScopeReads(scope)
+		memo[fp8InPlaceKey] = rs
+	}
+	modes := [2]*OperandMode{&sh.A, &sh.B}
+	m := fp8MFMA[in.Name()]
+	for n := 0; n < 2; n++ {
+		o := &in.Operands[1+n]
+		// The decoded width must be what the expansion clears.
+		if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) || int(o.Width) != 2*m.parts || rs.has(o) {
+			continue
+		}
+		switch {
+		case clearedBefore(block, i, o):
+			*modes[n] = Clean
+		case o.Class == isa.VGPR || reusedAfter(block, i, o):
+			// In place costs an AGPR two more moves than a copy: only
+			// when a later MFMA of the block finds it clean.
+			*modes[n] = InPlace
+		}
+	}
+	return sh
+}
+
+// clearedBefore reports whether an earlier FP8 MFMA of block, before
+// block[i], read exactly the registers of o as its A or B operand with
+// nothing between writing them, writing EXEC or indexing VGPRs.
+func clearedBefore(block []*isa.Inst, i int, o *isa.Operand) bool {
+	for p := i - 1; p >= 0; p-- {
+		if found, stop := reuseStep(block[p], o); found || stop {
+			return found
+		}
+	}
+	return false
+}
+
+// reusedAfter reports whether a later FP8 MFMA of block, after block[i],
+// reads exactly the registers of o as A or B with nothing between
+// writing them, writing EXEC or indexing VGPRs: the same test as
+// clearedBefore, from the other end.
+func reusedAfter(block []*isa.Inst, i int, o *isa.Operand) bool {
+	for p := i + 1; p < len(block); p++ {
+		if found, stop := reuseStep(block[p], o); found || stop {
+			return found
+		}
+	}
+	return false
+}
+
+// reuseStep looks at one instruction x between two FP8 MFMAs that read
+// the registers of o: found when x is such an MFMA, stop when x writes
+// them (or may), writes EXEC or indexes VGPRs.
+func reuseStep(x *isa.Inst, o *isa.Operand) (found, stop bool) {
+	same := func(y *isa.Operand) bool {
+		return y.Kind == isa.KindReg && y.Class == o.Class && y.Reg == o.Reg && y.Width == o.Width
+	}
+	r := fp8Acc{o.Class, int(o.Reg), int(o.Width)}
+	if x.Info == nil || x.Info.Branch != isa.BranchNone || x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+		return false, true
+	}
+	if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
+		return false, true
+	}
+	if _, fp8 := fp8MFMA[x.Name()]; fp8 && x.Mod.CBSZ|x.Mod.ABID|x.Mod.BLGP == 0 && len(x.Operands) == 4 {
+		if d := &x.Operands[0]; r.overlaps(d) {
+			return false, true
+		}
+		if same(&x.Operands[1]) || same(&x.Operands[2]) {
+			return true, false
+		}
+	}
+	wide := !x.Info.Targets.Has(isa.GFX942)
+	for k := range x.Operands {
+		y := x.Operands[k]
+		if y.Kind != isa.KindReg || !y.Role.Defines() {
+			continue
+		}
+		if y.Class == isa.Special {
+			if s := isa.SpecialReg(y.Reg); s == isa.RegEXECLo || s == isa.RegEXECHi {
+				return false, true
+			}
+		}
+		if wide {
+			// Its decoded operands may be narrower than what it writes.
+			y.Width = max(y.Width, 16)
+		}
+		if r.overlaps(&y) {
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// fp8Acc is the accumulator of a chainable FP8 MFMA: D's register file,
+// first register and count.
+type fp8Acc struct {
+	class isa.RegClass
+	reg   int
+	n     int
+}
+
+// chainAcc returns the accumulator of in when in is an FP8 MFMA the rule
+// expands whose C is an inline zero or its own D (zeroC tells which), and
+// ok false otherwise.
+func chainAcc(in *isa.Inst) (acc fp8Acc, zeroC, ok bool) {
+	m, known := fp8MFMA[in.Name()]
+	if !known || in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP != 0 || len(in.Operands) != 4 {
+		return acc, false, false
+	}
+	d, a, b, c := &in.Operands[0], &in.Operands[1], &in.Operands[2], &in.Operands[3]
+	if d.Kind != isa.KindReg || (d.Class != isa.VGPR && d.Class != isa.AGPR) || int(d.Width) != m.cd {
+		return acc, false, false
+	}
+	acc = fp8Acc{d.Class, int(d.Reg), m.cd}
+	for _, o := range []*isa.Operand{a, b} {
+		if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) {
+			return acc, false, false
+		}
+		if acc.overlaps(o) {
+			return acc, false, false
+		}
+	}
+	switch {
+	case c.Kind == isa.KindReg && c.Class == d.Class && c.Reg == d.Reg && c.Width == d.Width:
+		return acc, false, true
+	case c.Kind == isa.KindInline && c.Imm == srcZero:
+		return acc, true, true
+	}
+	return acc, false, false
+}
+
+func (a fp8Acc) overlaps(o *isa.Operand) bool {
+	if o.Kind != isa.KindReg || o.Class != a.class {
+		return false
+	}
+	lo, hi := o.Regs()
+	return lo < a.reg+a.n && a.reg <= hi
+}
+
+// chainBlocker reports whether x, between two FP8 MFMAs of a chain on acc,
+// may observe or change the scaled accumulator or the lanes its scaling
+// covers: it names a register of acc, writes EXEC, indexes VGPRs through
+// M0, or is not described.
+func chainBlocker(x *isa.Inst, acc fp8Acc) bool {
+	if x.Info == nil || x.Info.Branch != isa.BranchNone || x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+		return true
+	}
+	name := x.Name()
+	if strings.HasPrefix(name, "s_set_gpr_idx") || strings.HasPrefix(name, "v_movrel") || strings.HasPrefix(name, "v_swaprel") {
+		return true
+	}
+	for i := range x.Operands {
+		o := &x.Operands[i]
+		if o.Kind != isa.KindReg {
+			continue
+		}
+		if acc.overlaps(o) {
+			return true
+		}
+		if o.Class == isa.Special && o.Role.Defines() {
+			if r := isa.SpecialReg(o.Reg); r == isa.RegEXECLo || r == isa.RegEXECHi {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// chainNext returns the index of the FP8 MFMA that continues a chain from
+// block[i] (it accumulates into block[i]'s D with nothing in between
+// touching D or EXEC), or -1.
+func chainNext(block []*isa.Inst, i int) int {
+	acc, _, ok := chainAcc(block[i])
+	if !ok {
+		return -1
+	}
+	for j := i + 1; j < len(block); j++ {
+		x := block[j]
+		if nacc, zeroC, ok := chainAcc(x); ok && nacc == acc {
+			if zeroC {
+				return -1
+			}
+			return j
+		}
+		if chainBlocker(x, acc) {
+			return -1
+		}
+	}
+	return -1
+}
+
+// FP8MFMAChain tells how the FP8 MFMA block[i] is expanded in a chain of
+// FP8 MFMAs of one basic block that accumulate into the same registers:
+// scaledIn when the previous instruction that touches its D is a chain
+// MFMA (C arrives scaled by 1/4), scaledOut when the next one is (D leaves
+// scaled). Both ends of a link see the same instructions, so the link is
+// dropped or kept on both. A block that indexes VGPRs through M0 has no
+// chains.
+func FP8MFMAChain(block []*isa.Inst, i int) (scaledIn, scaledOut bool) {
+	if i < 0 || i >= len(block) {
+		return false, false
+	}
+	for _, x := range block {
+		if x.Info == nil {
+			return false, false
+		}
+		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") {
+			return false, false
+		}
+	}
+	scaledOut = chainNext(block, i) >= 0
+	acc, _, ok := chainAcc(block[i])
+	if !ok {
+		return false, scaledOut
+	}
+	// The previous chain MFMA on the same accumulator, if nothing that
+	// blocks a chain comes between; chainNext decides the link.
+	for p := i - 1; p >= 0; p-- {
+		if pacc, _, ok := chainAcc(block[p]); ok && pacc == acc {
+			return chainNext(block, p) == i, scaledOut
+		}
+		if chainBlocker(block[p], acc) {
+			break
+		}
+	}
+	return false, scaledOut
+}
+
+// fp8InPlaceKey is the pair.Site memo key of fp8ReadSet.
+const fp8InPlaceKey = "rules.fp8-inplace"
+
+// fp8ReadSet is, for one kernel scope, the VGPRs and AGPRs that something
+// other than an FP8 MFMA's A or B operand may read: every other register
+// operand, widened to 16 registers for operations the host does not have
+// (whose decoded widths may be narrower than what they read). all is set
+// when the scope has an undescribed instruction or indexes VGPRs through
+// M0.
+type fp8ReadSet struct {
+	v, a [512]bool
+	all  bool
+}
+
+func (s *fp8ReadSet) add(o *isa.Operand, wide bool) {
+	f := &s.v
+	switch o.Class {
+	case isa.VGPR:
+	case isa.AGPR:
+		f = &s.a
+	default:
+		return
+	}
+	n := int(o.Width)
+	if wide {
+		n = max(n, 16)
+	}
+	for r := int(o.Reg); r < int(o.Reg)+n && r < 512; r++ {
+		f[r] = true
+	}
+}
+
+// has reports whether any register of o is in the set.
+func (s *fp8ReadSet) has(o *isa.Operand) bool {
+	if s.all {
+		return true
+	}
+	f := &s.v
+	if o.Class == isa.AGPR {
+		f = &s.a
+	}
+	for r := int(o.Reg); r < int(o.Reg)+int(o.Width) && r < 512; r++ {
+		if f[r] {
+			return true
+		}
+	}
+	return false
+}
+
+// fp8ScopeReads computes the read set of a scope's instructions (insts
+// calls fn for each).
+func fp8ScopeReads(insts func(fn func(*isa.Inst))) *fp8ReadSet {
+	s := &fp8ReadSet{}
+	insts(func(x *isa.Inst) {
+		if x.Info == nil {
+			s.all = true
+			return
+		}
+		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
+			s.all = true
+			return
+		}
+		_, fp8 := fp8MFMA[x.Name()]
+		fp8 = fp8 && x.Mod.CBSZ|x.Mod.ABID|x.Mod.BLGP == 0 && len(x.Operands) == 4
+		wide := !x.Info.Targets.Has(isa.GFX942) && !fp8
+		for i := range x.Operands {
+			o := &x.Operands[i]
+			if o.Kind != isa.KindReg || !o.Role.Uses() {
+				continue
+			}
+			if fp8 && (i == 1 || i == 2) {
+				continue
+			}
+			s.add(o, wide)
+		}
+	})
+	return s
 }

@@ -513,6 +513,12 @@ func (wv *wave) run(t *testing.T, code []byte) {
 				}
 			}
 			wv.v[w0&0xff] = out
+		case w0>>25 == 0x3f && w0>>9&0xff == 1 && w0&0x1ff == srcLit: // VOP1 v_mov_b32 with a literal
+			lit := w(i + 4)
+			i += 8
+			for l := 0; l < 64; l++ {
+				wv.v[w0>>17&0xff][l] = lit
+			}
 		case w0>>31 == 0: // VOP2
 			i += 4
 			lit, hasLit := uint32(0), w0&0x1ff == srcLit

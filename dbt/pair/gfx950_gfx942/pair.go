@@ -16,6 +16,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
 	"github.com/rocjitsu/rocjitsu/loader/target"
 )
@@ -49,8 +50,29 @@ func (Pair) HostDecode(code []byte, pc uint64) (isa.Inst, error) {
 func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 
 // Decide implements pair.Pair.
-func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, _ pair.Site) legalize.Decision {
-	return legalize.Decide(in, raw, guest, isa.GFX942, p.HostDecode)
+// An FP8 MFMA of a chain in its block (consecutive MFMAs accumulating into
+// the same registers) gets the rule form that keeps the accumulator scaled.
+func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
+	d := legalize.Decide(in, raw, guest, isa.GFX942, p.HostDecode)
+	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		var scope func(fn func(*isa.Inst))
+		if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {
+			scope = func(fn func(*isa.Inst)) {
+				for _, l := range site.Scope.Blocks {
+					b := site.Graph.Blocks[l]
+					if b == nil {
+						fn(&isa.Inst{}) // undescribed: nothing is cleared in place
+						continue
+					}
+					for _, x := range b.Insts {
+						fn(x)
+					}
+				}
+			}
+		}
+		d.Rule = rules.FP8MFMARule(rules.FP8MFMAShapeAt(site.Block, site.Index, site.Memo, scope))
+	}
+	return d
 }
 
 // Relocated implements pair.Pair: the encodings are shared.

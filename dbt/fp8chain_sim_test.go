@@ -1,0 +1,96 @@
+package dbt
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFP8MFMAChainsOnSimulator runs a guest with two interleaved chains of
+// three FP8 MFMAs each (C = D, one chain starting from a loaded
+// accumulator, one from zero, VGPR and AGPR accumulators), a VALU reader
+// of one accumulator between chains, on simulated gfx950, and its
+// translation on simulated gfx942; the stored accumulators and one A
+// operand with -0 bytes (stored, so cleared in copies, not in place) must
+// be equal,
+// and the translation must keep the accumulators scaled inside the chains
+// (fewer host instructions than the unchained expansions).
+func TestFP8MFMAChainsOnSimulator(t *testing.T) {
+	fill := "v_and_b32_e32 v50, 0x1f1f1f1f, v50\n  v_or_b32_e32 v50, 0x30303030, v50\n  v_and_b32_e32 v51, 15, v0\n  v_cmp_eq_u32_e32 vcc, 3, v51\n  v_cndmask_b32_e32 v50, v50, v52, vcc\n"
+	var s strings.Builder
+	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_mov_b32 v52, 0x80\n")
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&s, "  v_mul_u32_u24_e32 v50, %#x, v0\n  v_add_u32_e32 v50, %d, v50\n  %s  v_mov_b32_e32 v%d, v50\n",
+			0x01030507+2*i*0x01010101, 13*i+1, strings.ReplaceAll(fill, "\n", "\n  "), 10+i)
+	}
+	// v[30:33] = small floats from the lane id; a[0:3] starts at zero.
+	for r := 0; r < 4; r++ {
+		fmt.Fprintf(&s, "  v_add_u32_e32 v50, %d, v0\n  v_cvt_f32_u32_e32 v%d, v50\n", r, 30+r)
+	}
+	mf := func(fp8 string, d, a, b, c string) {
+		fmt.Fprintf(&s, "  %s %s, %s, %s, %s\n", fp8, d, a, b, c)
+	}
+	// Interleaved chains: v[30:33] (C loaded) and a[0:3] (C = 0 first).
+	const op = "v_mfma_f32_16x16x32_fp8_fp8"
+	mf(op, "v[30:33]", "v[10:11]", "v[12:13]", "v[30:33]")
+	mf(op, "a[0:3]", "v[14:15]", "v[16:17]", "0")
+	s.WriteString("  s_nop 0\n")
+	mf(op, "v[30:33]", "v[18:19]", "v[20:21]", "v[30:33]")
+	s.WriteString("  v_accvgpr_write_b32 a8, v14\n  v_accvgpr_write_b32 a9, v15\n  s_nop 1\n")
+	mf(op, "a[0:3]", "a[8:9]", "v[20:21]", "a[0:3]")
+	mf(op, "v[30:33]", "v[12:13]", "v[14:15]", "v[30:33]")
+	mf(op, "a[0:3]", "a[8:9]", "v[18:19]", "a[0:3]")
+	// A VALU reader of v30 ends the first chain; a second one starts.
+	s.WriteString("  s_nop 7\n  s_nop 7\n  s_nop 7\n  v_add_f32_e32 v30, 1.0, v30\n")
+	mf(op, "v[30:33]", "v[10:11]", "v[14:15]", "v[30:33]")
+	mf(op, "v[30:33]", "v[16:17]", "v[12:13]", "v[30:33]")
+	s.WriteString("  s_nop 7\n  s_nop 7\n  s_nop 7\n")
+	for r := 0; r < 4; r++ {
+		fmt.Fprintf(&s, "  v_accvgpr_read_b32 v%d, a%d\n", 34+r, r)
+	}
+	s.WriteString("  v_lshlrev_b32_e32 v60, 6, v0\n  s_waitcnt lgkmcnt(0)\n  global_store_dwordx4 v60, v[30:33], s[8:9]\n  global_store_dwordx4 v60, v[34:37], s[8:9] offset:16\n  global_store_dwordx2 v60, v[10:11], s[8:9] offset:32\n  s_endpgm\n")
+	s.WriteString(".rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 136\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 128\n.end_amdhsa_kernel\n")
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guest := buildGuestFrom(t, path)
+	res, err := Translate(guest, Options{Name: "fp8chain"})
+	if err != nil {
+		t.Fatalf("%v\n%+v", err, res.Report)
+	}
+	size := 64 * 64
+	want := runKernelOn(t, guest, "gfx950", size)
+	got := runKernelOn(t, res.Object, "gfx942", size)
+	for i := 0; i < size; i += 4 {
+		if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
+			t.Fatalf("dword %d (lane %d): translated %#x, gfx950 %#x", i/4, i/64, g, w)
+		}
+	}
+	nonzero := 0
+	for i := 0; i < size; i += 4 {
+		if binary.LittleEndian.Uint32(want[i:]) != 0 {
+			nonzero++
+		}
+	}
+	if nonzero < size/8 {
+		t.Fatalf("only %d nonzero dwords in the gfx950 result", nonzero)
+	}
+	// Eight MFMAs, unchained, would scale D by 4 eight times (v_mul_f32
+	// with the inline 4.0, once per register); the chains leave three:
+	// the ends of the two v[30:33] chains and of the a[0:3] chain.
+	chained, err := Translate(guest, Options{Name: "fp8chain", Diff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d strings.Builder
+	if err := WriteDiff(&d, chained.Changes); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(d.String(), ", 4.0, v"); n != 3*4 {
+		t.Errorf("%d scalings by 4 in the translation, want 12 (3 chain ends of 4 registers)\n%s", n, d.String())
+	}
+}

@@ -1,0 +1,272 @@
+package rules
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
+)
+
+// TestFP8MFMAChainForms runs chains of three FP8 MFMAs on one accumulator
+// (the first with C = 0 or C = D) in the chained forms (the constant
+// register K, D left scaled between them) on the wave model and compares
+// D with three OCP reference MFMAs, for VGPR and AGPR accumulators.
+func TestFP8MFMAChainForms(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	code := func() uint32 {
+		var x uint32
+		for b := 0; b < 4; b++ {
+			c := uint32(r.IntN(2))<<7 | uint32(5+r.IntN(5))<<3 | uint32(r.IntN(8))
+			if r.IntN(6) == 0 {
+				c = 0x80
+			}
+			x |= c << (8 * b)
+		}
+		return x
+	}
+	for _, accCD := range []bool{false, true} {
+		for _, zeroFirst := range []bool{false, true} {
+			var wv wave
+			CD := &wv.v
+			if accCD {
+				CD = &wv.a
+			}
+			for l := 0; l < 64; l++ {
+				for i := 0; i < 12; i++ {
+					wv.v[10+i][l] = code()
+				}
+				for i := 0; i < 4; i++ {
+					CD[40+i][l] = math.Float32bits(float32(r.IntN(64)-32) / 8)
+				}
+			}
+			ref := wv
+			var host []byte
+			for s := 0; s < 3; s++ {
+				w0 := uint32(0xd3800000 | 0x73<<16 | 40)
+				if accCD {
+					w0 |= 1 << 15
+				}
+				c := uint32(256 + 40)
+				if s == 0 && zeroFirst {
+					c = srcZero
+				}
+				w1 := uint32(256+10+4*s) | uint32(256+12+4*s)<<9 | c<<18
+				ref.mfmaFP8(t, w0, w1, fp.E4M3FN, 32)
+				form := FP8MFMAForm{K: 105, ScaledIn: s > 0, ScaledOut: s < 2}
+				part, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, form)
+				if err != nil {
+					t.Fatal(err)
+				}
+				host = append(host, part...)
+			}
+			wv.run(t, host)
+			for i := 0; i < 4; i++ {
+				want := (*map[bool]*[256][64]uint32{false: &ref.v, true: &ref.a}[accCD])[40+i]
+				if CD[40+i] != want {
+					t.Fatalf("accCD %v zeroFirst %v: D[%d] = %x, want %x", accCD, zeroFirst, i, CD[40+i][:4], want[:4])
+				}
+			}
+			if len(disasm(t, host)) == 0 {
+				t.Fatal("no instructions")
+			}
+		}
+	}
+	// Sizes of a 16x16x32 MFMA with VGPR operands and C = D: the literal
+	// unchained form, and the constant-register form inside a chain.
+	w0, w1 := uint32(0xd3800000|0x73<<16|40), uint32(256+10|(256+12)<<9|(256+40)<<18)
+	for _, c := range []struct {
+		form FP8MFMAForm
+		want int
+	}{{FP8MFMAForm{K: -1}, 188}, {FP8MFMAForm{K: 105}, 140}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true}, 84}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: Clean, B: Clean}, 12}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: InPlace, B: Clean}, 52}} {
+		code, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, c.form)
+		if err != nil || len(code) != c.want {
+			t.Errorf("form %+v: %d bytes (%v), want %d", c.form, len(code), err, c.want)
+		}
+	}
+	// A scaled C must be the MFMA's own D.
+	if _, err := FP8MFMAFormCode(0xd3800000|0x73<<16|40, 256+10|(256+12)<<9|(256+44)<<18, 0x73, 4, 1, 100, 102, 104, FP8MFMAForm{K: -1, ScaledIn: true}); err == nil {
+		t.Fatal("scaled-in form accepted C != D")
+	}
+}
+
+// TestFP8MFMAChainAnalysis checks which MFMAs of a decoded block are linked:
+// interleaved accumulators chain, a reader of D, an EXEC write or a
+// zero-C MFMA on the accumulator ends the chain.
+func TestFP8MFMAChainAnalysis(t *testing.T) {
+	mfma := func(d, a, b, c uint32) []uint32 {
+		return []uint32{0xd3800000 | 0x73<<16 | d, (256 + a) | (256+b)<<9 | c<<18}
+	}
+	cases := []struct {
+		name  string
+		words [][]uint32
+		want  [][2]bool // per instruction: scaledIn, scaledOut (MFMAs only)
+	}{
+		{"interleaved", [][]uint32{mfma(40, 10, 12, srcZero), mfma(44, 10, 14, srcZero), mfma(40, 16, 12, 256+40), mfma(44, 16, 14, 256+44), {0xbf800000}},
+			[][2]bool{{false, true}, {false, true}, {true, false}, {true, false}, {}}},
+		{"reader", [][]uint32{mfma(40, 10, 12, 256+40), {0x7e500329}, mfma(40, 10, 12, 256+40)}, // v_mov_b32 v40, v41
+			[][2]bool{{false, false}, {}, {false, false}}},
+		{"exec", [][]uint32{mfma(40, 10, 12, 256+40), {0xbefe0180}, mfma(40, 10, 12, 256+40)}, // s_mov_b64 exec, 0
+			[][2]bool{{false, false}, {}, {false, false}}},
+		{"zeroC", [][]uint32{mfma(40, 10, 12, 256+40), mfma(40, 10, 12, srcZero), mfma(40, 10, 12, 256+40)},
+			[][2]bool{{false, false}, {false, true}, {true, false}}},
+		{"overlap", [][]uint32{mfma(40, 10, 12, 256+40), mfma(40, 40, 12, 256+40)},
+			[][2]bool{{false, false}, {false, false}}},
+	}
+	for _, c := range cases {
+		var block []*isa.Inst
+		pc := uint64(0)
+		for _, w := range c.words {
+			in, err := gfx9.Decode(appendWords(nil, w...), pc, isa.GFX950)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			pc += uint64(in.Size)
+			block = append(block, &in)
+		}
+		for i := range block {
+			gi, go_ := FP8MFMAChain(block, i)
+			if [2]bool{gi, go_} != c.want[i] {
+				t.Errorf("%s: instruction %d (%s): scaledIn/out %v %v, want %v", c.name, i, block[i].Name(), gi, go_, c.want[i])
+			}
+		}
+	}
+}
+
+// TestFP8MFMAInPlaceForms runs a chain of three FP8 MFMAs whose first two
+// clear their A/B operands in place (VGPR or AGPR operands) and whose third
+// reuses the first one's registers without clearing them (Clean), and
+// compares D with the OCP reference.
+func TestFP8MFMAInPlaceForms(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	code := func() uint32 {
+		var x uint32
+		for b := 0; b < 4; b++ {
+			c := uint32(r.IntN(2))<<7 | uint32(5+r.IntN(5))<<3 | uint32(r.IntN(8))
+			if r.IntN(4) == 0 {
+				c = 0x80
+			}
+			x |= c << (8 * b)
+		}
+		return x
+	}
+	for _, accAB := range []bool{false, true} {
+		var wv wave
+		AB := &wv.v
+		if accAB {
+			AB = &wv.a
+		}
+		for l := 0; l < 64; l++ {
+			for i := 0; i < 8; i++ {
+				AB[10+i][l] = code()
+			}
+			for i := 0; i < 4; i++ {
+				wv.v[40+i][l] = math.Float32bits(float32(r.IntN(64)-32) / 8)
+			}
+		}
+		ref := wv
+		var host []byte
+		for s := 0; s < 3; s++ {
+			w0 := uint32(0xd3800000 | 0x73<<16 | 40)
+			w1 := uint32(256+10+4*(s%2)) | uint32(256+12+4*(s%2))<<9 | uint32(256+40)<<18
+			if accAB {
+				w1 |= 3 << 27
+			}
+			ref.mfmaFP8(t, w0, w1, fp.E4M3FN, 32)
+			mode := InPlace
+			if s == 2 {
+				mode = Clean
+			}
+			part, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, FP8MFMAForm{K: 105, ScaledIn: s > 0, ScaledOut: s < 2, A: mode, B: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			host = append(host, part...)
+		}
+		wv.run(t, host)
+		for i := 0; i < 4; i++ {
+			if wv.v[40+i] != ref.v[40+i] {
+				t.Fatalf("accAB %v: D[%d] = %x, want %x", accAB, i, wv.v[40+i][:4], ref.v[40+i][:4])
+			}
+		}
+		// The operands now hold the cleared bytes: no 0x80 byte is left.
+		for i := 0; i < 8; i++ {
+			for l := 0; l < 64; l++ {
+				for b := 0; b < 32; b += 8 {
+					if AB[10+i][l]>>b&0xff == 0x80 {
+						t.Fatalf("accAB %v: register %d lane %d still has a -0 byte", accAB, 10+i, l)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFP8MFMAShapeAt checks the operand modes over a decoded block: an
+// operand another instruction reads is copied, one only MFMAs read is
+// cleared in place once and then clean, and a write in between makes it
+// in place again.
+func TestFP8MFMAShapeAt(t *testing.T) {
+	mfma := func(d, a, b, c uint32) []uint32 {
+		return []uint32{0xd3800000 | 0x73<<16 | d, (256 + a) | (256+b)<<9 | c<<18}
+	}
+	words := [][]uint32{
+		mfma(40, 10, 12, srcZero),
+		mfma(44, 10, 12, srcZero),
+		{0x7e140329}, // v_mov_b32 v10, v41 (writes v10)
+		mfma(48, 10, 12, srcZero),
+		{0x7e520314}, // v_mov_b32 v41, v20 (reads v20)
+		mfma(52, 20, 12, srcZero),
+	}
+	var block []*isa.Inst
+	pc := uint64(0)
+	for _, w := range words {
+		in, err := gfx9.Decode(appendWords(nil, w...), pc, isa.GFX950)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc += uint64(in.Size)
+		block = append(block, &in)
+	}
+	scope := func(fn func(*isa.Inst)) {
+		for _, x := range block {
+			fn(x)
+		}
+	}
+	want := map[int][2]OperandMode{0: {InPlace, InPlace}, 1: {Clean, Clean}, 3: {InPlace, Clean}, 5: {Copy, Clean}}
+	memo := map[string]any{}
+	for i, w := range want {
+		sh := FP8MFMAShapeAt(block, i, memo, scope)
+		if [2]OperandMode{sh.A, sh.B} != w {
+			t.Errorf("instruction %d: modes %v %v, want %v", i, sh.A, sh.B, w)
+		}
+	}
+	// AGPR operands (A from a10 and a20): cleared in place only when a
+	// later MFMA of the block reads them again.
+	acc := func(d, a, b uint32) []uint32 {
+		w := mfma(d, a, b, srcZero)
+		w[1] |= 1 << 27
+		return w
+	}
+	block = block[:0]
+	for k, w := range [][]uint32{acc(40, 10, 12), acc(44, 20, 12), acc(48, 10, 14)} {
+		in, err := gfx9.Decode(appendWords(nil, w...), uint64(8*k), isa.GFX950)
+		if err != nil {
+			t.Fatal(err)
+		}
+		block = append(block, &in)
+	}
+	memo = map[string]any{}
+	for i, w := range [][2]OperandMode{{InPlace, InPlace}, {Copy, Clean}, {Clean, InPlace}} {
+		sh := FP8MFMAShapeAt(block, i, memo, scope)
+		if [2]OperandMode{sh.A, sh.B} != w {
+			t.Errorf("AGPR block, instruction %d: modes %v %v, want %v", i, sh.A, sh.B, w)
+		}
+	}
+	// Without a scope nothing is cleared in place.
+	if sh := FP8MFMAShapeAt(block, 0, nil, nil); sh.A != Copy || sh.B != Copy {
+		t.Errorf("no scope: %+v", sh)
+	}
+}
