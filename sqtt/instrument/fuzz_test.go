@@ -3,8 +3,10 @@ package instrument
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/sqtt"
@@ -40,17 +42,41 @@ func FuzzInstrument(f *testing.F) {
 	}
 	f.Add([]byte("\x7fELF"), byte(1))
 	f.Fuzz(func(t *testing.T, obj []byte, sel byte) {
-		res, err := Instrument(obj, fuzzOptions(sel))
-		if err != nil {
-			return
-		}
-		if _, err := loader.Parse(res.Object); err != nil {
-			t.Fatalf("output does not parse: %v", err)
-		}
-		if fm := sqtt.ParseFuncmap(res.Funcmap); len(fm.Diagnostics) > 0 {
-			t.Fatalf("funcmap diagnostics: %v", fm.Diagnostics)
-		}
+		fuzzguard.RunArgs(t, []any{obj, sel}, func() {
+			res, err := Instrument(obj, fuzzOptions(sel))
+			if err != nil {
+				return
+			}
+			if _, err := loader.Parse(res.Object); err != nil {
+				t.Fatalf("output does not parse: %v", err)
+			}
+			if fm := sqtt.ParseFuncmap(res.Funcmap); len(fm.Diagnostics) > 0 {
+				t.Fatalf("funcmap diagnostics: %v", fm.Diagnostics)
+			}
+		})
 	})
+}
+
+// TestFuncmapNames rejects an object whose kernel name holds a NUL (found
+// by FuzzInstrument: the name split its K: row and the funcmap parser
+// warned about the tail) and checks the names a funcmap row cannot hold.
+func TestFuncmapNames(t *testing.T) {
+	data, err := os.ReadFile("testdata/fuzz/FuzzInstrument/kernel-name-nul")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := fuzzguard.ReadCorpusFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Instrument(args[0].([]byte), fuzzOptions(args[1].(byte))); err == nil || !strings.Contains(err.Error(), "kernel 0 name") {
+		t.Errorf("kernel name with a NUL: got %v, want the kernel 0 name error", err)
+	}
+	for name, ok := range map[string]bool{"k": true, "_Z3fooPi": true, "a b": true, "a\nb": false, "a\x00": false, "k ": false, "k\t": false, "k\r": false} {
+		if err := rowName(name); (err == nil) != ok {
+			t.Errorf("rowName(%q) = %v", name, err)
+		}
+	}
 }
 
 // BenchmarkCorpusOverhead instruments the aiter corpus with --barriers

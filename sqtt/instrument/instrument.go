@@ -295,7 +295,10 @@ func Instrument(obj []byte, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	fm := o.funcmap(kernels)
+	fm, err := o.funcmap(kernels)
+	if err != nil {
+		return nil, err
+	}
 	spec := loader.PatchSpec{Text: newText, Sections: []loader.NewSection{{Name: sqtt.SectionName, Type: 1, Align: 1, Data: fm}},
 		Descriptors: map[string]kd.Descriptor{}, SyncMetadata: true}
 	for _, kp := range kps {
@@ -365,13 +368,20 @@ func Instrument(obj []byte, opt Options) (*Result, error) {
 // useImm reports whether marker word v is written with s_ttracedata_imm.
 func (o *object) useImm(v uint32) bool { return o.w.hasImm && !o.packed && v <= 0xff }
 
-// funcmap renders the .sqtt_funcmap section.
-func (o *object) funcmap(kernels []loader.Kernel) []byte {
+// funcmap renders the .sqtt_funcmap section. A name the section cannot
+// hold (one that would end its row early or lose its tail) is an error.
+func (o *object) funcmap(kernels []loader.Kernel) ([]byte, error) {
 	var b strings.Builder
-	for _, k := range kernels {
+	for i, k := range kernels {
+		if err := rowName(k.Name); err != nil {
+			return nil, fmt.Errorf("instrument: .sqtt_funcmap: kernel %d name %q: %w", i, k.Name, err)
+		}
 		fmt.Fprintf(&b, "K:%s\n", k.Name)
 	}
 	for _, e := range o.reg.list {
+		if err := rowName(e.name); err != nil {
+			return nil, fmt.Errorf("instrument: .sqtt_funcmap: entry %d name %q: %w", e.id, e.name, err)
+		}
 		fmt.Fprintf(&b, "%c:%d:%s\n", byte(e.kind), e.id, e.name)
 	}
 	if o.waveSize != 0 {
@@ -385,7 +395,19 @@ func (o *object) funcmap(kernels []loader.Kernel) []byte {
 	if o.packed {
 		fmt.Fprintf(&b, "M:shader_clock_bits=%d;shader_clock_shift=%d\n", o.opt.ShaderClockBits, o.opt.ShaderClockShift)
 	}
-	return append([]byte(b.String()), 0)
+	return append([]byte(b.String()), 0), nil
+}
+
+// rowName checks that name survives a .sqtt_funcmap row: the parser ends
+// rows at newline or NUL and strips trailing CR, space and tab.
+func rowName(name string) error {
+	if i := strings.IndexAny(name, "\n\x00"); i >= 0 {
+		return fmt.Errorf("byte %d is %q, which ends a row", i, name[i])
+	}
+	if t := strings.TrimRight(name, "\r \t"); len(t) != len(name) {
+		return fmt.Errorf("byte %d is %q, which the parser strips at the end of a row", len(t), name[len(t)])
+	}
+	return nil
 }
 
 // layout places the bodies, re-emitting those whose branches went out of
