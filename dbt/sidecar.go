@@ -193,6 +193,12 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 		}
 		break
 	}
+	if res.PCMap != nil {
+		for i, kt := range kts {
+			res.PCMap.add(kt.body.Map, len(kt.body.Code), placed[i].Base)
+		}
+		res.PCMap.sort()
+	}
 	newText := append([]byte(nil), hts.Data...)
 	for uint64(len(newText)) < start-hts.Addr {
 		newText = binary.LittleEndian.AppendUint32(newText, place.NopWord)
@@ -449,7 +455,10 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	kt.rep = report.Kernel{Name: k.Name + ".vlds", SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.body = &place.Body{Name: k.Name + ".vlds", Map: map[uint64]int{sidecarEntry: 0}, Entry: sidecarEntry}
 	kt.lastPool, kt.islandsGrew = 0, false
-	kt.ordinal = 0 // a re-emission reuses the last emission's non-control code
+	// kt.ordinal is not reset: a sidecar re-emission recomputes every
+	// instruction (reusing the first emission's code changed the fmha_v4
+	// f4f4 sidecar so that it read outside its backing store, found by
+	// rocjitsu verify).
 	arch, _ := kt.archVGPRs()
 	kt.needArch = arch
 	p.lowered = 0

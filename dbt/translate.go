@@ -79,6 +79,9 @@ type Result struct {
 	// Changes lists the instructions whose host code differs from the
 	// guest bytes (only with Options.Diff).
 	Changes []Change
+	// PCMap maps host code addresses to guest instructions (nil when the
+	// object was rejected or is its own translation).
+	PCMap *PCMap
 }
 
 // ErrRejected is wrapped by the error Translate returns when one or more
@@ -266,6 +269,12 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		spec.Descriptors[kt.k.Symbol] = d
 	}
 	spec.TextMap = textMap(text, hostAt, uint64(len(newText)))
+	pm := &PCMap{}
+	for i, kt := range kts {
+		pm.add(kt.body.Map, len(kt.body.Code), placed[i].Base)
+	}
+	pm.sort()
+	res.PCMap = pm
 	if md, err := grownMetadata(f, kts, spec.Descriptors, hostProc); err != nil {
 		return fail(fmt.Errorf("dbt: %w", err))
 	} else if md != nil {
@@ -292,6 +301,11 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		if nf, err = loader.Patch(f, spec); err != nil {
 			return fail(fmt.Errorf("dbt: commit: %w", err))
 		}
+	}
+	if ts := nf.Section(".text"); ts != nil && ts.Addr != text.Addr {
+		// The commit moved .text (the headers grew): host addresses
+		// move with it.
+		pm.shift(ts.Addr - text.Addr)
 	}
 	res.Object = nf.Raw()
 	rep.Committed = true

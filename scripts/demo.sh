@@ -90,6 +90,20 @@ if [ -d "$real" ]; then
 		for f in "$out"/aiter/*.translate.txt; do grep -m1 -o 'rejected at 0x[0-9a-f]* [a-z0-9_]*' "$f" || true; done | awk '{print $4}' | sort | uniq -c | sort -rn
 	fi
 fi
+step "SQTT markers without recompiling: instrument a test kernel, capture it on the simulator, read the trace"
+sq=$k/gfx942/divergence.co
+dd if="$seed" of="$out/div.in.bin" bs=1024 count=2 status=none
+echo "\$ rocjitsu sqtt instrument $sq -o $out/div.sqtt.co --barriers --memory 4:8 --loops"
+"$rj" sqtt instrument "$sq" -o "$out/div.sqtt.co" --barriers --memory 4:8 --loops
+"$rj" sqtt funcmap "$out/div.sqtt.co"
+echo "\$ rocjitsu run $out/div.sqtt.co divergence --grid 512 --block 64 ... --att $out/att"
+"$rj" run "$out/div.sqtt.co" divergence --grid 512 --block 64 --arg "buf:@$out/div.in.bin" --arg buf:2048 --arg u32:512 --att "$out/att"
+echo "\$ rocjitsu sqtt flamegraph -format folded -o - $out/att   (stack, modelled cycles; nested loops show as loop;loop)"
+"$rj" sqtt flamegraph -format folded -o - "$out/att" 2>/dev/null
+echo "\$ rocjitsu sqtt decode $out/att   (summary: events by kind and name)"
+"$rj" sqtt decode "$out/att" 2>/dev/null | awk '!/^#/ {n[$3 " " $4]++} END {for (k in n) printf "  %5d %s\n", n[k], k}' | sort -k2
+"$rj" sqtt flamegraph -o "$out/att.svg" "$out/att" 2>/dev/null && echo "flamegraph SVG: $out/att.svg"
+
 step "an unmodified ROCm application on the simulated GPU (Debian 13's ROCR 6.1, HIP 5.7, hipcc, rocminfo; no GPU)"
 root=scripts/rocm-root.sh
 inroot() { "$root" run --bind "$PWD/bin:/opt/rocjitsu" --bind "$PWD/c/rocm:/src" --bind "$out:/out" -- "$@"; }

@@ -65,6 +65,15 @@ type Agent struct {
 	// Trace, when set, receives one line per executed instruction: the
 	// wave, the code-object offset of the PC, EXEC and the instruction.
 	Trace io.Writer
+	// Budget bounds the instructions of one dispatch over all its waves (0:
+	// no bound); a dispatch that reaches it stops with a *TimeoutError.
+	Budget uint64
+	// WriteLog, when set, is called for every write to device memory (not
+	// LDS or private memory) a dispatch makes: the code-object offset of
+	// the writing instruction (as DispatchError.Offset), the address and
+	// the size. It is installed as the memory's write hook for the
+	// dispatch.
+	WriteLog func(pc, addr uint64, size int)
 	// Capture, when set, records every dispatch's waves and trace-data
 	// markers with its cycle model (see capture.go).
 	Capture *Capture
@@ -207,6 +216,21 @@ func (k *Kernel) codeBase() uint64 {
 		return k.Exec.Base
 	}
 	return k.KD
+}
+
+// TimeoutError is the error of a dispatch that reached the agent's Budget.
+type TimeoutError struct {
+	// Kernel is the kernel's name.
+	Kernel string
+	// Executed is the number of instructions the dispatch ran.
+	Executed uint64
+	// Offset is the next instruction of the wave that reached the budget,
+	// relative to the code object's load base.
+	Offset uint64
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("kernel %s: instruction budget of %d reached (code object offset %#x)", e.Kernel, e.Executed, e.Offset)
 }
 
 // DispatchError is the error of a failed kernel dispatch.
@@ -381,6 +405,13 @@ func (a *Agent) run(l *launch) (err error) {
 	}
 	lds := make([]byte, group)
 	waveID := 0
+	var cur uint64 // PC offset of the executing instruction (WriteLog)
+	if a.WriteLog != nil {
+		log := a.WriteLog
+		a.Mem.SetWriteHook(func(addr uint64, size int) { log(cur, addr, size) })
+		defer a.Mem.SetWriteHook(nil)
+	}
+	var used uint64   // instructions of this dispatch (Budget)
 	gidx := uint64(0) // the group's linear index
 	for gz := uint32(0); gz < groups[2]; gz++ {
 		for gy := uint32(0); gy < groups[1]; gy++ {
@@ -412,12 +443,21 @@ func (a *Agent) run(l *launch) (err error) {
 							fmt.Fprintf(tw, "wave %d %#06x exec %016x %s\n", w.ID, in.PC-base, w.Exec(), in)
 						}
 					}
+					if a.WriteLog != nil {
+						prev, base := w.Trace, k.codeBase()
+						w.Trace = func(w *wave.Wave, in *wave.Inst) {
+							cur = in.PC - base
+							if prev != nil {
+								prev(w, in)
+							}
+						}
+					}
 					w.ID = waveID
 					waveID++
 					a.initWave(w, l, wi, threads, bs, gid, ka, preloadOff, preloadLen)
 					a.place(w, gidx, wi)
 				}
-				err := a.runGroup(k, ws)
+				err := a.runGroup(k, ws, &used)
 				a.groupDone(ws, gidx)
 				if err != nil {
 					return err
@@ -579,7 +619,7 @@ func (k *Kernel) KernargSegment(explicit []byte, grid, block [3]uint32) []byte {
 }
 
 // runGroup runs a workgroup's waves round-robin between barriers.
-func (a *Agent) runGroup(k *Kernel, ws []*wave.Wave) error {
+func (a *Agent) runGroup(k *Kernel, ws []*wave.Wave, used *uint64) error {
 	for {
 		live := 0
 		for _, w := range ws {
@@ -588,8 +628,21 @@ func (a *Agent) runGroup(k *Kernel, ws []*wave.Wave) error {
 			}
 			if !w.AtBarrier {
 				before := w.Count
-				err := w.Run(a.MaxInstructions)
+				limit, budget := a.MaxInstructions, false
+				if a.Budget > 0 {
+					if *used >= a.Budget {
+						return &TimeoutError{Kernel: k.Name, Executed: *used, Offset: w.PC - k.codeBase()}
+					}
+					if rem := a.Budget - *used; limit == 0 || rem < limit {
+						limit, budget = rem, true
+					}
+				}
+				err := w.Run(limit)
 				a.Stats.Instructions += w.Count - before
+				*used += w.Count - before
+				if err != nil && budget && w.Count-before >= limit {
+					return &TimeoutError{Kernel: k.Name, Executed: *used, Offset: w.PC - k.codeBase()}
+				}
 				if err != nil {
 					var f *wave.Fault
 					if errors.As(err, &f) {

@@ -26,6 +26,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/silkrt"
 	"github.com/rocjitsu/rocjitsu/sqtt"
 	"github.com/rocjitsu/rocjitsu/sqtt/attdir"
+	"github.com/rocjitsu/rocjitsu/sqtt/instrument"
 )
 
 // budget is the most one input may take in any parser.
@@ -135,6 +136,22 @@ var parsers = []parser{
 		_, _ = aql.DecodeAgentDispatchPacket(b)
 	}},
 	{"silkrt", "FuzzParseBundle", func(a []any) { _, _, _ = silkrt.ParseBundle(bytesArg(a)) }},
+	{"sqtt/instrument", "FuzzInstrument", func(a []any) {
+		sel, _ := a[1].(byte)
+		// The options of sqtt/instrument's fuzzOptions.
+		opt := instrument.Options{Barriers: sel&1 != 0, Loops: sel&2 != 0}
+		if sel&4 != 0 {
+			opt.Memory = instrument.MemGroup{N: int(sel>>5) + 1, M: int(sel >> 6)}
+		}
+		if sel&8 != 0 {
+			opt.Functions = instrument.Threshold{N: 1, Cost: sel&16 != 0}
+		}
+		if sel&16 != 0 {
+			mask := uint32(sel) | 1
+			opt.Scope[0] = &mask
+		}
+		_, _ = instrument.Instrument(bytesArg(a), opt)
+	}},
 	{"sqtt", "FuzzParseFuncmap", func(a []any) {
 		fm := sqtt.ParseFuncmap(bytesArg(a))
 		_ = sqtt.ParseFuncmap(fm.Format())

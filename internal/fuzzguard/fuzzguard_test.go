@@ -65,7 +65,14 @@ func TestCorpusFile(t *testing.T) {
 	if again := string(CorpusFile(args...)); again != got {
 		t.Errorf("read back as %q", again)
 	}
-	for _, bad := range []string{"", "go test fuzz v2\n", "go test fuzz v1\nuint8(300)\n", "go test fuzz v1\nfloat64(1)\n", "go test fuzz v1\n[]byte(x)\n"} {
+	// go test writes byte arguments as rune literals.
+	for lit, want := range map[string]byte{`'\x16'`: 0x16, `'a'`: 'a', `'\''`: '\'', `'\xff'`: 0xff} {
+		args, err := ReadCorpusFile([]byte("go test fuzz v1\nbyte(" + lit + ")\n"))
+		if err != nil || len(args) != 1 || args[0] != any(want) {
+			t.Errorf("byte(%s) read as %v, %v; want %#x", lit, args, err, want)
+		}
+	}
+	for _, bad := range []string{"go test fuzz v1\nbyte('\\u0100')\n", "go test fuzz v1\nbyte('ab')\n", "go test fuzz v1\nbyte('a)\n", "", "go test fuzz v2\n", "go test fuzz v1\nuint8(300)\n", "go test fuzz v1\nfloat64(1)\n", "go test fuzz v1\n[]byte(x)\n"} {
 		if _, err := ReadCorpusFile([]byte(bad)); err == nil {
 			t.Errorf("%q read", bad)
 		}

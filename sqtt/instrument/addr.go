@@ -126,6 +126,8 @@ func addrOf(in *isa.Inst, classes, lanes int) (*addrSpec, bool, error) {
 					s.soff = uint32(so.Reg)
 				case so.Kind == isa.KindInline && so.Imm >= 128 && so.Imm <= 192:
 					s.soff = uint32(so.Imm)
+				case so.Kind == isa.KindReg && so.Class == isa.Special && isa.SpecialReg(so.Reg) == isa.RegNull:
+					s.soff = 0x80 // gfx12 null reads as 0: the inline constant 0
 				default:
 					return nil, true, fmt.Errorf("%s: soffset operand is not an SGPR or small constant", n)
 				}

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,8 @@ import (
 	"github.com/rocjitsu/rocjitsu/sqtt"
 )
 
-// fuzzOptions derives pass options from one byte.
+// fuzzOptions derives pass options from one byte (internal/fuzzbench
+// repeats this mapping to re-time the slowest seed).
 func fuzzOptions(sel byte) Options {
 	opt := Options{Barriers: sel&1 != 0, Loops: sel&2 != 0}
 	if sel&4 != 0 {
@@ -42,41 +44,19 @@ func FuzzInstrument(f *testing.F) {
 	}
 	f.Add([]byte("\x7fELF"), byte(1))
 	f.Fuzz(func(t *testing.T, obj []byte, sel byte) {
-		fuzzguard.RunArgs(t, []any{obj, sel}, func() {
-			res, err := Instrument(obj, fuzzOptions(sel))
-			if err != nil {
-				return
-			}
-			if _, err := loader.Parse(res.Object); err != nil {
-				t.Fatalf("output does not parse: %v", err)
-			}
-			if fm := sqtt.ParseFuncmap(res.Funcmap); len(fm.Diagnostics) > 0 {
-				t.Fatalf("funcmap diagnostics: %v", fm.Diagnostics)
-			}
-		})
-	})
-}
-
-// TestFuncmapNames rejects an object whose kernel name holds a NUL (found
-// by FuzzInstrument: the name split its K: row and the funcmap parser
-// warned about the tail) and checks the names a funcmap row cannot hold.
-func TestFuncmapNames(t *testing.T) {
-	data, err := os.ReadFile("testdata/fuzz/FuzzInstrument/kernel-name-nul")
-	if err != nil {
-		t.Fatal(err)
-	}
-	args, err := fuzzguard.ReadCorpusFile(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Instrument(args[0].([]byte), fuzzOptions(args[1].(byte))); err == nil || !strings.Contains(err.Error(), "kernel 0 name") {
-		t.Errorf("kernel name with a NUL: got %v, want the kernel 0 name error", err)
-	}
-	for name, ok := range map[string]bool{"k": true, "_Z3fooPi": true, "a b": true, "a\nb": false, "a\x00": false, "k ": false, "k\t": false, "k\r": false} {
-		if err := rowName(name); (err == nil) != ok {
-			t.Errorf("rowName(%q) = %v", name, err)
+		var res *Result
+		var err error
+		fuzzguard.RunArgs(t, []any{obj, sel}, func() { res, err = Instrument(obj, fuzzOptions(sel)) })
+		if err != nil {
+			return
 		}
-	}
+		if _, err := loader.Parse(res.Object); err != nil {
+			t.Fatalf("output does not parse: %v", err)
+		}
+		if fm := sqtt.ParseFuncmap(res.Funcmap); len(fm.Diagnostics) > 0 {
+			t.Fatalf("funcmap diagnostics: %v", fm.Diagnostics)
+		}
+	})
 }
 
 // BenchmarkCorpusOverhead instruments the aiter corpus with --barriers
@@ -112,3 +92,29 @@ func BenchmarkCorpusOverhead(b *testing.B) {
 	b.ReportMetric(float64(markers), "markers")
 	b.ReportMetric(float64(len(bodies)), "objects")
 }
+
+// TestRejectsUnwritableNames: a kernel name the funcmap grammar cannot
+// hold (found by FuzzInstrument: a newline split the K: row) rejects the
+// object instead of writing a section the parser warns about.
+func TestRejectsUnwritableNames(t *testing.T) {
+	for _, name := range []string{"k", "k\nl_lds", "k@loc", "k "} {
+		f, err := loader.Build(loader.BuildSpec{Target: "gfx942", Text: []byte{0x00, 0x00, 0x81, 0xbf}, Kernels: []loader.KernelConfig{{
+			Name: name, VGPRCount: 8, SGPRCount: 24, ExplicitU64Args: 1,
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Instrument(f.Raw(), Options{Barriers: true})
+		if name == "k" && err != nil {
+			t.Errorf("kernel %q: %v", name, err)
+		}
+		if name != "k" && (!errors.Is(err, ErrRejected) || !strings.Contains(err.Error(), ".sqtt_funcmap row")) {
+			t.Errorf("kernel %q: err %v, want a rejection of the name", name, err)
+		}
+	}
+	if _, err := rowNameOK("addr_trace_global@0x1c"); err != nil {
+		t.Errorf("scope row with a location: %v", err)
+	}
+}
+
+func rowNameOK(s string) (string, error) { return s, rowName("scope", s, true) }

@@ -368,19 +368,31 @@ func Instrument(obj []byte, opt Options) (*Result, error) {
 // useImm reports whether marker word v is written with s_ttracedata_imm.
 func (o *object) useImm(v uint32) bool { return o.w.hasImm && !o.packed && v <= 0xff }
 
-// funcmap renders the .sqtt_funcmap section. A name the section cannot
-// hold (one that would end its row early or lose its tail) is an error.
+// rowName checks that a row's payload reads back unchanged: rows end at a
+// newline or NUL and lose trailing CR, space and tab, and the parser
+// splits the source location off at the first '@' (scope rows may carry
+// one, "name@loc"; a kernel name may not contain '@').
+func rowName(what, payload string, withLoc bool) error {
+	name, _, hasLoc := strings.Cut(payload, "@")
+	if name == "" || (hasLoc && !withLoc) || strings.ContainsAny(payload, "\n\x00") || strings.TrimRight(payload, "\r \t") != payload {
+		return reject("%s name %q cannot be written in a .sqtt_funcmap row (empty, newline, NUL, '@' or trailing whitespace)", what, payload)
+	}
+	return nil
+}
+
+// funcmap renders the .sqtt_funcmap section; it rejects names a row
+// cannot hold.
 func (o *object) funcmap(kernels []loader.Kernel) ([]byte, error) {
 	var b strings.Builder
-	for i, k := range kernels {
-		if err := rowName(k.Name); err != nil {
-			return nil, fmt.Errorf("instrument: .sqtt_funcmap: kernel %d name %q: %w", i, k.Name, err)
+	for _, k := range kernels {
+		if err := rowName("kernel", k.Name, false); err != nil {
+			return nil, err
 		}
 		fmt.Fprintf(&b, "K:%s\n", k.Name)
 	}
 	for _, e := range o.reg.list {
-		if err := rowName(e.name); err != nil {
-			return nil, fmt.Errorf("instrument: .sqtt_funcmap: entry %d name %q: %w", e.id, e.name, err)
+		if err := rowName("scope", e.name, true); err != nil {
+			return nil, err
 		}
 		fmt.Fprintf(&b, "%c:%d:%s\n", byte(e.kind), e.id, e.name)
 	}
@@ -396,18 +408,6 @@ func (o *object) funcmap(kernels []loader.Kernel) ([]byte, error) {
 		fmt.Fprintf(&b, "M:shader_clock_bits=%d;shader_clock_shift=%d\n", o.opt.ShaderClockBits, o.opt.ShaderClockShift)
 	}
 	return append([]byte(b.String()), 0), nil
-}
-
-// rowName checks that name survives a .sqtt_funcmap row: the parser ends
-// rows at newline or NUL and strips trailing CR, space and tab.
-func rowName(name string) error {
-	if i := strings.IndexAny(name, "\n\x00"); i >= 0 {
-		return fmt.Errorf("byte %d is %q, which ends a row", i, name[i])
-	}
-	if t := strings.TrimRight(name, "\r \t"); len(t) != len(name) {
-		return fmt.Errorf("byte %d is %q, which the parser strips at the end of a row", len(t), name[len(t)])
-	}
-	return nil
 }
 
 // layout places the bodies, re-emitting those whose branches went out of

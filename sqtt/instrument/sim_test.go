@@ -19,6 +19,13 @@ func runOnSim(t *testing.T, c *kernelref.Case, image []byte, target string) (map
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runOnAgent(t, a, c, image)
+}
+
+// runOnAgent runs one kernelref case from image on a (which may trace or
+// capture) and returns the buffers after the dispatch.
+func runOnAgent(t *testing.T, a *sim.Agent, c *kernelref.Case, image []byte) (map[int][]byte, error) {
+	t.Helper()
 	ex, err := a.LoadCodeObject(image)
 	if err != nil {
 		return nil, err

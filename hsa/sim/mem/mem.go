@@ -42,6 +42,8 @@ type region struct {
 	base uint64
 	data []byte
 	id   uint64
+	// paged marks a page a Pager materialized.
+	paged bool
 }
 
 // end returns the first address after the region.
@@ -87,6 +89,9 @@ type Memory struct {
 	gen  atomic.Uint64 // bumped after each new set is stored
 	next uint64        // Alloc's next candidate address; under mu
 	ids  uint64        // last region id handed out; under mu
+
+	pager atomic.Pointer[Pager]                       // demand paging (SetPager)
+	hook  atomic.Pointer[func(addr uint64, size int)] // write hook (SetWriteHook)
 }
 
 // New returns an empty address space.
@@ -311,7 +316,14 @@ func (m *Memory) RegionBytes(addr uint64) (base uint64, data []byte, ok bool) {
 func (m *Memory) Slice(addr uint64, size int, write bool) ([]byte, error) {
 	r := m.find(addr, size)
 	if r == nil {
-		return nil, &Fault{Addr: addr, Size: size, Write: write}
+		if r = m.demand(addr, size); r == nil {
+			return nil, &Fault{Addr: addr, Size: size, Write: write}
+		}
+	}
+	if write {
+		if h := m.hook.Load(); h != nil {
+			(*h)(addr, size)
+		}
 	}
 	o := addr - r.base
 	return r.data[o : o+uint64(size) : o+uint64(size)], nil

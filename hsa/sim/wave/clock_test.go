@@ -80,3 +80,41 @@ s_getreg_b32 s4, hwreg(HW_REG_HW_ID2)`, false), false)
 		t.Errorf("Clock %#x, want start + %d instructions", w.Clock, w.Count)
 	}
 }
+
+// TestMemtimeReadsClock: gfx9 s_memtime and s_memrealtime return the
+// wave's Clock at their issue (64 bits), not the instruction count.
+func TestMemtimeReadsClock(t *testing.T) {
+	w, _ := newWave(t, assemble(t, `s_memtime s[4:5]
+v_mov_b32 v1, 1
+s_memrealtime s[6:7]
+s_waitcnt lgkmcnt(0)`), GFX942)
+	w.Cost = func(in *Inst) uint64 {
+		if in.Fmt == FmtVOP1 {
+			return 4
+		}
+		return 20
+	}
+	const start = 0x1_0000_0100
+	w.Clock = start
+	run(t, w)
+	memtime := uint64(w.S[5])<<32 | uint64(w.S[4])
+	realtime := uint64(w.S[7])<<32 | uint64(w.S[6])
+	if memtime != start || realtime != start+20+4 {
+		t.Errorf("s_memtime %#x, s_memrealtime %#x; want %#x, %#x", memtime, realtime, uint64(start), uint64(start+24))
+	}
+}
+
+// TestRealtimeReadsClockGFX12: s_sendmsg_rtn MSG_RTN_GET_REALTIME returns
+// the wave's Clock at its issue.
+func TestRealtimeReadsClockGFX12(t *testing.T) {
+	w, _ := newWave12(t, assemble12(t, `s_nop 0
+s_sendmsg_rtn_b64 s[4:5], sendmsg(MSG_RTN_GET_REALTIME)
+s_wait_kmcnt 0`, false), false)
+	w.Cost = func(in *Inst) uint64 { return 7 }
+	const start = 0x2_0000_0010
+	w.Clock = start
+	run(t, w)
+	if got := uint64(w.S[5])<<32 | uint64(w.S[4]); got != start+7 {
+		t.Errorf("GET_REALTIME %#x, want %#x", got, uint64(start+7))
+	}
+}

@@ -19,7 +19,8 @@
 //     Wave.HWID/HWID2, VGPR indexing (s_set_gpr_idx_*), scalar loads, stores
 //     and atomics.
 //   - A per-wave clock (Wave.Clock, advanced by the Wave.Cost hook or by one
-//     per instruction) read by gfx12 SHADER_CYCLES, and s_ttracedata /
+//     per instruction) read by gfx12 SHADER_CYCLES and gfx9 s_memtime /
+//     s_memrealtime, and s_ttracedata /
 //     s_ttracedata_imm delivered to the Wave.Marker hook (SQTT captures).
 //   - VALU at 16, 32 and 64 bits with VOP3 abs/neg/clamp/omod/op_sel, SDWA
 //     selects and DPP lane permutations with row/bank masks and bound_ctrl;
@@ -56,7 +57,9 @@
 // runs until it ends or reaches s_barrier, so execution is deterministic;
 // s_waitcnt and cache controls are no-ops because memory is coherent.
 //
-// Not modelled: VSKIP mode, buffer format conversions
+// VSKIP mode (s_setvskip) skips vector instructions while it is set.
+//
+// Not modelled: buffer format conversions
 // (buffer_load_format_*), ds_read_b96_tr_b6, stochastic-rounding
 // conversions (v_cvt_sr_*, v_cvt_scalef32_sr_*), the FP6/BF6 and 32-element
 // scaled conversions (v_cvt_scalef32_pk32_*, v_cvt_scalef32_2xpk16_*), the

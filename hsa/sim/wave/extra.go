@@ -65,11 +65,10 @@ func init() {
 	satI("v_add_i32", false)
 	satI("v_sub_i32", true)
 
-	// s_setvskip: vector-skip mode is not modelled; enabling it fails.
+	// s_setvskip: VSKIP = S0[S1[4:0]]; while set, vector instructions
+	// are not issued (see Wave.Run).
 	def("s_setvskip", func(w *Wave, in *Inst) error {
-		if w.s32(in.Src[0], in)>>(w.s32(in.Src[1], in)&31)&1 != 0 {
-			return fmt.Errorf("VSKIP mode is not supported")
-		}
+		w.vskip = w.s32(in.Src[0], in)>>(w.s32(in.Src[1], in)&31)&1 != 0
 		return nil
 	})
 

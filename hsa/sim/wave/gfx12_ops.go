@@ -717,12 +717,13 @@ func init() {
 }
 
 // sendmsgRtn implements s_sendmsg_rtn: MSG_RTN_GET_REALTIME (0x83) returns
-// a monotonic count (the wave's instruction count); other messages return 0.
+// the wave's modelled clock at issue (Clock, as s_memtime on gfx9); other
+// messages return 0.
 func sendmsgRtn(wide bool) func(*Wave, *Inst) error {
 	return func(w *Wave, in *Inst) error {
 		var v uint64
 		if in.Src[0]&0xff == 0x83 {
-			v = w.Count
+			v = w.Clock
 		}
 		if wide {
 			w.setS64(in.Dst, v)

@@ -301,7 +301,7 @@ func flatOp(op memOp) func(*Wave, *Inst) error {
 	slow := flatOpSlow(op)
 	fast := op.atomic == "" && op.d16 == 0 && op.size%4 == 0
 	return func(w *Wave, in *Inst) error {
-		if !fast || in.Seg == 1 || in.Lds {
+		if !fast || in.Seg == 1 || in.Lds || op.store && w.mem.WriteHooked() {
 			return slow(w, in)
 		}
 		// Fast path: whole-dword global accesses within one cached region;
@@ -476,8 +476,16 @@ func bufferOp(op memOp) func(*Wave, *Inst) error {
 				inRange = index < numRecords && off+uint64(op.size) <= stride
 			}
 			if !inRange {
-				// Out-of-range buffer accesses read zero and drop writes.
-				if !op.store && op.atomic == "" {
+				// Out-of-range buffer accesses read zero and drop writes;
+				// an LDS-direct load writes the zero to its LDS slot.
+				if in.Lds {
+					n := max(op.size, 4)
+					dst, err := w.lds(uint64(w.S[RegM0]&0x3ffff)+uint64(in.Imm)+uint64(l*n), n, true)
+					if err != nil {
+						return fmt.Errorf("lane %d: %w", l, err)
+					}
+					clear(dst)
+				} else if !op.store && op.atomic == "" {
 					w.loadToRegs(in.Dst, l, make([]byte, op.size), op)
 				}
 				continue
@@ -604,8 +612,12 @@ func init() {
 			def("s_buffer_store_"+c.suf, smemOp(c.n, true, true))
 		}
 	}
-	def("s_memtime", func(w *Wave, in *Inst) error { w.setS64(in.Dst, w.Count); return nil })
-	def("s_memrealtime", func(w *Wave, in *Inst) error { w.setS64(in.Dst, w.Count); return nil })
+	// Both counters read the wave's modelled clock at issue (the cycle
+	// model has one clock, the one gfx12 SHADER_CYCLES reads): under a
+	// capture it is the capture's timeline, else one per instruction.
+	// The real-time counter's fixed reference frequency is not modelled.
+	def("s_memtime", func(w *Wave, in *Inst) error { w.setS64(in.Dst, w.Clock); return nil })
+	def("s_memrealtime", func(w *Wave, in *Inst) error { w.setS64(in.Dst, w.Clock); return nil })
 	for _, n := range []string{"s_dcache_inv", "s_dcache_wb", "s_dcache_inv_vol", "s_dcache_wb_vol"} {
 		def(n, func(w *Wave, in *Inst) error { return nil })
 	}

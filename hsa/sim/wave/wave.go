@@ -105,6 +105,9 @@ type Wave struct {
 	HWID, HWID2 uint32
 
 	gprIdx bool // s_set_gpr_idx_on is in effect
+	// vskip is the VSKIP mode (s_setvskip): vector instructions (VALU,
+	// DS, FLAT, MUBUF) are not issued while it is set.
+	vskip bool
 	// wave32 is set for gfx12 wave32 code: lane masks are 32 bits.
 	wave32 bool
 	// scale holds the per-lane E8M0 scales loaded by v_mfma_ld_scale_b32
@@ -174,7 +177,7 @@ func (w *Wave) Reset(p *Program, m *mem.Memory, g *Group, target Target, pc uint
 	}
 	w.prog, w.mem, w.group, w.target = p, m, g, target
 	w.wave32 = target.GFX12() && target&Wave64 == 0
-	w.Done, w.AtBarrier, w.gprIdx = false, false, false
+	w.Done, w.AtBarrier, w.gprIdx, w.vskip = false, false, false, false
 	w.FlushF32, w.FlushF64 = false, false
 	w.scalePC = 0
 	w.barrierPhase = 0
@@ -202,6 +205,9 @@ func (w *Wave) Run(limit uint64) error {
 		}
 		if w.Trace != nil {
 			w.Trace(w, in)
+		}
+		if w.vskip && in.Fmt >= FmtVOP2 && in.Fmt != FmtVOPD {
+			continue
 		}
 		if err := in.exec(w, in); err != nil {
 			w.PC = pc
@@ -259,6 +265,9 @@ func (w *Wave) Step() error {
 	pc := w.PC
 	w.PC += uint64(in.Size)
 	w.Count++
+	if w.vskip && in.Fmt >= FmtVOP2 && in.Fmt != FmtVOPD {
+		return nil
+	}
 	if err := in.exec(w, in); err != nil {
 		w.PC = pc
 		return &Fault{PC: pc, Wave: w.ID, Inst: in.String(), Err: err}

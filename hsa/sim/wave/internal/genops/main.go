@@ -45,7 +45,10 @@ var probes = []probe{
 	}},
 	{"SOPC", 0x80, 1, func(op, v int) []uint32 { return []uint32{0xbf000000 | uint32(op)<<16 | 2<<8 | 4} }},
 	{"SOPP", 0x80, 1, func(op, v int) []uint32 { return []uint32{0xbf800000 | uint32(op)<<16} }},
-	{"SMEM", 0x100, 2, func(op, v int) []uint32 {
+	{"SMEM", 0x100, 3, func(op, v int) []uint32 {
+		if v == 2 { // no operand fields: s_memtime, s_memrealtime, s_dcache_*
+			return []uint32{0xc0000000 | uint32(op)<<18, 0}
+		}
 		return []uint32{0xc0020000 | uint32(op)<<18 | pick([]uint32{4, 0}, v)<<6 | 2, 0x10}
 	}},
 	{"VOP2", 0x3e, 1, func(op, v int) []uint32 { return []uint32{uint32(op)<<25 | 8<<17 | 4<<9 | 0x102} }},

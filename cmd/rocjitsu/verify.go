@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
+	"github.com/rocjitsu/rocjitsu/verify"
+)
+
+func init() {
+	register(command{
+		name:    "verify",
+		summary: "run each kernel as guest and as translation on the simulator and compare everything it writes",
+		run:     runVerify,
+	})
+}
+
+// verifyJSON is the --json document.
+type verifyJSON struct {
+	Kernels []verify.Result `json:"kernels"`
+	Summary string          `json:"summary"`
+}
+
+func runVerify(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	host := fs.String("host", "gfx942", "host target: gfx942, gfx1201 or gfx1200")
+	kernel := fs.String("kernel", "", "verify only this kernel")
+	wgs := fs.Int("workgroups", 2, "workgroups along x (2 rows when the kernel reads its y workgroup ID)")
+	seed := fs.Uint64("seed", 0, "seed of the memory content and by-value arguments")
+	seeds := fs.Int("seeds", 1, "run every kernel with this many seeds, from --seed on")
+	fill := fs.String("fill", "float", "paged memory content: int, float or fp8")
+	maxInst := fs.Uint64("max-instructions", 2_000_000, "guest instruction budget per kernel (the host gets 4 times as many)")
+	jsonOut := fs.String("json", "", "write the results as JSON to this file")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--json FILE]")
+		fs.PrintDefaults()
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return 2
+	}
+	f, err := mem.ParseFill(*fill)
+	if err != nil {
+		fmt.Fprintf(stderr, "rocjitsu verify: %v\n", err)
+		return 2
+	}
+	opt := verify.Options{Host: *host, Kernel: *kernel, Workgroups: *wgs, Seed: *seed, Fill: f, MaxInstructions: *maxInst}
+	var all []verify.Result
+	status := 0
+	for _, p := range pos {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "rocjitsu verify: %v\n", err)
+			status = 1
+			continue
+		}
+		for i := 0; i < max(*seeds, 1); i++ {
+			o := opt
+			o.Seed = *seed + uint64(i)
+			rs, err := verify.Object(filepath.Base(p), b, o)
+			if err != nil {
+				fmt.Fprintf(stderr, "rocjitsu verify: %v\n", err)
+				status = 1
+				break
+			}
+			for _, r := range rs {
+				fmt.Fprintln(stdout, line(r, *seeds > 1))
+			}
+			all = append(all, rs...)
+		}
+	}
+	if *jsonOut != "" {
+		j, err := json.MarshalIndent(verifyJSON{Kernels: all, Summary: verify.Summarize(all)}, "", "  ")
+		if err == nil {
+			err = os.WriteFile(*jsonOut, append(j, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "rocjitsu verify: json: %v\n", err)
+			status = 1
+		}
+	}
+	fmt.Fprintln(stdout, verify.Summarize(all))
+	return status
+}
+
+// line is one kernel's text line.
+func line(r verify.Result, seed bool) string {
+	s := fmt.Sprintf("%s %s -> %s: %s", r.Object, r.Name, r.Host, r.Outcome)
+	if seed {
+		s = fmt.Sprintf("%s %s -> %s seed %d: %s", r.Object, r.Name, r.Host, r.Seed, r.Outcome)
+	}
+	switch r.Outcome {
+	case verify.Identical:
+		s += fmt.Sprintf(" (%d pages, %d words written, %d/%d instructions)", r.Pages, r.WrittenWords, r.GuestInstructions, r.HostInstructions)
+	case verify.WithinBound, verify.Different:
+		s += fmt.Sprintf(" (%d of %d written words differ, max relative error %.3g", r.DifferingWords, r.WrittenWords, r.MaxError)
+		if r.NonFinite {
+			s += ", some not finite"
+		}
+		s += ")"
+		if d := r.First; d != nil {
+			s += fmt.Sprintf("; first at %#x: guest %#08x by %#x %s, host %#08x by %#x %s (guest %#x)", d.Addr, d.Guest, d.GuestPC, d.GuestInst, d.Host, d.HostPC, d.HostInst, d.HostGuestPC)
+		}
+	default:
+		if r.Reason != "" {
+			s += ": " + r.Reason
+		}
+	}
+	return s
+}
