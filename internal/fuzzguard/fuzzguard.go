@@ -151,6 +151,22 @@ func ReadCorpusFile(data []byte) ([]any, error) {
 	return args, nil
 }
 
+// charValue returns the value of a Go character literal ('w', '\x00',
+// '\u00e9').
+func charValue(lit string) (rune, error) {
+	if len(lit) < 3 || lit[len(lit)-1] != '\'' {
+		return 0, fmt.Errorf("not a character literal")
+	}
+	v, _, tail, err := strconv.UnquoteChar(lit[1:len(lit)-1], '\'')
+	if err != nil {
+		return 0, err
+	}
+	if tail != "" {
+		return 0, fmt.Errorf("more than one character")
+	}
+	return v, nil
+}
+
 // parseValue converts one corpus value of type typ.
 func parseValue(typ, val string) (any, error) {
 	switch typ {
@@ -166,10 +182,21 @@ func parseValue(typ, val string) (any, error) {
 	case "bool":
 		return strconv.ParseBool(val)
 	}
-	bits := map[string]int{"int8": 8, "int16": 16, "int32": 32, "int64": 64, "int": 64,
+	bits := map[string]int{"int8": 8, "int16": 16, "int32": 32, "rune": 32, "int64": 64, "int": 64,
 		"uint8": 8, "byte": 8, "uint16": 16, "uint32": 32, "uint64": 64, "uint": 64}[typ]
 	if bits == 0 {
 		return nil, fmt.Errorf("type %s is not supported", typ)
+	}
+	if typ == "rune" {
+		typ = "int32"
+	}
+	if strings.HasPrefix(val, "'") {
+		// go test writes byte and rune values as character literals.
+		n, err := charValue(val)
+		if err != nil {
+			return nil, fmt.Errorf("%s value %s: %w", typ, val, err)
+		}
+		val = strconv.FormatInt(int64(n), 10)
 	}
 	if strings.HasPrefix(typ, "int") {
 		n, err := strconv.ParseInt(val, 0, bits)
@@ -187,14 +214,6 @@ func parseValue(typ, val string) (any, error) {
 			return n, nil
 		}
 		return int(n), nil
-	}
-	if typ == "byte" && strings.HasPrefix(val, "'") {
-		// go test writes a byte as a rune literal: byte('\x16').
-		r, _, tail, err := strconv.UnquoteChar(strings.TrimSuffix(val[1:], "'"), '\'')
-		if err != nil || tail != "" || r > 0xff || !strings.HasSuffix(val, "'") {
-			return nil, fmt.Errorf("byte value %s: not a byte literal", val)
-		}
-		return byte(r), nil
 	}
 	n, err := strconv.ParseUint(val, 0, bits)
 	if err != nil {

@@ -78,3 +78,26 @@ func TestCorpusFile(t *testing.T) {
 		}
 	}
 }
+
+// TestReadCorpusFileCharLiterals reads byte and rune values as go test
+// writes them: character literals.
+func TestReadCorpusFileCharLiterals(t *testing.T) {
+	args, err := ReadCorpusFile([]byte("go test fuzz v1\nbyte('w')\nbyte('\\x00')\nbyte('\\xff')\nrune('é')\nint32('\\n')\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{uint8('w'), uint8(0), uint8(0xff), int32('é'), int32('\n')}
+	if len(args) != len(want) {
+		t.Fatalf("got %d args, want %d", len(args), len(want))
+	}
+	for i := range want {
+		if args[i] != want[i] {
+			t.Errorf("arg %d: got %#v, want %#v", i, args[i], want[i])
+		}
+	}
+	for _, bad := range []string{"byte('ab')", "byte('\\u0100')", "byte('')", "byte('x)"} {
+		if _, err := ReadCorpusFile([]byte("go test fuzz v1\n" + bad + "\n")); err == nil {
+			t.Errorf("%s read", bad)
+		}
+	}
+}

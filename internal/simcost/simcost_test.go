@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cost"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/kernelref"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
@@ -58,20 +59,22 @@ func FuzzTraceCounter(f *testing.F) {
 	f.Add([]byte("wave 1 0x0010 exec 0000000000000001 v_mfma_f32_16x16x16_f16 v[0:3]\nbad\n"), 0)
 	f.Add([]byte("\n\n\nwave"), 2)
 	f.Fuzz(func(t *testing.T, data []byte, cut int) {
-		var c cost.Counts
-		tc := &traceCounter{counts: &c}
-		if cut < 0 || cut > len(data) {
-			cut = len(data) / 2
-		}
-		if n, err := tc.Write(data[:cut]); err != nil || n != cut {
-			t.Fatalf("Write: %d, %v", n, err)
-		}
-		if n, err := tc.Write(data[cut:]); err != nil || n != len(data)-cut {
-			t.Fatalf("Write: %d, %v", n, err)
-		}
-		lines := uint64(bytes.Count(data, []byte("\n")))
-		if got := c.Total() + uint64(tc.bad); got != lines {
-			t.Fatalf("%d lines, %d counted + %d bad", lines, c.Total(), tc.bad)
-		}
+		fuzzguard.RunArgs(t, []any{data, cut}, func() {
+			var c cost.Counts
+			tc := &traceCounter{counts: &c}
+			if cut < 0 || cut > len(data) {
+				cut = len(data) / 2
+			}
+			if n, err := tc.Write(data[:cut]); err != nil || n != cut {
+				t.Fatalf("Write: %d, %v", n, err)
+			}
+			if n, err := tc.Write(data[cut:]); err != nil || n != len(data)-cut {
+				t.Fatalf("Write: %d, %v", n, err)
+			}
+			lines := uint64(bytes.Count(data, []byte("\n")))
+			if got := c.Total() + uint64(tc.bad); got != lines {
+				t.Fatalf("%d lines, %d counted + %d bad", lines, c.Total(), tc.bad)
+			}
+		})
 	})
 }
