@@ -14,7 +14,7 @@ import (
 // 32 bits (UNORM/SNORM/SCALED/FLOAT formats to f32, UINT/SINT zero/sign
 // extended); components the format lacks read 0, and W reads 1 (1.0 for
 // the float-valued formats). d16 loads write f16 halves (16-bit integers
-// for UINT/SINT), two per register. Stores convert back (UNORM/SNORM clamp
+// for UINT/SINT; 16_FLOAT bits unchanged), two per register. Stores convert back (UNORM/SNORM clamp
 // and round to nearest even, SCALED convert to integers with saturation,
 // UINT/SINT keep the low bits) and write only the components the
 // instruction carries. The V#'s DST_SEL is not applied. The packed formats
@@ -220,6 +220,10 @@ func bufferFormatOp12(op fmtOp12) func(*Wave, *Inst) error {
 					v := w.V[rr][l]
 					if half >= 0 {
 						v = v >> (16 * half) & 0xffff
+						if f.num == nfFloat && f.bits == 16 {
+							putComp(b[c*cb:], cb, v)
+							continue
+						}
 						if f.num != nfUint && f.num != nfSint {
 							v = math.Float32bits(h2f(v))
 						}
@@ -229,17 +233,22 @@ func bufferFormatOp12(op fmtOp12) func(*Wave, *Inst) error {
 				}
 				var v uint32
 				switch {
+				case ok && c < f.n && half >= 0 && f.num == nfFloat && f.bits == 16:
+					v = getComp(b[c*cb:], cb) // f16 to f16: the bits as they are (NaNs too)
 				case ok && c < f.n:
 					v = f.decode(getComp(b[c*cb:], cb))
+					if half >= 0 && f.num != nfUint && f.num != nfSint {
+						v = f2h(math.Float32frombits(v))
+					}
 				case c == 3 && ok:
 					v = f.one()
+					if half >= 0 && f.num != nfUint && f.num != nfSint {
+						v = f2h(1)
+					}
 				}
 				if half < 0 {
 					w.V[rr][l] = v
 					continue
-				}
-				if f.num != nfUint && f.num != nfSint {
-					v = f2h(math.Float32frombits(v))
 				}
 				sh := 16 * half
 				w.V[rr][l] = w.V[rr][l]&^(0xffff<<sh) | v&0xffff<<sh
