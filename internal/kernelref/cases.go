@@ -25,6 +25,7 @@ var registry = []entry{
 	{"wmma_f32_16x16x16f16", wmmaF32x16x16x16f16},
 	{"wmma_i32_16x16x16iu8", wmmaI32x16x16x16iu8},
 	{"gfx12_buffer_oob", gfx12BufferOOB},
+	{"gfx12_permlane", gfx12Permlane},
 	{"shuffle_bpermute", shuffleBpermute},
 	{"lds_atomics", ldsAtomics},
 	{"grid2d", grid2d},

@@ -83,6 +83,8 @@ type Inst struct {
 	Lds, SVE, GDS   bool
 	SImm            bool
 	Seg             uint8
+	// Ufmt is a gfx12 VBUFFER instruction's unified FORMAT field.
+	Ufmt uint8
 	// MFMA fields.
 	Cbsz, Abid, Blgp uint8
 

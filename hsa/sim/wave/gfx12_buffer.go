@@ -18,59 +18,29 @@ import "fmt"
 //
 // Modes 1 and 3 follow Mesa's use; 0 and 2 are from the RDNA ISA guides'
 // range-checking description and unverified on hardware. A whole access is
-// checked at once (hardware checks each dword). Swizzled resources and
-// ADD_TID fault as unsupported, and so do the typed (format) forms.
+// checked at once (hardware checks each dword). ADD_TID_ENABLE w3[23] adds
+// the lane id to the index. Swizzled resources fault as unsupported. The
+// typed (format) forms are in gfx12_bufformat.go.
 func bufferOp12(op memOp) func(*Wave, *Inst) error {
 	return func(w *Wave, in *Inst) error {
-		rs := in.Src[2]
-		w0, w1, w2, w3 := w.S[rs&127], w.S[(rs+1)&127], w.S[(rs+2)&127], w.S[(rs+3)&127]
-		if w1>>30 != 0 {
-			return fmt.Errorf("swizzled buffer resources (SWIZZLE_ENABLE %d) are not supported", w1>>30)
+		r, err := w.vsharp12(in)
+		if err != nil {
+			return err
 		}
-		if w3>>23&1 != 0 {
-			return fmt.Errorf("buffer resources with ADD_TID_ENABLE are not supported")
-		}
-		base := uint64(w0) | uint64(w1&0xffff)<<32
-		stride := uint64(w1 >> 16 & 0x3fff)
-		numRecords := uint64(w2)
-		oob := w3 >> 28 & 3
-		soff := uint64(w.s32(in.Soffset, in))
 		exec := w.Exec()
-		size := uint64(op.size)
 		for l := 0; l < 64; l++ {
 			if exec>>l&1 == 0 {
 				continue
 			}
 			w.Lanes++
-			var index, voff uint64
-			vr := (in.Src[0] - opVGPR) & 511
-			switch {
-			case in.Idxen && in.Off:
-				index, voff = uint64(w.V[vr][l]), uint64(w.V[(vr+1)&511][l])
-			case in.Idxen:
-				index = uint64(w.V[vr][l])
-			case in.Off:
-				voff = uint64(w.V[vr][l])
-			}
-			off := voff + uint64(uint32(in.Imm))
-			var out bool
-			switch oob {
-			case 0:
-				out = index >= numRecords || off+size > stride
-			case 1:
-				out = index >= numRecords
-			case 2:
-				out = numRecords == 0
-			case 3:
-				out = index*stride+off+size > numRecords
-			}
-			if out {
+			addr, ok := r.lane(w, in, l, uint64(op.size))
+			if !ok {
 				if !op.store && op.atomic == "" {
 					w.loadToRegs(in.Dst, l, make([]byte, op.size), op)
 				}
 				continue
 			}
-			b, err := w.slice(spaceGlobal, base+soff+index*stride+off, l, op.size, op.store || op.atomic != "")
+			b, err := w.slice(spaceGlobal, addr, l, op.size, op.store || op.atomic != "")
 			if err != nil {
 				return err
 			}
@@ -87,6 +57,65 @@ func bufferOp12(op memOp) func(*Wave, *Inst) error {
 		}
 		return nil
 	}
+}
+
+// vsharp12 is a decoded gfx12 buffer resource.
+type vsharp12 struct {
+	base, stride, numRecords uint64
+	oob                      uint32
+	addTID                   bool
+	format                   uint32 // FORMAT w3[17:12]
+	soff                     uint64
+}
+
+// vsharp12 reads the V# of a VBUFFER instruction, rejecting swizzled
+// resources.
+func (w *Wave) vsharp12(in *Inst) (vsharp12, error) {
+	rs := in.Src[2]
+	w0, w1, w2, w3 := w.S[rs&127], w.S[(rs+1)&127], w.S[(rs+2)&127], w.S[(rs+3)&127]
+	if w1>>30 != 0 {
+		return vsharp12{}, fmt.Errorf("swizzled buffer resources (V# word 1 SWIZZLE_ENABLE %d) are not supported", w1>>30)
+	}
+	return vsharp12{
+		base:       uint64(w0) | uint64(w1&0xffff)<<32,
+		stride:     uint64(w1 >> 16 & 0x3fff),
+		numRecords: uint64(w2),
+		oob:        w3 >> 28 & 3,
+		addTID:     w3>>23&1 != 0,
+		format:     w3 >> 12 & 63,
+		soff:       uint64(w.s32(in.Soffset, in)),
+	}, nil
+}
+
+// lane returns the address of lane l's access of size bytes and whether it
+// is in range. ADD_TID_ENABLE adds the lane id to the index.
+func (r *vsharp12) lane(w *Wave, in *Inst, l int, size uint64) (uint64, bool) {
+	var index, voff uint64
+	vr := (in.Src[0] - opVGPR) & 511
+	switch {
+	case in.Idxen && in.Off:
+		index, voff = uint64(w.V[vr][l]), uint64(w.V[(vr+1)&511][l])
+	case in.Idxen:
+		index = uint64(w.V[vr][l])
+	case in.Off:
+		voff = uint64(w.V[vr][l])
+	}
+	if r.addTID {
+		index += uint64(l)
+	}
+	off := voff + uint64(uint32(in.Imm))
+	var out bool
+	switch r.oob {
+	case 0:
+		out = index >= r.numRecords || off+size > r.stride
+	case 1:
+		out = index >= r.numRecords
+	case 2:
+		out = r.numRecords == 0
+	case 3:
+		out = index*r.stride+off+size > r.numRecords
+	}
+	return r.base + r.soff + index*r.stride + off, !out
 }
 
 func init() {

@@ -220,7 +220,7 @@ func decodeGFX12(words []uint32, target Target) (*Inst, error) {
 	case isa.SMEM, isa.FLAT, isa.GLOBAL, isa.SCRATCH:
 		in.Imm = m.Offset
 	case isa.VBUFFER:
-		in.Imm, in.Off, in.Idxen = m.Offset, m.Offen, m.Idxen
+		in.Imm, in.Off, in.Idxen, in.Ufmt = m.Offset, m.Offen, m.Idxen, m.Format&127
 	}
 	switch d.Format {
 	case isa.FLAT, isa.GLOBAL, isa.SCRATCH, isa.VBUFFER:
