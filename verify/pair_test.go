@@ -1,0 +1,128 @@
+package verify_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+	"github.com/rocjitsu/rocjitsu/sqtt/instrument"
+	"github.com/rocjitsu/rocjitsu/verify"
+)
+
+// pairTally counts the outcomes of instrumented-versus-plain runs.
+type pairTally struct {
+	objects, notInstrumented int
+	outcomes                 map[verify.Outcome]int
+}
+
+// comparePlainInstrumented instruments every object of files with
+// --barriers --memory 4:8 --loops, runs each kernel plain and
+// instrumented on the object's own simulated target (one workgroup,
+// budget instructions) and fails unless the instrumented run ends the
+// same way and writes the same bytes. Both runs timing out is not a
+// comparison: it is counted. Kernels the simulator cannot run are counted
+// too.
+func comparePlainInstrumented(t *testing.T, files []string, budget uint64) pairTally {
+	t.Helper()
+	tally := pairTally{outcomes: map[verify.Outcome]int{}}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for _, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			plain, err := os.ReadFile(f)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			name := filepath.Base(f)
+			res, err := instrument.Instrument(plain, instrument.Options{Barriers: true, Memory: instrument.MemGroup{N: 4, M: 8}, Loops: true})
+			mu.Lock()
+			tally.objects++
+			mu.Unlock()
+			if err != nil {
+				t.Logf("%s: not instrumented: %v", name, err)
+				mu.Lock()
+				tally.notInstrumented++
+				mu.Unlock()
+				return
+			}
+			rs, err := verify.Compare(name, plain, res.Object, verify.Options{Workgroups: 1, MaxInstructions: budget})
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, r := range rs {
+				tally.outcomes[r.Outcome]++
+				switch r.Outcome {
+				case verify.Identical, verify.FaultAlike, verify.NotRun:
+				case verify.Timeout:
+					if strings.Contains(r.Reason, "(completed)") {
+						t.Errorf("%s %s: only one run timed out: %s", name, r.Name, r.Reason)
+					}
+				default:
+					t.Errorf("%s %s: instrumented run %s: %s (first %+v, guest fault %q, host fault %q)", name, r.Name, r.Outcome, r.Reason, r.First, r.GuestFault, r.HostFault)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return tally
+}
+
+func globs(t *testing.T, patterns ...string) []string {
+	t.Helper()
+	root := projectpath.MustRoot(t)
+	var out []string
+	for _, p := range patterns {
+		m, _ := filepath.Glob(filepath.Join(root, p))
+		out = append(out, m...)
+	}
+	return out
+}
+
+// TestInstrumentedTestKernels: every gfx942 and gfx950 test kernel,
+// instrumented, writes the same memory and ends the same way as the plain
+// kernel on its own simulated target.
+func TestInstrumentedTestKernels(t *testing.T) {
+	files := globs(t, "testdata/kernels/gfx942/*.co", "testdata/kernels/gfx950/*.co")
+	if len(files) == 0 {
+		t.Fatal("no test kernels under testdata/kernels")
+	}
+	start := time.Now()
+	c := comparePlainInstrumented(t, files, 200_000)
+	t.Logf("test kernels: %d objects, %d not instrumented, outcomes %v (%s)", c.objects, c.notInstrumented, c.outcomes, time.Since(start).Round(time.Millisecond))
+	if c.outcomes[verify.Identical] == 0 {
+		t.Error("no kernel compared identical")
+	}
+}
+
+// TestInstrumentedAiterCorpus: the aiter gfx950 objects, instrumented
+// with --barriers --memory 4:8 --loops (every one must instrument), on
+// one workgroup with a small budget so the test stays short; most
+// time out on both sides and are counted, not compared.
+func TestInstrumentedAiterCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("corpus run")
+	}
+	files := globs(t, "../shared/corpus/aiter/gfx950/*.co")
+	if len(files) == 0 {
+		t.Skip("no aiter corpus under ../shared/corpus/aiter/gfx950")
+	}
+	start := time.Now()
+	c := comparePlainInstrumented(t, files, 20_000)
+	t.Logf("aiter gfx950: %d objects, %d not instrumented, outcomes %v (%s)", c.objects, c.notInstrumented, c.outcomes, time.Since(start).Round(time.Millisecond))
+	if c.notInstrumented > 0 {
+		t.Errorf("%d aiter objects not instrumented", c.notInstrumented)
+	}
+}
