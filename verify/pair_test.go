@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/sqtt/instrument"
 	"github.com/rocjitsu/rocjitsu/verify"
 )
@@ -120,9 +124,61 @@ func TestInstrumentedAiterCorpus(t *testing.T) {
 		t.Skip("no aiter corpus under ../shared/corpus/aiter/gfx950")
 	}
 	start := time.Now()
-	c := comparePlainInstrumented(t, files, 20_000)
+	c := comparePlainInstrumented(t, files, 2_000_000)
 	t.Logf("aiter gfx950: %d objects, %d not instrumented, outcomes %v (%s)", c.objects, c.notInstrumented, c.outcomes, time.Since(start).Round(time.Millisecond))
 	if c.notInstrumented > 0 {
 		t.Errorf("%d aiter objects not instrumented", c.notInstrumented)
+	}
+}
+
+// TestCompareDetects: Compare finds what differs. An object against
+// itself is identical; with its first global store turned into two
+// s_nop the memory differs; objects of two targets are an error.
+func TestCompareDetects(t *testing.T) {
+	root := projectpath.MustRoot(t)
+	plain, err := os.ReadFile(filepath.Join(root, "testdata/kernels/gfx942/vector_add.co"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := verify.Compare("vector_add", plain, plain, verify.Options{})
+	if err != nil || len(rs) == 0 || rs[0].Outcome != verify.Identical || rs[0].WrittenWords == 0 {
+		t.Fatalf("self-compare: %+v %v", rs, err)
+	}
+	f, err := loader.Parse(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := f.Section(".text")
+	patched := append([]byte(nil), plain...)
+	found := false
+	for pc := text.Addr; pc < text.Addr+text.Size; {
+		off := pc - text.Addr
+		in, err := gfx9.Decode(text.Data[off:], pc, isa.GFX942)
+		if err != nil || in.Size == 0 {
+			t.Fatalf("decode at %#x: %v", pc, err)
+		}
+		if strings.HasPrefix(in.Name(), "global_store") {
+			at := text.Offset + off
+			for i := uint64(0); i < 8; i += 4 {
+				binary.LittleEndian.PutUint32(patched[at+i:], 0xbf800000) // s_nop 0
+			}
+			found = true
+			break
+		}
+		pc += uint64(in.Size)
+	}
+	if !found {
+		t.Fatal("vector_add has no global store")
+	}
+	rs, err = verify.Compare("vector_add", plain, patched, verify.Options{})
+	if err != nil || len(rs) == 0 || rs[0].Outcome != verify.Different || rs[0].First == nil {
+		t.Fatalf("patched compare: %+v %v", rs, err)
+	}
+	other, err := os.ReadFile(filepath.Join(root, "testdata/kernels/gfx950/vector_add.co"))
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, err := verify.Compare("vector_add", plain, other, verify.Options{}); err == nil || !strings.Contains(err.Error(), "targets differ") {
+		t.Errorf("two targets: %v", err)
 	}
 }
