@@ -31,15 +31,26 @@ func sqttMemtrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rocjitsu sqtt memtrace:", err)
 		return 1
 	}
-	fmt.Fprintf(stderr, "Found %d trace dir(s), %d code object(s)\n", len(c.Traces), len(c.CodeObjects))
+	// As upstream: a trace directory is one holding shaderdata files, and
+	// one without records prints no line.
+	var dirs []string
+	for _, dir := range c.Traces {
+		if m, _ := filepath.Glob(filepath.Join(dir, "shaderdata_*.json")); len(m) > 0 {
+			dirs = append(dirs, dir)
+		}
+	}
+	fmt.Fprintf(stderr, "Found %d trace dir(s), %d code object(s)\n", len(dirs), len(c.CodeObjects))
 	var all []memtrace.Trace
 	total := 0
 	f := memtrace.Filter{CU: tf.filter.CU, SIMD: tf.filter.SIMD, Wave: tf.filter.Wave}
-	for _, dir := range c.Traces {
+	for _, dir := range dirs {
 		ts, n, err := memtrace.Collect(c, dir, memtrace.Filter{})
 		if err != nil {
 			fmt.Fprintln(stderr, "rocjitsu sqtt memtrace:", err)
 			return 1
+		}
+		if n == 0 {
+			continue
 		}
 		total += n
 		for _, t := range ts {

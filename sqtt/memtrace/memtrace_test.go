@@ -31,7 +31,7 @@ func TestEmpty(t *testing.T) {
 	if b.String() != "No address traces found.\n" {
 		t.Errorf("summary %q", b.String())
 	}
-	tr := Trace{Kind: "struct_buffer_load", Lanes: []int{0, 1}}
+	tr := Trace{Kind: "load"}
 	b.Reset()
 	if err := WriteJSON(&b, []Trace{tr}); err != nil || !bytes.Contains(b.Bytes(), []byte(`"addresses": []`)) {
 		t.Errorf("struct buffer JSON %s", b.String())
