@@ -22,8 +22,8 @@ import (
 type pairTally struct {
 	objects, notInstrumented int
 	// wrote counts the identical kernels that wrote memory.
-	wrote int
-	outcomes                 map[verify.Outcome]int
+	wrote    int
+	outcomes map[verify.Outcome]int
 }
 
 // comparePlainInstrumented instruments every object of files with
