@@ -18,6 +18,9 @@ import (
 	"github.com/rocjitsu/rocjitsu/verify"
 )
 
+// seedOptions are the options: --barriers --memory 4:8 --loops.
+var seedOptions = instrument.Options{Barriers: true, Memory: instrument.MemGroup{N: 4, M: 8}, Loops: true}
+
 // pairTally counts the outcomes of instrumented-versus-plain runs.
 type pairTally struct {
 	objects, notInstrumented int
@@ -26,14 +29,14 @@ type pairTally struct {
 	outcomes map[verify.Outcome]int
 }
 
-// comparePlainInstrumented instruments every object of files with
-// --barriers --memory 4:8 --loops, runs each kernel plain and
+// comparePlainInstrumented instruments every object of files with io,
+// runs each kernel plain and
 // instrumented on the object's own simulated target (one workgroup,
 // opt's budget and fill) and fails unless the instrumented run ends the
 // same way and writes the same bytes. Both runs timing out is not a
 // comparison: it is counted. Kernels the simulator cannot run are counted
 // too.
-func comparePlainInstrumented(t *testing.T, files []string, opt verify.Options) pairTally {
+func comparePlainInstrumented(t *testing.T, files []string, io instrument.Options, opt verify.Options) pairTally {
 	t.Helper()
 	tally := pairTally{outcomes: map[verify.Outcome]int{}}
 	var mu sync.Mutex
@@ -51,7 +54,7 @@ func comparePlainInstrumented(t *testing.T, files []string, opt verify.Options) 
 				return
 			}
 			name := filepath.Base(f)
-			res, err := instrument.Instrument(plain, instrument.Options{Barriers: true, Memory: instrument.MemGroup{N: 4, M: 8}, Loops: true})
+			res, err := instrument.Instrument(plain, io)
 			mu.Lock()
 			tally.objects++
 			mu.Unlock()
@@ -77,7 +80,7 @@ func comparePlainInstrumented(t *testing.T, files []string, opt verify.Options) 
 				switch r.Outcome {
 				case verify.Identical, verify.FaultAlike, verify.NotRun:
 				case verify.Timeout:
-					if strings.Contains(r.Reason, "(completed)") {
+					if r.GuestInstructions < opt.MaxInstructions || r.HostInstructions < opt.MaxInstructions*opt.BudgetFactor {
 						t.Errorf("%s %s: only one run timed out: %s", name, r.Name, r.Reason)
 					}
 				default:
@@ -110,7 +113,7 @@ func TestInstrumentedTestKernels(t *testing.T) {
 		t.Fatal("no test kernels under testdata/kernels")
 	}
 	start := time.Now()
-	c := comparePlainInstrumented(t, files, verify.Options{Workgroups: 1, MaxInstructions: 200_000})
+	c := comparePlainInstrumented(t, files, seedOptions, verify.Options{Workgroups: 1, MaxInstructions: 200_000, BudgetFactor: verify.HostBudgetFactor})
 	t.Logf("test kernels: %d objects, %d not instrumented, outcomes %v (%d wrote memory) (%s)", c.objects, c.notInstrumented, c.outcomes, c.wrote, time.Since(start).Round(time.Millisecond))
 	if c.outcomes[verify.Identical] == 0 {
 		t.Error("no kernel compared identical")
@@ -131,10 +134,20 @@ func TestInstrumentedAiterCorpus(t *testing.T) {
 	if len(files) == 0 {
 		t.Skip("no aiter corpus under ../shared/corpus/aiter/gfx950")
 	}
-	for _, fill := range []mem.Fill{mem.FillFloat} {
+	for _, set := range []struct {
+		name string
+		io   instrument.Options
+		opt  verify.Options
+	}{
+		{"--barriers --memory 4:8 --loops", seedOptions, verify.Options{Workgroups: 1, Fill: mem.FillFloat, MaxInstructions: 100_000, BudgetFactor: verify.HostBudgetFactor}},
+		// Address tracing runs a lane loop per traced op: some 80 times
+		// the plain instruction count.
+		{"--barriers --loops --addresses memory,lds", instrument.Options{Barriers: true, Loops: true, Addresses: instrument.AddrMemory | instrument.AddrLDS},
+			verify.Options{Workgroups: 1, Fill: mem.FillFloat, MaxInstructions: 50_000, BudgetFactor: 100}},
+	} {
 		start := time.Now()
-		c := comparePlainInstrumented(t, files, verify.Options{Workgroups: 1, Fill: fill, MaxInstructions: 100_000})
-		t.Logf("aiter gfx950, %s fill: %d objects, %d not instrumented, outcomes %v (%d wrote memory) (%s)", fill, c.objects, c.notInstrumented, c.outcomes, c.wrote, time.Since(start).Round(time.Millisecond))
+		c := comparePlainInstrumented(t, files, set.io, set.opt)
+		t.Logf("aiter gfx950, %s: %d objects, %d not instrumented, outcomes %v (%d wrote memory) (%s)", set.name, c.objects, c.notInstrumented, c.outcomes, c.wrote, time.Since(start).Round(time.Millisecond))
 		if c.notInstrumented > 0 {
 			t.Errorf("%d aiter objects not instrumented", c.notInstrumented)
 		}

@@ -68,8 +68,12 @@ type Options struct {
 	// Fill is the content of the paged memory.
 	Fill mem.Fill
 	// MaxInstructions is the guest's instruction budget per dispatch
-	// (default 2,000,000); the host gets HostBudgetFactor times as many.
+	// (default 2,000,000); the host gets BudgetFactor times as many.
 	MaxInstructions uint64
+	// BudgetFactor multiplies the host's budget (default
+	// HostBudgetFactor); address-traced instrumentation runs some 80
+	// times the plain instruction count.
+	BudgetFactor uint64
 	// MaxBlock caps the workgroup size of kernels without a required size
 	// (default 256).
 	MaxBlock int
@@ -170,6 +174,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxInstructions == 0 {
 		o.MaxInstructions = 2_000_000
+	}
+	if o.BudgetFactor == 0 {
+		o.BudgetFactor = HostBudgetFactor
 	}
 	if o.MaxBlock <= 0 {
 		o.MaxBlock = 256
@@ -337,7 +344,7 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 			dyn = g.agent.LDSSize() - min(g.agent.LDSSize(), g.k.Desc.GroupSegmentFixedSize)
 		}
 	}
-	h, err := newSide(opt.Host, tr.Object, r.Name, pager(), opt.MaxInstructions*HostBudgetFactor)
+	h, err := newSide(opt.Host, tr.Object, r.Name, pager(), opt.MaxInstructions*opt.BudgetFactor)
 	if err != nil {
 		r.Outcome, r.Reason = NotRun, "host: "+err.Error()
 		return
