@@ -16,6 +16,10 @@ func sqttMemtrace(args []string, stdout, stderr io.Writer) int {
 	var tf sqttTraceFlags
 	tf.register(fs)
 	out := fs.String("o", "", "output JSON file (default: stdout)")
+	fs.StringVar(out, "output", "", "same as -o")
+	// Upstream's -d/--demangle changes no output of this tool: kinds come
+	// from addr_trace_* names, which demangling leaves alone.
+	fs.BoolVar(&tf.demangle, "d", false, "same as -demangle (no effect on address traces)")
 	summary := fs.Bool("summary", false, "print the hierarchical summary to stderr")
 	fs.BoolVar(summary, "s", false, "same as -summary")
 	pos, err := sqttParseArgs(fs, args)
@@ -23,7 +27,7 @@ func sqttMemtrace(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: rocjitsu sqtt memtrace [-c CODE_OBJECTS] [-cu N] [-simd N] [-wave N] [-summary] [-o OUT.json] TRACE_DIR")
+		fmt.Fprintln(stderr, "usage: rocjitsu sqtt memtrace [-c CODE_OBJECTS] [-cu N] [-simd N] [-wave N] [-summary|-s] [-demangle|-d] [-o|-output OUT.json] TRACE_DIR")
 		return 2
 	}
 	c, err := tf.open(pos[0], stderr)
