@@ -156,6 +156,9 @@ func f16(h uint16) float64 {
 type codeNames struct {
 	guest, host       *loader.File
 	guestISA, hostISA isa.Target
+	// paired: host is another object of the guest's target (Compare),
+	// not a translation.
+	paired bool
 }
 
 func (c codeNames) guestInst(pc uint64) string { return printAt(c.guest, c.guestISA, pc) }

@@ -68,8 +68,12 @@ type Options struct {
 	// Fill is the content of the paged memory.
 	Fill mem.Fill
 	// MaxInstructions is the guest's instruction budget per dispatch
-	// (default 2,000,000); the host gets HostBudgetFactor times as many.
+	// (default 2,000,000); the host gets BudgetFactor times as many.
 	MaxInstructions uint64
+	// BudgetFactor multiplies the host's budget (default
+	// HostBudgetFactor); address-traced instrumentation runs some 80
+	// times the plain instruction count.
+	BudgetFactor uint64
 	// MaxBlock caps the workgroup size of kernels without a required size
 	// (default 256).
 	MaxBlock int
@@ -171,6 +175,9 @@ func (o *Options) defaults() {
 	if o.MaxInstructions == 0 {
 		o.MaxInstructions = 2_000_000
 	}
+	if o.BudgetFactor == 0 {
+		o.BudgetFactor = HostBudgetFactor
+	}
 	if o.MaxBlock <= 0 {
 		o.MaxBlock = 256
 	}
@@ -193,27 +200,11 @@ func Object(name string, guest []byte, opt Options) ([]Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verify: %s: e_flags machine: %w", name, err)
 	}
-	md := map[string]metadata.Kernel{}
-	if gf.MetadataNote != nil {
-		if m, err := metadata.Decode(gf.MetadataNote.Desc); err == nil {
-			for _, k := range m.Kernels {
-				md[k.Name] = k
-			}
-		}
+	md := kernelMetadata(gf)
+	names, err := kernelNames(name, gf, opt.Kernel)
+	if err != nil {
+		return nil, err
 	}
-	var names []string
-	for _, k := range gf.Kernels() {
-		if opt.Kernel == "" || k.Name == opt.Kernel {
-			names = append(names, k.Name)
-		}
-	}
-	if len(names) == 0 {
-		if opt.Kernel != "" {
-			return nil, fmt.Errorf("verify: %s: no kernel %q", name, opt.Kernel)
-		}
-		return nil, fmt.Errorf("verify: %s: no kernels", name)
-	}
-	sort.Strings(names)
 	base := func(k string) Result {
 		return Result{Object: name, Name: k, Host: opt.Host, Seed: opt.Seed, Fill: opt.Fill.String()}
 	}
@@ -257,6 +248,38 @@ func Object(name string, guest []byte, opt Options) ([]Result, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// kernelMetadata returns the code object metadata of f's kernels by name
+// (none when the note is absent or unreadable).
+func kernelMetadata(f *loader.File) map[string]metadata.Kernel {
+	md := map[string]metadata.Kernel{}
+	if f.MetadataNote != nil {
+		if m, err := metadata.Decode(f.MetadataNote.Desc); err == nil {
+			for _, k := range m.Kernels {
+				md[k.Name] = k
+			}
+		}
+	}
+	return md
+}
+
+// kernelNames returns the sorted kernel names of f (only kernel when set).
+func kernelNames(name string, f *loader.File, kernel string) ([]string, error) {
+	var names []string
+	for _, k := range f.Kernels() {
+		if kernel == "" || k.Name == kernel {
+			names = append(names, k.Name)
+		}
+	}
+	if len(names) == 0 {
+		if kernel != "" {
+			return nil, fmt.Errorf("verify: %s: no kernel %q", name, kernel)
+		}
+		return nil, fmt.Errorf("verify: %s: no kernels", name)
+	}
+	sort.Strings(names)
+	return names, nil
 }
 
 // blockOf returns the workgroup size from the metadata: the required size,
@@ -321,7 +344,7 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 			dyn = g.agent.LDSSize() - min(g.agent.LDSSize(), g.k.Desc.GroupSegmentFixedSize)
 		}
 	}
-	h, err := newSide(opt.Host, tr.Object, r.Name, pager(), opt.MaxInstructions*HostBudgetFactor)
+	h, err := newSide(opt.Host, tr.Object, r.Name, pager(), opt.MaxInstructions*opt.BudgetFactor)
 	if err != nil {
 		r.Outcome, r.Reason = NotRun, "host: "+err.Error()
 		return
@@ -353,6 +376,7 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 type faultOf struct {
 	pc    uint64
 	known bool // pc is known
+	inst  string
 	cause string
 	desc  string
 }
@@ -362,7 +386,7 @@ func describe(err error, pcmap *dbt.PCMap, host bool) faultOf {
 	if !errors.As(err, &de) || de.Fault == nil {
 		return faultOf{cause: err.Error(), desc: err.Error()}
 	}
-	f := faultOf{pc: de.Offset, known: true, desc: fmt.Sprintf("%#x %s: %v", de.Offset, de.Fault.Inst, de.Fault.Err)}
+	f := faultOf{pc: de.Offset, known: true, desc: fmt.Sprintf("%#x %s: %v", de.Offset, de.Fault.Inst, de.Fault.Err), inst: de.Fault.Inst}
 	if host {
 		f.pc, f.known = pcmap.Guest(de.Offset)
 		if f.known {
@@ -441,7 +465,13 @@ func classify(r *Result, g, h *side, gerr, herr error, pcmap *dbt.PCMap, code co
 		if r.Sidecar && gf.cause == "LDS out of range" && strings.HasPrefix(hf.cause, "memory") {
 			hf.cause = gf.cause
 		}
-		if gerr != nil && herr != nil && gf.known && hf.known && gf.pc == hf.pc && gf.cause == hf.cause {
+		samePlace := gf.known && hf.known && gf.pc == hf.pc
+		if code.paired {
+			// Two objects of one target without a PC map: the same
+			// instruction text stands for the same place.
+			samePlace = gf.inst != "" && gf.inst == hf.inst
+		}
+		if gerr != nil && herr != nil && samePlace && gf.cause == hf.cause {
 			r.Outcome = FaultAlike
 			r.Reason = gf.cause
 			return

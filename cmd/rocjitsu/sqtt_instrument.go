@@ -54,11 +54,10 @@ func (m *maskFlag) Set(s string) error {
 	return nil
 }
 
-func sqttInstrument(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rocjitsu sqtt instrument", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, sqttInstrumentUsage); fs.PrintDefaults() }
-	out := fs.String("o", "", "output code object (required)")
+// instrumentFlags registers the instrumentation options of `rocjitsu sqtt
+// instrument` on fs and returns the function that builds the
+// instrument.Options from the parsed flags.
+func instrumentFlags(fs *flag.FlagSet) func() (instrument.Options, error) {
 	barriers := fs.Bool("barriers", false, "point markers at barriers (s_barrier, s_barrier_signal/wait)")
 	functions := fs.String("functions", "", "enter/exit markers for callees above N instructions (or cost:N, weighted)")
 	memory := fs.String("memory", "", "vmem_load/vmem_store point markers per N ops with gaps of at most M instructions")
@@ -71,8 +70,43 @@ func sqttInstrument(args []string, stdout, stderr io.Writer) int {
 	}
 	clockBits := fs.Uint("shader-clock-bits", 0, "gfx12: pack this many shader-clock bits into marker headers")
 	clockShift := fs.Uint("shader-clock-shift", 4, "gfx12: source bit of the packed shader-clock window")
-	sites := fs.Bool("sites", false, "list every inserted marker sequence")
 	addresses := fs.String("addresses", "", "trace per-lane addresses: memory, lds or memory,lds (W: and R: rows)")
+	return func() (instrument.Options, error) {
+		var err error
+		opt := instrument.Options{Barriers: *barriers, Loops: *loops, Regions: regions,
+			ShaderClockBits: uint32(*clockBits), ShaderClockShift: uint32(*clockShift)}
+		if *clockBits == 0 {
+			opt.ShaderClockShift = 0
+		}
+		for i := range masks {
+			opt.Scope[i] = masks[i].v
+		}
+		if *functions != "" {
+			if opt.Functions, err = instrument.ParseThreshold(*functions); err != nil {
+				return opt, err
+			}
+		}
+		if *addresses != "" {
+			if opt.Addresses, err = instrument.ParseAddresses(*addresses); err != nil {
+				return opt, err
+			}
+		}
+		if *memory != "" {
+			if opt.Memory, err = instrument.ParseMemGroup(*memory); err != nil {
+				return opt, err
+			}
+		}
+		return opt, err
+	}
+}
+
+func sqttInstrument(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rocjitsu sqtt instrument", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, sqttInstrumentUsage); fs.PrintDefaults() }
+	out := fs.String("o", "", "output code object (required)")
+	build := instrumentFlags(fs)
+	sites := fs.Bool("sites", false, "list every inserted marker sequence")
 	pos, err := sqttParseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -81,31 +115,10 @@ func sqttInstrument(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, sqttInstrumentUsage)
 		return 2
 	}
-	opt := instrument.Options{Barriers: *barriers, Loops: *loops, Regions: regions,
-		ShaderClockBits: uint32(*clockBits), ShaderClockShift: uint32(*clockShift)}
-	if *clockBits == 0 {
-		opt.ShaderClockShift = 0
-	}
-	for i := range masks {
-		opt.Scope[i] = masks[i].v
-	}
-	if *functions != "" {
-		if opt.Functions, err = instrument.ParseThreshold(*functions); err != nil {
-			fmt.Fprintln(stderr, "rocjitsu sqtt instrument:", err)
-			return 2
-		}
-	}
-	if *addresses != "" {
-		if opt.Addresses, err = instrument.ParseAddresses(*addresses); err != nil {
-			fmt.Fprintln(stderr, "rocjitsu sqtt instrument:", err)
-			return 2
-		}
-	}
-	if *memory != "" {
-		if opt.Memory, err = instrument.ParseMemGroup(*memory); err != nil {
-			fmt.Fprintln(stderr, "rocjitsu sqtt instrument:", err)
-			return 2
-		}
+	opt, err := build()
+	if err != nil {
+		fmt.Fprintln(stderr, "rocjitsu sqtt instrument:", err)
+		return 2
 	}
 	in, err := os.ReadFile(pos[0])
 	if err != nil {

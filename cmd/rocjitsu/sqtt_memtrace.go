@@ -16,6 +16,10 @@ func sqttMemtrace(args []string, stdout, stderr io.Writer) int {
 	var tf sqttTraceFlags
 	tf.register(fs)
 	out := fs.String("o", "", "output JSON file (default: stdout)")
+	fs.StringVar(out, "output", "", "same as -o")
+	// Upstream's -d/--demangle changes no output of this tool: kinds come
+	// from addr_trace_* names, which demangling leaves alone.
+	fs.BoolVar(&tf.demangle, "d", false, "same as -demangle (no effect on address traces)")
 	summary := fs.Bool("summary", false, "print the hierarchical summary to stderr")
 	fs.BoolVar(summary, "s", false, "same as -summary")
 	pos, err := sqttParseArgs(fs, args)
@@ -23,7 +27,7 @@ func sqttMemtrace(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: rocjitsu sqtt memtrace [-c CODE_OBJECTS] [-cu N] [-simd N] [-wave N] [-summary] [-o OUT.json] TRACE_DIR")
+		fmt.Fprintln(stderr, "usage: rocjitsu sqtt memtrace [-c CODE_OBJECTS] [-cu N] [-simd N] [-wave N] [-summary|-s] [-demangle|-d] [-o|-output OUT.json] TRACE_DIR")
 		return 2
 	}
 	c, err := tf.open(pos[0], stderr)
@@ -31,15 +35,26 @@ func sqttMemtrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rocjitsu sqtt memtrace:", err)
 		return 1
 	}
-	fmt.Fprintf(stderr, "Found %d trace dir(s), %d code object(s)\n", len(c.Traces), len(c.CodeObjects))
+	// As upstream: a trace directory is one holding shaderdata files, and
+	// one without records prints no line.
+	var dirs []string
+	for _, dir := range c.Traces {
+		if m, _ := filepath.Glob(filepath.Join(dir, "shaderdata_*.json")); len(m) > 0 {
+			dirs = append(dirs, dir)
+		}
+	}
+	fmt.Fprintf(stderr, "Found %d trace dir(s), %d code object(s)\n", len(dirs), len(c.CodeObjects))
 	var all []memtrace.Trace
 	total := 0
 	f := memtrace.Filter{CU: tf.filter.CU, SIMD: tf.filter.SIMD, Wave: tf.filter.Wave}
-	for _, dir := range c.Traces {
+	for _, dir := range dirs {
 		ts, n, err := memtrace.Collect(c, dir, memtrace.Filter{})
 		if err != nil {
 			fmt.Fprintln(stderr, "rocjitsu sqtt memtrace:", err)
 			return 1
+		}
+		if n == 0 {
+			continue
 		}
 		total += n
 		for _, t := range ts {

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
+	"github.com/rocjitsu/rocjitsu/sqtt/instrument"
 	"github.com/rocjitsu/rocjitsu/verify"
 )
 
@@ -36,9 +38,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	seeds := fs.Int("seeds", 1, "run every kernel with this many seeds, from --seed on")
 	fill := fs.String("fill", "float", "paged memory content: int, float or fp8")
 	maxInst := fs.Uint64("max-instructions", 2_000_000, "guest instruction budget per kernel (the host gets 4 times as many)")
+	factor := fs.Uint64("budget-factor", verify.HostBudgetFactor, "the host (or instrumented) side may run this many times the guest's budget")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
+	instr := fs.String("instrument", "", "instead of translating, instrument each object with these `rocjitsu sqtt instrument` OPTIONS (e.g. \"--barriers --memory 4:8 --loops\") and compare the instrumented run with the plain one on the object's own target (--host is ignored)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--json FILE]")
+		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--budget-factor N] [--json FILE] [--instrument \"OPTIONS\"]")
 		fs.PrintDefaults()
 	}
 	var pos []string
@@ -61,7 +65,26 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rocjitsu verify: %v\n", err)
 		return 2
 	}
-	opt := verify.Options{Host: *host, Kernel: *kernel, Workgroups: *wgs, Seed: *seed, Fill: f, MaxInstructions: *maxInst}
+	var instOpt *instrument.Options
+	if *instr != "" {
+		ifs := flag.NewFlagSet("verify --instrument", flag.ContinueOnError)
+		ifs.SetOutput(stderr)
+		build := instrumentFlags(ifs)
+		if err := ifs.Parse(strings.Fields(*instr)); err != nil {
+			return 2
+		}
+		if ifs.NArg() > 0 {
+			fmt.Fprintf(stderr, "rocjitsu verify: --instrument: unexpected %q\n", ifs.Arg(0))
+			return 2
+		}
+		o, err := build()
+		if err != nil {
+			fmt.Fprintf(stderr, "rocjitsu verify: --instrument: %v\n", err)
+			return 2
+		}
+		instOpt = &o
+	}
+	opt := verify.Options{Host: *host, Kernel: *kernel, Workgroups: *wgs, Seed: *seed, Fill: f, MaxInstructions: *maxInst, BudgetFactor: *factor}
 	var all []verify.Result
 	status := 0
 	for _, p := range pos {
@@ -74,7 +97,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		for i := 0; i < max(*seeds, 1); i++ {
 			o := opt
 			o.Seed = *seed + uint64(i)
-			rs, err := verify.Object(filepath.Base(p), b, o)
+			var rs []verify.Result
+			if instOpt != nil {
+				rs, err = instrumentedRun(filepath.Base(p), b, *instOpt, o)
+			} else {
+				rs, err = verify.Object(filepath.Base(p), b, o)
+			}
 			if err != nil {
 				fmt.Fprintf(stderr, "rocjitsu verify: %v\n", err)
 				status = 1
@@ -98,6 +126,16 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, verify.Summarize(all))
 	return status
+}
+
+// instrumentedRun instruments the object b with io and compares the
+// instrumented run of each kernel with the plain one (verify.Compare).
+func instrumentedRun(name string, b []byte, io instrument.Options, o verify.Options) ([]verify.Result, error) {
+	res, err := instrument.Instrument(b, io)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return verify.Compare(name, b, res.Object, o)
 }
 
 // line is one kernel's text line.

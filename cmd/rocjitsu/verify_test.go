@@ -56,3 +56,27 @@ func TestVerifyCommand(t *testing.T) {
 		t.Fatalf("bad fill: exit %d", code)
 	}
 }
+
+// TestVerifyInstrument: --instrument compares each object's instrumented
+// run with its plain one on the object's own target; bad options are
+// usage errors and an object the pass refuses is an error.
+func TestVerifyInstrument(t *testing.T) {
+	dir := filepath.Join(projectpath.MustRoot(t), "testdata", "kernels")
+	var out, errb bytes.Buffer
+	code := runMain([]string{"verify", filepath.Join(dir, "gfx942", "stencil_lds.co"), filepath.Join(dir, "gfx1201", "stencil_lds.co"),
+		"--instrument", "--barriers --memory 4:8 --loops", "--workgroups", "1"}, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "stencil_lds.co stencil_lds -> gfx942: identical") ||
+		!strings.Contains(out.String(), "stencil_lds.co stencil_lds -> gfx1201: identical") ||
+		!strings.Contains(out.String(), "2 kernels: 2 identical") {
+		t.Errorf("code %d\n%s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := runMain([]string{"verify", filepath.Join(dir, "gfx942", "stencil_lds.co"), "--instrument", "--memory 0:1"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--instrument") {
+		t.Errorf("bad options: code %d %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := runMain([]string{"verify", filepath.Join(dir, "gfx942", "indirect_call.co"), "--instrument", "--loops"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "indirect") {
+		t.Errorf("refused object: code %d %s", code, errb.String())
+	}
+}

@@ -32,7 +32,7 @@ type Trace struct {
 	SE             uint32
 	CU, SIMD, Wave uint8
 	// Exec is the EXEC mask; Addresses the active lanes' addresses
-	// (empty for struct buffers).
+	// (empty when EXEC is zero; struct-buffer blocks are not reported).
 	Exec      uint64
 	Lanes     []int
 	Addresses []uint64
@@ -67,8 +67,26 @@ func Collect(c *pipeline.Capture, dir string, f Filter) ([]Trace, int, error) {
 		return nil, 0, err
 	}
 	fms := c.Funcmaps(t)
+	// As upstream, the merged map is built in the order of the code
+	// object files (later files win on a shared id); maps that only the
+	// trace's code.json holds come last.
+	ids := sqtt.SortedIDs(fms)
+	path := func(id uint64) (string, bool) {
+		if co := c.CodeObjects[id]; co != nil && co.Funcmap == fms[id] {
+			return co.Path, true
+		}
+		return "", false
+	}
+	sort.SliceStable(ids, func(i, j int) bool {
+		pi, oki := path(ids[i])
+		pj, okj := path(ids[j])
+		if oki != okj {
+			return oki
+		}
+		return pi < pj
+	})
 	var all []*sqtt.Funcmap
-	for _, id := range sqtt.SortedIDs(fms) {
+	for _, id := range ids {
 		all = append(all, fms[id])
 	}
 	merged := sqtt.Merge(all...)
@@ -118,7 +136,8 @@ func Collect(c *pipeline.Capture, dir string, f Filter) ([]Trace, int, error) {
 			m := fm.Decode(uint32(r.Value))
 			e, known := fm.Lookup(m.ID)
 			if !known {
-				i++
+				// An id without a name row still owns its R: payload.
+				i += 1 + int(fm.ExtraPayloadCount(m.ID))
 				continue
 			}
 			name, _, _ := strings.Cut(e.Name, "@")
@@ -142,7 +161,10 @@ func Collect(c *pipeline.Capture, dir string, f Filter) ([]Trace, int, error) {
 			}
 			i += 1 + need
 			blk, err := sqtt.DecodeAddressBlock(proto, ws, words)
-			if err != nil {
+			if err != nil || proto.Struct {
+				// Struct buffers are consumed but, as upstream, not
+				// reported: their address needs the descriptor's
+				// stride, which the trace does not carry.
 				continue
 			}
 			tr := Trace{Kind: strings.TrimPrefix(name, sqtt.AddressTracePrefix), MarkerID: m.ID, Time: r.Time,
@@ -254,6 +276,52 @@ func keys[K comparable](m map[K]bool, less func(a, b K) bool) []K {
 	return ks
 }
 
+// delta is the exact difference of two 64-bit addresses: its sign and
+// magnitude (a difference can exceed the int64 range).
+type delta struct {
+	neg bool
+	mag uint64
+}
+
+func (d delta) less(e delta) bool {
+	switch {
+	case d.neg != e.neg:
+		return d.neg
+	case d.neg:
+		return d.mag > e.mag
+	}
+	return d.mag < e.mag
+}
+
+func (d delta) String() string {
+	if d.neg {
+		return "-" + strconv.FormatUint(d.mag, 10)
+	}
+	return strconv.FormatUint(d.mag, 10)
+}
+
+// deltas formats the distinct differences of consecutive addresses,
+// ascending, comma-separated ("-" when there are none).
+func deltas(as []uint64) string {
+	seen := map[delta]bool{}
+	for i := 0; i+1 < len(as); i++ {
+		a, b := as[i], as[i+1]
+		if b >= a {
+			seen[delta{mag: b - a}] = true
+		} else {
+			seen[delta{neg: true, mag: a - b}] = true
+		}
+	}
+	if len(seen) == 0 {
+		return "-"
+	}
+	var ds []string
+	for _, x := range keys(seen, delta.less) {
+		ds = append(ds, x.String())
+	}
+	return strings.Join(ds, ",")
+}
+
 // WriteSummary writes the hierarchical summary: totals, then per source
 // location (or marker#ID), per marker id, per wave, one line per block
 // with its lane count, address range and the distinct inter-lane deltas.
@@ -351,18 +419,7 @@ func WriteSummary(w io.Writer, ts []Trace) {
 						fmt.Fprintf(w, "        t=%d lanes=%d (no addresses)\n", t.Time, len(t.Lanes))
 						continue
 					}
-					seen := map[int64]bool{}
-					for i := 0; i+1 < len(t.Addresses); i++ {
-						seen[int64(t.Addresses[i+1])-int64(t.Addresses[i])] = true
-					}
-					d := "-"
-					if len(seen) > 0 {
-						var ds []string
-						for _, x := range keys(seen, func(a, b int64) bool { return a < b }) {
-							ds = append(ds, strconv.FormatInt(x, 10))
-						}
-						d = strings.Join(ds, ",")
-					}
+					d := deltas(t.Addresses)
 					fmt.Fprintf(w, "        t=%d lanes=%d range=[%s..%s] deltas=[%s]\n", t.Time, len(t.Lanes),
 						hexAddr(t.Addresses[0], wide), hexAddr(t.Addresses[len(t.Addresses)-1], wide), d)
 				}
