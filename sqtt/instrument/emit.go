@@ -30,6 +30,9 @@ func selfRegs(in *isa.Inst) live.Set {
 // freeSGPRs returns n SGPRs below the limit that nothing reads after in,
 // that in does not name, and that are not the scope flag.
 func (k *kplan) freeSGPRs(in *isa.Inst, n int, except ...int) ([]uint32, bool) {
+	if in == nil {
+		return nil, n == 0
+	}
 	a := k.live.After(in.PC)
 	if a == nil {
 		return nil, n == 0
@@ -109,6 +112,9 @@ func (k *kplan) prepareScope() error {
 		return reject("kernel %s: scope filtering needs an SGPR the kernel never uses below s%d; there is none", k.k.Name, k.limit)
 	}
 	entry := k.o.g.Insts[k.k.EntryAddr]
+	if entry == nil {
+		return reject("kernel %s: the entry %#x is not a decoded instruction: no place for the scope check", k.k.Name, k.k.EntryAddr)
+	}
 	tmp, ok := k.freeSGPRs(entry, 2)
 	if !ok {
 		return reject("kernel %s: no dead SGPR at the entry for the scope check", k.k.Name)
