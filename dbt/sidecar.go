@@ -527,7 +527,13 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 		kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr + 256, Src: k.EntryAddr + 256})
 		code = window(code, 4)
 	}
-	for _, l := range sc.Blocks {
+	return kt.emitSidecarBlocks(code, p)
+}
+
+// emitSidecarBlocks appends the sidecar code of every block of the scope to
+// code (the prologue already in it) and finishes the emission.
+func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
+	for _, l := range kt.scope.Blocks {
 		b := kt.g.Blocks[l]
 		for i, in := range b.Insts {
 			code = kt.pool(code, b, i)
@@ -837,20 +843,5 @@ func (kt *kernelT) emitHostSidecar(p *sidecarPlan) string {
 		kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr, Src: k.EntryAddr})
 		code = window(code, 4)
 	}
-	for _, l := range kt.scope.Blocks {
-		b := kt.g.Blocks[l]
-		for i, in := range b.Insts {
-			code = kt.pool(code, b, i)
-			kt.body.Map[in.PC] = len(code)
-			kt.rep.Instructions++
-			kt.rep.SourceBytes += int(in.Size)
-			var why string
-			code, why = kt.sidecarOne(code, b, i, in, p)
-			if why != "" {
-				return fmt.Sprintf("%#x %s: %s", in.PC, in.Name(), why)
-			}
-		}
-	}
-	kt.body.Code = code
-	return kt.finishSidecar(p)
+	return kt.emitSidecarBlocks(code, p)
 }
