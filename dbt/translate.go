@@ -268,7 +268,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		rep.Kernels[i].Notes = kt.rep.Notes
 		spec.Descriptors[kt.k.Symbol] = d
 	}
-	spec.TextMap = textMap(text, hostAt, uint64(len(newText)))
+	spec.TextMap = place.TextMap(text.Addr, hostAt, uint64(len(newText)))
 	pm := &PCMap{}
 	for i, kt := range kts {
 		pm.add(kt.body.Map, len(kt.body.Code), placed[i].Base)
@@ -312,33 +312,6 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	rep.HostText = len(newText)
 	rep.Finish()
 	return res, nil
-}
-
-// textMap maps old .text offsets to new ones: exact for every translated
-// instruction (the first scope's copy), and for other offsets (labels past
-// the last instruction, padding) relative to the closest mapped address
-// below.
-func textMap(text cfg.Text, hostAt map[uint64]uint64, newLen uint64) func(uint64) (uint64, bool) {
-	srcs := make([]uint64, 0, len(hostAt))
-	for a := range hostAt {
-		srcs = append(srcs, a)
-	}
-	slices.Sort(srcs)
-	return func(off uint64) (uint64, bool) {
-		a := text.Addr + off
-		if h, ok := hostAt[a]; ok {
-			return h - text.Addr, true
-		}
-		i := sort.Search(len(srcs), func(i int) bool { return srcs[i] > a }) - 1
-		if i < 0 {
-			return off, off <= newLen
-		}
-		n := hostAt[srcs[i]] + (a - srcs[i]) - text.Addr
-		if n > newLen {
-			n = newLen
-		}
-		return n, true
-	}
 }
 
 // keepDeadCode copies the source bytes that no scope reached (padding,

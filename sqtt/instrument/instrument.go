@@ -328,7 +328,7 @@ func Instrument(obj []byte, opt Options) (*Result, error) {
 			}
 		}
 	}
-	spec.TextMap = textMap(text, hostAt, uint64(len(newText)))
+	spec.TextMap = place.TextMap(text.Addr, hostAt, uint64(len(newText)))
 	nf, err := loader.Patch(f, spec)
 	if err != nil {
 		return nil, fmt.Errorf("instrument: commit: %w", err)
@@ -444,28 +444,6 @@ func layout(text cfg.Text, kps []*kplan) ([]byte, []place.Placed, error) {
 			return nil, nil, reject("%v", err)
 		}
 		return nt, placed, nil
-	}
-}
-
-// textMap maps old .text offsets to new ones: exact for every emitted
-// instruction, relative to the closest mapped address below otherwise.
-func textMap(text cfg.Text, hostAt map[uint64]uint64, newLen uint64) func(uint64) (uint64, bool) {
-	srcs := make([]uint64, 0, len(hostAt))
-	for a := range hostAt {
-		srcs = append(srcs, a)
-	}
-	sort.Slice(srcs, func(i, j int) bool { return srcs[i] < srcs[j] })
-	return func(off uint64) (uint64, bool) {
-		a := text.Addr + off
-		if h, ok := hostAt[a]; ok {
-			return h - text.Addr, true
-		}
-		i := sort.Search(len(srcs), func(i int) bool { return srcs[i] > a }) - 1
-		if i < 0 {
-			return off, off <= newLen
-		}
-		n := hostAt[srcs[i]] + (a - srcs[i]) - text.Addr
-		return min(n, newLen), true
 	}
 }
 
