@@ -5,6 +5,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -93,4 +94,21 @@ func suggest(word string) string {
 		}
 	}
 	return ""
+}
+
+// parseInterspersed parses fs over args where flags may follow positional
+// arguments (rocjitsu translate IN -o OUT) and returns the positional ones
+// in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

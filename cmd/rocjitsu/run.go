@@ -61,20 +61,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	// Accept flags before and after the positional arguments.
-	var pos []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if err == flag.ErrHelp {
-				return 0
-			}
-			return 2
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+		return 2
 	}
 	if len(pos) != 2 || *gridS == "" || *blockS == "" {
 		fs.Usage()

@@ -39,16 +39,9 @@ func runTranslate(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	// Flags may follow the input (rocjitsu translate IN -o OUT).
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
 	}
 	host, err := isa.ParseTarget(*to)
 	if err != nil {

@@ -32,16 +32,9 @@ func runVLDS(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       rocjitsu vlds OBJ                              (a translated object) show its .rocjitsu.lds")
 		fs.PrintDefaults()
 	}
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
 	}
 	if len(pos) != 1 {
 		fs.Usage()
