@@ -90,16 +90,7 @@ func (w *Wave) vsharp12(in *Inst) (vsharp12, error) {
 // lane returns the address of lane l's access of size bytes and whether it
 // is in range. ADD_TID_ENABLE adds the lane id to the index.
 func (r *vsharp12) lane(w *Wave, in *Inst, l int, size uint64) (uint64, bool) {
-	var index, voff uint64
-	vr := (in.Src[0] - opVGPR) & 511
-	switch {
-	case in.Idxen && in.Off:
-		index, voff = uint64(w.V[vr][l]), uint64(w.V[(vr+1)&511][l])
-	case in.Idxen:
-		index = uint64(w.V[vr][l])
-	case in.Off:
-		voff = uint64(w.V[vr][l])
-	}
+	index, voff := bufferIndexOffset(w, in, l)
 	if r.addTID {
 		index += uint64(l)
 	}

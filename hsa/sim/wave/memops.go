@@ -458,16 +458,7 @@ func bufferOp(op memOp) func(*Wave, *Inst) error {
 				continue
 			}
 			w.Lanes++
-			var index, voff uint64
-			vr := (in.Src[0] - opVGPR) & 511
-			switch {
-			case in.Idxen && in.Off:
-				index, voff = uint64(w.V[vr][l]), uint64(w.V[(vr+1)&511][l])
-			case in.Idxen:
-				index = uint64(w.V[vr][l])
-			case in.Off:
-				voff = uint64(w.V[vr][l])
-			}
+			index, voff := bufferIndexOffset(w, in, l)
 			off := voff + uint64(in.Imm)
 			var inRange bool
 			if stride == 0 {
@@ -626,4 +617,20 @@ func init() {
 			def(n, func(w *Wave, in *Inst) error { return nil })
 		}
 	}
+}
+
+// bufferIndexOffset reads lane l's index and offset VGPRs of a buffer
+// instruction (idxen: index in the first VGPR; offen: offset in the first,
+// or in the second after the index).
+func bufferIndexOffset(w *Wave, in *Inst, l int) (index, voff uint64) {
+	vr := (in.Src[0] - opVGPR) & 511
+	switch {
+	case in.Idxen && in.Off:
+		index, voff = uint64(w.V[vr][l]), uint64(w.V[(vr+1)&511][l])
+	case in.Idxen:
+		index = uint64(w.V[vr][l])
+	case in.Off:
+		voff = uint64(w.V[vr][l])
+	}
+	return index, voff
 }
