@@ -524,22 +524,12 @@ func (kt *kernelT) getpc(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []b
 		return append(code, raw...)
 	}
 	n := in.Operands[0].Reg
-	lit := func(x *isa.Inst, name string, dst uint16) (uint32, bool) {
-		if x.Name() != name || len(x.Operands) != 3 || !x.HasLiteral {
-			return 0, false
-		}
-		o := x.Operands
-		if o[0].Class != isa.SGPR || o[0].Reg != dst || o[1].Kind != isa.KindReg || o[1].Class != isa.SGPR || o[1].Reg != dst || o[2].Kind != isa.KindLiteral {
-			return 0, false
-		}
-		return x.Literal, true
-	}
 	if i+2 >= len(b.Insts) {
 		kt.reject(in, "s_getpc_b64 whose result is not consumed by an s_add_u32/s_addc_u32 literal pair in the same block")
 		return append(code, raw...)
 	}
-	lo, ok1 := lit(b.Insts[i+1], "s_add_u32", n)
-	hi, ok2 := lit(b.Insts[i+2], "s_addc_u32", n+1)
+	lo, ok1 := cfg.PCLiteral(b.Insts[i+1], false, n)
+	hi, ok2 := cfg.PCLiteral(b.Insts[i+2], true, n+1)
 	if !ok1 || !ok2 {
 		kt.reject(in, "s_getpc_b64 not followed by the canonical s_add_u32/s_addc_u32 literal pair: its PC-relative arithmetic cannot be re-biased")
 		return append(code, raw...)

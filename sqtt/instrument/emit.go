@@ -567,22 +567,11 @@ func (k *kplan) getpc(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte
 		return nil, reject("kernel %s: %#x: s_getpc_b64 without an SGPR destination", k.k.Name, in.PC)
 	}
 	n := in.Operands[0].Reg
-	lit := func(x *isa.Inst, hi bool, dst uint16) (uint32, bool) {
-		name := x.Name()
-		if (!hi && name != "s_add_u32" && name != "s_add_co_u32") || (hi && name != "s_addc_u32" && name != "s_add_co_ci_u32") || len(x.Operands) != 3 || !x.HasLiteral {
-			return 0, false
-		}
-		o := x.Operands
-		if o[0].Class != isa.SGPR || o[0].Reg != dst || o[1].Kind != isa.KindReg || o[1].Class != isa.SGPR || o[1].Reg != dst || o[2].Kind != isa.KindLiteral {
-			return 0, false
-		}
-		return x.Literal, true
-	}
 	if i+2 >= len(b.Insts) {
 		return nil, reject("kernel %s: %#x: s_getpc_b64 not followed by an s_add/s_addc literal pair in its block", k.k.Name, in.PC)
 	}
-	lo, ok1 := lit(b.Insts[i+1], false, n)
-	hi, ok2 := lit(b.Insts[i+2], true, n+1)
+	lo, ok1 := cfg.PCLiteral(b.Insts[i+1], false, n)
+	hi, ok2 := cfg.PCLiteral(b.Insts[i+2], true, n+1)
 	if !ok1 || !ok2 {
 		return nil, reject("kernel %s: %#x: s_getpc_b64 not followed by the canonical literal pair: its PC-relative arithmetic cannot be re-biased", k.k.Name, in.PC)
 	}
