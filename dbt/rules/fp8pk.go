@@ -49,21 +49,7 @@ func CvtPkFP8OCPCode(vdst, x0, x1 uint16, hi bool, t [5]uint16) []byte {
 	add3(vop3(opBfiB32, h1, srcVGPR+h0, srcZero, srcVGPR+h1)) // 0x80 where the code was NaN
 	w = append(w, vop2(op2LshrrevB32, h1, inlineInt(7), h1, 0)...)
 	w = append(w, vop2(op2MulU32U24, h1, srcLit, h1, 0x7f)...) // 0x7f for NaN
-	add3(vop3(op3LshrrevB32, q, inlineInt(24), x0, 0))
-	w = append(w, vop2(op2AndB32, q, srcLit, q, 0x80)...)
-	add3(vop3(op3LshrrevB32, r, inlineInt(16), x1, 0))
-	w = append(w, vop2(op2AndB32, r, srcLit, r, 0x8000)...)
-	w = append(w, vop2(op2OrB32, q, srcVGPR+q, r, 0)...)       // sign bits
-	w = append(w, vop2(op2OrB32, h1, srcVGPR+h1, q, 0)...)     // replacement bytes
-	add3(vop3(opBfiB32, p, srcVGPR+h0, srcVGPR+p, srcVGPR+h1)) // 16-bit OCP pair
-	mask := uint32(0xffff)
-	if hi {
-		w = append(w, vop2(op2LshlrevB32, p, inlineInt(16), p, 0)...)
-		mask = 0xffff0000
-	}
-	w = append(w, vop1(op1MovB32, h0, srcLit), mask)
-	add3(vop3(opBfiB32, vdst, srcVGPR+h0, srcVGPR+p, srcVGPR+vdst))
-	return appendWords(nil, w...)
+	return appendWords(nil, pkMergeOCP(w, vdst, x0, x1, hi, h0, h1, p, q, r)...)
 }
 
 func emitCvtPkFP8(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
@@ -87,4 +73,27 @@ func emitCvtPkFP8(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 		return nil, err
 	}
 	return CvtPkFP8OCPCode(uint16(w[0]&0xff), x0, x1, opsel&8 != 0, [5]uint16(t)), nil
+}
+
+// pkMergeOCP ends an OCP 8-bit pack: p[15:0] holds the two host codes, h0
+// a 0xff mask per byte that keeps its code and h1 the replacement bytes;
+// the inputs' sign bits join the replacements, the pair is merged and
+// written to the low or (hi) high half of vdst. q and r are temporaries.
+func pkMergeOCP(w []uint32, vdst, x0, x1 uint16, hi bool, h0, h1, p, q, r uint16) []uint32 {
+	add3 := func(x [2]uint32) { w = append(w, x[0], x[1]) }
+	add3(vop3(op3LshrrevB32, q, inlineInt(24), x0, 0))
+	w = append(w, vop2(op2AndB32, q, srcLit, q, 0x80)...)
+	add3(vop3(op3LshrrevB32, r, inlineInt(16), x1, 0))
+	w = append(w, vop2(op2AndB32, r, srcLit, r, 0x8000)...)
+	w = append(w, vop2(op2OrB32, q, srcVGPR+q, r, 0)...)       // sign bits
+	w = append(w, vop2(op2OrB32, h1, srcVGPR+h1, q, 0)...)     // replacement bytes
+	add3(vop3(opBfiB32, p, srcVGPR+h0, srcVGPR+p, srcVGPR+h1)) // 16-bit OCP pair
+	mask := uint32(0xffff)
+	if hi {
+		w = append(w, vop2(op2LshlrevB32, p, inlineInt(16), p, 0)...)
+		mask = 0xffff0000
+	}
+	w = append(w, vop1(op1MovB32, h0, srcLit), mask)
+	add3(vop3(opBfiB32, vdst, srcVGPR+h0, srcVGPR+p, srcVGPR+vdst))
+	return w
 }

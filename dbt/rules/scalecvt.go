@@ -239,22 +239,8 @@ func CvtPkBF8OCPCode(vdst, x0, x1 uint16, hi bool, t [7]uint16) []byte {
 		w = append(w, vop2(op2MulU32U24, d, srcLit, d, 3<<(8*i))...)
 		w = append(w, vop2(op2OrB32, h1, srcVGPR+h1, d, 0)...)
 	}
-	// Signs of the inputs for the replaced bytes.
-	add3(vop3(op3LshrrevB32, q, inlineInt(24), x0, 0))
-	w = append(w, vop2(op2AndB32, q, srcLit, q, 0x80)...)
-	add3(vop3(op3LshrrevB32, r, inlineInt(16), x1, 0))
-	w = append(w, vop2(op2AndB32, r, srcLit, r, 0x8000)...)
-	w = append(w, vop2(op2OrB32, q, srcVGPR+q, r, 0)...)
-	w = append(w, vop2(op2OrB32, h1, srcVGPR+h1, q, 0)...)
-	add3(vop3(opBfiB32, p, srcVGPR+h0, srcVGPR+p, srcVGPR+h1))
-	mask := uint32(0xffff)
-	if hi {
-		w = append(w, vop2(op2LshlrevB32, p, inlineInt(16), p, 0)...)
-		mask = 0xffff0000
-	}
-	w = append(w, vop1(op1MovB32, h0, srcLit), mask)
-	add3(vop3(opBfiB32, vdst, srcVGPR+h0, srcVGPR+p, srcVGPR+vdst))
-	return appendWords(nil, w...)
+	// Signs of the inputs for the replaced bytes, then the merge.
+	return appendWords(nil, pkMergeOCP(w, vdst, x0, x1, hi, h0, h1, p, q, r)...)
 }
 
 // fp4Table holds twice the magnitude of every FP4 code, a nibble each.
