@@ -350,7 +350,8 @@ func (cp *commandProcessor) serve(q *queue) bool {
 		if typ == hsaPacketTypeInvalid {
 			return worked // reserved, not yet published
 		}
-		done, err := cp.execute(q, slot, r, typ)
+		completion := binary.LittleEndian.Uint64(slot[56:])
+		done, start, err := cp.execute(q, slot, r, typ)
 		if !done {
 			return worked // a barrier waits on a signal
 		}
@@ -366,9 +367,13 @@ func (cp *commandProcessor) serve(q *queue) bool {
 			cp.d.queueError(q, err)
 		}
 		// The packet is consumed: its slot becomes INVALID, then the read
-		// index moves, as the CP does.
+		// index moves, as the CP does; only then is the completion signal
+		// decremented, so a thread that sees the signal also sees the slot
+		// free (the slot stays intact while the kernel runs: its dispatch
+		// pointer reads it).
 		atomic.StoreUint32((*uint32)(unsafe.Pointer(&slot[0])), hdr&^0xff|hsaPacketTypeInvalid)
 		atomic.StoreUint64(q.rptr, r+1)
+		cp.complete(completion, start)
 		if q.broken {
 			return true
 		}
@@ -376,21 +381,20 @@ func (cp *commandProcessor) serve(q *queue) bool {
 }
 
 // execute runs one packet; done is false for a barrier whose condition
-// does not hold yet.
-func (cp *commandProcessor) execute(q *queue, p []byte, index uint64, typ uint32) (done bool, err error) {
+// does not hold yet. start is the GPU tick the packet began at, for its
+// completion signal's timestamps.
+func (cp *commandProcessor) execute(q *queue, p []byte, index uint64, typ uint32) (done bool, start uint64, err error) {
 	le := binary.LittleEndian
-	completion := le.Uint64(p[56:])
+	start = cp.d.gpuTicks()
 	switch typ {
 	case hsaPacketTypeKernelDispatch:
 		if q.gpu.exec == nil {
 			err = errors.New("no executor for the GPU")
 			break
 		}
-		start := cp.d.gpuTicks()
 		err = cp.dispatch(q, p, index)
 		cp.dispatches.Add(1)
-		cp.complete(completion, start)
-		return true, err
+		return true, start, err
 	case hsaPacketTypeBarrierAnd, hsaPacketTypeBarrierOr:
 		n, zero := 0, 0
 		for i := 0; i < 5; i++ {
@@ -404,7 +408,7 @@ func (cp *commandProcessor) execute(q *queue, p []byte, index uint64, typ uint32
 			}
 		}
 		if typ == hsaPacketTypeBarrierAnd && zero != n || typ == hsaPacketTypeBarrierOr && n > 0 && zero == 0 {
-			return false, nil
+			return false, 0, nil
 		}
 	case hsaPacketTypeVendorSpecific:
 		switch p[2] {
@@ -412,7 +416,7 @@ func (cp *commandProcessor) execute(q *queue, p []byte, index uint64, typ uint32
 			s := le.Uint64(p[8:])
 			val, mask, cond := int64(le.Uint64(p[16:])), int64(le.Uint64(p[24:])), le.Uint32(p[32:])
 			if s != 0 && !compare(signalValue(s)&mask, val, cond) {
-				return false, nil
+				return false, 0, nil
 			}
 		case amdAQLFormatPM4IB:
 			// Indirect PM4 buffers carry cache maintenance (code cache
@@ -426,8 +430,7 @@ func (cp *commandProcessor) execute(q *queue, p []byte, index uint64, typ uint32
 	default:
 		err = errors.New("invalid packet type")
 	}
-	cp.complete(completion, cp.d.gpuTicks())
-	return true, err
+	return true, start, err
 }
 
 // dispatch runs a kernel, turning a fault of the process's own memory
