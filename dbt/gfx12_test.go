@@ -26,8 +26,6 @@ import (
 // translates (update the list) and when any other kernel is rejected.
 var gfx12Rejected = map[string]string{
 	"indirect_call": "unrecovered indirect transfer",
-	// Scaled MFMAs have no gfx12 rule (no MFMA on gfx12).
-	"gfx950_mfma_scale_agpr": "v_mfma_scale_f32_16x16x128_f8f6f4 has no gfx12 rule",
 }
 
 // gfx12SpillRejected lists the kernels whose rules cannot borrow enough
