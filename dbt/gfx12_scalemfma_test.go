@@ -20,15 +20,26 @@ type gfx12SMCase struct {
 	scaled bool
 }
 
-// gfx12SMBuild assembles the kernels k0.. of cases into one gfx950 object.
-func gfx12SMBuild(t *testing.T, cases []gfx12SMCase) []byte {
+// gfx12SMBuild assembles the kernels k<i> of the cases i that keep
+// accepts (all when nil) into one gfx950 object. wide kernels also write
+// v159 (dead), so that 160 arch VGPRs exist whose live ones a rule may
+// borrow.
+func gfx12SMBuild(t *testing.T, cases []gfx12SMCase, wide bool, keep func(i int) bool) []byte {
 	t.Helper()
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n")
+	var kept []int
 	for i, c := range cases {
+		if keep != nil && !keep(i) {
+			continue
+		}
+		kept = append(kept, i)
 		var k strings.Builder
 		smKernel(&k, fmt.Sprintf("k%d", i), c.smCase)
 		text := k.String()
+		if wide {
+			text = strings.Replace(text, "  s_load_dwordx2", "  v_mov_b32 v159, 0\n  s_load_dwordx2", 1)
+		}
 		if !c.scaled {
 			// Drop the v_mfma_ld_scale_b32 dwords: ".long l0, l1, w0, w1".
 			at := strings.Index(text, "  .long 0xd3ac")
@@ -44,7 +55,7 @@ func gfx12SMBuild(t *testing.T, cases []gfx12SMCase) []byte {
 		s.WriteString(text)
 	}
 	s.WriteString(".rodata\n")
-	for i := range cases {
+	for _, i := range kept {
 		fmt.Fprintf(&s, ".p2align 6\n.amdhsa_kernel k%d\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 160\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 128\n.end_amdhsa_kernel\n", i)
 	}
 	path := filepath.Join(t.TempDir(), "k.s")
@@ -73,7 +84,9 @@ func gfx12SMBound(mag float64) float64 { return 14*math.Ldexp(mag, -24) + 5*math
 // format pair (E4M3, E5M2, E2M3, E3M2, E2M1 for A and B), scale byte
 // selectors, C/D in AGPRs or VGPRs or an inline-constant C, A/B in AGPRs.
 // Random inputs run through the gfx950 instruction on the simulated gfx950
-// agent and its translation on the simulated gfx1201 agent:
+// agent and its translation on the simulated gfx1201 agent (exact inputs
+// of a third of the kernels also on gfx1200, and of a quarter with every
+// scratch register borrowed and spilled):
 //
 //   - exact: inputs whose sums are exact in f32 must agree bit for bit;
 //   - bound: general inputs and scales 2^-10..2^10 within the rule's bound;
@@ -105,7 +118,9 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 			}
 		}
 	}
-	guest := gfx12SMBuild(t, cases)
+	spills := func(i int) bool { return i%4 == 1 }
+	guest := gfx12SMBuild(t, cases, false, nil)
+	wide := gfx12SMBuild(t, cases, true, spills)
 	res, err := Translate(guest, Options{Name: "scalemfma12", Host: isa.GFX1201})
 	if err != nil {
 		var b strings.Builder
@@ -113,6 +128,22 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
 	verifyObject12(t, "scalemfma12", isa.GFX1201, guest, res.Object)
+	// gfx1200, and gfx1201 with every scratch register borrowed from live
+	// registers and saved to private memory around the expansion, run
+	// the exact inputs of some kernels.
+	res1200, err := Translate(guest, Options{Name: "scalemfma12", Host: isa.GFX1200})
+	if err != nil {
+		t.Fatalf("gfx1200: %v", err)
+	}
+	spilled, err := Translate(wide, Options{Name: "scalemfma12-spill", Host: isa.GFX1201, forceSpill: true})
+	if err != nil {
+		var b strings.Builder
+		spilled.Report.WriteText(&b)
+		t.Fatalf("spilled: %v\n%s", err, b.String())
+	}
+	if !strings.Contains(fmt.Sprintf("%+v", spilled.Report), "borrowed") {
+		t.Fatalf("forced spills borrowed no registers: %+v", spilled.Report)
+	}
 	rng := rand.New(rand.NewSource(1201))
 	runs, checked, skipped := 0, 0, 0
 	for ci, c := range cases {
@@ -121,7 +152,20 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 		if c.scaled {
 			modes = append(modes, "nan", "extreme", "range")
 		}
+		if ci%3 == 0 {
+			modes = append(modes, "gfx1200")
+		}
+		if spills(ci) {
+			modes = append(modes, "spill")
+		}
 		for _, mode := range modes {
+			gobj, host, target := guest, res.Object, "gfx1201"
+			switch mode {
+			case "gfx1200":
+				host, target, mode = res1200.Object, "gfx1200", "exact"
+			case "spill":
+				gobj, host, mode = wide, spilled.Object, "exact"
+			}
 			if mode == "specials" && c.cbsz > 1 && c.blgp > 1 {
 				continue // no format of this pair has special codes
 			}
@@ -150,8 +194,8 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 			case mode == "range":
 				setScaleBytes(in, c.smCase, func(int) uint32 { return uint32(rng.Intn(255)) }, func(int) uint32 { return uint32(rng.Intn(255)) })
 			}
-			want := smRun(t, guest, "gfx950", name, in)
-			got := smRun(t, res.Object, "gfx1201", name, in)
+			want := smRun(t, gobj, "gfx950", name, in)
+			got := smRun(t, host, target, name, in)
 			runs++
 			nonzero, nans := false, 0
 			for r := 0; r < c.cd(); r++ {
@@ -162,7 +206,7 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 					if math.IsNaN(wv) {
 						nans++
 					}
-					where := fmt.Sprintf("%s: m=%d scaled=%v cbsz=%d blgp=%d sel=%d/%d cd=%d agpr=%d %s: lane %d reg %d", name, c.m, c.scaled, c.cbsz, c.blgp, c.sa, c.sb, c.cdMode, c.agpr, mode, l, r)
+					where := fmt.Sprintf("%s on %s: m=%d scaled=%v cbsz=%d blgp=%d sel=%d/%d cd=%d agpr=%d %s: lane %d reg %d", name, target, c.m, c.scaled, c.cbsz, c.blgp, c.sa, c.sb, c.cdMode, c.agpr, mode, l, r)
 					mag := smMagnitude(in, c.smCase, l, r)
 					switch {
 					case mode == "exact":

@@ -183,9 +183,26 @@ type f8f6f4Gen struct {
 	eo     [2]uint16 // FP4 even/odd byte spreads (2 registers each)
 	cvt    uint16    // v_cvt_pk_f32_fp8 pair
 	t6     [3]uint16 // FP6 per-element temporaries
-	acc    uint16    // accumulators: (I, J, part) at acc + 4*((I*tiles+J)*parts+part)
+	accs   []uint16  // accumulators (4 registers each): (I, J, part) at (I*tiles+J)*parts+part
 	masked [2]uint16 // masked A and B (ab registers each)
 	bsw    uint16    // B moved to the other tile's lane groups (32x32)
+	// pool are the conversion registers, free once the products are
+	// done, which the scaling and the store reuse (take).
+	pool []uint16
+}
+
+// take returns n scratch registers for the phases after the products:
+// pool registers first, then new ones.
+func (g *f8f6f4Gen) take(n int) ([]uint16, error) {
+	if n <= len(g.pool) {
+		return g.pool[:n], nil
+	}
+	more, err := g.ctx.TempVGPRs(n - len(g.pool))
+	if err != nil {
+		return nil, err
+	}
+	g.pool = append(g.pool, more...)
+	return g.pool[:n], nil
 }
 
 func newF8F6F4Gen(ctx rules.Context, in *isa.Inst, sh f8f6f4Shape, o f8f6f4Operands) *f8f6f4Gen {
@@ -223,8 +240,11 @@ func (g *f8f6f4Gen) emit() error {
 	ctx := g.ctx
 	nt := g.tiles * g.tiles
 	var err error
-	if g.acc, err = ctx.TempVGPRRange(4*nt*g.parts, 1); err != nil {
-		return err
+	g.accs = make([]uint16, nt*g.parts)
+	for i := range g.accs {
+		if g.accs[i], err = ctx.TempVGPRRange(4, 1); err != nil {
+			return err
+		}
 	}
 	lc, err := ctx.TempVGPRs(4)
 	if err != nil {
@@ -245,38 +265,50 @@ func (g *f8f6f4Gen) emit() error {
 		}
 		copy(g.mask[:], mk)
 	}
+	// Conversion-phase registers, recorded in the pool for the phases
+	// after the products.
+	rng := func(n int) (uint16, error) {
+		r, err := ctx.TempVGPRRange(n, 1)
+		for i := 0; err == nil && i < n; i++ {
+			g.pool = append(g.pool, r+uint16(i))
+		}
+		return r, err
+	}
 	if !g.fp8 {
+		haveCvt, have6 := false, false
 		for x := 0; x < 2; x++ {
-			if g.conv[x], err = ctx.TempVGPRRange(2, 1); err != nil {
+			if g.conv[x], err = rng(2); err != nil {
 				return err
 			}
 			switch f := g.fmt[x]; {
 			case f == 4:
-				if g.eo[x], err = ctx.TempVGPRRange(2, 1); err != nil {
+				if g.eo[x], err = rng(2); err != nil {
 					return err
 				}
-			case f == 0 && g.cvt == 0:
-				if g.cvt, err = ctx.TempVGPRRange(2, 1); err != nil {
+			case f == 0 && !haveCvt:
+				if g.cvt, err = rng(2); err != nil {
 					return err
 				}
-			case (f == 2 || f == 3) && g.t6[0] == 0:
-				t, err := ctx.TempVGPRs(3)
-				if err != nil {
-					return err
+				haveCvt = true
+			case (f == 2 || f == 3) && !have6:
+				for i := range g.t6 {
+					if g.t6[i], err = rng(1); err != nil {
+						return err
+					}
 				}
-				g.t6 = [3]uint16(t)
+				have6 = true
 			}
 		}
 	}
 	if masks > 0 {
 		for x := 0; x < 2; x++ {
-			if g.masked[x], err = ctx.TempVGPRRange(int(g.ab), 1); err != nil {
+			if g.masked[x], err = rng(int(g.ab)); err != nil {
 				return err
 			}
 		}
 	}
 	if g.tiles == 2 {
-		if g.bsw, err = ctx.TempVGPRRange(int(g.ab), 1); err != nil {
+		if g.bsw, err = rng(int(g.ab)); err != nil {
 			return err
 		}
 	}
@@ -450,7 +482,7 @@ func (g *f8f6f4Gen) products() {
 						bop = g.masked[1]
 					}
 					n := (I*g.tiles+J)*g.parts + part
-					acc := g.acc + uint16(4*n)
+					acc := g.accs[n]
 					c := vr(acc, 4)
 					if !first[n] {
 						c, first[n] = zero, true
@@ -471,7 +503,7 @@ func (g *f8f6f4Gen) products() {
 
 // accReg returns accumulator register r of tile (I, J), part b.
 func (g *f8f6f4Gen) accReg(I, J, b, r int) uint16 {
-	return g.acc + uint16(4*((I*g.tiles+J)*g.parts+b)+r)
+	return g.accs[(I*g.tiles+J)*g.parts+b] + uint16(r)
 }
 
 // scale applies the block scales (or the f16 offsets alone) and adds the
@@ -482,13 +514,15 @@ func (g *f8f6f4Gen) scale() error {
 		if off == 0 {
 			return nil
 		}
-		for n := uint16(0); n < uint16(4*g.tiles*g.tiles); n++ {
-			r := v1(g.acc + n)
-			g.add(host{mnem: "v_ldexp_f32", ops: []isa.Operand{r, r, inl(off)}})
+		for _, a := range g.accs {
+			for n := uint16(0); n < 4; n++ {
+				r := v1(a + n)
+				g.add(host{mnem: "v_ldexp_f32", ops: []isa.Operand{r, r, inl(off)}})
+			}
 		}
 		return nil
 	}
-	t, err := g.ctx.TempVGPRs(6 + g.tiles)
+	t, err := g.take(6 + g.tiles)
 	if err != nil {
 		return err
 	}
@@ -541,7 +575,7 @@ func (g *f8f6f4Gen) store() error {
 		return c
 	}
 	wait := host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}}
-	t, err := g.ctx.TempVGPRs(3)
+	t, err := g.take(3)
 	if err != nil {
 		return err
 	}
