@@ -522,38 +522,50 @@ func (g *f8f6f4Gen) scale() error {
 		}
 		return nil
 	}
-	t, err := g.take(6 + g.tiles)
+	t, err := g.take(8 + g.tiles)
 	if err != nil {
 		return err
 	}
-	sA, sB, ea, ex, mx, addr := t[0], t[1], t[2], t[3], t[4], t[5]
-	eb := t[6:]
-	// The scale bytes of every lane.
-	g.add(host{mnem: "v_bfe_u32", ops: []isa.Operand{v1(sA), g.o.sa, inl(8 * g.o.selA), inl(8)}},
-		host{mnem: "v_bfe_u32", ops: []isa.Operand{v1(sB), g.o.sb, inl(8 * g.o.selB), inl(8)}})
-	stride := 4 * g.sh.m // bytes between the lanes of consecutive blocks
-	bperm := func(dst, a uint16, src uint16, offset int) []host {
-		return []host{
-			{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{v1(addr), lit(uint32(offset)), v1(a)}},
-			{mnem: "ds_bpermute_b32", ops: []isa.Operand{v1(dst), v1(addr), v1(src)}},
-			{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}},
+	sA, sB, ex, nan := t[0], t[1], t[2], t[3]
+	ea, eb := t[4:8], t[8:]
+	// The scale bytes of every lane, with the quiet-NaN bits 0x7fc00000
+	// ORed in when the byte is 0xFF (E8M0 NaN): the exponent sum is then
+	// meaningless, and the OR of the two words' NaN bits into the scaled
+	// sum makes it NaN.
+	for x, s := range []uint16{sA, sB} {
+		src, sel := g.o.sa, g.o.selA
+		if x == 1 {
+			src, sel = g.o.sb, g.o.selB
 		}
+		g.add(host{mnem: "v_bfe_u32", ops: []isa.Operand{v1(s), src, inl(8 * sel), inl(8)}},
+			host{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{v1(nan), inl(1), v1(s)}},
+			host{mnem: "v_bfe_i32", ops: []isa.Operand{v1(nan), v1(nan), inl(8), inl(1)}},
+			host{mnem: "v_and_or_b32", ops: []isa.Operand{v1(s), v1(nan), lit(0x7fc00000), v1(s)}})
 	}
+	stride := 4 * g.sh.m // bytes between the lanes of consecutive blocks
+	bperm := func(dst, addr, src uint16, offset int) host {
+		h := host{mnem: "ds_bpermute_b32", ops: []isa.Operand{v1(dst), v1(addr), v1(src)}}
+		h.mod.Offset, h.mod.Offset1 = int32(offset), uint8(offset>>8)
+		return h
+	}
+	wait := host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}}
 	for b := 0; b < g.parts; b++ {
 		for J := 0; J < g.tiles; J++ {
-			g.add(bperm(eb[J], g.jb4, sB, 64*J+stride*b)...)
+			g.add(bperm(eb[J], g.jb4, sB, 64*J+stride*b))
 		}
 		for I := 0; I < g.tiles; I++ {
+			// The A scale of the row of accumulator register r.
 			for r := 0; r < 4; r++ {
-				g.add(bperm(ea, g.rb, sA, 64*I+4*r+stride*b)...)
+				g.add(bperm(ea[r], g.rb, sA, 64*I+4*r+stride*b))
+			}
+			g.add(wait)
+			for r := 0; r < 4; r++ {
 				for J := 0; J < g.tiles; J++ {
 					p := v1(g.accReg(I, J, b, r))
-					g.add(host{mnem: "v_add3_u32", ops: []isa.Operand{v1(ex), v1(ea), v1(eb[J]), lit(uint32(int32(off - 254)))}},
-						host{mnem: "v_max_u32_e32", ops: []isa.Operand{v1(mx), v1(ea), v1(eb[J])}},
-						host{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{v1(mx), inl(1), v1(mx)}},
-						host{mnem: "v_bfe_i32", ops: []isa.Operand{v1(mx), v1(mx), inl(8), inl(1)}}, // -1 iff a byte is 0xFF
+					g.add(host{mnem: "v_add3_u32", ops: []isa.Operand{v1(ex), v1(ea[r]), v1(eb[J]), lit(uint32(int32(off - 254)))}},
 						host{mnem: "v_ldexp_f32", ops: []isa.Operand{p, p, v1(ex)}},
-						host{mnem: "v_and_or_b32", ops: []isa.Operand{p, v1(mx), lit(0x7fc00000), p}})
+						host{mnem: "v_or_b32_e32", ops: []isa.Operand{v1(nan), v1(ea[r]), v1(eb[J])}},
+						host{mnem: "v_and_or_b32", ops: []isa.Operand{p, v1(nan), lit(0x7fc00000), p}})
 					if b > 0 {
 						s := v1(g.accReg(I, J, 0, r))
 						g.add(host{mnem: "v_add_f32_e32", ops: []isa.Operand{s, s, p}})
