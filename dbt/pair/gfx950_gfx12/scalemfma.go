@@ -186,6 +186,10 @@ type f8f6f4Gen struct {
 	accs   []uint16  // accumulators (4 registers each): (I, J, part) at (I*tiles+J)*parts+part
 	masked [2]uint16 // masked A and B (ab registers each)
 	bsw    uint16    // B moved to the other tile's lane groups (32x32)
+	// maskOp says which operands are masked to a lane group: only A when
+	// B's format is finite (FP6/FP4: zero times B is zero), only B when
+	// A's is, both for FP8/BF8 (inf and NaN codes).
+	maskOp [2]bool
 	// pool are the conversion registers, free once the products are
 	// done, which the scaling and the store reuse (take).
 	pool []uint16
@@ -216,6 +220,10 @@ func newF8F6F4Gen(ctx rules.Context, in *isa.Inst, sh f8f6f4Shape, o f8f6f4Opera
 	}
 	if sh.scaled {
 		g.parts = 64 / sh.m
+	}
+	if sh.scaled || g.tiles == 2 {
+		aFinite, bFinite := g.fmt[0] >= 2, g.fmt[1] >= 2
+		g.maskOp = [2]bool{bFinite || !aFinite, !bFinite}
 	}
 	return g
 }
@@ -300,8 +308,8 @@ func (g *f8f6f4Gen) emit() error {
 			}
 		}
 	}
-	if masks > 0 {
-		for x := 0; x < 2; x++ {
+	for x := 0; x < 2; x++ {
+		if g.maskOp[x] {
 			if g.masked[x], err = rng(int(g.ab)); err != nil {
 				return err
 			}
@@ -462,13 +470,14 @@ func (g *f8f6f4Gen) products() {
 			for I := 0; I < g.tiles; I++ {
 				aop := a
 				var mask uint16
-				hasMask := g.sh.scaled || g.tiles == 2
-				if hasMask {
+				if g.maskOp[0] || g.maskOp[1] {
 					if G := g.group(I, part); G >= 0 {
 						mask = g.mask[G]
 					} else {
 						mask = g.mask[I]
 					}
+				}
+				if g.maskOp[0] {
 					andMask(g.masked[0], a, mask)
 					aop = g.masked[0]
 				}
@@ -477,7 +486,7 @@ func (g *f8f6f4Gen) products() {
 					if J != I {
 						bop = g.bsw
 					}
-					if hasMask {
+					if g.maskOp[1] {
 						andMask(g.masked[1], bop, mask)
 						bop = g.masked[1]
 					}
