@@ -182,7 +182,7 @@ type f8f6f4Gen struct {
 	conv   [2]uint16 // converted step operands (ab registers each)
 	eo     [2]uint16 // FP4 even/odd byte spreads (2 registers each)
 	cvt    uint16    // v_cvt_pk_f32_fp8 pair
-	t6     [3]uint16 // FP6 per-element temporaries
+	t6     [2]uint16 // FP6 temporaries
 	accs   []uint16  // accumulators (4 registers each): (I, J, part) at (I*tiles+J)*parts+part
 	masked [2]uint16 // masked A and B (ab registers each)
 	bsw    uint16    // B moved to the other tile's lane groups (32x32)
@@ -420,29 +420,33 @@ func (g *f8f6f4Gen) step(x, s int) uint16 {
 			sel := (4+q)<<24 | 0x0c<<16 | q<<8 | 0x0c
 			g.add(host{mnem: "v_perm_b32", ops: []isa.Operand{v1(h), v1(od), v1(e), lit(sel)}})
 		}
-	default: // E2M3, E3M2: per element, (c & 0x1f) << (10-M) | (c & 0x20) << 10
-		shift := 10 - f8f6f4Formats[f].m
-		half := func(el int, dst uint16) {
-			bit := 6 * el
+	default: // E2M3, E3M2: a pair of codes x = c0 | c1 << 6 to the f16 pair,
+		// f16(c) = (c & 0x1f) << (10-M) | (c & 0x20) << 10.
+		sh := 10 - f8f6f4Formats[f].m
+		terms := []struct {
+			shift int
+			mask  uint32
+		}{{sh, 0x1f << sh}, {10, 0x8000}, {sh + 10, 0x1f << (sh + 16)}, {20, 0x80000000}}
+		for i, h := range []uint16{h0, h1} {
+			bit := 24*s + 12*i
 			r, off := bit/32, bit%32
-			c := v1(g.t6[1])
+			x, u := v1(g.t6[1]), v1(g.t6[0])
 			switch {
 			case off == 0:
-				c = reg(r)
-			case off <= 26:
-				g.add(host{mnem: "v_lshrrev_b32_e32", ops: []isa.Operand{c, inl(off), reg(r)}})
+				x = reg(r)
+			case off <= 20:
+				g.add(host{mnem: "v_lshrrev_b32_e32", ops: []isa.Operand{x, inl(off), reg(r)}})
 			default:
-				g.add(host{mnem: "v_alignbit_b32", ops: []isa.Operand{c, reg(r + 1), reg(r), inl(off)}})
+				g.add(host{mnem: "v_alignbit_b32", ops: []isa.Operand{x, reg(r + 1), reg(r), inl(off)}})
 			}
-			g.add(host{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{v1(dst), inl(shift), c}},
-				host{mnem: "v_and_b32_e32", ops: []isa.Operand{v1(dst), lit(uint32(0x1f) << shift), v1(dst)}},
-				host{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{v1(g.t6[0]), inl(10), c}},
-				host{mnem: "v_and_or_b32", ops: []isa.Operand{v1(dst), v1(g.t6[0]), lit(0x8000), v1(dst)}})
-		}
-		for i, h := range []uint16{h0, h1} {
-			half(4*s+2*i, h)
-			half(4*s+2*i+1, g.t6[2])
-			g.add(host{mnem: "v_perm_b32", ops: []isa.Operand{v1(h), v1(g.t6[2]), v1(h), lit(0x05040100)}})
+			for k, t := range terms {
+				g.add(host{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{u, inl(t.shift), x}})
+				if k == 0 {
+					g.add(host{mnem: "v_and_b32_e32", ops: []isa.Operand{v1(h), lit(t.mask), u}})
+				} else {
+					g.add(host{mnem: "v_and_or_b32", ops: []isa.Operand{v1(h), u, lit(t.mask), v1(h)}})
+				}
+			}
 		}
 	}
 	return g.conv[x]
