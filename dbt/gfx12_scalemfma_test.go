@@ -146,6 +146,7 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1201))
 	runs, checked, skipped := 0, 0, 0
+	worst := 0.0 // largest |diff| / (2^-24 * magnitude) seen
 	for ci, c := range cases {
 		name := fmt.Sprintf("k%d", ci)
 		modes := []string{"exact", "bound", "specials"}
@@ -224,6 +225,9 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 						if bound := gfx12SMBound(mag); math.Abs(gv-wv) > bound {
 							t.Fatalf("%s: translated %g, gfx950 %g, |diff| %g > bound %g", where, gv, wv, math.Abs(gv-wv), bound)
 						}
+						if mag > 1e-30 {
+							worst = max(worst, math.Abs(gv-wv)/math.Ldexp(mag, -24))
+						}
 					}
 					checked++
 				}
@@ -239,5 +243,5 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 	if skipped > checked/4 {
 		t.Fatalf("%d outputs skipped as beyond the f32 range, %d checked", skipped, checked)
 	}
-	t.Logf("%d kernels, %d runs, %d outputs compared (%d range outputs beyond f32 skipped)", len(cases), runs, checked, skipped)
+	t.Logf("%d kernels, %d runs, %d outputs compared (%d range outputs beyond f32 skipped); largest |diff| %.2f * 2^-24 * (|C| + sum |a*b|) (bound 14)", len(cases), runs, checked, skipped, worst)
 }
