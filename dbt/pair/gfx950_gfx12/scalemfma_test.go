@@ -9,6 +9,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/loader"
 )
 
@@ -156,4 +157,45 @@ func TestF8F6F4Refusals(t *testing.T) {
 			t.Errorf("%s refused: %v", gfx9.Print(in), err)
 		}
 	}
+}
+
+// FuzzF8F6F4: arbitrary f8f6f4 MFMA words (opcode kept, every field
+// free) give an error or host code that decodes for gfx1201 wave64 and
+// ends by restoring MODE, never a panic.
+func FuzzF8F6F4(f *testing.F) {
+	f.Add(uint32(0xd3ad0828), uint32(0x1c521904), uint32(0x0003118c), true, false)
+	f.Add(uint32(0xd3ae8c30), uint32(0x84021148), uint32(0x0003d1b0), true, true)
+	f.Add(uint32(0xd3ad0bff), uint32(0xffffffff), uint32(0), false, false)
+	f.Fuzz(func(t *testing.T, w0, w1, l1 uint32, scaled, big bool) {
+		fuzzguard.RunArgs(t, []any{w0, w1, l1, scaled, big}, func() {
+			op := uint32(0x2d)
+			if big {
+				op = 0x2e
+			}
+			w0 = w0&^0xffff0000 | 0xd3800000 | op<<16
+			ws := []uint32{w0, w1}
+			if scaled {
+				ws = []uint32{0xd3ac0000 | w0&0x7800, l1, w0, w1}
+			}
+			var b []byte
+			for _, w := range ws {
+				b = binary.LittleEndian.AppendUint32(b, w)
+			}
+			in, err := gfx9.Decode(b, 0, isa.GFX950)
+			if err != nil {
+				return
+			}
+			if _, ok := f8f6f4Shapes[in.Name()]; !ok {
+				return
+			}
+			code, err := mfmaF8F6F4(&fakeCtx{next: 160}, &in, pair.Site{Kernel: &loader.Kernel{}, AGPRBase: 64})
+			if err != nil {
+				return
+			}
+			lines := strings.Split(hostText(t, code), "; ")
+			if !strings.HasPrefix(lines[len(lines)-1], "s_setreg_b32") {
+				t.Fatalf("%s: last host instruction %q", gfx9.Print(&in), lines[len(lines)-1])
+			}
+		})
+	})
 }
