@@ -353,11 +353,11 @@ func (g *f8f6f4Gen) laneConstants(masks int) {
 	g.add(host{mnem: "v_mbcnt_lo_u32_b32", ops: []isa.Operand{lid, inl(-1), inl(0)}},
 		host{mnem: "v_mbcnt_hi_u32_b32", ops: []isa.Operand{lid, inl(-1), lid}})
 	switch masks {
-	case 4: // mask[G] = -(lane/16 == G)
+	case 4: // mask[G] = -(lane/16 == G): ((lane/16 ^ G) - 1) >> 2, arithmetic
+		g.add(host{mnem: "v_lshrrev_b32_e32", ops: []isa.Operand{v1(g.mask[3]), inl(4), lid}})
 		for G := 0; G < 4; G++ {
 			m := v1(g.mask[G])
-			g.add(host{mnem: "v_lshrrev_b32_e32", ops: []isa.Operand{m, inl(4), lid}},
-				host{mnem: "v_xor_b32_e32", ops: []isa.Operand{m, inl(G), m}},
+			g.add(host{mnem: "v_xor_b32_e32", ops: []isa.Operand{m, inl(G), v1(g.mask[3])}},
 				host{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{m, inl(-1), m}},
 				host{mnem: "v_ashrrev_i32_e32", ops: []isa.Operand{m, inl(2), m}})
 		}
