@@ -33,9 +33,10 @@ import (
 // (for fp8 the k' quad of group G is a permutation of 4G..4G+3, the same
 // in A and B), so WMMA step s on the elements 4s..4s+3 of every lane adds,
 // in lane group G, the products of guest block G. To keep the blocks
-// apart (their scales differ), each step runs once per block with A and B
-// masked to the block's lane group (v_and with a lane mask), into a
-// per-block accumulator; 32x32 tiles (I, J) take A rows 16I.. from lane
+// apart (their scales differ), each step runs once per block with A or B
+// masked to the block's lane group (v_and with a lane mask; the operand
+// whose format has inf/NaN codes, both when both have them, since zero
+// times a finite element is zero), into a per-block accumulator; 32x32 tiles (I, J) take A rows 16I.. from lane
 // group I+2b and B columns 16J.. from group J+2b, moved to I+2b
 // (ds_bpermute, lane ^ 16) when I != J. The block sums are then scaled in
 // f32 by one v_ldexp_f32 with the exponent sA + sB - 254 (+ the f16
@@ -75,6 +76,7 @@ type f8f6f4Shape struct {
 	scaled bool // v_mfma_scale_*: the v_mfma_ld_scale_b32 operands follow C
 }
 
+// f8f6f4Shapes are the guest operations of the rule.
 var f8f6f4Shapes = map[string]f8f6f4Shape{
 	"v_mfma_f32_16x16x128_f8f6f4":       {m: 16},
 	"v_mfma_f32_32x32x64_f8f6f4":        {m: 32},
@@ -95,6 +97,10 @@ type f8f6f4Operands struct {
 	selA, selB int         // scale bytes
 }
 
+// f8f6f4Check returns the host operands of in, or the reason its form has
+// no WMMA expansion (formats, abid, neg/clamp, operand kinds and widths, D
+// partly overlapping C: D is written register by register from the sums
+// and C).
 func f8f6f4Check(in *isa.Inst, site pair.Site, sh f8f6f4Shape) (f8f6f4Operands, error) {
 	var o f8f6f4Operands
 	name := in.Name()
