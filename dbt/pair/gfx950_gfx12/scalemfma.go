@@ -24,31 +24,35 @@ import (
 // P_g the unscaled dot product over block g, with g = 0..3 (16x16) or 0..1
 // (32x32).
 //
-// Host form: every element value is exact in f16 (E4M3 normal down to
-// 2^-9, E5M2 subnormals 2^-16, the FP6/FP4 codes scaled by 2^-14 or 2^-12
-// into f16's range), so the unscaled block products are f16 WMMAs with f32
-// accumulation; two FP8/BF8 operands use the fp8/bf8 WMMAs on the guest
-// registers directly. A wave64 WMMA 16x16x16 holds k' = 4G..4G+3 in lane
-// group G (lanes 16G..16G+15) of A and B alike, row/column = lane mod 16
-// (for fp8 the k' quad of group G is a permutation of 4G..4G+3, the same
-// in A and B), so WMMA step s on the elements 4s..4s+3 of every lane adds,
-// in lane group G, the products of guest block G. To keep the blocks
-// apart (their scales differ), each step runs once per block with A or B
-// masked to the block's lane group (v_and with a lane mask; the operand
-// whose format has inf/NaN codes, both when both have them, since zero
-// times a finite element is zero), into a per-block accumulator; 32x32 tiles (I, J) take A rows 16I.. from lane
-// group I+2b and B columns 16J.. from group J+2b, moved to I+2b
-// (ds_bpermute, lane ^ 16) when I != J. The block sums are then scaled in
-// f32 by one v_ldexp_f32 with the exponent sA + sB - 254 (+ the f16
-// offsets of the formats), the scale bytes fetched for each accumulator
-// lane's row and column with ds_bpermute; a NaN scale byte ORs a quiet NaN
-// in; the blocks are added, and the sum is permuted back to the MFMA C/D
-// layout (the lane-group swap of wmma.go, or the 32x32 regrouping of
-// mfma32WMMA) and added to C. The unscaled forms sum all blocks in one
-// WMMA chain.
+// Host form: every element value is exact as an OCP FP8 (E4M3) or BF8
+// (E5M2) byte up to a power of two: E4M3 and E5M2 are those bytes, and an
+// FP6/FP4 code's magnitude placed in the low bits of a byte (sign to bit
+// 7) is an E4M3 (E2M3 codes) or E5M2 (E3M2, E2M1) value 2^-6, 2^-12 or
+// 2^-14 times the element, subnormal codes on subnormal bytes, never inf
+// or NaN (byteFormat). So the unscaled block products are the fp8/bf8
+// WMMAs (exact products, f32 sums), on the guest registers themselves for
+// E4M3/E5M2, one converted register per step otherwise. A wave64 WMMA
+// 16x16x16 holds a K quad in lane group G (lanes 16G..16G+15) of A and B
+// alike (quad p(G), p = 0, 2, 1, 3), row/column = lane mod 16, so WMMA
+// step s on the elements 4s..4s+3 of every lane adds, in lane group G, the
+// products of guest block G. To keep the blocks apart (their scales
+// differ), each step runs once per block with A or B masked to the
+// block's lane group (v_and with a lane mask; the operand whose format has
+// inf/NaN codes, both when both have them, since zero times a finite
+// element is zero), into a per-block accumulator; 32x32 tiles (I, J) take
+// A rows 16I.. from lane group I+2b and B columns 16J.. from group J+2b,
+// moved to I+2b (ds_bpermute, lane ^ 16) when I != J. The block sums are
+// then scaled in f32 by one v_ldexp_f32 with the exponent sA + sB - 254
+// (+ the byte offsets of the formats), the scale bytes fetched for each
+// accumulator lane's row and column with ds_bpermute; a NaN scale byte
+// ORs a quiet NaN in; the blocks are added, and the sum is permuted back
+// to the MFMA C/D layout (the lane-group swap of wmma.go, or the 32x32
+// regrouping of mfma32WMMA) and added to C. The unscaled forms sum all
+// blocks in one WMMA chain (the plain 16x16 form: eight fp8 WMMAs on the
+// guest registers).
 
 // scaleMFMABound is the approximation of the f8f6f4 rules.
-const scaleMFMABound = "products are exact; the f32 sum over K is rounded once per WMMA step (8 per block) and once per block and for C when the blocks are scaled and added, instead of once: |D - D_gfx950| <= 14 * 2^-24 * (|C| + sum_k |a_k*b_k|) + 5 * 2^-149 (a scaled block sum below 2^-126 is rounded to an f32 subnormal; one whose scaled value overflows is infinite even when other blocks would cancel it); f16 subnormal inputs of the WMMAs (E5M2 subnormals, FP6/FP4 codes) must not be flushed (the gfx12 WMMA keeps f16 denormals); full EXEC expected, as for any MFMA"
+const scaleMFMABound = "products are exact; the f32 sum over K is rounded once per WMMA step (8 per block) and once per block and for C when the blocks are scaled and added, instead of once: |D - D_gfx950| <= 14 * 2^-24 * (|C| + sum_k |a_k*b_k|) + 5 * 2^-149 (a scaled block sum below 2^-126 is rounded to an f32 subnormal; one whose scaled value overflows is infinite even when other blocks would cancel it); subnormal E4M3/E5M2 inputs of the fp8/bf8 WMMAs (guest subnormals, small FP6/FP4 codes) must not be flushed; full EXEC expected, as for any MFMA"
 
 // elemFormat is one f8f6f4 element format: exponent and mantissa bits and
 // exponent bias.
@@ -60,15 +64,17 @@ func (f elemFormat) bits() int { return 1 + f.e + f.m }
 // f8f6f4Formats are the formats cbsz and blgp select (0..4).
 var f8f6f4Formats = [5]elemFormat{{4, 3, 7}, {5, 2, 15}, {2, 3, 1}, {3, 2, 3}, {2, 1, 1}}
 
-// f16Offset is log2 of the factor an element's f16 form carries: the
-// FP6/FP4 codes are placed in the f16 bits (mag << (10-M)), which scales
-// them by 2^(bias-15); E4M3 and E5M2 are converted at their value.
-func f16Offset(cbsz uint8) int {
-	if cbsz < 2 {
-		return 0
-	}
-	return 15 - f8f6f4Formats[cbsz].bias
-}
+// byteFormat is the WMMA input type ("fp8": E4M3, "bf8": E5M2) an element
+// format is carried in, and byteOffset log2 of the factor its byte form
+// carries: the FP6/FP4 codes are placed in the bits of an E4M3 or E5M2
+// byte (sign to bit 7, the magnitude's exponent field in the low bits of
+// the byte's), which scales them by 2^(bias-7) or 2^(bias-15) exactly,
+// subnormal codes onto subnormal bytes, and never makes inf or NaN: E2M3
+// as E4M3 (2^-6), E3M2 and E2M1 as E5M2 (2^-12, 2^-14).
+var (
+	byteFormat = [5]string{"fp8", "bf8", "fp8", "bf8", "bf8"}
+	byteOffset = [5]int{0, 0, 6, 12, 14}
+)
 
 // f8f6f4Shape is one guest f8f6f4 MFMA.
 type f8f6f4Shape struct {
@@ -175,22 +181,19 @@ type f8f6f4Gen struct {
 	sh    f8f6f4Shape
 	o     f8f6f4Operands
 	fmt   [2]uint8 // cbsz, blgp
-	fp8   bool     // both operands FP8/BF8: fp8 WMMAs on the guest registers
-	wmma  string
-	ab    uint8 // registers of a WMMA A/B operand
-	tiles int   // tile rows/columns (1 or 2)
-	parts int   // separately scaled blocks per accumulator
+	wmma  string   // the fp8/bf8 WMMA of the two byte formats
+	tiles int      // tile rows/columns (1 or 2)
+	parts int      // separately scaled blocks per accumulator
 	hs    []host
 	// lane constants
 	lid, rb, jb4, sw uint16
 	mask             [4]uint16
 	// conversion state
-	conv   [2]uint16 // converted step operands (ab registers each)
+	conv   [2]uint16 // converted step operands (FP6/FP4)
 	eo     [2]uint16 // FP4 even/odd byte spreads (2 registers each)
-	cvt    uint16    // v_cvt_pk_f32_fp8 pair
 	t6     [2]uint16 // FP6 temporaries
 	accs   []uint16  // accumulators (4 registers each): (I, J, part) at (I*tiles+J)*parts+part
-	masked [2]uint16 // masked A and B (ab registers each)
+	masked [2]uint16 // masked A and B
 	bsw    uint16    // B moved to the other tile's lane groups (32x32)
 	// maskOp says which operands are masked to a lane group: only A when
 	// B's format is finite (FP6/FP4: zero times B is zero), only B when
@@ -217,13 +220,7 @@ func (g *f8f6f4Gen) take(n int) ([]uint16, error) {
 
 func newF8F6F4Gen(ctx rules.Context, in *isa.Inst, sh f8f6f4Shape, o f8f6f4Operands) *f8f6f4Gen {
 	g := &f8f6f4Gen{ctx: ctx, sh: sh, o: o, fmt: [2]uint8{in.Mod.CBSZ, in.Mod.BLGP}, tiles: sh.m / 16, parts: 1}
-	g.fp8 = g.fmt[0] < 2 && g.fmt[1] < 2
-	if g.fp8 {
-		names := [2]string{"fp8", "bf8"}
-		g.wmma, g.ab = "v_wmma_f32_16x16x16_"+names[g.fmt[0]]+"_"+names[g.fmt[1]], 1
-	} else {
-		g.wmma, g.ab = "v_wmma_f32_16x16x16_f16", 2
-	}
+	g.wmma = "v_wmma_f32_16x16x16_" + byteFormat[g.fmt[0]] + "_" + byteFormat[g.fmt[1]]
 	if sh.scaled {
 		g.parts = 64 / sh.m
 	}
@@ -288,23 +285,21 @@ func (g *f8f6f4Gen) emit() error {
 		}
 		return r, err
 	}
-	if !g.fp8 {
-		haveCvt, have6 := false, false
-		for x := 0; x < 2; x++ {
-			if g.conv[x], err = rng(2); err != nil {
+	have6 := false
+	for x := 0; x < 2; x++ {
+		switch f := g.fmt[x]; {
+		case f == 4:
+			if g.conv[x], err = rng(1); err != nil {
 				return err
 			}
-			switch f := g.fmt[x]; {
-			case f == 4:
-				if g.eo[x], err = rng(2); err != nil {
-					return err
-				}
-			case f == 0 && !haveCvt:
-				if g.cvt, err = rng(2); err != nil {
-					return err
-				}
-				haveCvt = true
-			case (f == 2 || f == 3) && !have6:
+			if g.eo[x], err = rng(2); err != nil {
+				return err
+			}
+		case f >= 2:
+			if g.conv[x], err = rng(1); err != nil {
+				return err
+			}
+			if !have6 {
 				for i := range g.t6 {
 					if g.t6[i], err = rng(1); err != nil {
 						return err
@@ -316,13 +311,13 @@ func (g *f8f6f4Gen) emit() error {
 	}
 	for x := 0; x < 2; x++ {
 		if g.maskOp[x] {
-			if g.masked[x], err = rng(int(g.ab)); err != nil {
+			if g.masked[x], err = rng(1); err != nil {
 				return err
 			}
 		}
 	}
 	if g.tiles == 2 {
-		if g.bsw, err = rng(int(g.ab)); err != nil {
+		if g.bsw, err = rng(1); err != nil {
 			return err
 		}
 	}
@@ -386,32 +381,23 @@ func (g *f8f6f4Gen) laneConstants(masks int) {
 		host{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{sw, inl(2), sw}})
 }
 
-// step returns the first register of operand x's WMMA data for step s
-// (elements 4s..4s+3 of every lane), converting it to f16 pairs first
-// unless both operands are FP8/BF8.
+// step returns the register of operand x's WMMA data for step s
+// (elements 4s..4s+3 of every lane, one byte each): the guest register for
+// E4M3/E5M2, else the FP6/FP4 codes converted to their byte form.
 func (g *f8f6f4Gen) step(x, s int) uint16 {
 	src := g.o.a
 	if x == 1 {
 		src = g.o.b
 	}
-	if g.fp8 {
-		return src.Reg + uint16(s)
-	}
-	h0, h1 := g.conv[x], g.conv[x]+1
 	reg := func(r int) isa.Operand { return v1(src.Reg + uint16(r)) }
+	dst := v1(g.conv[x])
 	switch f := g.fmt[x]; f {
-	case 0: // E4M3: exact f32 pairs, then f16 (exact: no rounding happens)
-		for i, h := range []uint16{h0, h1} {
-			c := host{mnem: "v_cvt_pk_f32_fp8_e64", ops: []isa.Operand{vr(g.cvt, 2), reg(s)}}
-			c.mod.OpSel = uint8(i)
-			g.add(c, host{mnem: "v_cvt_pk_rtz_f16_f32_e32", ops: []isa.Operand{v1(h), v1(g.cvt), v1(g.cvt + 1)}})
-		}
-	case 1: // E5M2: the f16 high byte
-		g.add(host{mnem: "v_perm_b32", ops: []isa.Operand{v1(h0), reg(s), reg(s), lit(0x010c000c)}},
-			host{mnem: "v_perm_b32", ops: []isa.Operand{v1(h1), reg(s), reg(s), lit(0x030c020c)}})
-	case 4: // E2M1: nibble pairs spread to f16 high bytes (mag << 1, sign << 7)
+	case 0, 1:
+		return src.Reg + uint16(s)
+	case 4: // E2M1: E5M2 bytes mag << 1 | sign << 7, spread from the nibble pairs
 		e, od := g.eo[x], g.eo[x]+1
 		if s%2 == 0 {
+			// Byte q of e is element 2q of the dword, of od element 2q+1.
 			w := reg(s / 2)
 			g.add(host{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{v1(e), inl(1), w}},
 				host{mnem: "v_and_b32_e32", ops: []isa.Operand{v1(e), lit(0x0e0e0e0e), v1(e)}},
@@ -421,37 +407,36 @@ func (g *f8f6f4Gen) step(x, s int) uint16 {
 				host{mnem: "v_and_b32_e32", ops: []isa.Operand{v1(od), lit(0x0e0e0e0e), v1(od)}},
 				host{mnem: "v_and_or_b32", ops: []isa.Operand{v1(od), w, lit(0x80808080), v1(od)}})
 		}
-		for i, h := range []uint16{h0, h1} {
-			q := uint32(2*(s%2) + i)
-			sel := (4+q)<<24 | 0x0c<<16 | q<<8 | 0x0c
-			g.add(host{mnem: "v_perm_b32", ops: []isa.Operand{v1(h), v1(od), v1(e), lit(sel)}})
+		sel := uint32(0x05010400) // elements 0..3 of the dword
+		if s%2 == 1 {
+			sel = 0x07030602 // elements 4..7
 		}
-	default: // E2M3, E3M2: a pair of codes x = c0 | c1 << 6 to the f16 pair,
-		// f16(c) = (c & 0x1f) << (10-M) | (c & 0x20) << 10.
-		sh := 10 - f8f6f4Formats[f].m
-		terms := []struct {
-			shift int
-			mask  uint32
-		}{{sh, 0x1f << sh}, {10, 0x8000}, {sh + 10, 0x1f << (sh + 16)}, {20, 0x80000000}}
-		for i, h := range []uint16{h0, h1} {
-			bit := 24*s + 12*i
-			r, off := bit/32, bit%32
-			x, u := v1(g.t6[1]), v1(g.t6[0])
-			switch {
-			case off == 0:
-				x = reg(r)
-			case off <= 20:
-				g.add(host{mnem: "v_lshrrev_b32_e32", ops: []isa.Operand{x, inl(off), reg(r)}})
-			default:
-				g.add(host{mnem: "v_alignbit_b32", ops: []isa.Operand{x, reg(r + 1), reg(r), inl(off)}})
+		g.add(host{mnem: "v_perm_b32", ops: []isa.Operand{dst, v1(od), v1(e), lit(sel)}})
+	default: // E2M3 as E4M3 bytes, E3M2 as E5M2 bytes: mag | sign << 7
+		bit := 24 * s
+		r, off := bit/32, bit%32
+		xr, u := v1(g.t6[1]), v1(g.t6[0])
+		switch {
+		case off == 0:
+			xr = reg(r)
+		case off <= 8:
+			g.add(host{mnem: "v_lshrrev_b32_e32", ops: []isa.Operand{xr, inl(off), reg(r)}})
+		default:
+			g.add(host{mnem: "v_alignbit_b32", ops: []isa.Operand{xr, reg(r + 1), reg(r), inl(off)}})
+		}
+		// Code t (bits 6t..6t+5) goes to byte t: terms (shift, mask).
+		// The magnitude (bits 0-4) moves by 2t, the sign (bit 5) by 2t+2.
+		terms := [][2]uint32{{0, 0x1f}, {2, 0x1f80}, {4, 0x1f8000}, {6, 0x1f800000}, {8, 0x80000000}}
+		for k, t := range terms {
+			v := xr
+			if t[0] != 0 {
+				g.add(host{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{u, inl(int(t[0])), xr}})
+				v = u
 			}
-			for k, t := range terms {
-				g.add(host{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{u, inl(t.shift), x}})
-				if k == 0 {
-					g.add(host{mnem: "v_and_b32_e32", ops: []isa.Operand{v1(h), lit(t.mask), u}})
-				} else {
-					g.add(host{mnem: "v_and_or_b32", ops: []isa.Operand{v1(h), u, lit(t.mask), v1(h)}})
-				}
+			if k == 0 {
+				g.add(host{mnem: "v_and_b32_e32", ops: []isa.Operand{dst, lit(t[1]), v}})
+			} else {
+				g.add(host{mnem: "v_and_or_b32", ops: []isa.Operand{dst, v, lit(t[1]), dst}})
 			}
 		}
 	}
@@ -464,16 +449,12 @@ func (g *f8f6f4Gen) products() {
 	first := make([]bool, g.tiles*g.tiles*g.parts)
 	lastAcc := -1
 	andMask := func(dst, src uint16, mask uint16) {
-		for r := uint16(0); r < uint16(g.ab); r++ {
-			g.add(host{mnem: "v_and_b32_e32", ops: []isa.Operand{v1(dst + r), v1(mask), v1(src + r)}})
-		}
+		g.add(host{mnem: "v_and_b32_e32", ops: []isa.Operand{v1(dst), v1(mask), v1(src)}})
 	}
 	for s := 0; s < 8; s++ {
 		a, b := g.step(0, s), g.step(1, s)
 		if g.tiles == 2 {
-			for r := uint16(0); r < uint16(g.ab); r++ {
-				g.add(host{mnem: "ds_bpermute_b32", ops: []isa.Operand{v1(g.bsw + r), v1(g.sw), v1(b + r)}})
-			}
+			g.add(host{mnem: "ds_bpermute_b32", ops: []isa.Operand{v1(g.bsw), v1(g.sw), v1(b)}})
 			g.add(host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
 		}
 		for part := 0; part < g.parts; part++ {
@@ -509,7 +490,7 @@ func (g *f8f6f4Gen) products() {
 					if lastAcc == n {
 						g.add(host{mnem: "v_nop"})
 					}
-					w := host{mnem: g.wmma, ops: []isa.Operand{vr(acc, 4), vr(aop, g.ab), vr(bop, g.ab), c}}
+					w := host{mnem: g.wmma, ops: []isa.Operand{vr(acc, 4), v1(aop), v1(bop), c}}
 					w.mod.OpSelHi = 7 // LLVM's canonical encoding
 					g.add(w)
 					lastAcc = n
@@ -528,7 +509,7 @@ func (g *f8f6f4Gen) accReg(I, J, b, r int) uint16 {
 // scale applies the block scales (or the f16 offsets alone) and adds the
 // blocks into part 0 of every tile.
 func (g *f8f6f4Gen) scale() error {
-	off := f16Offset(g.fmt[0]) + f16Offset(g.fmt[1])
+	off := byteOffset[g.fmt[0]] + byteOffset[g.fmt[1]]
 	if !g.sh.scaled {
 		if off == 0 {
 			return nil

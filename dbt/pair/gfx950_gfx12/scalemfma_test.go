@@ -89,10 +89,9 @@ func TestF8F6F4Expansions(t *testing.T) {
 					}
 					text := hostText(t, code)
 					lines := strings.Split(text, "; ")
-					wmma := "v_wmma_f32_16x16x16_f16 "
-					if cb < 2 && bl < 2 {
-						wmma = fmt.Sprintf("v_wmma_f32_16x16x16_%s_%s ", []string{"fp8", "bf8"}[cb], []string{"fp8", "bf8"}[bl])
-					}
+					// E4M3 and E2M3 ride as fp8 (E4M3) bytes, the others as bf8.
+					kind := []string{"fp8", "bf8", "fp8", "bf8", "bf8"}
+					wmma := fmt.Sprintf("v_wmma_f32_16x16x16_%s_%s ", kind[cb], kind[bl])
 					n := 0
 					for _, l := range lines {
 						if strings.HasPrefix(l, "v_wmma") {
