@@ -135,6 +135,7 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 	if err != nil {
 		t.Fatalf("gfx1200: %v", err)
 	}
+	verifyObject12(t, "scalemfma12", isa.GFX1200, guest, res1200.Object)
 	spilled, err := Translate(wide, Options{Name: "scalemfma12-spill", Host: isa.GFX1201, forceSpill: true})
 	if err != nil {
 		var b strings.Builder
