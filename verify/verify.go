@@ -77,6 +77,9 @@ type Options struct {
 	// MaxBlock caps the workgroup size of kernels without a required size
 	// (default 256).
 	MaxBlock int
+	// NoProfiles turns the argument profiles off: every kernel gets the
+	// plain synthesis (for before/after measurements).
+	NoProfiles bool
 }
 
 // MaxSamples bounds Result.Samples.
@@ -102,6 +105,11 @@ type Result struct {
 	// Grid and Block are the dispatch's sizes in work-items.
 	Grid  [3]uint32 `json:"grid"`
 	Block [3]uint32 `json:"block"`
+	// Profile names the argument profile applied (Profiles); empty for
+	// the plain synthesis. ProfileSkipped says why a profile whose kernel
+	// name matched was not applied.
+	Profile        string `json:"profile,omitempty"`
+	ProfileSkipped string `json:"profile_skipped,omitempty"`
 	// DynamicLDS is the dynamic group segment given to kernels that take
 	// one.
 	DynamicLDS uint32 `json:"dynamic_lds,omitempty"`
@@ -331,10 +339,19 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 	if lk, ok := code.guest.Kernel(r.Name); ok {
 		slots = pointerSlots(code.guest, lk, gt, g.k.Desc.CodeProperties)
 	}
-	args, err := SynthesizeWith(g.k.Args, max(g.k.KernargSegmentSize, int(g.k.Desc.KernargSize)), opt.Seed, slots)
+	kaSize := max(g.k.KernargSegmentSize, int(g.k.Desc.KernargSize))
+	args, err := SynthesizeWith(g.k.Args, kaSize, opt.Seed, slots)
 	if err != nil {
 		r.Outcome, r.Reason = NotRun, err.Error()
 		return
+	}
+	if !opt.NoProfiles {
+		p, err := profileFor(r.Name, g.k.Args, kaSize, args.Kernarg)
+		if err != nil {
+			r.ProfileSkipped = err.Error()
+		} else if p != nil {
+			r.Profile = p.Name
+		}
 	}
 	// Kernels with dynamic LDS get all the guest allows beyond the
 	// static part.

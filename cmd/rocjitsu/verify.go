@@ -39,10 +39,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	fill := fs.String("fill", "float", "paged memory content: int, float or fp8")
 	maxInst := fs.Uint64("max-instructions", 2_000_000, "guest instruction budget per kernel (the host gets 4 times as many)")
 	factor := fs.Uint64("budget-factor", verify.HostBudgetFactor, "the host (or instrumented) side may run this many times the guest's budget")
+	noProfiles := fs.Bool("no-profiles", false, "give every kernel the plain argument synthesis, without the per-family argument profiles")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	instr := fs.String("instrument", "", "instead of translating, instrument each object with these `rocjitsu sqtt instrument` OPTIONS (e.g. \"--barriers --memory 4:8 --loops\") and compare the instrumented run with the plain one on the object's own target (--host is ignored)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--budget-factor N] [--json FILE] [--instrument \"OPTIONS\"]")
+		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--budget-factor N] [--no-profiles] [--json FILE] [--instrument \"OPTIONS\"]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -77,7 +78,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		instOpt = &o
 	}
-	opt := verify.Options{Host: *host, Kernel: *kernel, Workgroups: *wgs, Seed: *seed, Fill: f, MaxInstructions: *maxInst, BudgetFactor: *factor}
+	opt := verify.Options{Host: *host, Kernel: *kernel, Workgroups: *wgs, Seed: *seed, Fill: f, MaxInstructions: *maxInst, BudgetFactor: *factor, NoProfiles: *noProfiles}
 	var all []verify.Result
 	status := 0
 	for _, p := range pos {

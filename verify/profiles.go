@@ -1,0 +1,82 @@
+package verify
+
+import "regexp"
+
+// Profiles are the argument profiles of the aiter gfx950 kernel families
+// (../shared/corpus/aiter). Each field's offset and name are the code
+// object metadata's; how the kernel uses it was read from
+// `rocjitsu disasm` (the s_load of the slot and what the loaded SGPR
+// feeds), and the values were chosen so that one workgroup runs whole
+// tiles: the first tile's main loop, its stores inside the buffer
+// ranges the kernel derives from the sizes.
+var Profiles = []Profile{
+	{
+		// bf16gemm_bf16_tn_256x256[_bpreshuffle]: 256x256 output tile of
+		// 4 waves. The workgroup's tile follows from Mdim (s43, 0xe0) and
+		// Ndim (s44, 0xf0) rounded up to 256; the K loop runs
+		// "s_cmp_lt_i32 s49, s50" with s50 = Kdim (0x100), 64 per step;
+		// A and B buffer ranges are strideA0*Mdim and strideB0*Ndim bytes
+		// (s_mul_i32 s51, s41, s43), the output range
+		// min(Mdim-row, 256)*strideC0 (0x80) bytes; is_out_b16 (0x120,
+		// "s_cmp_lt_u32 s59, 1") picks bf16 output. Strides are bytes.
+		Name:        "aiter-bf16gemm",
+		Kernel:      regexp.MustCompile(`^_ZN5aiter\d+bf16gemm_bf16_tn_`),
+		KernargSize: 352,
+		Fields: []Field{
+			f32("alpha", 64, 1), f32("beta", 80, 0),
+			u32("strideD0", 96, 512), u32("strideD1", 112, 0),
+			u32("strideC0", 128, 512), u32("strideC1", 144, 0),
+			u32("strideA0", 160, 256), u32("strideA1", 176, 0),
+			u32("strideB0", 192, 256), u32("strideB1", 208, 0),
+			u32("Mdim", 224, 256), u32("Ndim", 240, 256), u32("Kdim", 256, 128),
+			u32("splitk", 272, 0), u32("is_out_b16", 288, 1), u32("add_bias", 320, 0),
+		},
+	},
+	{
+		// f4gemm_bf16_per1x32Fp4_BpreShuffle_128x{128,256}: 128-row
+		// tiles (s_add_u32 s51, s43, 0x7f; s_lshr_b32 s62, s51, 7 on
+		// Mdim). Strides are elements: strideA0 (0xa0) and strideB0
+		// (0xc0) are halved into fp4 bytes (s_lshr_b32 s37, s37, 1),
+		// strideC0 (0x80) doubled into bf16 bytes (s_lshl_b32 s36, s36,
+		// 1); the scale strides (0x130, 0x150) multiply rows of e8m0
+		// bytes, one per 32 K elements. The K loop runs "s_cmp_lt_i32
+		// s60, s61" against Kdim (0x100, s61 = s45).
+		Name:        "aiter-f4gemm",
+		Kernel:      regexp.MustCompile(`^_ZN5aiter\d+f4gemm_bf16_per1x32Fp4_`),
+		KernargSize: 384,
+		Fields: []Field{
+			f32("alpha", 64, 1), f32("beta", 80, 0),
+			u32("strideD0", 96, 256), u32("strideD1", 112, 0),
+			u32("strideC0", 128, 256), u32("strideC1", 144, 0),
+			u32("strideA0", 160, 512), u32("strideA1", 176, 0),
+			u32("strideB0", 192, 512), u32("strideB1", 208, 0),
+			u32("Mdim", 224, 128), u32("Ndim", 240, 256), u32("Kdim", 256, 512),
+			u32("strideScaleA0", 304, 16), u32("strideScaleA1", 320, 0),
+			u32("strideScaleB0", 336, 16), u32("strideScaleB1", 352, 0),
+			u32("log2_k_split", 368, 0),
+		},
+	},
+	{
+		// fmha_fwd_hd128_bf16[_causal]: 8 waves, one 256-row Q tile per
+		// workgroup x. The K/V loop runs 64 keys a step up to kv_seq_len
+		// (0x110, s7; "s_cmp_le_u32 s7, 0" skips it, s_lshr_b32 s54, s7,
+		// 6). Buffer ranges are seq_len (0x60) times Seqs (0x70, Q row
+		// stride), kv_seq_len times k_Seqs (0xc0) and v_Seqs (0x150),
+		// seq_len times r_Seqs (0x180) and seq_len*4 for LSE; the head
+		// and batch strides (Hs, Bs, k_Hs, ...) multiply the workgroup y
+		// and z IDs. Strides are bytes: rows of 128 bf16.
+		Name:        "aiter-fmha-v3-fwd",
+		Kernel:      regexp.MustCompile(`^_ZN5aiter\d+fmha_fwd_hd128_bf16`),
+		KernargSize: 512,
+		Fields: []Field{
+			f32("scalar", 80, 0.08838835), u32("seq_len", 96, 256), u32("Seqs", 112, 256),
+			u32("Ts", 128, 256*256), u32("Hs", 144, 256*256), u32("Bs", 160, 256*256),
+			u32("gqa", 176, 1), u32("k_Seqs", 192, 256), u32("k_Hs", 208, 128*256), u32("k_Bs", 224, 128*256),
+			u32("msk_opt", 240, 0), u32("lse", 256, 1), u32("kv_seq_len", 272, 128),
+			u32("qk_head_dim", 288, 128), u32("v_head_dim", 304, 128), u32("q_head_num", 320, 1),
+			u32("v_Seqs", 336, 256), u32("v_Hs", 352, 128*256), u32("v_Bs", 368, 128*256),
+			u32("r_Seqs", 384, 256), u32("r_Hs", 400, 256*256), u32("r_Bs", 416, 256*256),
+			u32("lse_Hs", 464, 256*4),
+		},
+	},
+}
