@@ -26,6 +26,30 @@ type Profile struct {
 	KernargSize int
 	// Fields are the values the profile sets.
 	Fields []Field
+	// Data are words written into pointer arguments' regions before the
+	// dispatch, on both sides alike: the index tables (context lengths,
+	// block tables, sorted token IDs) a kernel reads from memory and
+	// would otherwise take from the pager's fill.
+	Data []Data
+}
+
+// Data is content a profile gives a pointer argument's region.
+type Data struct {
+	// Arg names the global_buffer argument.
+	Arg string
+	// Offset is the byte offset from the pointer.
+	Offset uint64
+	// Words are stored little-endian from Offset on.
+	Words []uint32
+}
+
+// seq returns the words from, from+1, ..., from+n-1.
+func seq(from, n uint32) []uint32 {
+	w := make([]uint32, n)
+	for i := range w {
+		w[i] = from + uint32(i)
+	}
+	return w
 }
 
 // Field is one kernarg slot a profile sets.
@@ -81,6 +105,11 @@ func (p *Profile) Apply(args []sim.Arg, size int, kernarg []byte) error {
 			return fmt.Errorf("verify: profile %s: unnamed field at offset %d is not inside a struct argument (%q)", p.Name, f.Offset, cover.Name)
 		}
 	}
+	for _, d := range p.Data {
+		if _, err := p.pointer(args, d.Arg, kernarg); err != nil {
+			return err
+		}
+	}
 	le := binary.LittleEndian
 	for _, f := range p.Fields {
 		if f.Size == 4 {
@@ -107,4 +136,34 @@ func profileFor(kernel string, args []sim.Arg, size int, kernarg []byte) (*Profi
 		return p, nil
 	}
 	return nil, nil
+}
+
+// pointer returns the address the kernarg gives the global_buffer
+// argument named name.
+func (p *Profile) pointer(args []sim.Arg, name string, kernarg []byte) (uint64, error) {
+	for _, a := range args {
+		if a.Name == name && a.ValueKind == "global_buffer" && a.Size == 8 && a.Offset >= 0 && a.Offset+8 <= len(kernarg) {
+			return binary.LittleEndian.Uint64(kernarg[a.Offset:]), nil
+		}
+	}
+	return 0, fmt.Errorf("verify: profile %s: no 8-byte pointer argument %q for its data", p.Name, name)
+}
+
+// store writes p's data into memory through write (one call per Data),
+// at the pointers kernarg gives.
+func (p *Profile) store(args []sim.Arg, kernarg []byte, write func(addr uint64, b []byte) error) error {
+	for _, d := range p.Data {
+		base, err := p.pointer(args, d.Arg, kernarg)
+		if err != nil {
+			return err
+		}
+		b := make([]byte, 4*len(d.Words))
+		for i, w := range d.Words {
+			binary.LittleEndian.PutUint32(b[4*i:], w)
+		}
+		if err := write(base+d.Offset, b); err != nil {
+			return fmt.Errorf("verify: profile %s: data of %q at offset %d: %w", p.Name, d.Arg, d.Offset, err)
+		}
+	}
+	return nil
 }

@@ -79,4 +79,73 @@ var Profiles = []Profile{
 			u32("lse_Hs", 464, 256*4),
 		},
 	},
+	{
+		// topksoftmax_12x128x4[_bf16]: 12 rows per workgroup (s_mul_i32
+		// s21, s19, 12 on the workgroup ID), three per wave, rows of
+		// expert (0x40) f32 (or bf16) scores; the input range is
+		// batch*expert*4 bytes (s_mul_i32 s20, s16, s17), the outputs'
+		// batch*out_stride (0x70, bytes per row of topk results).
+		Name:        "aiter-topksoftmax",
+		Kernel:      regexp.MustCompile(`^_ZN5aiter\d+topksoftmax_12x128x4`),
+		KernargSize: 128,
+		Fields: []Field{
+			u32("batch", 48, 12), u32("expert", 64, 128), u32("topk", 80, 4),
+			u32("renormalize", 96, 1), u32("out_stride", 112, 16),
+		},
+	},
+	gemm8Profile("aiter-fp8gemm-blockscale", "fp8gemm_bf16_blockscale_BpreShuffle_", 256),
+	gemm8Profile("aiter-i8gemm", "I8gemm_bf16_perTokenI8_BpreShuffle_", 208),
+	paProfile("aiter-pa-gqa8", "pa_bf16_noquant_gqa8_", 8),
+	paProfile("aiter-pa-gqa16", "pa_bf16_noquant_gqa16_", 16),
+}
+
+// paProfile is the profile of the paged-attention decode kernels
+// pa_bf16_noquant_gqaG_1tg_4w: the workgroup y ID picks the sequence,
+// whose context length the kernel loads from CL (s_load_dword s72,
+// s[28:29] after adding 4*y) and whose block table row of mblk (0x90)
+// words starts at BT + y*mblk*4; ceil(len/16) blocks of 16 tokens are
+// read (s_add_u32 s73, s72, 15; s_lshr_b32 s73, s73, 4). Q's head group
+// is 256*GQA bytes (s_mul_i32 s67, 0x100, s77 on GQA, 0xf0), Qs (0xb0)
+// its batch stride; K and V advance KVs (0xd0) per KV head and Bs (0xc0)
+// per cache block. The context is 256 tokens in blocks 0..15.
+func paProfile(name, kernel string, gqa uint32) Profile {
+	return Profile{
+		Name:        name,
+		Kernel:      regexp.MustCompile(`^_ZN5aiter\d+` + kernel),
+		KernargSize: 272,
+		Fields: []Field{
+			f32("sclg", 128, 0.08838835), u32("mblk", 144, 16), u32("batch", 160, 1),
+			u32("Qs", 176, 256*gqa), u32("Bs", 192, 16*256), u32("KVs", 208, 16*16*256),
+			u32("mtp", 224, 0), u32("GQA", 240, gqa),
+		},
+		Data: []Data{
+			{Arg: "CL", Words: []uint32{256}},
+			{Arg: "BT", Words: seq(0, 16)},
+		},
+	}
+}
+
+// gemm8Profile is the profile of the 8-bit preshuffled-B GEMMs
+// (fp8gemm_bf16_blockscale_BpreShuffle_*, I8gemm_bf16_perTokenI8_BpreShuffle_*):
+// M (0x60), Ndim (0x70) and K (0x80) are elements; the workgroup x ID is
+// split by KS (0xc0, the split-K count, a divisor: v_rcp_iflag_f32 on
+// s38) into N tiles of 128 and K parts; A's rows advance PA (0x90) bytes,
+// B's PB (0xa0), C's PC (0xb0, bf16 rows: s_mul_i32 s51, s50, s37 on
+// 128-row tiles); the buffer ranges are min(M-row, tile)*stride. The
+// block-scale variant's scale_m/n/k (0xd0..0xf0) count the per-token and
+// 128-wide block scales. Problem: 128x128 output, K = 512.
+func gemm8Profile(name, kernel string, size int) Profile {
+	p := Profile{
+		Name:        name,
+		Kernel:      regexp.MustCompile(`^_ZN5aiter\d+` + kernel),
+		KernargSize: size,
+		Fields: []Field{
+			u32("M", 96, 128), u32("Ndim", 112, 128), u32("K", 128, 512),
+			u32("PA", 144, 512), u32("PB", 160, 512), u32("PC", 176, 256), u32("KS", 192, 1),
+		},
+	}
+	if size >= 256 {
+		p.Fields = append(p.Fields, u32("scale_m", 208, 128), u32("scale_n", 224, 1), u32("scale_k", 240, 4))
+	}
+	return p
 }

@@ -345,12 +345,13 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 		r.Outcome, r.Reason = NotRun, err.Error()
 		return
 	}
+	var prof *Profile
 	if !opt.NoProfiles {
 		p, err := profileFor(r.Name, g.k.Args, kaSize, args.Kernarg)
 		if err != nil {
 			r.ProfileSkipped = err.Error()
 		} else if p != nil {
-			r.Profile = p.Name
+			prof, r.Profile = p, p.Name
 		}
 	}
 	// Kernels with dynamic LDS get all the guest allows beyond the
@@ -382,6 +383,14 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 		sc = nil
 	}
 	r.Sidecar = sc != nil
+	if prof != nil {
+		for _, s := range []*side{g, h} {
+			if err := prof.store(g.k.Args, args.Kernarg, s.mem.Write); err != nil {
+				r.Outcome, r.Reason = NotRun, err.Error()
+				return
+			}
+		}
+	}
 	gerr := g.dispatch(r.Grid, block, args.Kernarg, dyn, nil)
 	herr := h.dispatch(r.Grid, block, args.Kernarg, dyn, sc)
 	r.GuestInstructions, r.HostInstructions = g.executed, h.executed
