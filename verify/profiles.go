@@ -93,6 +93,54 @@ var Profiles = []Profile{
 			u32("renormalize", 96, 1), u32("out_stride", 112, 16),
 		},
 	},
+	{
+		// mla_a16w16_qh16_m16x4_n32x1 (MLA decode, 576-wide bf16 keys):
+		// the workgroup y ID picks the batch, whose KV range the kernel
+		// loads from LTP (s_load_dword s47/s46 at LTP+4*y, the length
+		// s46-s47 compared with 32*z: "s_cmp_le_u32 s50, s45" exits), its
+		// work split from STP (s85-s86 must exceed the z ID) and its query
+		// range from QTP; LTD lists the KV pages (one token each here,
+		// log2_plen 0). MQA (0x80) is the query heads (16 per 64-row
+		// workgroup x: "s_cmp_le_u32 s65, s80" exits), Q rows 0x480
+		// bytes each (s_mul_i32 s74, 0x480, s65). One batch of one query
+		// over 64 KV tokens, no split.
+		Name:        "aiter-mla-m16x4",
+		Kernel:      regexp.MustCompile(`^_ZN5aiter\d+mla_a16w16_qh16_m16x4_`),
+		KernargSize: 320,
+		Fields: []Field{
+			f32("scalar", 112, 0.041666668), u32("MQA", 128, 16), u32("kv_split", 144, 1),
+			u32("Q_Bs", 160, 16*0x480), u32("Bs", 176, 1), u32("log2_plen", 192, 0), u32("out16", 288, 1),
+		},
+		Data: []Data{
+			{Arg: "LTP", Words: []uint32{0, 64}},
+			{Arg: "LTD", Words: seq(0, 64)},
+			{Arg: "LTL", Words: []uint32{1}},
+			{Arg: "QTP", Words: []uint32{0, 1}},
+			{Arg: "STP", Words: []uint32{0, 1}},
+		},
+	},
+	{
+		// mla_a16w16_qh16_m32x1_n16x1: the same MLA decode with the
+		// pa-style argument names of its metadata: BT (0x40) holds the KV
+		// index pointer (s47/s46 at BT+4*y, length compared with 16*z),
+		// CL (0x50) the KV page list, KQ (0x60) the last page lengths, QT
+		// (0xd0) the query index pointer (its length must exceed the
+		// workgroup x ID: "s_cmp_le_u32 s81, s80" exits); 32 query heads
+		// (s_mov_b32 s65, 32) and batch (0x90) scaling the split stride.
+		Name:        "aiter-mla-m32x1",
+		Kernel:      regexp.MustCompile(`^_ZN5aiter\d+mla_a16w16_qh16_m32x1_`),
+		KernargSize: 288,
+		Fields: []Field{
+			f32("sclg", 112, 0.041666668), u32("mblk", 128, 16), u32("batch", 144, 1),
+			u32("Qs", 160, 32*0x480), u32("Bs", 176, 1), u32("Cs", 192, 0),
+		},
+		Data: []Data{
+			{Arg: "BT", Words: []uint32{0, 64}},
+			{Arg: "CL", Words: seq(0, 64)},
+			{Arg: "KQ", Words: []uint32{1}},
+			{Arg: "QT", Words: []uint32{0, 1}},
+		},
+	},
 	gemm8Profile("aiter-fp8gemm-blockscale", "fp8gemm_bf16_blockscale_BpreShuffle_", 256),
 	gemm8Profile("aiter-i8gemm", "I8gemm_bf16_perTokenI8_BpreShuffle_", 208),
 	paProfile("aiter-pa-gqa8", "pa_bf16_noquant_gqa8_", 8),
