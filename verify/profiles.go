@@ -1,6 +1,9 @@
 package verify
 
-import "regexp"
+import (
+	"math"
+	"regexp"
+)
 
 // Profiles are the argument profiles of the aiter gfx950 kernel families
 // (../shared/corpus/aiter). Each field's offset and name are the code
@@ -141,6 +144,8 @@ var Profiles = []Profile{
 			{Arg: "QT", Words: []uint32{0, 1}},
 		},
 	},
+	fmhaV4Profile("aiter-fmha-v4-fwd-f4f4", "fmha_fwd_hd128_f4f4_"),
+	fmhaV4Profile("aiter-fmha-v4-fwd-f6f4", "fmha_fwd_hd128_f6f4_"),
 	gemm8Profile("aiter-fp8gemm-blockscale", "fp8gemm_bf16_blockscale_BpreShuffle_", 256),
 	gemm8Profile("aiter-i8gemm", "I8gemm_bf16_perTokenI8_BpreShuffle_", 208),
 	paProfile("aiter-pa-gqa8", "pa_bf16_noquant_gqa8_", 8),
@@ -196,4 +201,38 @@ func gemm8Profile(name, kernel string, size int) Profile {
 		p.Fields = append(p.Fields, u32("scale_m", 208, 128), u32("scale_n", 224, 1), u32("scale_k", 240, 4))
 	}
 	return p
+}
+
+// raw is a 4-byte integer at off inside a struct argument.
+func raw(off int, v uint32) Field {
+	return Field{Offset: off, Size: 4, Value: uint64(v)}
+}
+
+// fmhaV4Profile is the profile of the fmha_fwd_hd128_{f4f4,f6f4}_gfx950
+// kernels, whose 656-byte argument is one struct (_kernarg_raw): the
+// pointers are the slots the code loads with s_load_dwordx2 (0x0 output,
+// 0x10 Q, 0x20 K, 0x30 V, 0x200, 0x210, 0x220 LSE and scales), the sizes
+// the dwords it loads: seq_len at 0x60 (256-row Q tiles: "s_cmp_le_u32
+// s66, 0x100" clamps the last), kv_seq_len at 0x110 (K and V ranges
+// kv*k_Seqs at 0xc0 and ceil(kv/128)*128*v_Seqs at 0x150), Q's row, tile,
+// head and batch strides at 0x70, 0x80, 0x90, 0xa0, the GQA ratio at 0xb0
+// (a shift: s_cmp_ge_u32 s58, 2/4/8/16), K's head and batch strides at
+// 0xd0, 0xe0, the query heads at 0x140, V's at 0x160, 0x170, the bf16
+// output's row, head and batch strides at 0x180, 0x190, 0x1a0. Rows of
+// 128 4-bit elements are 64 bytes. One head, 256 queries, 512 keys (the main loop runs 128 keys a step
+// while a full tile remains, then the masked tail).
+func fmhaV4Profile(name, kernel string) Profile {
+	return Profile{
+		Name:        name,
+		Kernel:      regexp.MustCompile(`^_ZN5aiter\d+` + kernel),
+		KernargSize: 656,
+		Fields: []Field{
+			{Offset: 0x50, Size: 4, Value: uint64(math.Float32bits(0.08838835))},
+			raw(0x60, 256), raw(0x70, 64), raw(0x80, 256*64), raw(0x90, 256*64), raw(0xa0, 256*64),
+			raw(0xb0, 1), raw(0xc0, 64), raw(0xd0, 512*64), raw(0xe0, 512*64),
+			raw(0x110, 512), raw(0x140, 1),
+			raw(0x150, 64), raw(0x160, 512*64), raw(0x170, 512*64),
+			raw(0x180, 256), raw(0x190, 256*256), raw(0x1a0, 256*256),
+		},
+	}
 }
