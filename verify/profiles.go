@@ -105,8 +105,8 @@ var Profiles = []Profile{
 		// range from QTP; LTD lists the KV pages (one token each here,
 		// log2_plen 0). MQA (0x80) is the query heads (16 per 64-row
 		// workgroup x: "s_cmp_le_u32 s65, s80" exits), Q rows 0x480
-		// bytes each (s_mul_i32 s74, 0x480, s65). One batch of one query
-		// over 64 KV tokens, no split.
+		// bytes each (s_mul_i32 s74, 0x480, s65). Two batches (the harness's second
+		// row of workgroups) of one query over 64 KV tokens each, no split.
 		Name:        "aiter-mla-m16x4",
 		Kernel:      regexp.MustCompile(`^_ZN5aiter\d+mla_a16w16_qh16_m16x4_`),
 		KernargSize: 320,
@@ -115,11 +115,11 @@ var Profiles = []Profile{
 			u32("Q_Bs", 160, 16*0x480), u32("Bs", 176, 1), u32("log2_plen", 192, 0), u32("out16", 288, 1),
 		},
 		Data: []Data{
-			{Arg: "LTP", Words: []uint32{0, 64}},
-			{Arg: "LTD", Words: seq(0, 64)},
-			{Arg: "LTL", Words: []uint32{1}},
-			{Arg: "QTP", Words: []uint32{0, 1}},
-			{Arg: "STP", Words: []uint32{0, 1}},
+			{Arg: "LTP", Words: []uint32{0, 64, 128}},
+			{Arg: "LTD", Words: seq(0, 128)},
+			{Arg: "LTL", Words: []uint32{1, 1}},
+			{Arg: "QTP", Words: []uint32{0, 1, 2}},
+			{Arg: "STP", Words: []uint32{0, 1, 2}},
 		},
 	},
 	{
@@ -138,10 +138,10 @@ var Profiles = []Profile{
 			u32("Qs", 160, 32*0x480), u32("Bs", 176, 1), u32("Cs", 192, 0),
 		},
 		Data: []Data{
-			{Arg: "BT", Words: []uint32{0, 64}},
-			{Arg: "CL", Words: seq(0, 64)},
-			{Arg: "KQ", Words: []uint32{1}},
-			{Arg: "QT", Words: []uint32{0, 1}},
+			{Arg: "BT", Words: []uint32{0, 64, 128}},
+			{Arg: "CL", Words: seq(0, 128)},
+			{Arg: "KQ", Words: []uint32{1, 1}},
+			{Arg: "QT", Words: []uint32{0, 1, 2}},
 		},
 	},
 	fmhaV4Profile("aiter-fmha-v4-fwd-f4f4", "fmha_fwd_hd128_f4f4_"),
@@ -160,7 +160,8 @@ var Profiles = []Profile{
 // read (s_add_u32 s73, s72, 15; s_lshr_b32 s73, s73, 4). Q's head group
 // is 256*GQA bytes (s_mul_i32 s67, 0x100, s77 on GQA, 0xf0), Qs (0xb0)
 // its batch stride; K and V advance KVs (0xd0) per KV head and Bs (0xc0)
-// per cache block. The context is 256 tokens in blocks 0..15.
+// per cache block. Two sequences (the harness's second row of
+// workgroups) of 256 tokens each, in blocks 0..15 and 16..31.
 func paProfile(name, kernel string, gqa uint32) Profile {
 	return Profile{
 		Name:        name,
@@ -172,8 +173,8 @@ func paProfile(name, kernel string, gqa uint32) Profile {
 			u32("mtp", 224, 0), u32("GQA", 240, gqa),
 		},
 		Data: []Data{
-			{Arg: "CL", Words: []uint32{256}},
-			{Arg: "BT", Words: seq(0, 16)},
+			{Arg: "CL", Words: []uint32{256, 256}},
+			{Arg: "BT", Words: seq(0, 32)},
 		},
 	}
 }

@@ -101,9 +101,36 @@ var aiterKnown = map[string][]Outcome{
 	"fmha_v4_": {Different},
 }
 
+// aiterProfiled lists corpus families (object name prefix) with their
+// argument profile and the words a one-workgroup run must write with it:
+// the whole first output tile where the simulator serves the kernel's
+// loads and stores (fmha_v3_fwd: 256 rows of 128 bf16 and 256 LSE words;
+// f4gemm: a 128-row tile, 128 or 256 columns; fmha_v4: 256 rows of 128
+// bf16 halves). The other profiled families' buffers use a stride-4
+// descriptor whose dwordx2/x4 accesses the simulator treats as out of
+// range (README), so no word count is required of them.
+var aiterProfiled = map[string]struct {
+	profile string
+	words   int
+}{
+	"bf16gemm_":                   {"aiter-bf16gemm", 0},
+	"f4gemm_":                     {"aiter-f4gemm", 8192},
+	"fmha_v3_fwd_":                {"aiter-fmha-v3-fwd", 16640},
+	"fmha_v4_fwd_fwd_hd128_f4f4":  {"aiter-fmha-v4-fwd-f4f4", 8192},
+	"fmha_v4_fwd_fwd_hd128_f6f4":  {"aiter-fmha-v4-fwd-f6f4", 8192},
+	"fp8gemm_blockscale_":         {"aiter-fp8gemm-blockscale", 0},
+	"i8gemm_":                     {"aiter-i8gemm", 0},
+	"mla_MLA_A16W16_1TG_4W_16mx4": {"aiter-mla-m16x4", 0},
+	"mla_MLA_A16W16_1TG_4W_32mx1": {"aiter-mla-m32x1", 0},
+	"pa_pa_bf16_noquant_gqa8_":    {"aiter-pa-gqa8", 0},
+	"pa_pa_bf16_noquant_gqa16_":   {"aiter-pa-gqa16", 0},
+	"topksoftmax_":                {"aiter-topksoftmax", 0},
+}
+
 // TestAiterCorpus verifies every kernel of the aiter gfx950 corpus for
 // gfx942 with one workgroup and a small budget: no kernel is not-run, none
-// faults differently, and every different one is a known limit.
+// faults differently, every different one is a known limit, and the
+// profiled families get their profile and write their output tiles.
 func TestAiterCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -112,6 +139,14 @@ func TestAiterCorpus(t *testing.T) {
 	files := objects(t, projectpath.MustShared(t, "corpus", "aiter", "gfx950"))
 	rs := verifyAll(t, files, Options{Host: "gfx942", Workgroups: 1, MaxInstructions: 400_000})
 	for _, r := range rs {
+		if r.ProfileSkipped != "" {
+			t.Errorf("%s: profile not applied: %s", r.Name, r.ProfileSkipped)
+		}
+		for p, want := range aiterProfiled {
+			if strings.HasPrefix(r.Object, p) && (r.Profile != want.profile || r.WrittenWords < want.words) {
+				t.Errorf("%s: profile %q, %d words written; want %q, at least %d", r.Object, r.Profile, r.WrittenWords, want.profile, want.words)
+			}
+		}
 		switch r.Outcome {
 		case Identical, WithinBound, FaultAlike, Timeout:
 			continue
