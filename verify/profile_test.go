@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
+	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
 
@@ -121,4 +122,26 @@ func TestProfilesFitCorpus(t *testing.T) {
 			t.Errorf("profile %s matches no corpus kernel", p.Name)
 		}
 	}
+}
+
+// FuzzProfileApply: a profile with arbitrary field and argument layouts
+// never panics, and writes the kernarg only when it accepts.
+func FuzzProfileApply(f *testing.F) {
+	f.Add(8, 4, 8, 4, "n", "n", 16, 16)
+	f.Add(12, 8, 8, 16, "", "raw", 32, 32)
+	f.Add(-4, 4, 0, 8, "x", "x", 8, 8)
+	f.Add(60, 8, 56, 8, "a", "a", 64, 40)
+	f.Fuzz(func(t *testing.T, foff, fsize, aoff, asize int, fname, aname string, size, seg int) {
+		fuzzguard.RunArgs(t, []any{foff, fsize, aoff, asize, fname, aname, size, seg}, func() {
+			if seg < 0 || seg > 1<<12 {
+				return
+			}
+			p := Profile{Name: "f", KernargSize: size, Fields: []Field{{Name: fname, Offset: foff, Size: fsize, Value: 0x0102030405060708}}}
+			args := []sim.Arg{{Name: aname, Offset: aoff, Size: asize, ValueKind: "by_value"}}
+			ka := make([]byte, seg)
+			if err := p.Apply(args, seg, ka); err != nil && !bytes.Equal(ka, make([]byte, seg)) {
+				t.Fatalf("refused (%v) but wrote %x", err, ka)
+			}
+		})
+	})
 }
