@@ -80,3 +80,34 @@ func TestVerifyInstrument(t *testing.T) {
 		t.Errorf("refused object: code %d %s", code, errb.String())
 	}
 }
+
+// TestVerifyProfiles: an aiter object of a profiled family reports its
+// argument profile in --json, and --no-profiles gives it the plain
+// synthesis.
+func TestVerifyProfiles(t *testing.T) {
+	obj := projectpath.MustShared(t, "corpus", "aiter", "gfx950", "topksoftmax_topksoftmax_12x128x4.co")
+	for _, c := range []struct {
+		flags   []string
+		profile string
+	}{{nil, "aiter-topksoftmax"}, {[]string{"--no-profiles"}, ""}} {
+		js := filepath.Join(t.TempDir(), "v.json")
+		var out, errb bytes.Buffer
+		args := append([]string{"verify", obj, "--fill", "int", "--workgroups", "1", "--json", js}, c.flags...)
+		if code := runMain(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.flags, code, errb.String())
+		}
+		b, err := os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Kernels []struct{ Outcome, Profile string }
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Kernels) != 1 || doc.Kernels[0].Profile != c.profile || doc.Kernels[0].Outcome != "identical" {
+			t.Fatalf("%v: %+v", c.flags, doc.Kernels)
+		}
+	}
+}
