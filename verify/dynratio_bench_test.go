@@ -17,8 +17,10 @@ import (
 // (int fill, seed 0, one workgroup), and only runs that end alike on both
 // sides (identical or within bound) count. p50 is over the GEMM, attention
 // and MoE kernels (every family but topksoftmax), total is the sum of host
-// over the sum of guest instructions of those. The guessed arguments make
-// some kernels exit early, so the ratio is of the code each run reaches.
+// over the sum of guest instructions of those. The profiled families
+// (Profiles) run their main loops on small problems; the others get
+// guessed arguments and may exit early, so the ratio is of the code each
+// run reaches.
 func BenchmarkDynamicRatioAiter(b *testing.B) {
 	files := objects(b, projectpath.MustShared(b, "corpus", "aiter", "gfx950"))
 	opt := Options{Host: "gfx942", Workgroups: 1, MaxInstructions: 400_000, Fill: mem.FillInt}
