@@ -90,6 +90,11 @@ type kernelT struct {
 	// (host numbering, 0-511) it names.
 	selfFor *isa.Inst
 	selfSet [8]uint64
+	// shared holds the scope's subroutine plans and calls (shared.go);
+	// forceShared calls a body even from a key's only use, noShared never
+	// calls one (tests).
+	shared                *sharedState
+	forceShared, noShared bool
 }
 
 // islandSpacing is the most body bytes between two island pools: half a
@@ -260,7 +265,7 @@ func (kt *kernelT) emit() {
 			code = kt.one(code, b, i, in)
 		}
 	}
-	kt.body.Code = code
+	kt.body.Code = kt.appendShared(code)
 	if kt.islandsGrew {
 		// A new island target: the pools emitted before it lack its stub.
 		kt.emit()
@@ -437,6 +442,12 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		remember(raw, kind)
 		return append(code, raw...)
 	case report.Expand, report.Lower:
+		if d.Rule.Shared != nil {
+			kind := report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1}
+			if out, ok := kt.sharedSite(code, in, raw, d.Rule, kind); ok {
+				return out
+			}
+		}
 		kt.borrowed = kt.borrowed[:0]
 		out, err := d.Rule.Emit(kt, in, raw)
 		if err != nil {

@@ -547,7 +547,7 @@ func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
 			}
 		}
 	}
-	kt.body.Code = code
+	kt.body.Code = kt.appendShared(code)
 	return kt.finishSidecar(p)
 }
 

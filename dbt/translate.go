@@ -56,6 +56,9 @@ type Options struct {
 	// forceSpill makes every scratch-register request borrow live
 	// registers through private memory (tests of the spill path).
 	forceSpill bool
+	// forceShared calls a rule's shared subroutine even from a key's only
+	// use; noShared inlines every expansion (tests).
+	forceShared, noShared bool
 	// Workers bounds the goroutines that emit the kernels of one object
 	// in parallel (0: GOMAXPROCS; 1: one after another). The output does
 	// not depend on it.
@@ -153,7 +156,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse, forceShared: opt.forceShared, noShared: opt.noShared,
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)

@@ -1,0 +1,80 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
+
+// Shared is the subroutine form of a rule whose expansion is long: the
+// translator emits one body per kernel and key after the kernel's code and,
+// at each use, the rule's call-site code around an s_call_b64 into that
+// body (which the translator ends with s_setpc_b64 through the return
+// pair). The body works on fixed registers: VGPRs that are free at every
+// use of the rule in the kernel, handed to Site and Body in the same
+// ascending order so that both lay them out alike. The body runs under the
+// caller's EXEC, writes no SGPR and no SCC, and has the same fidelity as
+// the inline expansion.
+type Shared struct {
+	// Key names the body in calls (uses with equal keys share a body);
+	// false keeps in inline.
+	Key func(in *isa.Inst, raw []byte) (string, bool)
+	// Site returns the call-site code for in given the fixed VGPRs regs.
+	Site func(in *isa.Inst, raw []byte, regs []uint16) (SharedSite, error)
+	// Body returns the body of in's key (without the return) for regs.
+	Body func(in *isa.Inst, raw []byte, regs []uint16) ([]byte, error)
+}
+
+// SharedSite is one use of a Shared body.
+type SharedSite struct {
+	// Pre runs before the call (operands into the fixed registers), Post
+	// after it (results out of them).
+	Pre, Post []byte
+	// Used are the fixed VGPRs the site and the body use (the
+	// descriptor's VGPR count must cover them).
+	Used []uint16
+}
+
+// regPool hands out registers from an ascending free list.
+type regPool struct {
+	free []uint16
+	used []uint16
+}
+
+// run takes the first n consecutive free registers starting at a multiple
+// of align.
+func (p *regPool) run(n, align int) (uint16, error) {
+	for i := range p.free {
+		r := int(p.free[i])
+		if r%align != 0 || i+n > len(p.free) || int(p.free[i+n-1]) != r+n-1 {
+			continue
+		}
+		p.used = append(p.used, p.free[i:i+n]...)
+		p.free = append(p.free[:i:i], p.free[i+n:]...)
+		return uint16(r), nil
+	}
+	return 0, fmt.Errorf("no %d consecutive fixed VGPRs aligned to %d among %d free at every use", n, align, len(p.free))
+}
+
+// one takes the lowest free register.
+func (p *regPool) one() (uint16, error) {
+	if len(p.free) == 0 {
+		return 0, fmt.Errorf("fixed VGPRs exhausted")
+	}
+	r := p.free[0]
+	p.free = p.free[1:]
+	p.used = append(p.used, r)
+	return r, nil
+}
+
+// ones takes n single registers.
+func (p *regPool) ones(dst ...*uint16) error {
+	for _, d := range dst {
+		r, err := p.one()
+		if err != nil {
+			return err
+		}
+		*d = r
+	}
+	return nil
+}
