@@ -1,0 +1,199 @@
+package dbt
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Rows of the multi-use kernel's buffer: smInputs' rows, then one group
+// of 16 output rows per stored D.
+const (
+	smsOut  = 34
+	smsRows = smsOut + 4*16
+)
+
+// smsUse is one scaled MFMA of the multi-use kernel: C/D mode (acc: C/D
+// in AGPRs a0..; else D at vdst and C at the VGPR c, or c = 0 for the
+// inline constant 0), A and B first VGPRs, the scale VGPRs and bytes.
+type smsUse struct {
+	acc        bool
+	vdst, c    int
+	a, b       int
+	scA, scB   int
+	selA, selB int
+}
+
+// smsKernel writes kernel name: A and B loaded to v10.. and v20.., copies
+// with their dword halves swapped (other elements, same formats) in v64..
+// and v72.., C to v40.. and a0.., then five scaled MFMAs with different
+// operand registers, two keys (C a register, C the constant 0), the last
+// accumulating onto the first, and the four D stored.
+func smsKernel(s *strings.Builder, name string, c smCase) []smsUse {
+	fmt.Fprintf(s, ".globl %s\n.p2align 8\n.type %s,@function\n%s:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_lshlrev_b32_e32 v1, 2, v0\n  s_waitcnt lgkmcnt(0)\n", name, name, name)
+	load := func(row, vreg int) {
+		fmt.Fprintf(s, "  v_add_u32_e32 v2, %d, v1\n  global_load_dword v%d, v2, s[8:9]\n", row*256, vreg)
+	}
+	for r := 0; r < 8; r++ {
+		load(smRegA+r, 10+r)
+		load(smRegB+r, 20+r)
+	}
+	for r := 0; r < c.cd(); r++ {
+		load(smRegC+r, 40+r)
+	}
+	load(smRegS, 30)
+	load(smRegS+1, 31)
+	s.WriteString("  s_waitcnt vmcnt(0)\n")
+	nA, nB := smFormats[c.cbsz].Bits, smFormats[c.blgp].Bits
+	if nA == 0 {
+		nA = 8
+	}
+	if nB == 0 {
+		nB = 8
+	}
+	for i := 0; i < nA; i++ {
+		fmt.Fprintf(s, "  v_mov_b32_e32 v%d, v%d\n", 64+i, 10+(i+nA/2)%nA)
+	}
+	for i := 0; i < nB; i++ {
+		fmt.Fprintf(s, "  v_mov_b32_e32 v%d, v%d\n", 72+i, 20+(i+nB/2)%nB)
+	}
+	for r := 0; r < c.cd(); r++ {
+		fmt.Fprintf(s, "  v_accvgpr_write_b32 a%d, v%d\n", r, 40+r)
+	}
+	s.WriteString("  s_nop 2\n")
+	uses := []smsUse{
+		{acc: true, a: 10, b: 20, scA: 30, scB: 31, selA: 0, selB: 1},
+		{vdst: 80, c: 40, a: 64, b: 72, scA: 31, scB: 30, selA: 2, selB: 3},
+		{vdst: 96, a: 10, b: 72, scA: 30, scB: 31, selA: 3, selB: 0},
+		{vdst: 112, a: 64, b: 20, scA: 30, scB: 30, selA: 1, selB: 2},
+		{acc: true, a: 64, b: 72, scA: 31, scB: 31, selA: 1, selB: 1},
+	}
+	op := uint32(0x2d)
+	if c.m == 32 {
+		op = 0x2e
+	}
+	for _, u := range uses {
+		l0 := uint32(0xd3ac0000) | uint32(u.selA&1)<<11 | uint32(u.selB&1)<<12
+		l1 := uint32(256+u.scA) | uint32(256+u.scB)<<9 | uint32(u.selA>>1)<<27 | uint32(u.selB>>1)<<28
+		var acc, vdst, src2 uint32 = 0, uint32(u.vdst), 128
+		if u.acc {
+			acc, vdst, src2 = 1, 0, 256
+		} else if u.c != 0 {
+			src2 = uint32(256 + u.c)
+		}
+		w0 := 0xd3800000 | op<<16 | acc<<15 | uint32(c.cbsz)<<8 | vdst
+		w1 := uint32(256+u.a) | uint32(256+u.b)<<9 | src2<<18 | uint32(c.blgp)<<29
+		fmt.Fprintf(s, "  .long %#x, %#x, %#x, %#x\n", l0, l1, w0, w1)
+	}
+	s.WriteString("  s_nop 7\n  s_nop 7\n  s_nop 7\n")
+	for g, base := range []int{-1, 80, 96, 112} {
+		for r := 0; r < c.cd(); r++ {
+			src := base + r
+			if base < 0 {
+				fmt.Fprintf(s, "  v_accvgpr_read_b32 v%d, a%d\n", 40+r, r)
+				src = 40 + r
+			}
+			fmt.Fprintf(s, "  v_add_u32_e32 v2, %d, v1\n  global_store_dword v2, v%d, s[8:9]\n", (smsOut+16*g+r)*256, src)
+		}
+	}
+	s.WriteString("  s_endpgm\n")
+	return uses
+}
+
+// TestScaleMFMASharedAgainstGFX950Simulator: kernels with five scaled
+// MFMAs each (two keys, different A/B/C/D and scale registers and bytes,
+// C/D in AGPRs and VGPRs, one accumulating onto another) translate with
+// the uses calling two per-kernel subroutines; the translation on the
+// simulated gfx942 agrees bit for bit with the gfx950 guest for inputs
+// whose sums are exact, and bit for bit with the inline translation for
+// general inputs.
+func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
+	var cases []smCase
+	for _, m := range []int{16, 32} {
+		for _, f := range [][2]int{{4, 4}, {0, 4}, {2, 3}, {1, 0}} {
+			cases = append(cases, smCase{m: m, cbsz: f[0], blgp: f[1]})
+		}
+	}
+	var s strings.Builder
+	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n")
+	for i, c := range cases {
+		smsKernel(&s, fmt.Sprintf("k%d", i), c)
+	}
+	s.WriteString(".rodata\n")
+	for i := range cases {
+		fmt.Fprintf(&s, ".p2align 6\n.amdhsa_kernel k%d\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 224\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 192\n.end_amdhsa_kernel\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guest := buildGuestFrom(t, path)
+	res, err := Translate(guest, Options{Name: "scalemfma-uses"})
+	if err != nil {
+		t.Fatalf("%v\n%+v", err, res.Report)
+	}
+	inline, err := Translate(guest, Options{Name: "scalemfma-inline", noShared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range res.Report.Kernels {
+		if !strings.Contains(strings.Join(k.Notes, "\n"), "5 long expansions call 2 per-kernel subroutines") {
+			t.Fatalf("%s: notes %q, want 5 calls of 2 subroutines", k.Name, k.Notes)
+		}
+	}
+	if len(res.Object) >= len(inline.Object) {
+		t.Fatalf("object with subroutines %d bytes, inline %d", len(res.Object), len(inline.Object))
+	}
+	verifyObject(t, "scalemfma-uses", guest, res.Object)
+	rng := rand.New(rand.NewSource(15))
+	for ci, c := range cases {
+		name := fmt.Sprintf("k%d", ci)
+		for _, exact := range []bool{true, false} {
+			in := smInputs(rng, c, exact, false, -1)
+			in = append(in, make([]uint32, (smsRows-smRows)*64)...)
+			for l := 0; l < 64; l++ {
+				// Every byte of both scale dwords is 2^-1..2^1 (exact) or
+				// 2^-10..2^10: any selector gives finite products.
+				for _, row := range []int{smRegS, smRegS + 1} {
+					var w uint32
+					for b := 0; b < 4; b++ {
+						v := 126 + rng.Intn(3)
+						if !exact {
+							v = 117 + rng.Intn(21)
+						}
+						w |= uint32(v) << (8 * b)
+					}
+					in[row*64+l] = w
+				}
+			}
+			want := smRun(t, guest, "gfx950", name, in)
+			got := smRun(t, res.Object, "gfx942", name, in)
+			ref := smRun(t, inline.Object, "gfx942", name, in)
+			nonzero := 0
+			for g := 0; g < 4; g++ {
+				for r := 0; r < c.cd(); r++ {
+					for l := 0; l < 64; l++ {
+						i := (smsOut+16*g+r)*64 + l
+						where := fmt.Sprintf("%s m=%d cbsz=%d blgp=%d exact=%v: D%d lane %d reg %d", name, c.m, c.cbsz, c.blgp, exact, g, l, r)
+						if want[i] != 0 {
+							nonzero++
+						}
+						if got[i] != ref[i] {
+							t.Fatalf("%s: subroutine %#x (%g), inline %#x (%g)", where, got[i], math.Float32frombits(got[i]), ref[i], math.Float32frombits(ref[i]))
+						}
+						if exact && got[i] != want[i] {
+							t.Fatalf("%s: translated %#x (%g), gfx950 %#x (%g)", where, got[i], math.Float32frombits(got[i]), want[i], math.Float32frombits(want[i]))
+						}
+					}
+				}
+			}
+			if nonzero < 4*c.cd()*32 {
+				t.Fatalf("%s: only %d non-zero outputs on gfx950", name, nonzero)
+			}
+		}
+	}
+}
