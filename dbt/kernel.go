@@ -95,6 +95,12 @@ type kernelT struct {
 	// calls one (tests).
 	shared                *sharedState
 	forceShared, noShared bool
+	// sharedReach, when set, places the bodies in the code with this
+	// call reach (tests).
+	sharedReach int
+	// needAGPRs is the number of AGPRs the translation uses (subroutine
+	// saves) in a kernel whose guest has none.
+	needAGPRs int
 }
 
 // islandSpacing is the most body bytes between two island pools: half a
@@ -667,9 +673,15 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 		}
 	}
 	// Borrow live VGPRs the instruction does not name, saved to
-	// per-lane private memory around the expansion.
+	// per-lane private memory around the expansion (not the dead ones
+	// just found: handing a register out twice made two scratch values
+	// share it).
+	var found regSet
+	for _, r := range got {
+		found.add(int(r))
+	}
 	for r := 0; len(got) < n && r < arch; r++ {
-		if kt.taken.has(int(r)) || kt.selfUses(r) || !kt.canSpill() {
+		if kt.taken.has(int(r)) || found.has(r) || kt.selfUses(r) || !kt.canSpill() {
 			continue
 		}
 		got = append(got, uint16(r))
@@ -689,7 +701,7 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 func (kt *kernelT) descriptor() (kd.Descriptor, error) {
 	arch, agprs := kt.archVGPRs()
 	d, notes, err := kt.pair.Descriptor(pair.Plan{
-		Kernel: kt.k, GuestProc: kt.f.Processor, Arch: arch, AGPRs: agprs, NeedArch: kt.needArch,
+		Kernel: kt.k, GuestProc: kt.f.Processor, Arch: arch, AGPRs: agprs, NeedArch: kt.needArch, NeedAGPRs: kt.needAGPRs,
 		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase(), SpillSlots: kt.spillSlots, SpillBase: kt.spillBase,
 	})
 	for _, n := range notes {

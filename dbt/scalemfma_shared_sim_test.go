@@ -11,10 +11,11 @@ import (
 )
 
 // Rows of the multi-use kernel's buffer: smInputs' rows, then one group
-// of 16 output rows per stored D.
+// of 16 output rows per stored D and a checksum row.
 const (
 	smsOut  = 34
-	smsRows = smsOut + 4*16
+	smsSum  = smsOut + 4*16
+	smsRows = smsSum + 1
 )
 
 // smsUse is one scaled MFMA of the multi-use kernel: C/D mode (acc: C/D
@@ -32,8 +33,11 @@ type smsUse struct {
 // with their dword halves swapped (other elements, same formats) in v64..
 // and v72.., C to v40.. and a0.., then five scaled MFMAs with different
 // operand registers, two keys (C a register, C the constant 0), the last
-// accumulating onto the first, and the four D stored.
-func smsKernel(s *strings.Builder, name string, c smCase) []smsUse {
+// accumulating onto the first, and the four D stored. With pressure, the
+// first D is v128.. instead of a0.. (the kernel names no AGPR) and
+// every VGPR the kernel does not use otherwise holds a value set before the MFMAs and summed after them, so
+// that few VGPRs are free at the uses.
+func smsKernel(s *strings.Builder, name string, c smCase, pressure bool) {
 	fmt.Fprintf(s, ".globl %s\n.p2align 8\n.type %s,@function\n%s:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_lshlrev_b32_e32 v1, 2, v0\n  s_waitcnt lgkmcnt(0)\n", name, name, name)
 	load := func(row, vreg int) {
 		fmt.Fprintf(s, "  v_add_u32_e32 v2, %d, v1\n  global_load_dword v%d, v2, s[8:9]\n", row*256, vreg)
@@ -61,8 +65,41 @@ func smsKernel(s *strings.Builder, name string, c smCase) []smsUse {
 	for i := 0; i < nB; i++ {
 		fmt.Fprintf(s, "  v_mov_b32_e32 v%d, v%d\n", 72+i, 20+(i+nB/2)%nB)
 	}
-	for r := 0; r < c.cd(); r++ {
-		fmt.Fprintf(s, "  v_accvgpr_write_b32 a%d, v%d\n", r, 40+r)
+	// busy are the registers the kernel uses otherwise; with pressure
+	// every other VGPR from v4 up holds a value summed at the end.
+	var busy [256]bool
+	mark := func(first, n int) {
+		for i := first; i < first+n; i++ {
+			busy[i] = true
+		}
+	}
+	mark(0, 4)
+	mark(10, 8)
+	mark(20, 8)
+	mark(30, 2)
+	mark(40, 16)
+	mark(64, nA)
+	mark(72, nB)
+	for _, d := range []int{80, 96, 112, 128} {
+		mark(d, c.cd())
+	}
+	var press []int
+	for v := range busy {
+		if !busy[v] {
+			press = append(press, v)
+		}
+	}
+	if pressure {
+		for _, v := range press {
+			fmt.Fprintf(s, "  v_add_u32_e32 v%d, %#x, v0\n", v, uint32(v)*0x9e3779b1)
+		}
+		for r := 0; r < c.cd(); r++ {
+			fmt.Fprintf(s, "  v_mov_b32_e32 v%d, v%d\n", 128+r, 40+r)
+		}
+	} else {
+		for r := 0; r < c.cd(); r++ {
+			fmt.Fprintf(s, "  v_accvgpr_write_b32 a%d, v%d\n", r, 40+r)
+		}
 	}
 	s.WriteString("  s_nop 2\n")
 	uses := []smsUse{
@@ -75,6 +112,11 @@ func smsKernel(s *strings.Builder, name string, c smCase) []smsUse {
 	op := uint32(0x2d)
 	if c.m == 32 {
 		op = 0x2e
+	}
+	for i := range uses {
+		if pressure && uses[i].acc {
+			uses[i].acc, uses[i].vdst, uses[i].c = false, 128, 128
+		}
 	}
 	for _, u := range uses {
 		l0 := uint32(0xd3ac0000) | uint32(u.selA&1)<<11 | uint32(u.selB&1)<<12
@@ -90,7 +132,16 @@ func smsKernel(s *strings.Builder, name string, c smCase) []smsUse {
 		fmt.Fprintf(s, "  .long %#x, %#x, %#x, %#x\n", l0, l1, w0, w1)
 	}
 	s.WriteString("  s_nop 7\n  s_nop 7\n  s_nop 7\n")
-	for g, base := range []int{-1, 80, 96, 112} {
+	first := -1
+	if pressure {
+		first = 128
+		s.WriteString("  v_mov_b32_e32 v3, 0\n")
+		for _, v := range press {
+			fmt.Fprintf(s, "  v_mul_lo_u32 v3, v3, 31\n  v_add_u32_e32 v3, v3, v%d\n", v)
+		}
+		fmt.Fprintf(s, "  v_add_u32_e32 v2, %d, v1\n  global_store_dword v2, v3, s[8:9]\n", smsSum*256)
+	}
+	for g, base := range []int{first, 80, 96, 112} {
 		for r := 0; r < c.cd(); r++ {
 			src := base + r
 			if base < 0 {
@@ -101,7 +152,6 @@ func smsKernel(s *strings.Builder, name string, c smCase) []smsUse {
 		}
 	}
 	s.WriteString("  s_endpgm\n")
-	return uses
 }
 
 // TestScaleMFMASharedAgainstGFX950Simulator: kernels with five scaled
@@ -110,7 +160,11 @@ func smsKernel(s *strings.Builder, name string, c smCase) []smsUse {
 // the uses calling two per-kernel subroutines; the translation on the
 // simulated gfx942 agrees bit for bit with the gfx950 guest for inputs
 // whose sums are exact, and bit for bit with the inline translation for
-// general inputs.
+// general inputs. The same holds with the bodies placed in the code
+// (small call reach: a copy per use, or copies shared by nearby uses) and,
+// for kernels whose VGPRs are mostly live at the uses, with the fixed
+// registers saved to AGPRs around each use (the checksum of the live
+// registers matches).
 func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 	var cases []smCase
 	for _, m := range []int{16, 32} {
@@ -121,78 +175,110 @@ func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n")
 	for i, c := range cases {
-		smsKernel(&s, fmt.Sprintf("k%d", i), c)
+		smsKernel(&s, fmt.Sprintf("k%d", i), c, false)
+		smsKernel(&s, fmt.Sprintf("p%d", i), c, true)
 	}
 	s.WriteString(".rodata\n")
 	for i := range cases {
 		fmt.Fprintf(&s, ".p2align 6\n.amdhsa_kernel k%d\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 224\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 192\n.end_amdhsa_kernel\n", i)
+		fmt.Fprintf(&s, ".p2align 6\n.amdhsa_kernel p%d\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 256\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 256\n.end_amdhsa_kernel\n", i)
 	}
 	path := filepath.Join(t.TempDir(), "k.s")
 	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	guest := buildGuestFrom(t, path)
-	res, err := Translate(guest, Options{Name: "scalemfma-uses"})
-	if err != nil {
-		t.Fatalf("%v\n%+v", err, res.Report)
-	}
 	inline, err := Translate(guest, Options{Name: "scalemfma-inline", noShared: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range res.Report.Kernels {
-		if !strings.Contains(strings.Join(k.Notes, "\n"), "5 long expansions call 2 per-kernel subroutines") {
-			t.Fatalf("%s: notes %q, want 5 calls of 2 subroutines", k.Name, k.Notes)
+	type variant struct {
+		name  string
+		opt   Options
+		where string
+	}
+	var objs [][]byte
+	for _, v := range []variant{
+		{"after", Options{}, "placed after the code"},
+		{"copy-per-use", Options{sharedReach: 1}, "placed in the code"},
+		{"near", Options{sharedReach: 3000}, "placed in the code"},
+	} {
+		v.opt.Name = "scalemfma-" + v.name
+		res, err := Translate(guest, v.opt)
+		if err != nil {
+			t.Fatalf("%s: %v\n%+v", v.name, err, res.Report)
 		}
+		for _, k := range res.Report.Kernels {
+			notes := strings.Join(k.Notes, "\n")
+			if !strings.Contains(notes, "5 long expansions call ") || !strings.Contains(notes, v.where) {
+				t.Fatalf("%s %s: notes %q, want 5 calls of subroutines %s", v.name, k.Name, k.Notes, v.where)
+			}
+			if v.name == "after" && !strings.Contains(notes, "call 2 per-kernel subroutines") {
+				t.Fatalf("%s %s: notes %q, want 2 subroutines", v.name, k.Name, k.Notes)
+			}
+			if v.name == "copy-per-use" && !strings.Contains(notes, "call 5 per-kernel subroutines") {
+				t.Fatalf("%s %s: notes %q, want 5 copies", v.name, k.Name, k.Notes)
+			}
+			if saved := strings.Contains(notes, "saved to AGPRs"); saved != strings.HasPrefix(k.Name, "p") {
+				t.Fatalf("%s %s: notes %q: AGPR saves %v", v.name, k.Name, k.Notes, saved)
+			}
+		}
+		if v.name == "after" && len(res.Object) >= len(inline.Object) {
+			t.Fatalf("object with subroutines %d bytes, inline %d", len(res.Object), len(inline.Object))
+		}
+		verifyObject(t, "scalemfma-"+v.name, guest, res.Object)
+		objs = append(objs, res.Object)
 	}
-	if len(res.Object) >= len(inline.Object) {
-		t.Fatalf("object with subroutines %d bytes, inline %d", len(res.Object), len(inline.Object))
-	}
-	verifyObject(t, "scalemfma-uses", guest, res.Object)
 	rng := rand.New(rand.NewSource(15))
 	for ci, c := range cases {
-		name := fmt.Sprintf("k%d", ci)
-		for _, exact := range []bool{true, false} {
-			in := smInputs(rng, c, exact, false, -1)
-			in = append(in, make([]uint32, (smsRows-smRows)*64)...)
-			for l := 0; l < 64; l++ {
-				// Every byte of both scale dwords is 2^-1..2^1 (exact) or
-				// 2^-10..2^10: any selector gives finite products.
-				for _, row := range []int{smRegS, smRegS + 1} {
-					var w uint32
-					for b := 0; b < 4; b++ {
-						v := 126 + rng.Intn(3)
-						if !exact {
-							v = 117 + rng.Intn(21)
+		for _, kname := range []string{"k", "p"} {
+			name := fmt.Sprintf("%s%d", kname, ci)
+			for _, exact := range []bool{true, false} {
+				in := smInputs(rng, c, exact, false, -1)
+				in = append(in, make([]uint32, (smsRows-smRows)*64)...)
+				for l := 0; l < 64; l++ {
+					// Every byte of both scale dwords is 2^-1..2^1 (exact)
+					// or 2^-10..2^10: any selector gives finite products.
+					for _, row := range []int{smRegS, smRegS + 1} {
+						var w uint32
+						for b := 0; b < 4; b++ {
+							v := 126 + rng.Intn(3)
+							if !exact {
+								v = 117 + rng.Intn(21)
+							}
+							w |= uint32(v) << (8 * b)
 						}
-						w |= uint32(v) << (8 * b)
+						in[row*64+l] = w
 					}
-					in[row*64+l] = w
 				}
-			}
-			want := smRun(t, guest, "gfx950", name, in)
-			got := smRun(t, res.Object, "gfx942", name, in)
-			ref := smRun(t, inline.Object, "gfx942", name, in)
-			nonzero := 0
-			for g := 0; g < 4; g++ {
-				for r := 0; r < c.cd(); r++ {
-					for l := 0; l < 64; l++ {
-						i := (smsOut+16*g+r)*64 + l
-						where := fmt.Sprintf("%s m=%d cbsz=%d blgp=%d exact=%v: D%d lane %d reg %d", name, c.m, c.cbsz, c.blgp, exact, g, l, r)
+				want := smRun(t, guest, "gfx950", name, in)
+				ref := smRun(t, inline.Object, "gfx942", name, in)
+				for vi, obj := range objs {
+					got := smRun(t, obj, "gfx942", name, in)
+					nonzero := 0
+					for i := smsOut * 64; i < smsRows*64; i++ {
+						g, r := (i/64-smsOut)/16, (i/64-smsOut)%16
+						if r >= c.cd() && i/64 != smsSum {
+							continue
+						}
+						where := fmt.Sprintf("%s variant %d m=%d cbsz=%d blgp=%d exact=%v: row %d (D%d reg %d) lane %d", name, vi, c.m, c.cbsz, c.blgp, exact, i/64, g, r, i%64)
 						if want[i] != 0 {
 							nonzero++
 						}
 						if got[i] != ref[i] {
 							t.Fatalf("%s: subroutine %#x (%g), inline %#x (%g)", where, got[i], math.Float32frombits(got[i]), ref[i], math.Float32frombits(ref[i]))
 						}
-						if exact && got[i] != want[i] {
+						if (exact || i/64 == smsSum) && ref[i] != want[i] {
+							t.Fatalf("%s: inline translation %#x (%g), gfx950 %#x (%g)", where, ref[i], math.Float32frombits(ref[i]), want[i], math.Float32frombits(want[i]))
+						}
+						if (exact || i/64 == smsSum) && got[i] != want[i] {
 							t.Fatalf("%s: translated %#x (%g), gfx950 %#x (%g)", where, got[i], math.Float32frombits(got[i]), want[i], math.Float32frombits(want[i]))
 						}
 					}
+					if nonzero < 4*c.cd()*32 {
+						t.Fatalf("%s: only %d non-zero outputs on gfx950", name, nonzero)
+					}
 				}
-			}
-			if nonzero < 4*c.cd()*32 {
-				t.Fatalf("%s: only %d non-zero outputs on gfx950", name, nonzero)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package dbt
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/live"
@@ -17,9 +18,13 @@ import (
 // the body with s_call_b64 and copies the results out. The fixed VGPRs and
 // the return SGPR pair are free at every use of the rule (no instruction
 // reads them after any use, no use names them), so a body may clobber
-// them. A use falls back to the inline expansion when the rule has no
-// fixed registers, its key occurs once, or its call went out of SOPP range
-// (placement asked for a long window there).
+// them. When too few VGPRs are free at every use (kernels that use the
+// whole register file) and the kernel names no AGPRs, the fixed VGPRs are
+// any the uses do not name, and those live at some use are saved to AGPRs
+// a0.. around each use by two more per-kernel stubs (the descriptor then
+// allocates the AGPRs). A use falls back to the inline expansion when the
+// rule has no fixed registers, its key occurs once, or its call went out
+// of SOPP range (placement asked for a long window there).
 
 // sharedPlan is the subroutine plan of one rule in a scope.
 type sharedPlan struct {
@@ -29,27 +34,53 @@ type sharedPlan struct {
 	regs []uint16
 	ret  uint16
 	ok   bool
-	// bodies caches each key's body (it depends on the plan only).
+	// unnamed are the VGPRs no use names, live those read after some
+	// use; saveOK allows fixed registers from unnamed saved to AGPRs.
+	unnamed []uint16
+	live    live.Set
+	saveOK  bool
+	// bodies caches each key's body (it depends on the plan only), saves
+	// the save and restore stubs of keys whose fixed registers are saved.
 	bodies map[string][]byte
+	saves  map[string][2][]byte
+	// agprs is the most AGPRs a key's saves use.
+	agprs int
+	// sites are the addresses of the uses.
+	sites []uint64
 }
 
-// sharedCall is one emitted call: its fixup index and key.
+// sharedCall is one emitted call: its fixup index and the body's rule,
+// key and part (0 the body, 1 the save stub, 2 the restore stub).
 type sharedCall struct {
 	fx   int
 	rule *rules.Rule
 	key  string
+	part int
 }
+
+// sharedReach is how far back (bytes) a call reaches a body copy placed
+// in the code: s_call_b64's SOPP-range offset is +-128 KiB, less the
+// call site's own code before the call.
+const sharedReach = 120 << 10
 
 // sharedState is a scope's subroutine bookkeeping.
 type sharedState struct {
 	// live is the analysis the plans were made for.
 	live  *live.Info
 	plans map[*rules.Rule]*sharedPlan
-	// body is the emission the calls belong to; calls and order (the
-	// bodies in first-call order) are reset with it.
-	body  *place.Body
-	calls []sharedCall
-	order []sharedCall
+	// body is the emission the rest belongs to (reset with it): calls
+	// of bodies placed after the code (patched there) and those bodies
+	// in first-call order; near is, per rule, whether the emission puts
+	// body copies into the code instead (a call went out of range after
+	// the code), copies the latest copy of each part, nCopies their
+	// number; uses counts the calls of bodies.
+	body    *place.Body
+	calls   []sharedCall
+	order   []sharedCall
+	near    map[*rules.Rule]bool
+	copies  map[sharedCall]int
+	nCopies int
+	uses    int
 }
 
 // sharedPlanFor returns the plan of rule r, computing the scope's plans
@@ -61,15 +92,24 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 	if p, ok := kt.shared.plans[r]; ok {
 		return p
 	}
-	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}}
+	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}}
 	kt.shared.plans[r] = p
 	var sites []*isa.Inst
+	var named live.Set
 	for _, l := range kt.scope.Blocks {
 		for _, in := range kt.g.Blocks[l].Insts {
 			if rules.ForInst(kt.guest, kt.host, in) != r {
 				continue
 			}
 			sites = append(sites, in)
+			p.sites = append(p.sites, in.PC)
+			regs, ok := r.Shared.Names(in, kt.raw(in))
+			if !ok {
+				return p // a use whose registers are unknown: no plan
+			}
+			for _, v := range regs {
+				named.Add(int(v), 1)
+			}
 			if key, ok := r.Shared.Key(in, kt.raw(in)); ok {
 				p.uses[key]++
 			}
@@ -79,8 +119,6 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 		return p
 	}
 	arch, agprs := kt.archVGPRs()
-	saved := kt.cur
-	defer func() { kt.cur = saved }()
 	for v := 0; v < 256; v++ {
 		if v >= arch && agprs > 0 && (v+1+3)&^3+agprs > 512 {
 			break
@@ -88,18 +126,24 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 		if kt.mappedAGPR(v) {
 			continue
 		}
+		if named.Has(v) {
+			continue
+		}
 		free := true
 		for _, in := range sites {
-			kt.cur = in
-			if a := kt.live.After(in.PC); a == nil || (v < arch && a.V.Has(v)) || kt.selfUses(v) {
+			if a := kt.live.After(in.PC); a == nil || (v < arch && a.V.Has(v)) {
 				free = false
 				break
 			}
 		}
+		p.unnamed = append(p.unnamed, uint16(v))
 		if free {
 			p.regs = append(p.regs, uint16(v))
+		} else {
+			p.live.Add(v, 1)
 		}
 	}
+	p.saveOK = !kt.pair.UnifiedVGPRs() && kt.namedAGPRs == 0 && agprs == 0
 	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102)
 	for s := 0; s+1 < limit && !p.ok; s += 2 {
 		free := true
@@ -120,7 +164,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 // sharedSite emits in as a call of its rule's shared body, or reports
 // false to leave it to the inline expansion.
 func (kt *kernelT) sharedSite(code []byte, in *isa.Inst, raw []byte, r *rules.Rule, kind report.Kind) ([]byte, bool) {
-	if r == nil || r.Shared == nil || kt.forceSpill || kt.noShared || kt.long[in.PC] || rules.ForInst(kt.guest, kt.host, in) != r {
+	if r == nil || r.Shared == nil || kt.forceSpill || kt.noShared || rules.ForInst(kt.guest, kt.host, in) != r {
 		return code, false
 	}
 	key, ok := r.Shared.Key(in, raw)
@@ -131,60 +175,146 @@ func (kt *kernelT) sharedSite(code []byte, in *isa.Inst, raw []byte, r *rules.Ru
 	if !p.ok || (p.uses[key] < 2 && !kt.forceShared) {
 		return code, false
 	}
-	site, err := r.Shared.Site(in, raw, p.regs)
+	regs := p.regs
+	site, err := r.Shared.Site(in, raw, regs)
+	if err != nil && p.saveOK {
+		regs = p.unnamed
+		site, err = r.Shared.Site(in, raw, regs)
+	}
 	if err != nil {
 		return code, false
 	}
 	body, have := p.bodies[key]
 	if !have {
-		if body, err = r.Shared.Body(in, raw, p.regs); err != nil {
+		if body, err = r.Shared.Body(in, raw, regs); err != nil {
 			return code, false
 		}
 		p.bodies[key] = body
+		var saved []uint16
+		for _, v := range site.Used {
+			if p.live.Has(int(v)) {
+				saved = append(saved, v)
+			}
+		}
+		if len(saved) > 0 {
+			sv, rs := rules.AGPRSave(saved)
+			p.saves[key] = [2][]byte{sv, rs}
+			p.agprs = max(p.agprs, len(saved))
+		}
 	}
 	st := kt.shared
 	if st.body != kt.body {
-		st.body, st.calls, st.order = kt.body, nil, nil
+		*st = sharedState{live: st.live, plans: st.plans, body: kt.body, near: map[*rules.Rule]bool{}, copies: map[sharedCall]int{}}
 	}
-	first := true
-	for _, c := range st.order {
-		if c.rule == r && c.key == key {
-			first = false
+	reach := sharedReach
+	if kt.sharedReach > 0 {
+		reach = kt.sharedReach
+	}
+	near, known := st.near[r]
+	if !known {
+		near = kt.sharedReach > 0
+		for _, pc := range p.sites {
+			near = near || kt.long[pc]
 		}
+		st.near[r] = near
 	}
-	if first {
-		st.order = append(st.order, sharedCall{rule: r, key: key})
+	saves, saving := p.saves[key]
+	parts := []int{0}
+	if saving {
+		parts = append(parts, 1, 2)
+	}
+	part := func(n int) []byte {
+		if n == 0 {
+			return body
+		}
+		return saves[n-1]
+	}
+	k0 := sharedCall{rule: r, key: key}
+	switch {
+	case near:
+		if at, ok := st.copies[k0]; !ok || len(code)-at > reach {
+			// A copy here, branched over.
+			skip := len(code)
+			code = window(code, 4)
+			for _, n := range parts {
+				st.copies[sharedCall{rule: r, key: key, part: n}] = len(code)
+				code = append(code, part(n)...)
+				code = binary.LittleEndian.AppendUint32(code, kt.pair.Words().Setpc(p.ret))
+			}
+			binary.LittleEndian.PutUint32(code[skip:], kt.pair.Words().SOPP(place.OpBranch, int16((len(code)-skip-4)/4)))
+			st.nCopies++
+		}
+	case !slices.Contains(st.order, k0):
+		for _, n := range parts {
+			st.order = append(st.order, sharedCall{rule: r, key: key, part: n})
+		}
 	}
 	for _, v := range site.Used {
 		kt.take(v)
 	}
+	if saving {
+		kt.needAGPRs = max(kt.needAGPRs, p.agprs)
+	}
+	call := func(n int) {
+		c := sharedCall{fx: len(kt.body.Fixups), rule: r, key: key, part: n}
+		fx := place.Fixup{Kind: place.Call, Off: len(code), Size: 4, Pair: p.ret, Local: true, Src: in.PC}
+		if near {
+			fx.Target = uint64(st.copies[sharedCall{rule: r, key: key, part: n}])
+		} else {
+			st.calls = append(st.calls, c)
+		}
+		kt.body.Fixups = append(kt.body.Fixups, fx)
+		code = window(code, 4)
+	}
+	code = append(code, site.Lead...)
+	if saving {
+		call(1)
+	}
 	code = append(code, site.Pre...)
-	st.calls = append(st.calls, sharedCall{fx: len(kt.body.Fixups), rule: r, key: key})
-	kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Call, Off: len(code), Size: 4, Pair: p.ret, Local: true, Src: in.PC})
-	code = window(code, 4)
+	call(0)
 	code = append(code, site.Post...)
+	if saving {
+		call(2)
+	}
+	code = append(code, site.Tail...)
+	st.uses++
 	kt.rep.Tally(kind)
 	return code, true
 }
 
-// appendShared appends the bodies the current emission calls (each ended
-// by s_setpc_b64 through its plan's return pair) and points the calls at
-// them.
+// appendShared appends the bodies the current emission calls after the
+// code (each ended by s_setpc_b64 through its plan's return pair), points
+// the calls at them, and notes the emission's subroutines.
 func (kt *kernelT) appendShared(code []byte) []byte {
 	st := kt.shared
-	if st == nil || st.body != kt.body || len(st.order) == 0 {
+	if st == nil || st.body != kt.body || st.uses == 0 {
 		return code
 	}
 	at := map[sharedCall]int{}
+	bodies, saves := st.nCopies, st.nCopies > 0 && kt.needAGPRs > 0
 	for _, c := range st.order {
 		p := st.plans[c.rule]
 		at[c] = len(code)
-		code = append(code, p.bodies[c.key]...)
+		switch c.part {
+		case 0:
+			code = append(code, p.bodies[c.key]...)
+			bodies++
+		default:
+			code = append(code, p.saves[c.key][c.part-1]...)
+			saves = true
+		}
 		code = binary.LittleEndian.AppendUint32(code, kt.pair.Words().Setpc(p.ret))
 	}
 	for _, c := range st.calls {
-		kt.body.Fixups[c.fx].Target = uint64(at[sharedCall{rule: c.rule, key: c.key}])
+		kt.body.Fixups[c.fx].Target = uint64(at[sharedCall{rule: c.rule, key: c.key, part: c.part}])
 	}
-	kt.rep.Notes = appendOnce(kt.rep.Notes, fmt.Sprintf("%d long expansions call %d per-kernel subroutines (operands copied to fixed registers, s_call_b64)", len(st.calls), len(st.order)))
+	where := "after the code"
+	if st.nCopies > 0 {
+		where = "in the code, each within call range of its uses"
+	}
+	kt.rep.Notes = appendOnce(kt.rep.Notes, fmt.Sprintf("%d long expansions call %d per-kernel subroutines placed %s (operands copied to fixed registers, s_call_b64)", st.uses, bodies, where))
+	if saves {
+		kt.rep.Notes = appendOnce(kt.rep.Notes, fmt.Sprintf("subroutine registers live at some use are saved to AGPRs a0..a%d around it", kt.needAGPRs-1))
+	}
 	return code
 }

@@ -59,6 +59,9 @@ type Options struct {
 	// forceShared calls a rule's shared subroutine even from a key's only
 	// use; noShared inlines every expansion (tests).
 	forceShared, noShared bool
+	// sharedReach, when set, places subroutine bodies in the code with
+	// this call reach in bytes (tests).
+	sharedReach int
 	// Workers bounds the goroutines that emit the kernels of one object
 	// in parallel (0: GOMAXPROCS; 1: one after another). The output does
 	// not depend on it.
@@ -156,7 +159,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse, forceShared: opt.forceShared, noShared: opt.noShared,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse, forceShared: opt.forceShared, noShared: opt.noShared, sharedReach: opt.sharedReach,
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)

@@ -33,7 +33,7 @@ type scaleSharedLayout struct {
 }
 
 // scaleShared is the Shared form of the scaled MFMA rule.
-var scaleShared = &Shared{Key: scaleSharedKey, Site: scaleSharedSite, Body: scaleSharedBody}
+var scaleShared = &Shared{Key: scaleSharedKey, Site: scaleSharedSite, Body: scaleSharedBody, Names: scaleSharedNames}
 
 // scaleSharedWords splits a scaled MFMA's guest bytes.
 func scaleSharedWords(in *isa.Inst, raw []byte) (l0, l1, w0, w1 uint32, op uint32, cd int, err error) {
@@ -133,7 +133,7 @@ func scaleSharedSite(in *isa.Inst, raw []byte, regs []uint16) (SharedSite, error
 	if err != nil {
 		return SharedSite{}, err
 	}
-	pre := []uint32{sNop(7), sNop(7), sNop(7)}
+	var pre []uint32
 	copyIn := func(dst, src uint16, n int, agpr bool) {
 		for i := uint16(0); i < uint16(n); i++ {
 			if agpr {
@@ -162,8 +162,8 @@ func scaleSharedSite(in *isa.Inst, raw []byte, regs []uint16) (SharedSite, error
 			post = append(post, smVOP1(smMovB32, uint16(f.vdst)+i, srcVGPR+l.cd+i, 0)...)
 		}
 	}
-	post = append(post, sNop(4))
-	return SharedSite{Pre: appendWords(nil, pre...), Post: appendWords(nil, post...), Used: l.used}, nil
+	return SharedSite{Lead: appendWords(nil, sNop(7), sNop(7), sNop(7)), Pre: appendWords(nil, pre...),
+		Post: appendWords(nil, post...), Tail: appendWords(nil, sNop(4)), Used: l.used}, nil
 }
 
 func scaleSharedBody(in *isa.Inst, raw []byte, regs []uint16) ([]byte, error) {
@@ -181,4 +181,41 @@ func scaleSharedBody(in *isa.Inst, raw []byte, regs []uint16) ([]byte, error) {
 	bw1 := (srcVGPR + uint32(l.a)) | (srcVGPR+uint32(l.b))<<9 | src2<<18 | f.blgp<<29
 	bl1 := (srcVGPR + uint32(l.sc[0])) | (srcVGPR+uint32(l.sc[1]))<<9
 	return ScaleMFMACode(0xd3ac0000, bl1, bw0, bw1, op, cd, l.s)
+}
+
+// scaleSharedNames lists the arch VGPRs a use reads or writes: A and B
+// unless in AGPRs, C and D unless in AGPRs, VGPR scale operands.
+func scaleSharedNames(in *isa.Inst, raw []byte) ([]uint16, bool) {
+	l0, l1, w0, w1, _, cd, err := scaleSharedWords(in, raw)
+	if err != nil {
+		return nil, false
+	}
+	f, err := parseScaleMFMA(l0, l1, w0, w1)
+	if err != nil || int(f.vdst)+cd > 256 || (f.src2 >= srcVGPR && int(f.src2-srcVGPR)+cd > 256) {
+		return nil, false
+	}
+	var out []uint16
+	span := func(first uint16, n int) {
+		for i := 0; i < n; i++ {
+			out = append(out, first+uint16(i))
+		}
+	}
+	if w1>>27&1 == 0 {
+		span(f.aReg, int(f.nA))
+	}
+	if w1>>28&1 == 0 {
+		span(f.bReg, int(f.nB))
+	}
+	if f.accCD == 0 {
+		span(uint16(f.vdst), cd)
+		if f.src2 >= srcVGPR {
+			span(uint16(f.src2-srcVGPR), cd)
+		}
+	}
+	for _, c := range f.scaleSrc {
+		if c >= srcVGPR {
+			out = append(out, uint16(c-srcVGPR))
+		}
+	}
+	return out, true
 }

@@ -23,13 +23,19 @@ type Shared struct {
 	Site func(in *isa.Inst, raw []byte, regs []uint16) (SharedSite, error)
 	// Body returns the body of in's key (without the return) for regs.
 	Body func(in *isa.Inst, raw []byte, regs []uint16) ([]byte, error)
+	// Names returns the arch VGPRs the use (its call-site code) reads or
+	// writes; false when they cannot be told (in then stays inline).
+	Names func(in *isa.Inst, raw []byte) ([]uint16, bool)
 }
 
-// SharedSite is one use of a Shared body.
+// SharedSite is one use of a Shared body: Lead, Pre, the call, Post,
+// Tail. A translator that saves live fixed registers around the use does
+// so after Lead and before Tail.
 type SharedSite struct {
-	// Pre runs before the call (operands into the fixed registers), Post
-	// after it (results out of them).
-	Pre, Post []byte
+	// Lead waits for earlier writes of the operands; Pre copies them into
+	// the fixed registers, Post copies the results out; Tail waits for
+	// the result writes before the code after the use reads them.
+	Lead, Pre, Post, Tail []byte
 	// Used are the fixed VGPRs the site and the body use (the
 	// descriptor's VGPR count must cover them).
 	Used []uint16
@@ -77,4 +83,20 @@ func (p *regPool) ones(dst ...*uint16) error {
 		*d = r
 	}
 	return nil
+}
+
+// AGPRSave returns gfx9 code that copies VGPRs regs into AGPRs a0.. (save)
+// and back (restore), for fixed registers that are live at some use: the
+// save ends with s_nop 1 so that the copies read the VGPRs before a later
+// VALU write of them.
+func AGPRSave(regs []uint16) (save, restore []byte) {
+	var sw, rw []uint32
+	for i, r := range regs {
+		a := accWrite(uint16(i), r)
+		sw = append(sw, a[0], a[1])
+		a = accRead(r, uint16(i))
+		rw = append(rw, a[0], a[1])
+	}
+	sw = append(sw, sNop(1))
+	return appendWords(nil, sw...), appendWords(nil, rw...)
 }

@@ -96,7 +96,27 @@ func (p Pair) Descriptor(pl pair.Plan) (kd.Descriptor, []string, error) {
 	hostProc := p.HostProcessor()
 	var notes []string
 	arch, agprs := pl.Arch, pl.AGPRs
-	if pl.NeedArch > arch {
+	if pl.NeedAGPRs > 0 && agprs == 0 && pl.NamedAGPRs == 0 {
+		// AGPRs for the translation's own use (subroutine saves) in a
+		// guest that allocates none: a0 after the arch VGPRs.
+		acc := (max(pl.NeedArch, arch) + 3) &^ 3
+		total := acc + pl.NeedAGPRs
+		if total > 512 {
+			return d, nil, fmt.Errorf("%d arch VGPRs and %d AGPRs for subroutine saves need more than 512 registers", acc, pl.NeedAGPRs)
+		}
+		if err := d.Set(kd.RSRC3_ACCUM_OFFSET, kd.AccumOffsetField(acc)); err != nil {
+			return d, nil, err
+		}
+		if err := d.Set(kd.RSRC1_GRANULATED_WORKITEM_VGPR_COUNT, kd.VGPRGranules(hostProc, false, total)); err != nil {
+			return d, nil, err
+		}
+		notes = append(notes, fmt.Sprintf("%d AGPRs allocated after %d arch VGPRs for subroutine saves", pl.NeedAGPRs, acc))
+		if pl.NeedArch > arch {
+			notes = append(notes, fmt.Sprintf("arch VGPRs grown from %d to %d for scratch registers", arch, pl.NeedArch))
+		}
+	} else if pl.NeedAGPRs > 0 {
+		return d, nil, fmt.Errorf("subroutine saves need %d AGPRs but the guest allocates or names AGPRs", pl.NeedAGPRs)
+	} else if pl.NeedArch > arch {
 		if pl.NamedAGPRs > 0 && pl.NamedArch > d.AccumOffset() {
 			return d, nil, fmt.Errorf("the guest names arch VGPRs up to v%d over its AGPR range (ACCUM_OFFSET %d) and AGPRs too: the allocation cannot grow for scratch registers", pl.NamedArch-1, d.AccumOffset())
 		}
