@@ -21,8 +21,9 @@ import (
 // them. When too few VGPRs are free at every use (kernels that use the
 // whole register file) and the kernel names no AGPRs, the fixed VGPRs are
 // any the uses do not name, and those live at some use are saved to AGPRs
-// a0.. around each use by two more per-kernel stubs (the descriptor then
-// allocates the AGPRs). A use falls back to the inline expansion when the
+// a0.. around each use by two more per-kernel stubs, all lanes at once
+// (the descriptor then allocates the AGPRs; a second SGPR pair dead at
+// every use holds EXEC meanwhile). A use falls back to the inline expansion when the
 // rule has no fixed registers, its key occurs once, or its call went out
 // of SOPP range (placement asked for a long window there).
 
@@ -30,10 +31,11 @@ import (
 type sharedPlan struct {
 	// uses counts the scope's uses of each key.
 	uses map[string]int
-	// regs are the VGPRs free at every use; ret is the return pair.
-	regs []uint16
-	ret  uint16
-	ok   bool
+	// regs are the VGPRs free at every use; ret is the return pair and
+	// exec the pair that holds EXEC while a save or restore stub runs.
+	regs      []uint16
+	ret, exec uint16
+	ok        bool
 	// unnamed are the VGPRs no use names, live those read after some
 	// use; saveOK allows fixed registers from unnamed saved to AGPRs.
 	unnamed []uint16
@@ -144,8 +146,10 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 		}
 	}
 	p.saveOK = !kt.pair.UnifiedVGPRs() && kt.namedAGPRs == 0 && agprs == 0
+	// The return pair, and a second pair for EXEC around the saves.
 	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102)
-	for s := 0; s+1 < limit && !p.ok; s += 2 {
+	var pairs []uint16
+	for s := 0; s+1 < limit && len(pairs) < 2; s += 2 {
 		free := true
 		for _, in := range sites {
 			a := kt.live.After(in.PC)
@@ -155,8 +159,16 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 			}
 		}
 		if free {
-			p.ret, p.ok = uint16(s), true
+			pairs = append(pairs, uint16(s))
 		}
+	}
+	if len(pairs) > 0 {
+		p.ret, p.ok = pairs[0], true
+	}
+	if len(pairs) > 1 {
+		p.exec = pairs[1]
+	} else {
+		p.saveOK = false
 	}
 	return p
 }
@@ -197,7 +209,7 @@ func (kt *kernelT) sharedSite(code []byte, in *isa.Inst, raw []byte, r *rules.Ru
 			}
 		}
 		if len(saved) > 0 {
-			sv, rs := rules.AGPRSave(saved)
+			sv, rs := rules.AGPRSave(saved, p.exec)
 			p.saves[key] = [2][]byte{sv, rs}
 			p.agprs = max(p.agprs, len(saved))
 		}

@@ -86,17 +86,28 @@ func (p *regPool) ones(dst ...*uint16) error {
 }
 
 // AGPRSave returns gfx9 code that copies VGPRs regs into AGPRs a0.. (save)
-// and back (restore), for fixed registers that are live at some use: the
-// save ends with s_nop 1 so that the copies read the VGPRs before a later
-// VALU write of them.
-func AGPRSave(regs []uint16) (save, restore []byte) {
-	var sw, rw []uint32
+// and back (restore), for fixed registers that are live at some use. Both
+// run with every lane enabled (EXEC kept in the SGPR pair execPair
+// meanwhile), so that lanes the caller's EXEC disables keep their values
+// even where a body's MFMA writes all lanes; the save ends with s_nop 1 so
+// that the copies read the VGPRs before a later VALU write of them.
+func AGPRSave(regs []uint16, execPair uint16) (save, restore []byte) {
+	const execLo = 126
+	enter := []uint32{smMovB64(execPair, execLo), smMovB64(execLo, srcOnes)}
+	sw, rw := append([]uint32(nil), enter...), append([]uint32(nil), enter...)
 	for i, r := range regs {
 		a := accWrite(uint16(i), r)
 		sw = append(sw, a[0], a[1])
 		a = accRead(r, uint16(i))
 		rw = append(rw, a[0], a[1])
 	}
-	sw = append(sw, sNop(1))
+	leave := smMovB64(execLo, execPair)
+	sw = append(sw, leave, sNop(1))
+	rw = append(rw, leave)
 	return appendWords(nil, sw...), appendWords(nil, rw...)
+}
+
+// smMovB64 encodes s_mov_b64 sdst, ssrc (SOP1, 8-bit operand codes).
+func smMovB64(sdst, ssrc uint16) uint32 {
+	return 0xbe800100 | uint32(sdst&0x7f)<<16 | uint32(ssrc&0xff)
 }
