@@ -98,6 +98,8 @@ type kernelT struct {
 	// sharedReach, when set, places the bodies in the code with this
 	// call reach (tests).
 	sharedReach int
+	// sidecar marks the translation of a virtual-LDS sidecar.
+	sidecar bool
 	// needAGPRs is the number of AGPRs the translation uses (subroutine
 	// saves) in a kernel whose guest has none.
 	needAGPRs int

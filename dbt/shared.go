@@ -176,7 +176,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 // sharedSite emits in as a call of its rule's shared body, or reports
 // false to leave it to the inline expansion.
 func (kt *kernelT) sharedSite(code []byte, in *isa.Inst, raw []byte, r *rules.Rule, kind report.Kind) ([]byte, bool) {
-	if r == nil || r.Shared == nil || kt.forceSpill || kt.noShared || rules.ForInst(kt.guest, kt.host, in) != r {
+	if r == nil || r.Shared == nil || kt.forceSpill || kt.noShared || (r.Shared.LDS && kt.sidecar) || rules.ForInst(kt.guest, kt.host, in) != r {
 		return code, false
 	}
 	key, ok := r.Shared.Key(in, raw)

@@ -142,7 +142,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
 			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS,
-			forceSpill: so.forceSpill, forceSpillPerUse: so.forceSpillPerUse,
+			forceSpill: so.forceSpill, forceSpillPerUse: so.forceSpillPerUse, sidecar: true,
 		}
 		kt.scope = g.Scope(i)
 		static := kt.k.Descriptor.GroupSegmentFixedSize

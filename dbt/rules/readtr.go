@@ -52,6 +52,7 @@ func init() {
 		Fidelity: report.Approximate,
 		Bound:    ReadTrBound,
 		Emit:     emitReadTr,
+		Shared:   readTrShared,
 	})
 }
 

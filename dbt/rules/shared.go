@@ -26,6 +26,10 @@ type Shared struct {
 	// Names returns the arch VGPRs the use (its call-site code) reads or
 	// writes; false when they cannot be told (in then stays inline).
 	Names func(in *isa.Inst, raw []byte) ([]uint16, bool)
+	// LDS says the body accesses LDS storage: virtual-LDS sidecars, which
+	// lower the LDS accesses of each instruction's code, keep such uses
+	// inline.
+	LDS bool
 }
 
 // SharedSite is one use of a Shared body: Lead, Pre, the call, Post,
