@@ -36,6 +36,9 @@ type sharedPlan struct {
 	regs      []uint16
 	ret, exec uint16
 	ok        bool
+	// execOK says exec was found (it is also the pair a body with
+	// Shared.SGPRPair clobbers: bodies and save stubs never overlap).
+	execOK bool
 	// unnamed are the VGPRs no use names, live those read after some
 	// use; saveOK allows fixed registers from unnamed saved to AGPRs.
 	unnamed []uint16
@@ -166,7 +169,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 		p.ret, p.ok = pairs[0], true
 	}
 	if len(pairs) > 1 {
-		p.exec = pairs[1]
+		p.exec, p.execOK = pairs[1], true
 	} else {
 		p.saveOK = false
 	}
@@ -187,10 +190,13 @@ func (kt *kernelT) sharedSite(code []byte, in *isa.Inst, raw []byte, r *rules.Ru
 	if !p.ok || (p.uses[key] < 2 && !kt.forceShared) {
 		return code, false
 	}
-	regs := p.regs
+	if r.Shared.SGPRPair && !p.execOK {
+		return code, false
+	}
+	regs := rules.SharedRegs{V: p.regs, SPair: p.exec}
 	site, err := r.Shared.Site(in, raw, regs)
 	if err != nil && p.saveOK {
-		regs = p.unnamed
+		regs.V = p.unnamed
 		site, err = r.Shared.Site(in, raw, regs)
 	}
 	if err != nil {

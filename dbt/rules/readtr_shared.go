@@ -79,12 +79,12 @@ func readTrLayout(bits int, regs []uint16) (addr, dst uint16, t []uint16, used [
 	return addr, dst, t, p.used, nil
 }
 
-func readTrSharedSite(in *isa.Inst, raw []byte, regs []uint16) (SharedSite, error) {
+func readTrSharedSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
 	f, err := parseReadTr(in, raw)
 	if err != nil {
 		return SharedSite{}, err
 	}
-	addr, dst, _, used, err := readTrLayout(f.bits, regs)
+	addr, dst, _, used, err := readTrLayout(f.bits, regs.V)
 	if err != nil {
 		return SharedSite{}, err
 	}
@@ -109,12 +109,12 @@ func readTrSharedSite(in *isa.Inst, raw []byte, regs []uint16) (SharedSite, erro
 	return SharedSite{Pre: appendWords(nil, pre...), Post: appendWords(nil, post...), Used: used}, nil
 }
 
-func readTrSharedBody(in *isa.Inst, raw []byte, regs []uint16) ([]byte, error) {
+func readTrSharedBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
 	f, err := parseReadTr(in, raw)
 	if err != nil {
 		return nil, err
 	}
-	addr, dst, t, _, err := readTrLayout(f.bits, regs)
+	addr, dst, t, _, err := readTrLayout(f.bits, regs.V)
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ func layoutScaleShared(f scaleFields, cd int, regs []uint16) (scaleSharedLayout,
 }
 
 // scaleSharedParse reads in and lays out its key's registers.
-func scaleSharedParse(in *isa.Inst, raw []byte, regs []uint16) (f scaleFields, l scaleSharedLayout, w0, w1, op uint32, cd int, err error) {
+func scaleSharedParse(in *isa.Inst, raw []byte, regs SharedRegs) (f scaleFields, l scaleSharedLayout, w0, w1, op uint32, cd int, err error) {
 	l0, l1, w0, w1, op, cd, err := scaleSharedWords(in, raw)
 	if err != nil {
 		return f, l, 0, 0, 0, 0, err
@@ -124,11 +124,11 @@ func scaleSharedParse(in *isa.Inst, raw []byte, regs []uint16) (f scaleFields, l
 	if int(f.vdst)+cd > 256 || (f.src2 >= srcVGPR && int(f.src2-srcVGPR)+cd > 256) {
 		return f, l, 0, 0, 0, 0, fmt.Errorf("C/D registers run past 255")
 	}
-	l, err = layoutScaleShared(f, cd, regs)
+	l, err = layoutScaleShared(f, cd, regs.V)
 	return f, l, w0, w1, op, cd, err
 }
 
-func scaleSharedSite(in *isa.Inst, raw []byte, regs []uint16) (SharedSite, error) {
+func scaleSharedSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
 	f, l, _, w1, _, cd, err := scaleSharedParse(in, raw, regs)
 	if err != nil {
 		return SharedSite{}, err
@@ -166,7 +166,7 @@ func scaleSharedSite(in *isa.Inst, raw []byte, regs []uint16) (SharedSite, error
 		Post: appendWords(nil, post...), Tail: appendWords(nil, sNop(4)), Used: l.used}, nil
 }
 
-func scaleSharedBody(in *isa.Inst, raw []byte, regs []uint16) ([]byte, error) {
+func scaleSharedBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
 	f, l, w0, _, op, cd, err := scaleSharedParse(in, raw, regs)
 	if err != nil {
 		return nil, err

@@ -12,17 +12,18 @@ import (
 // body (which the translator ends with s_setpc_b64 through the return
 // pair). The body works on fixed registers: VGPRs that are free at every
 // use of the rule in the kernel, handed to Site and Body in the same
-// ascending order so that both lay them out alike. The body runs under the
-// caller's EXEC, writes no SGPR and no SCC, and has the same fidelity as
-// the inline expansion.
+// ascending order so that both lay them out alike, and, when SGPRPair is
+// set, an SGPR pair dead at every use. The body runs under the caller's
+// EXEC, writes no other SGPR and no SCC, and has the same fidelity as the
+// inline expansion.
 type Shared struct {
 	// Key names the body in calls (uses with equal keys share a body);
 	// false keeps in inline.
 	Key func(in *isa.Inst, raw []byte) (string, bool)
-	// Site returns the call-site code for in given the fixed VGPRs regs.
-	Site func(in *isa.Inst, raw []byte, regs []uint16) (SharedSite, error)
+	// Site returns the call-site code for in given the fixed registers.
+	Site func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error)
 	// Body returns the body of in's key (without the return) for regs.
-	Body func(in *isa.Inst, raw []byte, regs []uint16) ([]byte, error)
+	Body func(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error)
 	// Names returns the arch VGPRs the use (its call-site code) reads or
 	// writes; false when they cannot be told (in then stays inline).
 	Names func(in *isa.Inst, raw []byte) ([]uint16, bool)
@@ -30,6 +31,16 @@ type Shared struct {
 	// lower the LDS accesses of each instruction's code, keep such uses
 	// inline.
 	LDS bool
+	// SGPRPair says the body clobbers the SGPR pair of SharedRegs.
+	SGPRPair bool
+}
+
+// SharedRegs are the fixed registers of a kernel's uses of a Shared rule.
+type SharedRegs struct {
+	// V are VGPRs, in the order the rule should prefer them.
+	V []uint16
+	// SPair is an even SGPR pair (with Shared.SGPRPair).
+	SPair uint16
 }
 
 // SharedSite is one use of a Shared body: Lead, Pre, the call, Post,
