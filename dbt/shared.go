@@ -39,8 +39,9 @@ type sharedPlan struct {
 	// execOK says exec was found (it is also the pair a body with
 	// Shared.SGPRPair clobbers: bodies and save stubs never overlap).
 	execOK bool
-	// unnamed are the VGPRs no use names, live those read after some
-	// use; saveOK allows fixed registers from unnamed saved to AGPRs.
+	// unnamed are the VGPRs no use names (the free ones first), live
+	// those read after some use; saveOK allows fixed registers from
+	// unnamed saved to AGPRs.
 	unnamed []uint16
 	live    live.Set
 	saveOK  bool
@@ -141,13 +142,15 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 				break
 			}
 		}
-		p.unnamed = append(p.unnamed, uint16(v))
 		if free {
 			p.regs = append(p.regs, uint16(v))
 		} else {
 			p.live.Add(v, 1)
+			p.unnamed = append(p.unnamed, uint16(v))
 		}
 	}
+	// The free ones first: only what they cannot hold is saved.
+	p.unnamed = append(slices.Clone(p.regs), p.unnamed...)
 	p.saveOK = !kt.pair.UnifiedVGPRs() && kt.namedAGPRs == 0 && agprs == 0
 	// The return pair, and a second pair for EXEC around the saves.
 	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102)

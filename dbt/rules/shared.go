@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -20,7 +21,8 @@ type Shared struct {
 	// Key names the body in calls (uses with equal keys share a body);
 	// false keeps in inline.
 	Key func(in *isa.Inst, raw []byte) (string, bool)
-	// Site returns the call-site code for in given the fixed registers.
+	// Site returns the call-site code for in given the fixed registers
+	// (the rule takes registers in the order of SharedRegs.V).
 	Site func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error)
 	// Body returns the body of in's key (without the return) for regs.
 	Body func(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error)
@@ -56,28 +58,41 @@ type SharedSite struct {
 	Used []uint16
 }
 
-// regPool hands out registers from an ascending free list.
+// regPool hands out registers from a free list, in list order (the
+// translator lists the registers it prefers first).
 type regPool struct {
 	free []uint16
 	used []uint16
 }
 
-// run takes the first n consecutive free registers starting at a multiple
-// of align.
+// run takes n consecutive free registers starting at a multiple of align,
+// the first such start in list order.
 func (p *regPool) run(n, align int) (uint16, error) {
-	for i := range p.free {
-		r := int(p.free[i])
-		if r%align != 0 || i+n > len(p.free) || int(p.free[i+n-1]) != r+n-1 {
+	in := map[uint16]bool{}
+	for _, r := range p.free {
+		in[r] = true
+	}
+	for _, r := range p.free {
+		if int(r)%align != 0 || int(r)+n > 256 {
 			continue
 		}
-		p.used = append(p.used, p.free[i:i+n]...)
-		p.free = append(p.free[:i:i], p.free[i+n:]...)
-		return uint16(r), nil
+		ok := true
+		for i := 1; i < n && ok; i++ {
+			ok = in[r+uint16(i)]
+		}
+		if !ok {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			p.used = append(p.used, r+uint16(i))
+		}
+		p.free = slices.DeleteFunc(p.free, func(x uint16) bool { return x >= r && x < r+uint16(n) })
+		return r, nil
 	}
 	return 0, fmt.Errorf("no %d consecutive fixed VGPRs aligned to %d among %d free at every use", n, align, len(p.free))
 }
 
-// one takes the lowest free register.
+// one takes the first free register.
 func (p *regPool) one() (uint16, error) {
 	if len(p.free) == 0 {
 		return 0, fmt.Errorf("fixed VGPRs exhausted")
