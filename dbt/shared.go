@@ -13,19 +13,22 @@ import (
 )
 
 // Subroutines (issue 15): a rule with a Shared form whose key occurs at
-// two or more uses of a kernel scope gets one body per key after the
-// scope's code; each use copies its operands into fixed registers, calls
-// the body with s_call_b64 and copies the results out. The fixed VGPRs and
-// the return SGPR pair are free at every use of the rule (no instruction
-// reads them after any use, no use names them), so a body may clobber
-// them. When too few VGPRs are free at every use (kernels that use the
-// whole register file) and the kernel names no AGPRs, the fixed VGPRs are
-// any the uses do not name, and those live at some use are saved to AGPRs
-// a0.. around each use by two more per-kernel stubs, all lanes at once
-// (the descriptor then allocates the AGPRs; a second SGPR pair dead at
-// every use holds EXEC meanwhile). A use falls back to the inline expansion when the
-// rule has no fixed registers, its key occurs once, or its call went out
-// of SOPP range (placement asked for a long window there).
+// two or more uses of a kernel scope gets one body per key; each use
+// copies its operands into fixed registers, calls the body with
+// s_call_b64 and copies the results out. The fixed VGPRs and the return
+// SGPR pair are free at every use of the rule (no instruction reads them
+// after any use, no use names them), so a body may clobber them. When too
+// few VGPRs are free at every use (kernels that use the whole register
+// file) and the kernel names no AGPRs, the fixed VGPRs are any the uses do
+// not name (the free ones first), and those live at some use are saved to
+// AGPRs a0.. around each use by two more per-kernel stubs, all lanes at
+// once (the descriptor then allocates the AGPRs; a second SGPR pair dead at
+// every use holds EXEC meanwhile). The bodies follow the scope's code;
+// once a call from there went out of SOPP range (placement asked for a
+// long window at a use), the next emission puts copies into the code
+// instead, each before the first use more than sharedReach past the last
+// copy, branched over. A use stays inline when its key occurs once or no
+// fixed registers are found.
 
 // sharedPlan is the subroutine plan of one rule in a scope.
 type sharedPlan struct {
@@ -51,8 +54,10 @@ type sharedPlan struct {
 	saves  map[string][2][]byte
 	// agprs is the most AGPRs a key's saves use.
 	agprs int
-	// sites are the addresses of the uses.
+	// sites are the addresses of the uses; lists is each key's register
+	// list (p.regs or p.unnamed), chosen at its first use.
 	sites []uint64
+	lists map[string][]uint16
 }
 
 // sharedCall is one emitted call: its fixup index and the body's rule,
@@ -98,7 +103,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 	if p, ok := kt.shared.plans[r]; ok {
 		return p
 	}
-	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}}
+	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{}}
 	kt.shared.plans[r] = p
 	var sites []*isa.Inst
 	var named live.Set
@@ -197,14 +202,22 @@ func (kt *kernelT) sharedSite(code []byte, in *isa.Inst, raw []byte, r *rules.Ru
 		return code, false
 	}
 	regs := rules.SharedRegs{V: p.regs, SPair: p.exec}
-	site, err := r.Shared.Site(in, raw, regs)
-	if err != nil && p.saveOK {
-		regs.V = p.unnamed
+	var site rules.SharedSite
+	var err error
+	if list, ok := p.lists[key]; ok {
+		regs.V = list
 		site, err = r.Shared.Site(in, raw, regs)
+	} else {
+		site, err = r.Shared.Site(in, raw, regs)
+		if err != nil && p.saveOK {
+			regs.V = p.unnamed
+			site, err = r.Shared.Site(in, raw, regs)
+		}
 	}
 	if err != nil {
 		return code, false
 	}
+	p.lists[key] = regs.V
 	body, have := p.bodies[key]
 	if !have {
 		if body, err = r.Shared.Body(in, raw, regs); err != nil {
