@@ -452,7 +452,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	case report.Expand, report.Lower:
 		if d.Rule.Shared != nil {
 			kind := report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1}
-			if out, ok := kt.sharedSite(code, in, raw, d.Rule, kind); ok {
+			if out, ok := kt.sharedSite(code, b, i, in, raw, d.Rule, kind); ok {
 				return out
 			}
 		}

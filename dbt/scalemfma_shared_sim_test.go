@@ -294,3 +294,56 @@ func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleMFMASharedLead: a use keeps its leading s_nop 7 x3 (earlier
+// MFMA writes of its operands) when a native MFMA precedes it in its block
+// by fewer than 24 wait states or it starts a block, and drops them after
+// another use or 24 wait states without an MFMA.
+func TestScaleMFMASharedLead(t *testing.T) {
+	use := func(vdst int) string {
+		l0, l1 := uint32(0xd3ac0000), uint32(256+30)|uint32(256+31)<<9
+		w0 := 0xd3800000 | uint32(0x2d)<<16 | 4<<8 | uint32(vdst)
+		w1 := uint32(256+10) | uint32(256+20)<<9 | uint32(128)<<18 | 4<<29
+		return fmt.Sprintf("  .long %#x, %#x, %#x, %#x\n", l0, l1, w0, w1)
+	}
+	var s strings.Builder
+	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n")
+	s.WriteString("  v_mfma_f32_16x16x16_bf16 v[10:13], v[40:41], v[42:43], 0\n")
+	s.WriteString(use(60)) // after a native MFMA: kept
+	s.WriteString(use(64)) // after a use: dropped
+	s.WriteString("  v_mfma_f32_16x16x16_bf16 v[20:23], v[40:41], v[42:43], 0\n  s_nop 7\n  s_nop 7\n  s_nop 6\n")
+	s.WriteString(use(68)) // 23 wait states after a native MFMA: kept
+	s.WriteString("  s_nop 7\n  s_nop 7\n  s_nop 7\n")
+	s.WriteString(use(72)) // after a use: dropped
+	for i := 0; i < 24; i++ {
+		s.WriteString("  v_add_u32 v1, v1, v0\n")
+	}
+	s.WriteString(use(76)) // after 24 VALU instructions: dropped
+	s.WriteString("  s_cmp_eq_u32 s0, 0\n  s_cbranch_scc1 .Lnext\n.Lnext:\n")
+	s.WriteString(use(80)) // first of its block: kept
+	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_next_free_vgpr 160\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 160\n.end_amdhsa_kernel\n")
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guest := buildGuestFrom(t, path)
+	res, err := Translate(guest, Options{Name: "lead", Diff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leads []bool
+	for _, c := range res.Changes {
+		if !strings.HasPrefix(c.Guest, "v_mfma_scale") {
+			continue
+		}
+		code := strings.Join(c.HostCode, "\n")
+		if !strings.Contains(code, "s_call_b64") {
+			t.Fatalf("use at %#x is not a call:\n%s", c.Src, code)
+		}
+		leads = append(leads, len(c.HostCode) >= 3 && c.HostCode[0] == "s_nop 7" && c.HostCode[1] == "s_nop 7" && c.HostCode[2] == "s_nop 7")
+	}
+	if want := []bool{true, false, true, false, false, true}; fmt.Sprint(leads) != fmt.Sprint(want) {
+		t.Fatalf("leading waits per use %v, want %v", leads, want)
+	}
+	verifyObject(t, "lead", guest, res.Object)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/live"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
@@ -186,7 +187,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 
 // sharedSite emits in as a call of its rule's shared body, or reports
 // false to leave it to the inline expansion.
-func (kt *kernelT) sharedSite(code []byte, in *isa.Inst, raw []byte, r *rules.Rule, kind report.Kind) ([]byte, bool) {
+func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, r *rules.Rule, kind report.Kind) ([]byte, bool) {
 	if r == nil || r.Shared == nil || kt.forceSpill || kt.noShared || (r.Shared.LDS && kt.sidecar) || rules.ForInst(kt.guest, kt.host, in) != r {
 		return code, false
 	}
@@ -300,7 +301,9 @@ func (kt *kernelT) sharedSite(code []byte, in *isa.Inst, raw []byte, r *rules.Ru
 		kt.body.Fixups = append(kt.body.Fixups, fx)
 		code = window(code, 4)
 	}
-	code = append(code, site.Lead...)
+	if r.Shared.LeadWaits == 0 || !kt.xdlQuiet(b, i, r.Shared.LeadWaits, r) {
+		code = append(code, site.Lead...)
+	}
 	if saving {
 		call(1)
 	}
@@ -314,6 +317,32 @@ func (kt *kernelT) sharedSite(code []byte, in *isa.Inst, raw []byte, r *rules.Ru
 	st.uses++
 	kt.rep.Tally(kind)
 	return code, true
+}
+
+// xdlQuiet reports whether the instructions of b before index i give at
+// least waits wait states with no MFMA among them, or reach a use of rule
+// r first (its code, inline or called, ends with those waits after its
+// last MFMA, and older MFMAs are further back). The block's first
+// instruction is preceded by unknown code.
+func (kt *kernelT) xdlQuiet(b *cfg.Block, i, waits int, r *rules.Rule) bool {
+	n := 0
+	for j := i - 1; j >= 0 && j < len(b.Insts); j-- {
+		x := b.Insts[j]
+		if x.Info != nil && rules.ForInst(kt.guest, kt.host, x) == r {
+			return true
+		}
+		if x.Info == nil || x.Info.Has(isa.FlagMFMA) {
+			return false
+		}
+		n++
+		if x.Name() == "s_nop" {
+			n += int(binary.LittleEndian.Uint32(kt.raw(x)) & 7)
+		}
+		if n >= waits {
+			return true
+		}
+	}
+	return false
 }
 
 // appendShared appends the bodies the current emission calls after the

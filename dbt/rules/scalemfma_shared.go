@@ -13,6 +13,7 @@ import (
 // fixed registers: A, B, C/D and the two scale bytes. A call site
 //
 //	s_nop 7 (x3)                 earlier XDL writes of the operands land
+//	                             (dropped when no MFMA is that close)
 //	v_mov / v_accvgpr_read       A, B (VGPRs or AGPRs) into the fixed A, B
 //	v_bfe_u32                    each scale byte into its fixed register
 //	v_mov / v_accvgpr_read       C into the fixed C/D (unless C is a constant)
@@ -33,7 +34,7 @@ type scaleSharedLayout struct {
 }
 
 // scaleShared is the Shared form of the scaled MFMA rule.
-var scaleShared = &Shared{Key: scaleSharedKey, Site: scaleSharedSite, Body: scaleSharedBody, Names: scaleSharedNames}
+var scaleShared = &Shared{Key: scaleSharedKey, Site: scaleSharedSite, Body: scaleSharedBody, Names: scaleSharedNames, LeadWaits: 24}
 
 // scaleSharedWords splits a scaled MFMA's guest bytes.
 func scaleSharedWords(in *isa.Inst, raw []byte) (l0, l1, w0, w1 uint32, op uint32, cd int, err error) {

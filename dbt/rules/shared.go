@@ -35,6 +35,11 @@ type Shared struct {
 	LDS bool
 	// SGPRPair says the body clobbers the SGPR pair of SharedRegs.
 	SGPRPair bool
+	// LeadWaits, when set, says SharedSite.Lead only waits for MFMA (XDL)
+	// writes of the operands, this many wait states: the translator drops
+	// it when the use's block has no MFMA that close before it other
+	// than uses of the same rule (whose code ends with those waits).
+	LeadWaits int
 }
 
 // SharedRegs are the fixed registers of a kernel's uses of a Shared rule.
