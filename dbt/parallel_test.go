@@ -40,7 +40,7 @@ func TestParallelKernelsDeterministic(t *testing.T) {
 // every non-control instruction. The object and report must be the same
 // as when every instruction is recomputed.
 func TestReEmissionReuse(t *testing.T) {
-	for _, name := range []string{"fmha_v3_bwd_bwd_hd128_bf16_a16_psskddv_group.co", "fmha_v4_fwd_fwd_hd128_f4f4.co"} { // fmoe_fmoe_fp8_blockscale_g1u1_subGU_256 fits short branches since the FP8 MFMA chains, the f4gemm and fmha_v4 f6f4 objects since the subroutines
+	for _, name := range []string{"fmha_v3_bwd_bwd_hd128_bf16_a16_psskddv_group.co"} { // fmoe_fmoe_fp8_blockscale_g1u1_subGU_256 fits short branches since the FP8 MFMA chains, the f4gemm and fmha_v4 objects since the subroutines (TestScaleMFMASharedReEmission re-emits subroutine calls)
 		p := filepath.Join(projectpath.MustShared(t, "corpus", "aiter", "gfx950"), name)
 		guest := readFile(t, p)
 		a, errA := Translate(guest, Options{Name: name})

@@ -1,6 +1,7 @@
 package dbt
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand"
@@ -346,4 +347,89 @@ func TestScaleMFMASharedLead(t *testing.T) {
 		t.Fatalf("leading waits per use %v, want %v", leads, want)
 	}
 	verifyObject(t, "lead", guest, res.Object)
+}
+
+// TestScaleMFMASharedReEmission: two uses of one key around 1400 inline
+// expansions (more than s_call_b64 reaches) and a branch over them: the
+// first layout finds the call and the branch out of range, the
+// re-emission puts a body copy before each use and a long window on the
+// branch; reusing the first emission's code gives the same object as
+// recomputing it, and the results on the simulated gfx942 equal the
+// guest's on gfx950 bit for bit (exact inputs).
+func TestScaleMFMASharedReEmission(t *testing.T) {
+	c := smCase{m: 16, cbsz: 4, blgp: 4}
+	use := func(vdst int) string {
+		l0, l1 := uint32(0xd3ac0000), uint32(256+30)|uint32(256+31)<<9
+		w0 := 0xd3800000 | uint32(0x2d)<<16 | 4<<8 | uint32(vdst)
+		w1 := uint32(256+10) | uint32(256+20)<<9 | uint32(128)<<18 | 4<<29
+		return fmt.Sprintf("  .long %#x, %#x, %#x, %#x\n", l0, l1, w0, w1)
+	}
+	var s strings.Builder
+	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_lshlrev_b32_e32 v1, 2, v0\n  s_waitcnt lgkmcnt(0)\n")
+	load := func(row, vreg int) {
+		fmt.Fprintf(&s, "  v_add_u32_e32 v2, %d, v1\n  global_load_dword v%d, v2, s[8:9]\n", row*256, vreg)
+	}
+	for r := 0; r < 4; r++ {
+		load(smRegA+r, 10+r)
+		load(smRegB+r, 20+r)
+	}
+	load(smRegS, 30)
+	load(smRegS+1, 31)
+	s.WriteString("  s_waitcnt vmcnt(0)\n")
+	s.WriteString(use(80))
+	s.WriteString("  s_cmp_eq_u32 s8, 0\n  s_cbranch_scc1 .Lfar\n")
+	for i := 0; i < 1400; i++ {
+		s.WriteString("  v_cvt_pk_fp8_f32 v3, v1, v2\n")
+	}
+	s.WriteString(".Lfar:\n")
+	s.WriteString(use(84))
+	s.WriteString("  s_nop 7\n  s_nop 7\n  s_nop 7\n")
+	for g, base := range []int{80, 84} {
+		for r := 0; r < 4; r++ {
+			fmt.Fprintf(&s, "  v_add_u32_e32 v2, %d, v1\n  global_store_dword v2, v%d, s[8:9]\n", (smsOut+16*g+r)*256, base+r)
+		}
+	}
+	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 160\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 160\n.end_amdhsa_kernel\n")
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guest := buildGuestFrom(t, path)
+	a, err := Translate(guest, Options{Name: "reemit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Translate(guest, Options{Name: "reemit", noReuse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := a.Report.Kernels[0]
+	if k.LongBranches == 0 || !strings.Contains(strings.Join(k.Notes, "\n"), "2 long expansions call 2 per-kernel subroutines placed in the code") {
+		t.Fatalf("long branches %d, notes %q: want a long window and a body copy per use", k.LongBranches, k.Notes)
+	}
+	if !bytes.Equal(a.Object, b.Object) {
+		t.Fatal("reusing the first emission changes the translation")
+	}
+	verifyObject(t, "reemit", guest, a.Object)
+	in := smInputs(rand.New(rand.NewSource(3)), c, true, false, -1)
+	in = append(in, make([]uint32, (smsRows-smRows)*64)...)
+	want := smRun(t, guest, "gfx950", "k", in)
+	got := smRun(t, a.Object, "gfx942", "k", in)
+	nonzero := 0
+	for g := 0; g < 2; g++ {
+		for r := 0; r < 4; r++ {
+			for l := 0; l < 64; l++ {
+				i := (smsOut+16*g+r)*64 + l
+				if want[i] != 0 {
+					nonzero++
+				}
+				if got[i] != want[i] {
+					t.Fatalf("D%d reg %d lane %d: translated %#x, gfx950 %#x", g, r, l, got[i], want[i])
+				}
+			}
+		}
+	}
+	if nonzero < 256 {
+		t.Fatalf("only %d non-zero outputs", nonzero)
+	}
 }
