@@ -221,15 +221,22 @@ func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 			t.Fatalf("%s: %v\n%+v", v.name, err, res.Report)
 		}
 		for _, k := range res.Report.Kernels {
+			// k kernels: keys C/D in AGPRs (uses 1, 5), C in VGPRs (use 2,
+			// alone: inline) and C = 0 (uses 3, 4); p and e kernels: C in
+			// VGPRs (1, 2, 5) and C = 0.
 			notes := strings.Join(k.Notes, "\n")
-			if !strings.Contains(notes, "5 long expansions call ") || !strings.Contains(notes, v.where) {
-				t.Fatalf("%s %s: notes %q, want 5 calls of subroutines %s", v.name, k.Name, k.Notes, v.where)
+			calls := 5
+			if k.Name[0] == 'k' {
+				calls = 4
+			}
+			if !strings.Contains(notes, fmt.Sprintf("%d long expansions call ", calls)) || !strings.Contains(notes, v.where) {
+				t.Fatalf("%s %s: notes %q, want %d calls of subroutines %s", v.name, k.Name, k.Notes, calls, v.where)
 			}
 			if v.name == "after" && !strings.Contains(notes, "call 2 per-kernel subroutines") {
 				t.Fatalf("%s %s: notes %q, want 2 subroutines", v.name, k.Name, k.Notes)
 			}
-			if v.name == "copy-per-use" && !strings.Contains(notes, "call 5 per-kernel subroutines") {
-				t.Fatalf("%s %s: notes %q, want 5 copies", v.name, k.Name, k.Notes)
+			if v.name == "copy-per-use" && !strings.Contains(notes, fmt.Sprintf("call %d per-kernel subroutines", calls)) {
+				t.Fatalf("%s %s: notes %q, want %d copies", v.name, k.Name, k.Notes, calls)
 			}
 			if saved := strings.Contains(notes, "saved to AGPRs"); saved != (k.Name[0] != 'k') {
 				t.Fatalf("%s %s: notes %q: AGPR saves %v", v.name, k.Name, k.Notes, saved)

@@ -38,6 +38,7 @@ type sharedPlan struct {
 	// regs are the VGPRs free at every use; ret is the return pair and
 	// exec the pair that holds EXEC while a save or restore stub runs.
 	regs      []uint16
+	aregs     []uint16 // AGPRs free at every use
 	ret, exec uint16
 	ok        bool
 	// execOK says exec was found (it is also the pair a body with
@@ -107,7 +108,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{}}
 	kt.shared.plans[r] = p
 	var sites []*isa.Inst
-	var named live.Set
+	var named, namedA live.Set
 	for _, l := range kt.scope.Blocks {
 		for _, in := range kt.g.Blocks[l].Insts {
 			if rules.ForInst(kt.guest, kt.host, in) != r {
@@ -120,7 +121,11 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 				return p // a use whose registers are unknown: no plan
 			}
 			for _, v := range regs {
-				named.Add(int(v), 1)
+				if v < 256 {
+					named.Add(int(v), 1)
+				} else {
+					namedA.Add(int(v)-256, 1)
+				}
 			}
 			if key, ok := r.Shared.Key(in, kt.raw(in)); ok {
 				p.uses[key]++
@@ -153,6 +158,20 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 		} else {
 			p.live.Add(v, 1)
 			p.unnamed = append(p.unnamed, uint16(v))
+		}
+	}
+	// AGPRs the guest allocates that no use names and nothing reads
+	// after any use.
+	for a := 0; a < agprs && !kt.pair.UnifiedVGPRs(); a++ {
+		free := !namedA.Has(a)
+		for _, in := range sites {
+			if x := kt.live.After(in.PC); !free || x == nil || x.A.Has(a) {
+				free = false
+				break
+			}
+		}
+		if free {
+			p.aregs = append(p.aregs, uint16(a))
 		}
 	}
 	// The free ones first: only what they cannot hold is saved.
@@ -202,7 +221,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	if r.Shared.SGPRPair && !p.execOK {
 		return code, false
 	}
-	regs := rules.SharedRegs{V: p.regs, SPair: p.exec}
+	regs := rules.SharedRegs{V: p.regs, SPair: p.exec, A: p.aregs}
 	var site rules.SharedSite
 	var err error
 	if list, ok := p.lists[key]; ok {

@@ -121,14 +121,14 @@ func readTrSharedBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error)
 	return ReadTrCode(f.bits, dst, false, addr, 0, t)
 }
 
-// readTrSharedNames: the address VGPR and, unless in AGPRs, the pair.
+// readTrSharedNames: the address VGPR and the pair (AGPRs as 256+a).
 func readTrSharedNames(in *isa.Inst, raw []byte) ([]uint16, bool) {
 	f, err := parseReadTr(in, raw)
 	if err != nil {
 		return nil, false
 	}
 	if f.acc {
-		return []uint16{f.vaddr}, true
+		return []uint16{f.vaddr, 256 + f.vdst, 256 + f.vdst + 1}, true
 	}
 	return []uint16{f.vaddr, f.vdst, f.vdst + 1}, true
 }

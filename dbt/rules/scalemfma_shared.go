@@ -22,12 +22,17 @@ import (
 //	s_nop 4                      the VALU writes of D before an MFMA reads it
 //
 // is 23 instructions for a 16x16x128 E2M1 MFMA with C/D in AGPRs (47 for
-// 32x32x64). The body computes exactly what the inline expansion computes
+// 32x32x64); when AGPRs are free at every use the fixed C/D are AGPRs and
+// the C and D copies are 4-byte v_accvgpr_mov_b32. The body computes exactly what the inline expansion computes
 // on copies of the same values, so the results are identical.
+
+// smAccMov is v_accvgpr_mov_b32 (VOP1; the source AGPR coded as 256+a).
+const smAccMov = 0x52
 
 // scaleSharedLayout are the fixed registers of one key.
 type scaleSharedLayout struct {
 	a, b, cd uint16    // first registers of A, B, C/D
+	cdAGPR   bool      // C/D in AGPRs (cd an AGPR)
 	sc       [2]uint16 // the A and B scale bytes
 	s        ScaleMFMAScratch
 	used     []uint16
@@ -60,18 +65,28 @@ func scaleSharedKey(in *isa.Inst, raw []byte) (string, bool) {
 	if f.src2 < srcVGPR {
 		c = f.src2
 	}
-	return fmt.Sprintf("scale-mfma/%#x/%d/%d/%d", op, f.cbsz, f.blgp, c), true
+	return fmt.Sprintf("scale-mfma/%#x/%d/%d/%d/acc%d", op, f.cbsz, f.blgp, c, f.accCD), true
 }
 
 // layoutScaleShared lays out the fixed registers of a key from regs:
 // aligned runs first (C/D, A, B, the part windows, the E2M1 hold pairs),
 // then single registers.
-func layoutScaleShared(f scaleFields, cd int, regs []uint16) (scaleSharedLayout, error) {
+func layoutScaleShared(f scaleFields, cd int, regs, aregs []uint16) (scaleSharedLayout, error) {
 	var l scaleSharedLayout
 	p := &regPool{free: append([]uint16(nil), regs...)}
 	var err error
-	if l.cd, err = p.run(cd, 2); err != nil {
-		return l, err
+	if f.accCD == 1 {
+		// Guest C/D in AGPRs: fixed AGPRs when there are (4-byte
+		// v_accvgpr_mov copies instead of 8-byte reads and writes).
+		ap := &regPool{free: append([]uint16(nil), aregs...)}
+		if r, err := ap.run(cd, 2); err == nil {
+			l.cd, l.cdAGPR = r, true
+		}
+	}
+	if !l.cdAGPR {
+		if l.cd, err = p.run(cd, 2); err != nil {
+			return l, err
+		}
 	}
 	if l.a, err = p.run(int(f.nA), 2); err != nil {
 		return l, err
@@ -125,7 +140,7 @@ func scaleSharedParse(in *isa.Inst, raw []byte, regs SharedRegs) (f scaleFields,
 	if int(f.vdst)+cd > 256 || (f.src2 >= srcVGPR && int(f.src2-srcVGPR)+cd > 256) {
 		return f, l, 0, 0, 0, 0, fmt.Errorf("C/D registers run past 255")
 	}
-	l, err = layoutScaleShared(f, cd, regs.V)
+	l, err = layoutScaleShared(f, cd, regs.V, regs.A)
 	return f, l, w0, w1, op, cd, err
 }
 
@@ -152,11 +167,19 @@ func scaleSharedSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, err
 		pre = append(pre, b[0], b[1])
 	}
 	if f.src2 >= srcVGPR {
-		copyIn(l.cd, uint16(f.src2-srcVGPR), cd, f.accCD == 1)
+		if l.cdAGPR {
+			for i := uint16(0); i < uint16(cd); i++ {
+				pre = append(pre, smVOP1(smAccMov, l.cd+i, srcVGPR+uint16(f.src2-srcVGPR)+i, 0)...)
+			}
+		} else {
+			copyIn(l.cd, uint16(f.src2-srcVGPR), cd, f.accCD == 1)
+		}
 	}
 	var post []uint32
 	for i := uint16(0); i < uint16(cd); i++ {
-		if f.accCD == 1 {
+		if l.cdAGPR {
+			post = append(post, smVOP1(smAccMov, uint16(f.vdst)+i, srcVGPR+l.cd+i, 0)...)
+		} else if f.accCD == 1 {
 			a := accWrite(uint16(f.vdst)+i, l.cd+i)
 			post = append(post, a[0], a[1])
 		} else {
@@ -179,13 +202,16 @@ func scaleSharedBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) 
 		src2 = srcVGPR + uint32(l.cd)
 	}
 	bw0 := w0&^(0xff|1<<15|0xf<<11) | uint32(l.cd)
+	if l.cdAGPR {
+		bw0 |= 1 << 15 // C and D name AGPRs
+	}
 	bw1 := (srcVGPR + uint32(l.a)) | (srcVGPR+uint32(l.b))<<9 | src2<<18 | f.blgp<<29
 	bl1 := (srcVGPR + uint32(l.sc[0])) | (srcVGPR+uint32(l.sc[1]))<<9
 	return ScaleMFMACode(0xd3ac0000, bl1, bw0, bw1, op, cd, l.s)
 }
 
-// scaleSharedNames lists the arch VGPRs a use reads or writes: A and B
-// unless in AGPRs, C and D unless in AGPRs, VGPR scale operands.
+// scaleSharedNames lists the registers a use reads or writes (AGPRs as
+// 256+a): A, B, C, D and VGPR scale operands.
 func scaleSharedNames(in *isa.Inst, raw []byte) ([]uint16, bool) {
 	l0, l1, w0, w1, _, cd, err := scaleSharedWords(in, raw)
 	if err != nil {
@@ -201,17 +227,17 @@ func scaleSharedNames(in *isa.Inst, raw []byte) ([]uint16, bool) {
 			out = append(out, first+uint16(i))
 		}
 	}
-	if w1>>27&1 == 0 {
-		span(f.aReg, int(f.nA))
-	}
-	if w1>>28&1 == 0 {
-		span(f.bReg, int(f.nB))
-	}
-	if f.accCD == 0 {
-		span(uint16(f.vdst), cd)
-		if f.src2 >= srcVGPR {
-			span(uint16(f.src2-srcVGPR), cd)
+	agpr := func(in bool) uint16 {
+		if in {
+			return 256
 		}
+		return 0
+	}
+	span(agpr(w1>>27&1 == 1)+f.aReg, int(f.nA))
+	span(agpr(w1>>28&1 == 1)+f.bReg, int(f.nB))
+	span(agpr(f.accCD == 1)+uint16(f.vdst), cd)
+	if f.src2 >= srcVGPR {
+		span(agpr(f.accCD == 1)+uint16(f.src2-srcVGPR), cd)
 	}
 	for _, c := range f.scaleSrc {
 		if c >= srcVGPR {

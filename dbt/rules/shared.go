@@ -26,8 +26,9 @@ type Shared struct {
 	Site func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error)
 	// Body returns the body of in's key (without the return) for regs.
 	Body func(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error)
-	// Names returns the arch VGPRs the use (its call-site code) reads or
-	// writes; false when they cannot be told (in then stays inline).
+	// Names returns the registers the use (its call-site code) reads or
+	// writes, VGPRs as v and AGPRs as 256+a; false when they cannot be
+	// told (in then stays inline).
 	Names func(in *isa.Inst, raw []byte) ([]uint16, bool)
 	// LDS says the body accesses LDS storage: virtual-LDS sidecars, which
 	// lower the LDS accesses of each instruction's code, keep such uses
@@ -48,6 +49,8 @@ type SharedRegs struct {
 	V []uint16
 	// SPair is an even SGPR pair (with Shared.SGPRPair).
 	SPair uint16
+	// A are AGPRs free at every use (allocated, ascending).
+	A []uint16
 }
 
 // SharedSite is one use of a Shared body: Lead, Pre, the call, Post,
