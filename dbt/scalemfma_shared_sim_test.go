@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/bitop3"
 )
 
 // Rows of the multi-use kernel's buffer: smInputs' rows, then one group
@@ -356,8 +358,9 @@ func TestScaleMFMASharedLead(t *testing.T) {
 	verifyObject(t, "lead", guest, res.Object)
 }
 
-// TestScaleMFMASharedReEmission: two uses of one key around 1400 inline
-// expansions (more than s_call_b64 reaches) and a branch over them: the
+// TestScaleMFMASharedReEmission: two uses of one key around 8000
+// v_bitop3_b32 (64 KB of guest code, more than s_call_b64 reaches once
+// expanded) and a branch over them: the
 // first layout finds the call and the branch out of range, the
 // re-emission puts a body copy before each use and a long window on the
 // branch; reusing the first emission's code gives the same object as
@@ -385,8 +388,11 @@ func TestScaleMFMASharedReEmission(t *testing.T) {
 	s.WriteString("  s_waitcnt vmcnt(0)\n")
 	s.WriteString(use(80))
 	s.WriteString("  s_cmp_eq_u32 s8, 0\n  s_cbranch_scc1 .Lfar\n")
-	for i := 0; i < 1400; i++ {
-		s.WriteString("  v_cvt_pk_fp8_f32 v3, v1, v2\n")
+	for i := 0; i < 8000; i++ {
+		neg, abs, omod := bitop3.Fields(uint8(i))
+		w0 := 0xd2340000 | uint32(abs)<<8 | 3
+		w1 := uint32(neg)<<29 | uint32(omod)<<27 | (256+3)<<18 | (256+2)<<9 | (256 + 1)
+		fmt.Fprintf(&s, "  .long %#x, %#x\n", w0, w1) // v_bitop3_b32 v3, v1, v2, v3 (expanded)
 	}
 	s.WriteString(".Lfar:\n")
 	s.WriteString(use(84))
