@@ -8,23 +8,25 @@ import (
 
 // The subroutine form of the scaled MFMA rule (issue 15: the FP4 GEMM's
 // 256 inline expansions of ~274 instructions made its .text 53x the
-// guest's). One body per kernel and key (host shape, A and B formats, and
-// the accumulator when it is an inline constant) runs ScaleMFMACode on
-// fixed registers: A, B, C/D and the two scale bytes. A call site
+// guest's). One body per kernel and key (host shape, A and B formats, the
+// accumulator when it is an inline constant, and whether C/D are AGPRs)
+// runs ScaleMFMACode on fixed registers: A, B, C/D and the two scale
+// bytes. A call site
 //
 //	s_nop 7 (x3)                 earlier XDL writes of the operands land
 //	                             (dropped when no MFMA is that close)
 //	v_mov / v_accvgpr_read       A, B (VGPRs or AGPRs) into the fixed A, B
 //	v_bfe_u32                    each scale byte into its fixed register
-//	v_mov / v_accvgpr_read       C into the fixed C/D (unless C is a constant)
+//	v_mov / v_accvgpr_*          C into the fixed C/D (unless C is a constant)
 //	s_call_b64                   the body (ends with s_nop 7 x3, s_setpc_b64)
-//	v_mov / v_accvgpr_write      the fixed C/D into the guest's D
-//	s_nop 4                      the VALU writes of D before an MFMA reads it
+//	v_mov / v_accvgpr_*          the fixed C/D into the guest's D
+//	s_nop 4                      the writes of D before an MFMA reads them
 //
-// is 23 instructions for a 16x16x128 E2M1 MFMA with C/D in AGPRs (47 for
-// 32x32x64); when AGPRs are free at every use the fixed C/D are AGPRs and
-// the C and D copies are 4-byte v_accvgpr_mov_b32. The body computes exactly what the inline expansion computes
-// on copies of the same values, so the results are identical.
+// is 20-23 instructions for a 16x16x128 E2M1 MFMA (44-47 for 32x32x64).
+// When the guest's C/D are AGPRs and AGPRs are free at every use, the
+// fixed C/D are AGPRs and the copies are 4-byte v_accvgpr_mov_b32. The
+// body computes exactly what the inline expansion computes on copies of
+// the same values, so the results are identical.
 
 // smAccMov is v_accvgpr_mov_b32 (VOP1; the source AGPR coded as 256+a).
 const smAccMov = 0x52
