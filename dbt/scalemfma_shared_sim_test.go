@@ -41,7 +41,9 @@ type smsUse struct {
 // every VGPR the kernel does not use otherwise holds a value set before the MFMAs and summed after them, so
 // that few VGPRs are free at the uses. With partial, the MFMAs run with
 // the upper 32 lanes disabled (EXEC is full again before the checksum).
-func smsKernel(s *strings.Builder, name string, c smCase, pressure, partial bool) {
+// With agpr, the kernel also keeps a value in a0 (summed too), so that
+// saves cannot go to AGPRs.
+func smsKernel(s *strings.Builder, name string, c smCase, pressure, partial, agpr bool) {
 	fmt.Fprintf(s, ".globl %s\n.p2align 8\n.type %s,@function\n%s:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_lshlrev_b32_e32 v1, 2, v0\n  s_waitcnt lgkmcnt(0)\n", name, name, name)
 	load := func(row, vreg int) {
 		fmt.Fprintf(s, "  v_add_u32_e32 v2, %d, v1\n  global_load_dword v%d, v2, s[8:9]\n", row*256, vreg)
@@ -105,6 +107,9 @@ func smsKernel(s *strings.Builder, name string, c smCase, pressure, partial bool
 			fmt.Fprintf(s, "  v_accvgpr_write_b32 a%d, v%d\n", r, 40+r)
 		}
 	}
+	if agpr {
+		s.WriteString("  v_accvgpr_write_b32 a0, v1\n")
+	}
 	s.WriteString("  s_nop 2\n")
 	if partial {
 		s.WriteString("  s_mov_b32 exec_hi, 0\n")
@@ -149,6 +154,9 @@ func smsKernel(s *strings.Builder, name string, c smCase, pressure, partial bool
 		for _, v := range press {
 			fmt.Fprintf(s, "  v_mul_lo_u32 v3, v3, 31\n  v_add_u32_e32 v3, v3, v%d\n", v)
 		}
+		if agpr {
+			s.WriteString("  v_accvgpr_read_b32 v2, a0\n  v_add_u32_e32 v3, v3, v2\n")
+		}
 		fmt.Fprintf(s, "  v_add_u32_e32 v2, %d, v1\n  global_store_dword v2, v3, s[8:9]\n", smsSum*256)
 	}
 	for g, base := range []int{first, 80, 96, 112} {
@@ -175,7 +183,8 @@ func smsKernel(s *strings.Builder, name string, c smCase, pressure, partial bool
 // for kernels whose VGPRs are mostly live at the uses, with the fixed
 // registers saved to AGPRs around each use (the checksum of the live
 // registers matches, also when the uses run under partial EXEC and the
-// saves must keep the disabled lanes).
+// saves must keep the disabled lanes), and, for such kernels that also
+// keep a value in an AGPR, with the saves in private memory.
 func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 	var cases []smCase
 	for _, m := range []int{16, 32} {
@@ -186,15 +195,21 @@ func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n")
 	for i, c := range cases {
-		smsKernel(&s, fmt.Sprintf("k%d", i), c, false, false)
-		smsKernel(&s, fmt.Sprintf("p%d", i), c, true, false)
-		smsKernel(&s, fmt.Sprintf("e%d", i), c, true, true)
+		smsKernel(&s, fmt.Sprintf("k%d", i), c, false, false, false)
+		smsKernel(&s, fmt.Sprintf("p%d", i), c, true, false, false)
+		smsKernel(&s, fmt.Sprintf("e%d", i), c, true, true, false)
+		smsKernel(&s, fmt.Sprintf("m%d", i), c, true, false, true)
+		smsKernel(&s, fmt.Sprintf("n%d", i), c, true, true, true)
 	}
 	s.WriteString(".rodata\n")
 	for i := range cases {
 		fmt.Fprintf(&s, ".p2align 6\n.amdhsa_kernel k%d\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 224\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 192\n.end_amdhsa_kernel\n", i)
-		for _, k := range []string{"p", "e"} {
-			fmt.Fprintf(&s, ".p2align 6\n.amdhsa_kernel %s%d\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 256\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 256\n.end_amdhsa_kernel\n", k, i)
+		for _, k := range []string{"p", "e", "m", "n"} {
+			total := 256
+			if k == "m" || k == "n" {
+				total = 264 // 8 AGPRs
+			}
+			fmt.Fprintf(&s, ".p2align 6\n.amdhsa_kernel %s%d\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr %d\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 256\n.end_amdhsa_kernel\n", k, i, total)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "k.s")
@@ -240,8 +255,11 @@ func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 			if v.name == "copy-per-use" && !strings.Contains(notes, fmt.Sprintf("call %d per-kernel subroutines", calls)) {
 				t.Fatalf("%s %s: notes %q, want %d copies", v.name, k.Name, k.Notes, calls)
 			}
-			if saved := strings.Contains(notes, "saved to AGPRs"); saved != (k.Name[0] != 'k') {
+			if saved := strings.Contains(notes, "saved to AGPRs"); saved != (k.Name[0] == 'p' || k.Name[0] == 'e') {
 				t.Fatalf("%s %s: notes %q: AGPR saves %v", v.name, k.Name, k.Notes, saved)
+			}
+			if saved := strings.Contains(notes, "saved to per-lane private memory around it"); saved != (k.Name[0] == 'm' || k.Name[0] == 'n') {
+				t.Fatalf("%s %s: notes %q: private-memory saves %v", v.name, k.Name, k.Notes, saved)
 			}
 		}
 		if v.name == "after" && len(res.Object) >= len(inline.Object) {
@@ -252,7 +270,7 @@ func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(15))
 	for ci, c := range cases {
-		for _, kname := range []string{"k", "p", "e"} {
+		for _, kname := range []string{"k", "p", "e", "m", "n"} {
 			name := fmt.Sprintf("%s%d", kname, ci)
 			for _, exact := range []bool{true, false} {
 				in := smInputs(rng, c, exact, false, -1)
@@ -279,7 +297,7 @@ func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 					nonzero := 0
 					for i := smsOut * 64; i < smsRows*64; i++ {
 						g, r := (i/64-smsOut)/16, (i/64-smsOut)%16
-						if r >= c.cd() && i/64 != smsSum || kname == "e" && i/64 != smsSum {
+						if r >= c.cd() && i/64 != smsSum || (kname == "e" || kname == "n") && i/64 != smsSum {
 							continue // partial EXEC: only the checksum of the saved registers
 						}
 						where := fmt.Sprintf("%s variant %d m=%d cbsz=%d blgp=%d exact=%v: row %d (D%d reg %d) lane %d", name, vi, c.m, c.cbsz, c.blgp, exact, i/64, g, r, i%64)
@@ -296,7 +314,7 @@ func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 							t.Fatalf("%s: translated %#x (%g), gfx950 %#x (%g)", where, got[i], math.Float32frombits(got[i]), want[i], math.Float32frombits(want[i]))
 						}
 					}
-					if kname != "e" && nonzero < 4*c.cd()*32 || nonzero < 64 {
+					if kname != "e" && kname != "n" && nonzero < 4*c.cd()*32 || nonzero < 64 {
 						t.Fatalf("%s: only %d non-zero outputs on gfx950", name, nonzero)
 					}
 				}

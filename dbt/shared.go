@@ -24,7 +24,9 @@ import (
 // not name (the free ones first), and those live at some use are saved to
 // AGPRs a0.. around each use by two more per-kernel stubs, all lanes at
 // once (the descriptor then allocates the AGPRs; a second SGPR pair dead at
-// every use holds EXEC meanwhile). The bodies follow the scope's code;
+// every use holds EXEC meanwhile); when the guest names AGPRs, they are
+// saved to the per-lane private slots of borrowed registers instead. The
+// bodies follow the scope's code;
 // once a call from there went out of SOPP range (placement asked for a
 // long window at a use), the next emission puts copies into the code
 // instead, each before the first use more than sharedReach past the last
@@ -57,9 +59,17 @@ type sharedPlan struct {
 	// agprs is the most AGPRs a key's saves use.
 	agprs int
 	// sites are the addresses of the uses; lists is each key's register
-	// list (p.regs or p.unnamed), chosen at its first use.
-	sites []uint64
-	lists map[string][]uint16
+	// list (p.regs or p.unnamed), chosen at its first use; inline marks
+	// keys whose saves found no room.
+	sites  []uint64
+	lists  map[string][]uint16
+	inline map[string]bool
+	// memOK allows saves to private memory instead (the guest names
+	// AGPRs; no dynamic stack); inMemory marks the keys saved there and
+	// slots is the most slots their saves use.
+	memOK    bool
+	inMemory map[string]bool
+	slots    int
 }
 
 // sharedCall is one emitted call: its fixup index and the body's rule,
@@ -94,6 +104,8 @@ type sharedState struct {
 	copies  map[sharedCall]int
 	nCopies int
 	uses    int
+	// inMemory says a use of the emission saves to private memory.
+	inMemory bool
 }
 
 // sharedPlanFor returns the plan of rule r, computing the scope's plans
@@ -105,7 +117,8 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 	if p, ok := kt.shared.plans[r]; ok {
 		return p
 	}
-	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{}}
+	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{},
+		inline: map[string]bool{}, inMemory: map[string]bool{}}
 	kt.shared.plans[r] = p
 	var sites []*isa.Inst
 	var named, namedA live.Set
@@ -177,6 +190,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 	// The free ones first: only what they cannot hold is saved.
 	p.unnamed = append(slices.Clone(p.regs), p.unnamed...)
 	p.saveOK = !kt.pair.UnifiedVGPRs() && kt.namedAGPRs == 0 && agprs == 0
+	p.memOK = !p.saveOK && !(kt.k.Metadata != nil && kt.k.Metadata.UsesDynamicStack)
 	// The return pair, and a second pair for EXEC around the saves.
 	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102)
 	var pairs []uint16
@@ -199,7 +213,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 	if len(pairs) > 1 {
 		p.exec, p.execOK = pairs[1], true
 	} else {
-		p.saveOK = false
+		p.saveOK, p.memOK = false, false
 	}
 	return p
 }
@@ -229,31 +243,52 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		site, err = r.Shared.Site(in, raw, regs)
 	} else {
 		site, err = r.Shared.Site(in, raw, regs)
-		if err != nil && p.saveOK {
+		if err != nil && (p.saveOK || p.memOK) {
 			regs.V = p.unnamed
 			site, err = r.Shared.Site(in, raw, regs)
 		}
 	}
-	if err != nil {
+	if err != nil || p.inline[key] {
 		return code, false
 	}
-	p.lists[key] = regs.V
 	body, have := p.bodies[key]
 	if !have {
-		if body, err = r.Shared.Body(in, raw, regs); err != nil {
-			return code, false
-		}
-		p.bodies[key] = body
 		var saved []uint16
 		for _, v := range site.Used {
 			if p.live.Has(int(v)) {
 				saved = append(saved, v)
 			}
 		}
-		if len(saved) > 0 {
-			sv, rs := rules.AGPRSave(saved, p.exec)
-			p.saves[key] = [2][]byte{sv, rs}
+		body, err = r.Shared.Body(in, raw, regs)
+		var sv, rs []byte
+		switch {
+		case err != nil || len(saved) == 0:
+		case p.saveOK:
+			sv, rs = rules.AGPRSave(saved, p.exec)
 			p.agprs = max(p.agprs, len(saved))
+		default:
+			// Saved to the private slots of borrowed registers (no
+			// expansion borrows while a use runs), all lanes at once.
+			if kt.spillBase == 0 {
+				kt.spillBase = (kt.k.Descriptor.PrivateSegmentFixedSize + 3) &^ 3
+			}
+			var ok bool
+			sv, rs, ok = kt.pair.Spill(kt.spillBase, saved)
+			if !ok || kt.spillBase+uint32(4*len(saved)) > 4096 {
+				err = fmt.Errorf("no spill path for %d saved registers", len(saved))
+				break
+			}
+			sv, rs = rules.AllLanes(sv, p.exec), rules.AllLanes(rs, p.exec)
+			p.slots = max(p.slots, len(saved))
+		}
+		if err != nil {
+			p.inline[key] = true
+			return code, false
+		}
+		p.lists[key], p.bodies[key] = regs.V, body
+		if sv != nil {
+			p.saves[key] = [2][]byte{sv, rs}
+			p.inMemory[key] = !p.saveOK
 		}
 	}
 	st := kt.shared
@@ -306,7 +341,10 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	for _, v := range site.Used {
 		kt.take(v)
 	}
-	if saving {
+	if saving && p.inMemory[key] {
+		kt.spillSlots = max(kt.spillSlots, p.slots)
+		st.inMemory = true
+	} else if saving {
 		kt.needAGPRs = max(kt.needAGPRs, p.agprs)
 	}
 	call := func(n int) {
@@ -395,8 +433,11 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 		where = "in the code, each within call range of its uses"
 	}
 	kt.rep.Notes = appendOnce(kt.rep.Notes, fmt.Sprintf("%d long expansions call %d per-kernel subroutines placed %s (operands copied to fixed registers, s_call_b64)", st.uses, bodies, where))
-	if saves {
+	if saves && kt.needAGPRs > 0 {
 		kt.rep.Notes = appendOnce(kt.rep.Notes, fmt.Sprintf("subroutine registers live at some use are saved to AGPRs a0..a%d around it", kt.needAGPRs-1))
+	}
+	if st.inMemory {
+		kt.rep.Notes = appendOnce(kt.rep.Notes, "subroutine registers live at some use are saved to per-lane private memory around it")
 	}
 	return code
 }

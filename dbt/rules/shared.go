@@ -123,6 +123,15 @@ func (p *regPool) ones(dst ...*uint16) error {
 	return nil
 }
 
+// AllLanes returns code run with every lane enabled: EXEC is kept in the
+// SGPR pair execPair meanwhile (gfx9 s_mov_b64).
+func AllLanes(code []byte, execPair uint16) []byte {
+	const execLo = 126
+	out := appendWords(nil, smMovB64(execPair, execLo), smMovB64(execLo, srcOnes))
+	out = append(out, code...)
+	return appendWords(out, smMovB64(execLo, execPair))
+}
+
 // AGPRSave returns gfx9 code that copies VGPRs regs into AGPRs a0.. (save)
 // and back (restore), for fixed registers that are live at some use. Both
 // run with every lane enabled (EXEC kept in the SGPR pair execPair
