@@ -274,7 +274,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 			}
 			var ok bool
 			sv, rs, ok = kt.pair.Spill(kt.spillBase, saved)
-			if !ok || kt.spillBase+uint32(4*len(saved)) > 4096 {
+			if !ok || len(saved) > r.Shared.MemorySaves || kt.spillBase+uint32(4*len(saved)) > 4096 {
 				err = fmt.Errorf("no spill path for %d saved registers", len(saved))
 				break
 			}

@@ -16,7 +16,7 @@ import (
 // (b4). The body reads LDS, so sidecars (which lower LDS accesses in the
 // emitted code) keep the inline form.
 
-var readTrShared = &Shared{Key: readTrSharedKey, Site: readTrSharedSite, Body: readTrSharedBody, Names: readTrSharedNames, LDS: true}
+var readTrShared = &Shared{Key: readTrSharedKey, Site: readTrSharedSite, Body: readTrSharedBody, Names: readTrSharedNames, LDS: true, MemorySaves: 8}
 
 // readTrFields are a transposed read's fields.
 type readTrFields struct {

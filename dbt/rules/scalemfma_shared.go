@@ -41,7 +41,7 @@ type scaleSharedLayout struct {
 }
 
 // scaleShared is the Shared form of the scaled MFMA rule.
-var scaleShared = &Shared{Key: scaleSharedKey, Site: scaleSharedSite, Body: scaleSharedBody, Names: scaleSharedNames, LeadWaits: 24}
+var scaleShared = &Shared{Key: scaleSharedKey, Site: scaleSharedSite, Body: scaleSharedBody, Names: scaleSharedNames, LeadWaits: 24, MemorySaves: 64}
 
 // scaleSharedWords splits a scaled MFMA's guest bytes.
 func scaleSharedWords(in *isa.Inst, raw []byte) (l0, l1, w0, w1 uint32, op uint32, cd int, err error) {

@@ -36,6 +36,11 @@ type Shared struct {
 	LDS bool
 	// SGPRPair says the body clobbers the SGPR pair of SharedRegs.
 	SGPRPair bool
+	// MemorySaves is the most fixed registers a use may save to private
+	// memory (a store and a load each, per use) when no VGPRs are free
+	// and AGPRs cannot take them; 0 keeps such uses inline (short
+	// expansions, which the saves would outweigh).
+	MemorySaves int
 	// LeadWaits, when set, says SharedSite.Lead only waits for MFMA (XDL)
 	// writes of the operands, this many wait states: the translator drops
 	// it when the use's block has no MFMA that close before it other
