@@ -141,42 +141,71 @@ func nearestSymbols(f *objfile.File, heads map[uint64]string) func(uint64) (stri
 // Write disassembles every executable section of f to w. name is the file
 // name printed in the header.
 func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, error) {
+	buf := make([]byte, 0, flushAt+1024)
+	st, out, err := appendListing(buf, w, f, name, opt)
+	if err != nil {
+		return st, err
+	}
+	if _, err := w.Write(out); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// AppendListing is Write appending the listing to dst: the whole listing
+// is in the returned slice (nothing is written elsewhere). Callers that
+// keep a listing in memory reuse dst's storage.
+func AppendListing(dst []byte, f *objfile.File, name string, opt Options) (*Stats, []byte, error) {
+	return appendListing(dst, nil, f, name, opt)
+}
+
+// flushAt is the size at which Write hands its buffer to the writer.
+const flushAt = 1 << 16
+
+// appendListing appends the listing of f to out; when w is not nil, it
+// writes out to w (and starts over) whenever out passes flushAt.
+func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Options) (*Stats, []byte, error) {
 	target := opt.Target
 	if target == 0 {
 		target = f.Target
 	}
 	fam, ok := familyOf(target)
 	if !ok {
-		return nil, fmt.Errorf("disasm: %s: e_flags mach: target %v is not one this disassembler knows (use --mcpu gfx942, gfx950, gfx1200 or gfx1201)", name, target)
+		return nil, out, fmt.Errorf("disasm: %s: e_flags mach: target %v is not one this disassembler knows (use --mcpu gfx942, gfx950, gfx1200 or gfx1201)", name, target)
 	}
 	dtarget := target
 	if fam == familyGFX12 && opt.Wave64 {
 		dtarget |= isa.Wave64
 	}
 	st := &Stats{ByMnemonic: map[string]int{}}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if !opt.NoListing {
-		fmt.Fprintf(bw, "\n%s:\tfile format elf64-amdgpu\n", name)
+	listing := !opt.NoListing
+	if listing {
+		out = append(out, '\n')
+		out = append(out, name...)
+		out = append(out, ":\tfile format elf64-amdgpu\n"...)
 	}
 	sym := BranchSymbols(f)
 	heads := headerSymbols(f)
 	near := nearestSymbols(f, heads)
 	var in isa.Inst
-	var line []byte
 	var text strings.Builder
 	counts := map[uint16]int{}
 	for _, sec := range f.Sections {
-		if !opt.NoListing {
-			fmt.Fprintf(bw, "\nDisassembly of section %s:\n", sec.Name)
+		if listing {
+			out = append(out, "\nDisassembly of section "...)
+			out = append(out, sec.Name...)
+			out = append(out, ":\n"...)
 		}
 		data := sec.Data
-		if _, ok := heads[sec.Addr]; !ok && !opt.NoListing && len(data) > 0 {
-			fmt.Fprintf(bw, "\n%016x <%s>:\n", sec.Addr, sec.Name)
+		if _, ok := heads[sec.Addr]; !ok && listing && len(data) > 0 {
+			out = appendHeader(out, sec.Addr, sec.Name)
 		}
 		for off := 0; off+4 <= len(data); {
 			pc := sec.Addr + uint64(off)
-			if h, ok := heads[pc]; ok && !opt.NoListing {
-				fmt.Fprintf(bw, "\n%016x <%s>:\n", pc, h)
+			if listing {
+				if h, ok := heads[pc]; ok {
+					out = appendHeader(out, pc, h)
+				}
 			}
 			var err error
 			if fam == familyGFX12 {
@@ -192,35 +221,35 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 				st.Instructions++
 				counts[in.Enc]++
 			}
-			if !opt.NoListing {
-				line = line[:0]
-				line = append(line, '\t')
+			if listing {
+				start := len(out)
+				out = append(out, '\t')
 				switch {
 				case err != nil && fam == familyGFX12:
 					// llvm-objdump prints a word it cannot decode as data.
-					line = append(line, ".long 0x"...)
-					line = appendLowerHex(line, uint64(le32(data[off:])), 8)
+					out = append(out, ".long 0x"...)
+					out = appendLowerHex(out, uint64(le32(data[off:])), 8)
 				case err != nil:
-					line = append(line, "<unknown>"...)
+					out = append(out, "<unknown>"...)
 				case fam == familyGFX12:
 					text.Reset()
 					gfx12.AppendText(&text, &in)
-					line = append(line, text.String()...)
+					out = append(out, text.String()...)
 				default:
-					line = gfx9.AppendInst(line, &in, sym)
+					out = gfx9.AppendInst(out, &in, sym)
 				}
-				for len(line) < 60 {
-					line = append(line, ' ')
+				for len(out)-start < 60 {
+					out = append(out, ' ')
 				}
-				line = append(line, "// "...)
-				line = appendHex(line, pc, 12)
-				line = append(line, ':')
+				out = append(out, "// "...)
+				out = appendHex(out, pc, 12)
+				out = append(out, ':')
 				for i := 0; i < size; i += 4 {
-					line = append(line, ' ')
-					line = appendHex(line, uint64(le32(data[off+i:])), 8)
+					out = append(out, ' ')
+					out = appendHex(out, uint64(le32(data[off+i:])), 8)
 				}
 				if err == nil && fam == familyGFX12 {
-					line = appendAlignWarnings(line, &in, data[off:off+size])
+					out = appendAlignWarnings(out, &in, data[off:off+size])
 				}
 				if err == nil {
 					// A branch whose target has no label gets objdump's
@@ -229,24 +258,29 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 					// label in the note).
 					if tgt, ok := in.BranchTarget(); ok {
 						if l, named := sym(tgt); named && fam == familyGFX12 {
-							line = append(line, " <"...)
-							line = append(line, l...)
-							line = append(line, '>')
+							out = append(out, " <"...)
+							out = append(out, l...)
+							out = append(out, '>')
 						} else if !named {
 							if n, base, ok := near(tgt); ok {
-								line = append(line, " <"...)
-								line = append(line, n...)
+								out = append(out, " <"...)
+								out = append(out, n...)
 								if tgt != base {
-									line = append(line, "+0x"...)
-									line = strconv.AppendUint(line, tgt-base, 16)
+									out = append(out, "+0x"...)
+									out = strconv.AppendUint(out, tgt-base, 16)
 								}
-								line = append(line, '>')
+								out = append(out, '>')
 							}
 						}
 					}
 				}
-				line = append(line, '\n')
-				bw.Write(line)
+				out = append(out, '\n')
+				if w != nil && len(out) >= flushAt {
+					if _, err := w.Write(out); err != nil {
+						return st, out[:0], err
+					}
+					out = out[:0]
+				}
 			}
 			off += size
 		}
@@ -260,7 +294,17 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 			st.ByMnemonic[gfx9.Mnemonic(&probe)] += n
 		}
 	}
-	return st, bw.Flush()
+	return st, out, nil
+}
+
+// appendHeader appends objdump's symbol header line: a blank line, the
+// address in 16 hex digits and the name in angle brackets.
+func appendHeader(b []byte, addr uint64, name string) []byte {
+	b = append(b, '\n')
+	b = appendLowerHex(b, addr, 16)
+	b = append(b, " <"...)
+	b = append(b, name...)
+	return append(b, ">:\n"...)
 }
 
 // appendHex appends v as n upper-case hex digits.
