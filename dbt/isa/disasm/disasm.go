@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,8 +239,8 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 				default:
 					out = gfx9.AppendInst(out, &in, sym)
 				}
-				for len(out)-start < 60 {
-					out = append(out, ' ')
+				if pad := 60 - (len(out) - start); pad > 0 {
+					out = appendSpaces(out, pad)
 				}
 				out = append(out, "// "...)
 				out = appendHex(out, pc, 12)
@@ -309,20 +310,34 @@ func appendHeader(b []byte, addr uint64, name string) []byte {
 
 // appendHex appends v as n upper-case hex digits.
 func appendHex(b []byte, v uint64, n int) []byte {
-	const digits = "0123456789ABCDEF"
-	for i := n - 1; i >= 0; i-- {
-		b = append(b, digits[(v>>(4*uint(i)))&0xf])
-	}
-	return b
+	return appendDigits(b, v, n, "0123456789ABCDEF")
 }
 
 // appendLowerHex appends v as n lower-case hex digits.
 func appendLowerHex(b []byte, v uint64, n int) []byte {
-	const digits = "0123456789abcdef"
+	return appendDigits(b, v, n, "0123456789abcdef")
+}
+
+// appendDigits appends the low n hex digits of v, most significant first.
+func appendDigits(b []byte, v uint64, n int, digits string) []byte {
+	l := len(b)
+	b = slices.Grow(b, n)[:l+n]
+	d := b[l : l+n]
 	for i := n - 1; i >= 0; i-- {
-		b = append(b, digits[(v>>(4*uint(i)))&0xf])
+		d[i] = digits[v&0xf]
+		v >>= 4
 	}
 	return b
+}
+
+// appendSpaces appends n spaces.
+func appendSpaces(b []byte, n int) []byte {
+	const spaces = "                                                                "
+	for n > len(spaces) {
+		b = append(b, spaces...)
+		n -= len(spaces)
+	}
+	return append(b, spaces[:n]...)
 }
 
 // le32 reads a little-endian word.
