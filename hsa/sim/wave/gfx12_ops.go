@@ -71,7 +71,7 @@ var alias12 = map[string]string{
 // decoder, which drops its gfx9-only lane-mask write).
 var same12 = map[string]bool{}
 
-func init() {
+func registerGfx12Ops1() {
 	for _, n := range strings.Fields(`
 s_mov_b32 s_mov_b64 s_cmov_b32 s_cmov_b64 s_not_b32 s_not_b64 s_brev_b32 s_brev_b64 s_bcnt0_i32_b32 s_bcnt0_i32_b64
 s_bcnt1_i32_b32 s_bcnt1_i32_b64 s_sext_i32_i8 s_sext_i32_i16 s_bitset0_b32 s_bitset0_b64 s_bitset1_b32 s_bitset1_b64
@@ -130,6 +130,7 @@ ds_swizzle_b32 ds_permute_b32 ds_bpermute_b32 ds_nop
 // finish12 completes the gfx12 tables once every init function of the
 // package (the gfx9 semantics among them) has run.
 var finish12 = sync.OnceFunc(func() {
+	registerSemantics()
 	for n := range same12 {
 		if semantics[n] == nil {
 			delete(same12, n) // not in this gfx9 model either
@@ -328,7 +329,7 @@ func saveexec32(f func(s, e uint32) uint32) func(*Wave, *Inst) error {
 	}
 }
 
-func init() {
+func registerGfx12Ops2() {
 	nop := func(w *Wave, in *Inst) error { w.Lanes++; return nil }
 	for _, n := range []string{"s_clause", "s_delay_alu", "s_wait_alu", "s_wait_idle", "s_waitcnt", "s_wait_loadcnt",
 		"s_wait_storecnt", "s_wait_samplecnt", "s_wait_bvhcnt", "s_wait_expcnt", "s_wait_dscnt", "s_wait_kmcnt",

@@ -569,7 +569,7 @@ func smemOp(n int, buffer, store bool) func(*Wave, *Inst) error {
 
 var _ = mem.Base
 
-func init() {
+func registerMemops() {
 	for fmtName, names := range map[string][]string{"flat": namesFLAT[:], "global": namesGLOBAL[:], "scratch": namesSCRATCH[:]} {
 		_ = fmtName
 		for _, n := range names {

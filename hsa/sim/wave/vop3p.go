@@ -94,7 +94,7 @@ func hf(fn func(a, b, c float32) float32) func(a, b, c uint16) uint16 {
 	}
 }
 
-func init() {
+func registerVop3P1() {
 	def("v_pk_add_f16", pk16(kPkF16, 2, hf(func(a, b, c float32) float32 { return a + b })))
 	def("v_pk_mul_f16", pk16(kPkF16, 2, hf(func(a, b, c float32) float32 { return a * b })))
 	def("v_pk_fma_f16", pk16(kPkF16, 3, hf(func(a, b, c float32) float32 {
@@ -319,7 +319,7 @@ func fmaMix(mode int) func(*Wave, *Inst) error {
 	}
 }
 
-func init() {
+func registerVop3P2() {
 	// gfx950: v_bitop3 takes its 8-bit truth table from the OMOD, ABS and
 	// NEG fields (lut = omod<<6 | abs<<3 | neg); bit i of the result is
 	// bit (a_i<<2 | b_i<<1 | c_i) of the table.
