@@ -26,18 +26,17 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
 )
 
-// index maps (kind, opcode, aux) to entries for fast lookup.
-var index [enc.NumKinds][][8]*entry
+// index maps (kind, opcode, aux) to 1 + the entry's row, 0 for none: a
+// zero-initialised array filled at init (no allocation; only the pages of
+// rows that exist are touched).
+var index [enc.NumKinds][1024][8]uint16
 
 func init() {
-	for k := range index {
-		index[k] = make([][8]*entry, 1024)
-	}
 	for i := range entries {
 		e := &entries[i]
 		e.id = uint16(i)
-		if index[e.kind][e.op][e.aux&7] == nil {
-			index[e.kind][e.op][e.aux&7] = e
+		if index[e.kind][e.op][e.aux&7] == 0 {
+			index[e.kind][e.op][e.aux&7] = uint16(i) + 1
 		}
 	}
 }
@@ -46,8 +45,12 @@ func lookup(k enc.Kind, op int, aux int, t isa.Target) *entry {
 	if op < 0 || op >= 1024 || aux < 0 || aux > 7 {
 		return nil
 	}
-	e := index[k][op][aux]
-	if e == nil || !opInfos[e.info].Targets.Has(t) && t != 0 {
+	id := index[k][op][aux]
+	if id == 0 {
+		return nil
+	}
+	e := &entries[id-1]
+	if !opInfos[e.info].Targets.Has(t) && t != 0 {
 		// Same row for another aux key without a target match.
 		return nil
 	}
