@@ -327,6 +327,10 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		md.SMemImm, md.SMemSOE = imm, soe
 	}
 	in.Operands = in.Operands[:0]
+	if cap(in.Operands) < len(e.ops) {
+		// At most one operand per row operand: one allocation, no growth.
+		in.Operands = make([]isa.Operand, 0, len(e.ops))
+	}
 	consumed := uint32(0)
 	for i := range e.ops {
 		d := &e.ops[i]
