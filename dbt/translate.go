@@ -142,7 +142,9 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	// 2. Source CFG.
 	g, err := cfg.Build(text, roots, func(code []byte, pc uint64) (isa.Inst, error) {
 		return gfx9.Decode(code, pc, gt)
-	}, cfg.Options{})
+	}, cfg.Options{DecodeInto: func(dst *isa.Inst, code []byte, pc uint64) error {
+		return gfx9.DecodeInto(dst, code, pc, gt)
+	}})
 	if err != nil {
 		return fail(fmt.Errorf("dbt: %w", err))
 	}

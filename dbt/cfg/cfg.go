@@ -19,6 +19,10 @@ import (
 // address pc.
 type DecodeFunc func(code []byte, pc uint64) (isa.Inst, error)
 
+// DecodeIntoFunc is DecodeFunc writing into dst and appending the operands
+// to dst.Operands[:0] (gfx9.DecodeInto with the target bound).
+type DecodeIntoFunc func(dst *isa.Inst, code []byte, pc uint64) error
+
 // Text is the code section: its load address and bytes.
 type Text struct {
 	Addr uint64
@@ -111,6 +115,10 @@ type Graph struct {
 	Errors map[uint64]string
 	// slab is where decoded instructions are allocated from, in chunks.
 	slab []isa.Inst
+	// ops is where DecodeInto writes operands, in chunks.
+	ops []isa.Operand
+	// decodeInto is Options.DecodeInto.
+	decodeInto DecodeIntoFunc
 	// GetPC holds the addresses of every s_getpc_b64.
 	GetPC []uint64
 }
@@ -121,6 +129,10 @@ type Options struct {
 	MaxTargets int
 	// MaxRounds bounds the explore/recover iterations (default 8).
 	MaxRounds int
+	// DecodeInto, when set, is used instead of Build's decode argument:
+	// instructions and their operands are then decoded in place into
+	// chunks the graph allocates (no allocation per instruction).
+	DecodeInto DecodeIntoFunc
 }
 
 // Build decodes and analyses the code reachable from roots.
@@ -132,7 +144,7 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 		opt.MaxRounds = 8
 	}
 	// Capacity hint: an instruction is 4 to 12 bytes, typically 6.
-	g := &Graph{Text: text, Roots: roots, Insts: make(map[uint64]*isa.Inst, len(text.Data)/6), Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}}
+	g := &Graph{Text: text, Roots: roots, Insts: make(map[uint64]*isa.Inst, len(text.Data)/6), Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
@@ -208,21 +220,39 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 			return
 		}
 		off := a - g.Text.Addr
-		in, err := decode(g.Text.Data[off:], a)
-		if err != nil {
-			g.Errors[a] = fmt.Sprintf("undecodable instruction: %v", err)
-			return
-		}
-		if in.Size == 0 || off+uint64(in.Size) > uint64(len(g.Text.Data)) {
-			g.Errors[a] = "instruction runs past the end of .text"
-			return
-		}
 		if len(g.slab) == 0 {
 			g.slab = make([]isa.Inst, 512)
 		}
 		p := &g.slab[0]
+		var err error
+		if g.decodeInto != nil {
+			if len(g.ops) < maxOperands {
+				// About 3 operands per 6-byte instruction, in chunks of
+				// at most 4096.
+				g.ops = make([]isa.Operand, min(4096, max(256, len(g.Text.Data)/2)))
+			}
+			p.Operands = g.ops[:0:len(g.ops)]
+			err = g.decodeInto(p, g.Text.Data[off:], a)
+			if n := len(p.Operands); err == nil && cap(p.Operands) == len(g.ops) {
+				// Still in the chunk: keep exactly the decoded operands.
+				p.Operands = p.Operands[:n:n]
+				g.ops = g.ops[n:]
+			}
+		} else {
+			*p, err = decode(g.Text.Data[off:], a)
+		}
+		if err != nil {
+			*p = isa.Inst{}
+			g.Errors[a] = fmt.Sprintf("undecodable instruction: %v", err)
+			return
+		}
+		if p.Size == 0 || off+uint64(p.Size) > uint64(len(g.Text.Data)) {
+			*p = isa.Inst{}
+			g.Errors[a] = "instruction runs past the end of .text"
+			return
+		}
 		g.slab = g.slab[1:]
-		*p = in
+		in := p
 		p.PC = a
 		g.Insts[a] = p
 		next := a + uint64(in.Size)
@@ -366,3 +396,7 @@ func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) 
 
 // Block returns the block that starts at a.
 func (g *Graph) Block(a uint64) *Block { return g.Blocks[a] }
+
+// maxOperands bounds the operands of one decoded instruction (the chunk
+// DecodeInto writes into keeps at least this much room).
+const maxOperands = 32
