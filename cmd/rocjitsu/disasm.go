@@ -20,6 +20,7 @@ func init() {
 }
 
 func runDisasm(args []string, stdout, stderr io.Writer) int {
+	defer lessGC()()
 	fs := flag.NewFlagSet("disasm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	mcpu := fs.String("mcpu", "", "target to decode for (gfx942, gfx950, gfx1200, gfx1201); default: the object's own target (e_flags mach)")
