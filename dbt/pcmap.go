@@ -1,6 +1,10 @@
 package dbt
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
 
 // PCMap maps host code addresses of a translated object back to the guest
 // instructions they translate, so that a fault or a write of the host code
@@ -49,11 +53,11 @@ func (m *PCMap) add(bodyMap map[uint64]int, codeLen int, base uint64) {
 	for g, off := range bodyMap {
 		xs = append(xs, at{g, off})
 	}
-	sort.Slice(xs, func(i, j int) bool {
-		if xs[i].off != xs[j].off {
-			return xs[i].off < xs[j].off
+	slices.SortFunc(xs, func(a, b at) int {
+		if c := cmp.Compare(a.off, b.off); c != 0 {
+			return c
 		}
-		return xs[i].guest < xs[j].guest
+		return cmp.Compare(a.guest, b.guest)
 	})
 	for i, x := range xs {
 		end := codeLen
@@ -69,7 +73,7 @@ func (m *PCMap) add(bodyMap map[uint64]int, codeLen int, base uint64) {
 
 // sort orders the ranges after every add.
 func (m *PCMap) sort() {
-	sort.Slice(m.ranges, func(i, j int) bool { return m.ranges[i].Host < m.ranges[j].Host })
+	slices.SortFunc(m.ranges, func(a, b pcRange) int { return cmp.Compare(a.Host, b.Host) })
 }
 
 // shift moves every host range by d bytes (the committed .text moved).
