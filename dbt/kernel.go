@@ -84,6 +84,8 @@ type kernelT struct {
 	// current one.
 	memo    []emitMemo
 	ordinal int
+	// lastLen is the length of the last emission's code.
+	lastLen int
 	// noReuse disables memo (tests compare both paths).
 	noReuse bool
 	// selfSet caches selfUses for the instruction selfFor: the VGPRs
@@ -230,7 +232,8 @@ func (kt *kernelT) emit() {
 		kt.live, kt.liveScope = live.Analyze(kt.g, sc, kt.rawUses), sc
 	}
 	kt.ordinal = 0
-	code := make([]byte, 0, 4*kt.scopeBytes()+256)
+	// A re-emission (long branches) needs about what the last one made.
+	code := make([]byte, 0, max(4*kt.scopeBytes(), kt.lastLen+kt.lastLen/8)+256)
 	arch0, agprs0 := kt.archVGPRs()
 	pro, err := kt.pair.Prologue(pair.Plan{Kernel: k, GuestProc: kt.f.Processor, Arch: arch0, AGPRs: agprs0,
 		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase()})
@@ -261,6 +264,7 @@ func (kt *kernelT) emit() {
 		}
 	}
 	kt.body.Code = code
+	kt.lastLen = len(code)
 	if kt.islandsGrew {
 		// A new island target: the pools emitted before it lack its stub.
 		kt.emit()
