@@ -86,6 +86,9 @@ type kernelT struct {
 	ordinal int
 	// lastLen is the length of the last emission's code.
 	lastLen int
+	// emitted lists emittedFor's Map entries in emission order.
+	emitted    []pcOff
+	emittedFor *place.Body
 	// noReuse disables memo (tests compare both paths).
 	noReuse bool
 	// selfSet caches selfUses for the instruction selfFor: the VGPRs
@@ -207,6 +210,7 @@ func (kt *kernelT) emit() {
 	kt.rep.Before = kt.resources(k.Descriptor)
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
 	kt.body = &place.Body{Name: k.Name, Map: make(map[uint64]int, kt.scopeInsts()), Entry: k.EntryAddr, Words: kt.pair.Words()}
+	kt.emitted, kt.emittedFor = kt.emitted[:0], kt.body
 	kt.lastPool, kt.islandsGrew = 0, false
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
@@ -258,6 +262,7 @@ func (kt *kernelT) emit() {
 		for i, in := range b.Insts {
 			code = kt.pool(code, b, i)
 			kt.body.Map[in.PC] = len(code)
+			kt.emitted = append(kt.emitted, pcOff{in.PC, len(code)})
 			kt.rep.Instructions++
 			kt.rep.SourceBytes += int(in.Size)
 			code = kt.one(code, b, i, in)
