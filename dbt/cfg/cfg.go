@@ -117,6 +117,9 @@ type Graph struct {
 	slab []isa.Inst
 	// ops is where DecodeInto writes operands, in chunks.
 	ops []isa.Operand
+	// byWord holds Insts by .text word index (the addresses explore
+	// decodes are word aligned), for ordered scans without the map.
+	byWord []*isa.Inst
 	// decodeInto is Options.DecodeInto.
 	decodeInto DecodeIntoFunc
 	// GetPC holds the addresses of every s_getpc_b64.
@@ -144,7 +147,7 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 		opt.MaxRounds = 8
 	}
 	// Capacity hint: an instruction is 4 to 12 bytes, typically 6.
-	g := &Graph{Text: text, Roots: roots, Insts: make(map[uint64]*isa.Inst, len(text.Data)/6), Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto}
+	g := &Graph{Text: text, Roots: roots, Insts: make(map[uint64]*isa.Inst, len(text.Data)/6), Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: make([]*isa.Inst, len(text.Data)/4)}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
@@ -255,6 +258,9 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 		in := p
 		p.PC = a
 		g.Insts[a] = p
+		if off%4 == 0 && off/4 < uint64(len(g.byWord)) {
+			g.byWord[off/4] = p
+		}
 		next := a + uint64(in.Size)
 		switch in.Info.Branch {
 		case isa.BranchJump:
@@ -330,37 +336,66 @@ func (g *Graph) sortedInsts() []uint64 {
 	return addrs
 }
 
+// orderedInsts returns the decoded instructions by ascending address:
+// from byWord when it holds all of them, otherwise by sortedInsts.
+func (g *Graph) orderedInsts() []*isa.Inst {
+	insts := make([]*isa.Inst, 0, len(g.Insts))
+	for _, in := range g.byWord {
+		if in != nil {
+			insts = append(insts, in)
+		}
+	}
+	if len(insts) == len(g.Insts) {
+		return insts
+	}
+	insts = insts[:0]
+	for _, a := range g.sortedInsts() {
+		insts = append(insts, g.Insts[a])
+	}
+	return insts
+}
+
 // buildBlocks splits the decoded instructions into blocks.
 func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) {
-	addrs := g.sortedInsts()
+	insts := g.orderedInsts()
 	// A leader that is not an instruction start but lies inside a decoded
 	// instruction is an error (the two decodings overlap).
-	for i, a := range addrs {
-		in := g.Insts[a]
+	for i, in := range insts {
+		a := in.PC
 		end := a + uint64(in.Size)
-		for j := i + 1; j < len(addrs) && addrs[j] < end; j++ {
-			g.Errors[addrs[j]] = fmt.Sprintf("instruction at %#x overlaps the one at %#x", addrs[j], a)
+		for j := i + 1; j < len(insts) && insts[j].PC < end; j++ {
+			g.Errors[insts[j].PC] = fmt.Sprintf("instruction at %#x overlaps the one at %#x", insts[j].PC, a)
 		}
 	}
 	g.Blocks = map[uint64]*Block{}
 	g.Order = g.Order[:0]
+	// A block is a run of consecutive instructions of insts: its Insts are
+	// a full slice expression of that run (an append copies).
 	var cur *Block
-	for _, a := range addrs {
-		in := g.Insts[a]
-		if cur != nil && (leaders[a] || cur.End != a) {
-			cur = nil
-		}
-		if cur == nil {
-			cur = &Block{Start: a, End: a}
-			g.Blocks[a] = cur
-			g.Order = append(g.Order, a)
-		}
-		cur.Insts = append(cur.Insts, in)
-		cur.End = a + uint64(in.Size)
-		if in.Info.Branch != isa.BranchNone && in.Info.Branch != isa.BranchTrap {
+	first := 0
+	closeBlock := func(i int) {
+		if cur != nil {
+			cur.Insts = insts[first:i:i]
 			cur = nil
 		}
 	}
+	for i, in := range insts {
+		a := in.PC
+		if cur != nil && (leaders[a] || cur.End != a) {
+			closeBlock(i)
+		}
+		if cur == nil {
+			cur = &Block{Start: a, End: a}
+			first = i
+			g.Blocks[a] = cur
+			g.Order = append(g.Order, a)
+		}
+		cur.End = a + uint64(in.Size)
+		if in.Info.Branch != isa.BranchNone && in.Info.Branch != isa.BranchTrap {
+			closeBlock(i + 1)
+		}
+	}
+	closeBlock(len(insts))
 	for _, l := range g.Order {
 		b := g.Blocks[l]
 		last := b.Last()
