@@ -122,14 +122,20 @@ func headerSymbols(f *objfile.File) map[uint64]string {
 	return m
 }
 
-// nearestSymbols returns a function giving the closest symbol at or below
-// an address (the one printed in headers when several share an address).
-func nearestSymbols(f *objfile.File, heads map[uint64]string) func(uint64) (string, uint64, bool) {
+// headerAddrs returns the addresses of heads ascending.
+func headerAddrs(heads map[uint64]string) []uint64 {
 	addrs := make([]uint64, 0, len(heads))
 	for a := range heads {
 		addrs = append(addrs, a)
 	}
-	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	slices.Sort(addrs)
+	return addrs
+}
+
+// nearestSymbols returns a function giving the closest symbol at or below
+// an address (the one printed in headers when several share an address);
+// addrs are the addresses of heads ascending.
+func nearestSymbols(heads map[uint64]string, addrs []uint64) func(uint64) (string, uint64, bool) {
 	return func(a uint64) (string, uint64, bool) {
 		i := sort.Search(len(addrs), func(i int) bool { return addrs[i] > a })
 		if i == 0 {
@@ -187,7 +193,8 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 	}
 	sym := BranchSymbols(f)
 	heads := headerSymbols(f)
-	near := nearestSymbols(f, heads)
+	addrs := headerAddrs(heads)
+	near := nearestSymbols(heads, addrs)
 	var in isa.Inst
 	var text strings.Builder
 	counts := map[uint16]int{}
@@ -201,12 +208,16 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 		if _, ok := heads[sec.Addr]; !ok && listing && len(data) > 0 {
 			out = appendHeader(out, sec.Addr, sec.Name)
 		}
+		// next is the first header address not yet passed (pc only grows
+		// within a section).
+		next, _ := slices.BinarySearch(addrs, sec.Addr)
 		for off := 0; off+4 <= len(data); {
 			pc := sec.Addr + uint64(off)
-			if listing {
-				if h, ok := heads[pc]; ok {
-					out = appendHeader(out, pc, h)
-				}
+			for next < len(addrs) && addrs[next] < pc {
+				next++
+			}
+			if listing && next < len(addrs) && addrs[next] == pc {
+				out = appendHeader(out, pc, heads[pc])
 			}
 			var err error
 			if fam == familyGFX12 {

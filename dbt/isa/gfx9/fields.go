@@ -15,6 +15,14 @@ var specialByCode = map[uint32]isa.SpecialReg{
 	239: isa.RegPopsExitingWaveID, 251: isa.RegVCCZ, 252: isa.RegEXECZ, 253: isa.RegSCC, 254: isa.RegLDSDirect,
 }
 
+// specialTab is specialByCode as an array: 1 + the register, 0 for none.
+var specialTab = func() (t [256]uint16) {
+	for c, r := range specialByCode {
+		t[c] = uint16(r) + 1
+	}
+	return t
+}()
+
 var codeBySpecial = func() map[isa.SpecialReg]uint32 {
 	m := map[isa.SpecialReg]uint32{}
 	for c, r := range specialByCode {
@@ -41,7 +49,16 @@ func align(n uint32, width uint8) uint32 {
 
 // srcOperand interprets an operand code of a scalar or vector source.
 func srcOperand(code uint32, width uint8, agpr bool) (isa.Operand, uint32) {
-	o := isa.Operand{Width: width}
+	var o isa.Operand
+	pad := srcOperandTo(&o, code, width, agpr)
+	return o, pad
+}
+
+// srcOperandTo is srcOperand writing the operand to *op (which it
+// overwrites) and returning the padding bits.
+func srcOperandTo(op *isa.Operand, code uint32, width uint8, agpr bool) uint32 {
+	*op = isa.Operand{Width: width}
+	o := op
 	var pad uint32
 	switch {
 	case code < 102:
@@ -63,13 +80,13 @@ func srcOperand(code uint32, width uint8, agpr bool) (isa.Operand, uint32) {
 		}
 	default:
 		o.Kind, o.Class = isa.KindReg, isa.Special
-		if r, ok := specialByCode[code]; ok {
-			o.Reg = uint16(r)
+		if code < uint32(len(specialTab)) && specialTab[code] != 0 {
+			o.Reg = uint16(specialTab[code] - 1)
 		} else {
 			o.Reg, o.Imm = uint16(isa.RegEncoded), int64(code)
 		}
 	}
-	return o, pad
+	return pad
 }
 
 // operandCode is the inverse of srcOperand.
@@ -396,13 +413,13 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 			if d.field == enc.FScale0 || d.field == enc.FScale1 {
 				ag = false
 			}
-			o2, p := srcOperand(v, d.width, ag)
-			o2.Role, o2.Field = o.Role, o.Field
+			role, field := o.Role, o.Field
 			if d.field == enc.FSAddr && v == 0x7f {
-				o2 = isa.Operand{Kind: isa.KindOff, Role: o.Role, Field: o.Field}
-				p = 0
+				o = isa.Operand{Kind: isa.KindOff}
+			} else {
+				pad = srcOperandTo(&o, v, d.width, ag)
 			}
-			o, pad = o2, p
+			o.Role, o.Field = role, field
 			if k == enc.MUBUF && d.field == enc.FVAddr && !md.Offen && !md.Idxen {
 				o = isa.Operand{Kind: isa.KindOff, Role: o.Role, Field: o.Field}
 			}
