@@ -197,7 +197,7 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 	near := nearestSymbols(heads, addrs)
 	var in isa.Inst
 	var text strings.Builder
-	counts := map[uint16]int{}
+	var counts []int // by encoding row (Inst.Enc)
 	for _, sec := range f.Sections {
 		if listing {
 			out = append(out, "\nDisassembly of section "...)
@@ -231,6 +231,9 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 			} else {
 				size = int(in.Size)
 				st.Instructions++
+				if int(in.Enc) >= len(counts) {
+					counts = append(counts, make([]int, int(in.Enc)+1-len(counts))...)
+				}
 				counts[in.Enc]++
 			}
 			if listing {
@@ -299,7 +302,10 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 	}
 	var probe isa.Inst
 	for id, n := range counts {
-		probe.Enc = id
+		if n == 0 {
+			continue
+		}
+		probe.Enc = uint16(id)
 		if fam == familyGFX12 {
 			st.ByMnemonic[gfx12.Mnemonic(&probe)] += n
 		} else {
@@ -321,22 +327,34 @@ func appendHeader(b []byte, addr uint64, name string) []byte {
 
 // appendHex appends v as n upper-case hex digits.
 func appendHex(b []byte, v uint64, n int) []byte {
-	return appendDigits(b, v, n, "0123456789ABCDEF")
+	return appendDigits(b, v, n, &hexPairsUpper)
 }
 
 // appendLowerHex appends v as n lower-case hex digits.
 func appendLowerHex(b []byte, v uint64, n int) []byte {
-	return appendDigits(b, v, n, "0123456789abcdef")
+	return appendDigits(b, v, n, &hexPairsLower)
 }
 
-// appendDigits appends the low n hex digits of v, most significant first.
-func appendDigits(b []byte, v uint64, n int, digits string) []byte {
+// hexPairsUpper and hexPairsLower hold the two hex digits of every byte.
+var (
+	hexPairsUpper = [512]byte([]byte("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF"))
+	hexPairsLower = [512]byte([]byte("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"))
+)
+
+// appendDigits appends the low n hex digits of v, most significant first,
+// two digits (one byte of v) at a time.
+func appendDigits(b []byte, v uint64, n int, pairs *[512]byte) []byte {
 	l := len(b)
 	b = slices.Grow(b, n)[:l+n]
 	d := b[l : l+n]
-	for i := n - 1; i >= 0; i-- {
-		d[i] = digits[v&0xf]
-		v >>= 4
+	i := n
+	for ; i >= 2; i -= 2 {
+		p := pairs[2*(v&0xff):]
+		d[i-1], d[i-2] = p[1], p[0]
+		v >>= 8
+	}
+	if i == 1 {
+		d[0] = pairs[2*(v&0xf)+1]
 	}
 	return b
 }
