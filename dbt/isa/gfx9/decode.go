@@ -31,6 +31,19 @@ import (
 // rows that exist are touched).
 var index [enc.NumKinds][1024][8]uint16
 
+// litCheck says when an entry's instruction carries a literal dword:
+// always (an FLiteral operand) or when one of its 9- or 8-bit source
+// fields holds 255. Entries with more such fields than src holds are
+// checked operand by operand (slow).
+type litCheck struct {
+	always, slow bool
+	n            uint8
+	src          [4]enc.Bits
+}
+
+// litChecks holds the litCheck of every entry, by row.
+var litChecks [len(entries)]litCheck
+
 func init() {
 	for i := range entries {
 		e := &entries[i]
@@ -38,7 +51,45 @@ func init() {
 		if index[e.kind][e.op][e.aux&7] == 0 {
 			index[e.kind][e.op][e.aux&7] = uint16(i) + 1
 		}
+		c := &litChecks[i]
+		for _, o := range e.ops {
+			if o.field == enc.FLiteral {
+				c.always = true
+				continue
+			}
+			if bb, ok := enc.Lookup(e.kind, o.field); ok && (bb.Code == enc.CodeSrc9 || bb.Code == enc.CodeSrc8) {
+				if int(c.n) == len(c.src) {
+					c.slow = true
+					continue
+				}
+				c.src[c.n] = bb
+				c.n++
+			}
+		}
 	}
+}
+
+// needsLiteral reports whether the instruction of entry e in words w
+// carries a literal dword.
+func needsLiteral(e *entry, k enc.Kind, w []uint32) bool {
+	c := &litChecks[e.id]
+	if c.always {
+		return true
+	}
+	if c.slow || k != e.kind {
+		for _, o := range e.ops {
+			if bb, ok := enc.Lookup(k, o.field); ok && (bb.Code == enc.CodeSrc9 || bb.Code == enc.CodeSrc8) && bb.Get(w) == 255 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, bb := range c.src[:c.n] {
+		if bb.Get(w) == 255 {
+			return true
+		}
+	}
+	return false
 }
 
 func lookup(k enc.Kind, op int, aux int, t isa.Target) *entry {
@@ -133,17 +184,7 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 	in.Format, in.Base = format(k)
 	// Literal.
 	nw := size / 4
-	needLit := false
-	for _, o := range e.ops {
-		if o.field == enc.FLiteral {
-			needLit = true
-			continue
-		}
-		if bb, ok := enc.Lookup(k, o.field); ok && (bb.Code == enc.CodeSrc9 || bb.Code == enc.CodeSrc8) && bb.Get(w[:]) == 255 {
-			needLit = true
-		}
-	}
-	if needLit {
+	if needsLiteral(e, k, w[:]) {
 		if k != enc.SOP1 && k != enc.SOP2 && k != enc.SOPC && k != enc.SOPK && k != enc.VOP1 && k != enc.VOP2 && k != enc.VOPC {
 			return errAt(pc, "src", "%s: literal constant not allowed in %v", e.mnem, k)
 		}
