@@ -3,6 +3,7 @@ package live
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
@@ -88,6 +89,19 @@ func referenceAfter(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) map[uint64]Reg
 	return after
 }
 
+// naiveFree is FreeVGPRs register by register.
+func naiveFree(in *isa.Inst, after *Regs, limit, n int) []uint16 {
+	var self Regs
+	self.touch(in, true)
+	var out []uint16
+	for r := 0; r < limit && len(out) < n; r++ {
+		if !after.V.Has(r) && !self.V.Has(r) {
+			out = append(out, uint16(r))
+		}
+	}
+	return out
+}
+
 // TestAfterMatchesReference compares After for every instruction of every
 // kernel scope of the gfx950 test kernels and a few aiter objects with the
 // instruction-level reference (extra uses included: every VOP3P-class
@@ -141,6 +155,11 @@ func TestAfterMatchesReference(t *testing.T) {
 					got := info.After(pc)
 					if got == nil || *got != want {
 						t.Fatalf("%s kernel %d: After(%#x) differs from the reference", filepath.Base(p), i, pc)
+					}
+					for _, lim := range [][2]int{{0, 4}, {37, 3}, {64, 64}, {128, 8}, {256, 300}, {520, 600}} {
+						if got, exp := info.FreeVGPRs(g.Insts[pc], lim[0], lim[1]), naiveFree(g.Insts[pc], &want, lim[0], lim[1]); !slices.Equal(got, exp) {
+							t.Fatalf("%s: FreeVGPRs(%#x, %d, %d) = %v, want %v", filepath.Base(p), pc, lim[0], lim[1], got, exp)
+						}
 					}
 					checked++
 				}

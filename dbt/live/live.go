@@ -8,6 +8,7 @@ package live
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
@@ -231,13 +232,28 @@ func (i *Info) FreeVGPRs(in *isa.Inst, limit, n int) []uint16 {
 	if a == nil {
 		return nil
 	}
-	var self Regs
-	self.touch(in, true)
-	var out []uint16
-	for r := 0; r < limit && len(out) < n; r++ {
-		if !a.V.Has(r) && !self.V.Has(r) {
-			out = append(out, uint16(r))
+	var self Set
+	for k := range in.Operands {
+		if o := &in.Operands[k]; o.Kind == isa.KindReg && o.Class == isa.VGPR {
+			self.Add(int(o.Reg), int(o.Width))
 		}
+	}
+	limit0 := limit
+	limit = min(limit, 64*len(self))
+	var out []uint16
+	for w := 0; 64*w < limit && len(out) < n; w++ {
+		free := ^(a.V[w] | self[w])
+		if rest := limit - 64*w; rest < 64 {
+			free &= 1<<uint(rest) - 1
+		}
+		for free != 0 && len(out) < n {
+			b := bits.TrailingZeros64(free)
+			free &^= 1 << uint(b)
+			out = append(out, uint16(64*w+b))
+		}
+	}
+	for r := 64 * len(self); r < limit0 && len(out) < n; r++ {
+		out = append(out, uint16(r)) // beyond the sets: never read
 	}
 	return out
 }
