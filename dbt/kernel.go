@@ -3,6 +3,7 @@ package dbt
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -211,6 +212,9 @@ func (kt *kernelT) emit() {
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
 	kt.body = &place.Body{Name: k.Name, Map: make(map[uint64]int, kt.scopeInsts()), Entry: k.EntryAddr, Words: kt.pair.Words()}
 	kt.emitted, kt.emittedFor = kt.emitted[:0], kt.body
+	if n := kt.scopeInsts(); cap(kt.emitted) < n {
+		kt.emitted = make([]pcOff, 0, n)
+	}
 	kt.lastPool, kt.islandsGrew = 0, false
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
@@ -260,6 +264,11 @@ func (kt *kernelT) emit() {
 	for _, l := range sc.Blocks {
 		b := kt.g.Blocks[l]
 		for i, in := range b.Insts {
+			if cap(code)-len(code) < 1<<12 {
+				// Double (append grows large slices by 1.25x: the big
+				// expansions were copied a dozen times).
+				code = slices.Grow(code, cap(code))
+			}
 			code = kt.pool(code, b, i)
 			kt.body.Map[in.PC] = len(code)
 			kt.emitted = append(kt.emitted, pcOff{in.PC, len(code)})
