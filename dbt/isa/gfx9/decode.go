@@ -39,12 +39,22 @@ type litCheck struct {
 	always, slow bool
 	n            uint8
 	src          [4]enc.Bits
+	// vop3b: the row has an SDST operand in a VOP3 (no abs or op_sel).
+	vop3b bool
+	// bits is where in e.kind's layout each of the row's operands lives
+	// (Width 0: none).
+	bits []enc.Bits
 }
 
 // litChecks holds the litCheck of every entry, by row.
 var litChecks [len(entries)]litCheck
 
 func init() {
+	nops := 0
+	for i := range entries {
+		nops += len(entries[i].ops)
+	}
+	bits := make([]enc.Bits, nops) // every row's litCheck.bits, in one block
 	for i := range entries {
 		e := &entries[i]
 		e.id = uint16(i)
@@ -52,7 +62,12 @@ func init() {
 			index[e.kind][e.op][e.aux&7] = uint16(i) + 1
 		}
 		c := &litChecks[i]
-		for _, o := range e.ops {
+		c.bits, bits = bits[:len(e.ops):len(e.ops)], bits[len(e.ops):]
+		for j, o := range e.ops {
+			c.bits[j], _ = enc.Lookup(e.kind, o.field)
+			if o.field == enc.FSDstV {
+				c.vop3b = true
+			}
 			if o.field == enc.FLiteral {
 				c.always = true
 				continue

@@ -207,12 +207,8 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 	md := &in.Mod
 	var negBits, absBits uint32
 	var agpr [4]bool // vdst, src0, src1, src2 (MAI) or data (memory)
-	vop3b := false
-	for _, o := range e.ops {
-		if o.field == enc.FSDstV {
-			vop3b = true
-		}
-	}
+	facts := &litChecks[e.id]
+	vop3b := facts.vop3b
 	switch k {
 	case enc.VOP3:
 		if !vop3b {
@@ -379,7 +375,14 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 			in.Operands = append(in.Operands, o)
 			continue
 		}
-		bb, ok := enc.Lookup(k, d.field)
+		var bb enc.Bits
+		var ok bool
+		if k == e.kind {
+			bb = facts.bits[i]
+			ok = bb.Width != 0
+		} else {
+			bb, ok = enc.Lookup(k, d.field)
+		}
 		if !ok {
 			return errAt(pc, d.field.String(), "%s: field not in %v", e.mnem, k)
 		}
