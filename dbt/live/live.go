@@ -21,10 +21,12 @@ type Set [8]uint64
 
 // Add marks registers [first, first+n).
 func (s *Set) Add(first, n int) {
-	for r := first; r < first+n && r < 512; r++ {
-		if r >= 0 {
-			s[r/64] |= 1 << (r % 64)
-		}
+	lo, hi := max(first, 0), min(first+n, 64*len(s)) // [lo, hi)
+	for lo < hi {
+		w, b := lo/64, lo%64
+		k := min(hi-lo, 64-b) // bits in this word
+		s[w] |= (^uint64(0) >> (64 - k)) << b
+		lo += k
 	}
 }
 
