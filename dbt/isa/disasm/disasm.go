@@ -75,6 +75,8 @@ type Options struct {
 	// wave32 whatever the kernels' .wavefront_size says, which is what
 	// llvm-objdump-19 -d does. GFX9 targets ignore it.
 	Wave64 bool
+	// noMemo turns the GFX9 instruction memo off (tests compare both).
+	noMemo bool
 }
 
 // family is the decoder family of a target.
@@ -198,6 +200,15 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 	var in isa.Inst
 	var text strings.Builder
 	var counts []int // by encoding row (Inst.Enc)
+	// memo maps the 8 bytes at an instruction start to its size (bits
+	// 56-63), encoding row (40-55), text length (32-39) and text offset in
+	// memoText (0-31), for GFX9 instructions whose decoding depends on
+	// those bytes only and whose text has no PC-relative operand.
+	var memo map[uint64]uint64
+	var memoText []byte
+	if fam == familyGFX9 && !opt.noMemo {
+		memo = map[uint64]uint64{}
+	}
 	for _, sec := range f.Sections {
 		if listing {
 			out = append(out, "\nDisassembly of section "...)
@@ -219,6 +230,34 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 			if listing && next < len(addrs) && addrs[next] == pc {
 				out = appendHeader(out, pc, heads[pc])
 			}
+			// GFX9: an instruction decoded before from the same 8 bytes
+			// (and printed without a PC-relative operand) is reused.
+			var key uint64
+			keyed := memo != nil && off+8 <= len(data)
+			if keyed {
+				key = le64(data[off:])
+				if m, hit := memo[key]; hit {
+					size := int(m >> 56)
+					enc := uint16(m >> 40)
+					st.Instructions++
+					counts[enc]++
+					if listing {
+						start := len(out)
+						out = append(out, '\t')
+						out = append(out, memoText[uint32(m):uint32(m)+uint32(m>>32&0xff)]...)
+						out = appendTail(out, start, pc, data[off:off+size])
+						out = append(out, '\n')
+						if w != nil && len(out) >= flushAt {
+							if _, err := w.Write(out); err != nil {
+								return st, out[:0], err
+							}
+							out = out[:0]
+						}
+					}
+					off += size
+					continue
+				}
+			}
 			var err error
 			if fam == familyGFX12 {
 				err = gfx12.DecodeInto(&in, data[off:], pc, dtarget)
@@ -235,6 +274,11 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 					counts = append(counts, make([]int, int(in.Enc)+1-len(counts))...)
 				}
 				counts[in.Enc]++
+			}
+			_, branch := in.BranchTarget()
+			remember := keyed && err == nil && !branch && gfx9.DecodeWindow(&in, target) <= 8
+			if !listing && remember {
+				memo[key] = uint64(size)<<56 | uint64(in.Enc)<<40
 			}
 			if listing {
 				start := len(out)
@@ -253,16 +297,11 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 				default:
 					out = gfx9.AppendInst(out, &in, sym)
 				}
-				if pad := 60 - (len(out) - start); pad > 0 {
-					out = appendSpaces(out, pad)
+				if n := len(out) - start - 1; remember && n <= 0xff && len(memoText)+n <= 1<<32-1 {
+					memo[key] = uint64(size)<<56 | uint64(in.Enc)<<40 | uint64(n)<<32 | uint64(len(memoText))
+					memoText = append(memoText, out[start+1:]...)
 				}
-				out = append(out, "// "...)
-				out = appendHex(out, pc, 12)
-				out = append(out, ':')
-				for i := 0; i < size; i += 4 {
-					out = append(out, ' ')
-					out = appendHex(out, uint64(le32(data[off+i:])), 8)
-				}
+				out = appendTail(out, start, pc, data[off:off+size])
 				if err == nil && fam == familyGFX12 {
 					out = appendAlignWarnings(out, &in, data[off:off+size])
 				}
@@ -313,6 +352,22 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 		}
 	}
 	return st, out, nil
+}
+
+// appendTail appends, to the line that starts at start, the padding to
+// column 60, the address and the instruction words.
+func appendTail(out []byte, start int, pc uint64, words []byte) []byte {
+	if pad := 60 - (len(out) - start); pad > 0 {
+		out = appendSpaces(out, pad)
+	}
+	out = append(out, "// "...)
+	out = appendHex(out, pc, 12)
+	out = append(out, ':')
+	for i := 0; i+4 <= len(words); i += 4 {
+		out = append(out, ' ')
+		out = appendHex(out, uint64(le32(words[i:])), 8)
+	}
+	return out
 }
 
 // appendHeader appends objdump's symbol header line: a blank line, the
@@ -368,6 +423,9 @@ func appendSpaces(b []byte, n int) []byte {
 	}
 	return append(b, spaces[:n]...)
 }
+
+// le64 reads a little-endian doubleword.
+func le64(b []byte) uint64 { return uint64(le32(b)) | uint64(le32(b[4:]))<<32 }
 
 // le32 reads a little-endian word.
 func le32(b []byte) uint32 {

@@ -217,6 +217,19 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 	return nil
 }
 
+// DecodeWindow returns how many bytes at the start of b the result of
+// DecodeInto(in, b, pc, t) depends on: in.Size, except for an 8-byte MAI
+// or VOP3P opcode 0x2c on a gfx950 target, where the decoder reads the
+// next 8 bytes to tell it from the 128-bit scaled MFMA (16). Equal windows
+// decode to the same instruction except for in.PC (and branch targets,
+// which are PC-relative).
+func DecodeWindow(in *isa.Inst, t isa.Target) int {
+	if t != isa.GFX942 && (in.Format == isa.MAI || in.Format == isa.VOP3P) && in.Opcode == 0x2c {
+		return 16
+	}
+	return int(in.Size)
+}
+
 func targetName(t isa.Target) string {
 	if t == 0 {
 		return "gfx9"

@@ -1,0 +1,83 @@
+package disasm
+
+import (
+	"bytes"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/objfile"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+// TestMemoSameListing: the GFX9 instruction memo changes neither the
+// listing nor the statistics, for the gfx942 and gfx950 corpus and test
+// kernels decoded for their own target and for the other GFX9 target
+// (gfx950 reads past an 8-byte MAI opcode 0x2c, gfx942 does not).
+func TestMemoSameListing(t *testing.T) {
+	var files []string
+	for _, arch := range []string{"gfx942", "gfx950"} {
+		files = append(files, corpus(t, arch)...)
+		tk, _ := filepath.Glob(filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", arch, "*.co"))
+		files = append(files, tk...)
+	}
+	hits := 0
+	for _, p := range files {
+		f, err := objfile.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tg := range []isa.Target{0, isa.GFX942, isa.GFX950} {
+			for _, stats := range []bool{false, true} {
+				opt := Options{Target: tg, NoListing: stats}
+				st1, out1, err1 := AppendListing(nil, f, p, opt)
+				opt.noMemo = true
+				st2, out2, err2 := AppendListing(nil, f, p, opt)
+				if (err1 == nil) != (err2 == nil) || !bytes.Equal(out1, out2) || !reflect.DeepEqual(st1, st2) {
+					t.Fatalf("%s (target %v, stats %v): the memo changes the listing", filepath.Base(p), tg, stats)
+				}
+				if st1 != nil {
+					hits += st1.Instructions
+				}
+			}
+		}
+	}
+	if hits == 0 {
+		t.Fatal("nothing listed")
+	}
+}
+
+// TestMemoScaledMFMAPair: on gfx950 the first 8 bytes of a 128-bit scaled
+// MFMA are a v_mfma_ld_scale_b32 of their own when the MFMA half does not
+// follow; the memo must not reuse the standalone decoding where it does.
+func TestMemoScaledMFMAPair(t *testing.T) {
+	// v_mfma_scale_f32_16x16x128_f8f6f4 (aiter gfx950 corpus): ld_scale
+	// half, MFMA half; s_nop 0.
+	ld := []uint32{0xD3AC6000, 0x0003118C}
+	mf := []uint32{0xD3AD8C00, 0x84021148}
+	nop := uint32(0xBF800000)
+	var words []uint32
+	words = append(words, ld...)
+	words = append(words, nop, nop)
+	words = append(words, ld...)
+	words = append(words, mf...)
+	words = append(words, nop, nop)
+	data := make([]byte, 4*len(words))
+	for i, w := range words {
+		data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+	}
+	f := &objfile.File{Target: isa.GFX950, Sections: []objfile.Section{{Name: ".text", Addr: 0x1000, Data: data}},
+		Symbols: []objfile.Symbol{{Name: "k", Addr: 0x1000, Func: true}}}
+	_, with, err := AppendListing(nil, f, "t.co", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, without, _ := AppendListing(nil, f, "t.co", Options{noMemo: true})
+	if !bytes.Equal(with, without) {
+		t.Fatalf("memo changes the listing:\n%s\nwant\n%s", with, without)
+	}
+	if !bytes.Contains(with, []byte("v_mfma_scale_f32_16x16x128_f8f6f4")) || !bytes.Contains(with, []byte("v_mfma_ld_scale_b32")) {
+		t.Fatalf("listing lacks the standalone ld_scale or the scaled MFMA:\n%s", with)
+	}
+}
