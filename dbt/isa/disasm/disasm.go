@@ -204,10 +204,10 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 	// 56-63), encoding row (40-55), text length (32-39) and text offset in
 	// memoText (0-31), for GFX9 instructions whose decoding depends on
 	// those bytes only and whose text has no PC-relative operand.
-	var memo map[uint64]uint64
+	var memo *memoTable
 	var memoText []byte
 	if fam == familyGFX9 && !opt.noMemo {
-		memo = map[uint64]uint64{}
+		memo = newMemoTable()
 	}
 	for _, sec := range f.Sections {
 		if listing {
@@ -236,7 +236,7 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 			keyed := memo != nil && off+8 <= len(data)
 			if keyed {
 				key = le64(data[off:])
-				if m, hit := memo[key]; hit {
+				if m, hit := memo.get(key); hit {
 					size := int(m >> 56)
 					enc := uint16(m >> 40)
 					st.Instructions++
@@ -278,7 +278,7 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 			_, branch := in.BranchTarget()
 			remember := keyed && err == nil && !branch && gfx9.DecodeWindow(&in, target) <= 8
 			if !listing && remember {
-				memo[key] = uint64(size)<<56 | uint64(in.Enc)<<40
+				memo.put(key, uint64(size)<<56|uint64(in.Enc)<<40)
 			}
 			if listing {
 				start := len(out)
@@ -298,7 +298,7 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 					out = gfx9.AppendInst(out, &in, sym)
 				}
 				if n := len(out) - start - 1; remember && n <= 0xff && len(memoText)+n <= 1<<32-1 {
-					memo[key] = uint64(size)<<56 | uint64(in.Enc)<<40 | uint64(n)<<32 | uint64(len(memoText))
+					memo.put(key, uint64(size)<<56|uint64(in.Enc)<<40|uint64(n)<<32|uint64(len(memoText)))
 					memoText = append(memoText, out[start+1:]...)
 				}
 				out = appendTail(out, start, pc, data[off:off+size])
@@ -352,6 +352,50 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 		}
 	}
 	return st, out, nil
+}
+
+// memoTable is an open-addressing hash table from uint64 keys to nonzero
+// uint64 values (every memo value holds an instruction size), for the
+// listing memo.
+type memoTable struct {
+	keys, vals []uint64
+	n          int
+}
+
+func newMemoTable() *memoTable {
+	return &memoTable{keys: make([]uint64, 1024), vals: make([]uint64, 1024)}
+}
+
+// slot returns the index of key, or of the empty slot where it goes.
+func (t *memoTable) slot(key uint64) int {
+	mask := len(t.keys) - 1
+	i := int((key*0x9E3779B97F4A7C15)>>40) & mask
+	for t.vals[i] != 0 && t.keys[i] != key {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+func (t *memoTable) get(key uint64) (uint64, bool) {
+	i := t.slot(key)
+	return t.vals[i], t.vals[i] != 0
+}
+
+func (t *memoTable) put(key, val uint64) {
+	if 2*(t.n+1) > len(t.keys) {
+		old := *t
+		t.keys, t.vals, t.n = make([]uint64, 2*len(old.keys)), make([]uint64, 2*len(old.keys)), 0
+		for i, v := range old.vals {
+			if v != 0 {
+				t.put(old.keys[i], v)
+			}
+		}
+	}
+	i := t.slot(key)
+	if t.vals[i] == 0 {
+		t.n++
+	}
+	t.keys[i], t.vals[i] = key, val
 }
 
 // appendTail appends, to the line that starts at start, the padding to

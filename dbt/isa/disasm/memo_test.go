@@ -81,3 +81,41 @@ func TestMemoScaledMFMAPair(t *testing.T) {
 		t.Fatalf("listing lacks the standalone ld_scale or the scaled MFMA:\n%s", with)
 	}
 }
+
+// TestMemoTable checks the open-addressing table against a map through
+// several resizes, with colliding and zero keys.
+func TestMemoTable(t *testing.T) {
+	tab := newMemoTable()
+	ref := map[uint64]uint64{}
+	x := uint64(1)
+	for i := 0; i < 50000; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		k := x & 0xffff // many repeats
+		if i%7 == 0 {
+			k = uint64(i) << 40 // same low bits
+		}
+		if i == 3 {
+			k = 0
+		}
+		if _, ok := ref[k]; !ok || i%3 == 0 {
+			v := x | 1
+			ref[k] = v
+			tab.put(k, v)
+		}
+	}
+	if tab.n != len(ref) {
+		t.Fatalf("table holds %d keys, want %d", tab.n, len(ref))
+	}
+	for k, v := range ref {
+		if got, ok := tab.get(k); !ok || got != v {
+			t.Fatalf("get(%#x) = %#x, %v; want %#x", k, got, ok, v)
+		}
+	}
+	for k := uint64(1 << 20); k < 1<<20+1000; k++ {
+		if _, ok := tab.get(k); ok {
+			t.Fatalf("get(%#x) found a key never put", k)
+		}
+	}
+}
