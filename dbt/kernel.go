@@ -719,21 +719,30 @@ func (kt *kernelT) TempSGPRPair() (uint16, error) {
 func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 	arch, agprs := kt.archVGPRs()
 	after := kt.live.After(kt.cur.PC)
-	used := func(r int) bool {
-		if kt.taken.has(int(r)) {
-			return true
+	// usedSet has bit r for VGPR r (< 256) taken, holding a mapped AGPR,
+	// or, below arch, read later or named by the instruction.
+	var usedSet [4]uint64
+	kt.selfUses(0) // computes kt.selfSet for kt.cur
+	for w := range usedSet {
+		below := uint64(0) // the bits of word w below arch
+		if k := arch - 64*w; k >= 64 {
+			below = ^uint64(0)
+		} else if k > 0 {
+			below = 1<<uint(k) - 1
 		}
-		if kt.mappedAGPR(r) {
-			return true
+		u := kt.taken.bits[w] | kt.selfSet[w]&below
+		if after != nil {
+			u |= after.V[w] & below
 		}
-		if r >= arch {
-			return false
-		}
-		if after != nil && after.V.Has(r) {
-			return true
-		}
-		return kt.selfUses(r)
+		usedSet[w] = u
 	}
+	if kt.pair != nil && kt.pair.UnifiedVGPRs() && kt.namedAGPRs > 0 { // mappedAGPR
+		acc := kt.agprBase()
+		for r := max(acc, 0); r < acc+kt.namedAGPRs && r < 256; r++ {
+			usedSet[r>>6] |= 1 << (r & 63)
+		}
+	}
+	used := func(r int) bool { return usedSet[r>>6]&(1<<(r&63)) != 0 }
 	for start := 0; start+n <= 256 && !kt.forceSpill; start += align {
 		if start+n > arch {
 			acc := (start + n + 3) &^ 3
