@@ -96,6 +96,30 @@ var Renames = func() map[string]Rename {
 	return m
 }()
 
+// d16Bound is the premise of the d16 buffer renames: which 16 bits the
+// access reads or writes is the same (d16: bits [15:0], d16_hi: [31:16]; a
+// byte load zero- or sign-extends into that half), but the other half of
+// the VGPR is preserved by gfx12 always and by gfx9 only with SRAMECC off
+// (LLVM's d16PreservesUnusedBits is false on an SRAMECC gfx9 target, so
+// code compiled for one does not read it).
+const d16Bound = "the unwritten half of a d16 load's VGPR: gfx12 preserves it, gfx9 only with SRAMECC off (LLVM d16PreservesUnusedBits)"
+
+// BufferD16 maps the gfx9 MUBUF d16 operations to their gfx12 VBUFFER
+// names (llvm-mc-19 -mcpu=gfx1201 assembles each; the gfx12 tables list
+// them as VBUFFER loads/stores). Loads name the half they write: _d16 the
+// low one, _d16_hi the high one; stores the half they read (a store reads
+// only that half, so the stores are exact).
+var BufferD16 = map[string]Rename{
+	"buffer_load_short_d16":     {To: "buffer_load_d16_b16", Bound: d16Bound},
+	"buffer_load_short_d16_hi":  {To: "buffer_load_d16_hi_b16", Bound: d16Bound},
+	"buffer_load_ubyte_d16":     {To: "buffer_load_d16_u8", Bound: d16Bound},
+	"buffer_load_ubyte_d16_hi":  {To: "buffer_load_d16_hi_u8", Bound: d16Bound},
+	"buffer_load_sbyte_d16":     {To: "buffer_load_d16_i8", Bound: d16Bound},
+	"buffer_load_sbyte_d16_hi":  {To: "buffer_load_d16_hi_i8", Bound: d16Bound},
+	"buffer_store_short_d16_hi": {To: "buffer_store_d16_hi_b16"},
+	"buffer_store_byte_d16_hi":  {To: "buffer_store_d16_hi_b8"},
+}
+
 // Differ lists shared mnemonics (and prefixes ending in "*") whose gfx950
 // and gfx12 semantics or operand meanings differ; they never pass as the
 // same operation (a rule may still handle them).
