@@ -95,7 +95,10 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 			Emit: func(rules.Context, *isa.Inst, []byte) ([]byte, error) { return out, nil },
 		}}
 	}
-	r := handRules[in.Name()]
+	r := gprIdxRule(in, site)
+	if r == nil {
+		r = handRules[in.Name()]
+	}
 	if r == nil && strings.HasPrefix(in.Name(), "v_cmpx_") {
 		r = &rule{name: "gfx12-cmpx", fidelity: report.Exact, emit: cmpx}
 	}
