@@ -1,0 +1,101 @@
+package gfx950gfx12
+
+import (
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/pair"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
+)
+
+// gfx950 v_smfmac_f32_16x16x128_{fp8,bf8}_{fp8,bf8} (OCP, as gfx12) ->
+// four chained gfx12 v_swmmac_f32_16x16x32_* (wave64). Layouts:
+//
+//   - SMFMAC (the gfx9 simulator's, after MLIR's amdgpu.sparse_mfma): lane
+//     l has row/column l%16 and the dense K segment 32*(l/16)..+31; A holds
+//     its 16 stored values (two per group of four k) in 4 VGPRs, byte e of
+//     the lane = stored value e; B holds the 32 dense values, byte e = k
+//     32*(l/16)+e; the index VGPR holds 2 bits per stored value, lowest
+//     first. So A register n, B registers 2n, 2n+1 and index byte n of a
+//     lane all cover k = 32*(l/16)+8n..+7.
+//   - SWMMAC 16x16x32 fp8, wave64 (research note §3.8, AMD's matrix
+//     calculator; the gfx12 simulator): lane group G = l/16 holds one block
+//     of eight dense k (G 0, 1, 2, 3: k 0-7, 16-23, 8-15, 24-31) for A
+//     (one VGPR: the block's four stored values), B (two VGPRs, four k
+//     each) and the index (window index_key, 8 bits: a nibble per group of
+//     four, bit pairs in stored-value order).
+//
+// Within a lane both pack one block of eight k the same way, so SWMMAC n
+// takes A register n, B registers 2n..2n+1 and index_key n unchanged: the
+// k assignment differs from the SMFMAC's but is one bijection for A, B
+// and the index (research note §3.8, K-split shapes). C/D are the 16x16
+// MFMA/WMMA layouts: lane groups 1 and 2 swapped in and out through
+// ds_bpermute_b32, as for the dense rule (wmma.go).
+
+// smfmacSWMMAC maps the SMFMACs with a rule to their SWMMAC.
+var smfmacSWMMAC = map[string]string{
+	"v_smfmac_f32_16x16x128_fp8_fp8": "v_swmmac_f32_16x16x32_fp8_fp8",
+	"v_smfmac_f32_16x16x128_fp8_bf8": "v_swmmac_f32_16x16x32_fp8_bf8",
+	"v_smfmac_f32_16x16x128_bf8_fp8": "v_swmmac_f32_16x16x32_bf8_fp8",
+	"v_smfmac_f32_16x16x128_bf8_bf8": "v_swmmac_f32_16x16x32_bf8_bf8",
+}
+
+const swmmacBound = wmmaBound + "; index sets naming one position twice in a group of four (invalid 2:4 data) are read differently by the two simulators"
+
+func init() {
+	for n := range smfmacSWMMAC {
+		handRules[n] = &rule{name: "gfx12-smfmac-swmmac", fidelity: report.Approximate, bound: swmmacBound, emit: smfmacRule}
+	}
+}
+
+// smfmacRule emits the group swap of D into a scratch accumulator, the
+// four SWMMACs (a v_nop between dependent ones) and the swap back.
+func smfmacRule(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	m := in.Mod
+	if m.CBSZ != 0 || m.ABID != 0 || m.BLGP != 0 || m.NegLo != 0 || m.NegHi != 0 || m.Clamp {
+		return nil, fmt.Errorf("%s with cbsz/abid/blgp/neg/clamp has no SWMMAC form", in.Name())
+	}
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) != 4 {
+		return nil, fmt.Errorf("%s operands", in.Name())
+	}
+	d, a, b, idx := ops[0], ops[1], ops[2], ops[3]
+	for i, want := range []uint8{4, 4, 8, 1} {
+		if o := ops[i]; o.Kind != isa.KindReg || o.Class != isa.VGPR || o.Width != want {
+			return nil, fmt.Errorf("%s operand %d must be %d VGPRs", in.Name(), i, want)
+		}
+	}
+	addr, err := ctx.TempVGPRs(2)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := ctx.TempVGPRRange(4, 1)
+	if err != nil {
+		return nil, err
+	}
+	hs := groupSwapAddr(addr[0], addr[1])
+	t := addr[0]
+	for i := uint16(0); i < 4; i++ {
+		hs = append(hs, host{mnem: "ds_bpermute_b32", ops: []isa.Operand{vr(acc+i, 1), vr(t, 1), vr(d.Reg+i, 1)}})
+	}
+	hs = append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
+	for n := uint16(0); n < 4; n++ {
+		w := host{mnem: smfmacSWMMAC[in.Name()], ops: []isa.Operand{vr(acc, 4), vr(a.Reg+n, 1), vr(b.Reg+2*n, 2), idx}}
+		w.mod.OpSel = uint8(n)
+		w.mod.OpSelHi = 7 // LLVM's canonical encoding
+		if n > 0 {
+			hs = append(hs, host{mnem: "v_nop"})
+		}
+		hs = append(hs, w)
+	}
+	hs = append(hs, host{mnem: "v_nop"})
+	for i := uint16(0); i < 4; i++ {
+		hs = append(hs, host{mnem: "ds_bpermute_b32", ops: []isa.Operand{vr(d.Reg+i, 1), vr(t, 1), vr(acc+i, 1)}})
+	}
+	hs = append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
+	return seq(hs...)
+}
