@@ -174,17 +174,6 @@ const strideMask = 0x3fff << 16
 // the scope (sc, g as in analyzeVSharps; succs gives a block's successors
 // in the scope's control flow).
 func analyzeStrides(g *cfg.Graph, sc *cfg.Scope, inScope map[uint64]bool, succs func(*cfg.Block) []uint64) map[uint64]strideClass {
-	out := map[uint64]strideClass{}
-	has := false
-	for _, l := range sc.Blocks {
-		for _, x := range g.Blocks[l].Insts {
-			_, ok := bufferRsrc(x)
-			has = has || ok
-		}
-	}
-	if !has {
-		return out
-	}
 	in := map[uint64]kstate{}
 	var work []uint64
 	queued := map[uint64]bool{}
@@ -221,6 +210,7 @@ func analyzeStrides(g *cfg.Graph, sc *cfg.Scope, inScope map[uint64]bool, succs 
 			}
 		}
 	}
+	out := map[uint64]strideClass{}
 	for _, l := range sc.Blocks {
 		s0, ok := in[l]
 		if !ok {
