@@ -119,16 +119,13 @@ func TestConvertWord3(t *testing.T) {
 		{0x00020fac, 0x30004fac}, // DST_SEL kept
 		{0x00620000, 0x30604000}, // INDEX_STRIDE kept
 	} {
-		got, err := convertWord3(c.in, oobRaw)
+		got, err := convertWord3(c.in)
 		if err != nil || got != c.want {
 			t.Errorf("convertWord3(%#x) = %#x, %v; want %#x", c.in, got, err, c.want)
 		}
-		if got, err := convertWord3(c.in, oobStructured); err != nil || got != c.want&^(3<<28) {
-			t.Errorf("convertWord3(%#x, structured) = %#x, %v; want %#x", c.in, got, err, c.want&^(3<<28))
-		}
 	}
 	for _, bad := range []uint32{0, 0x7000, 0x00820000, 0x00120000, 0x08020000, 0x31004000, 0xc0020000} {
-		if got, err := convertWord3(bad, oobRaw); err == nil {
+		if got, err := convertWord3(bad); err == nil {
 			t.Errorf("convertWord3(%#x) = %#x, want an error", bad, got)
 		}
 	}

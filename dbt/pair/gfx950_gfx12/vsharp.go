@@ -275,12 +275,9 @@ func analyzeVSharps(g *cfg.Graph, sc *cfg.Scope) *vsharpInfo {
 			}
 		}
 	}
-	strides := analyzeStrides(g, sc, inScope, succs)
-	// Uses: which origins reach word3 of a buffer resource (and the
-	// stride classes of those resources), and which are read in any other
-	// way.
+	// Uses: which origins reach word3 of a buffer resource, and which are
+	// read in any other way.
 	word3 := map[uint64]bool{}
-	classes := map[uint64]map[strideClass]bool{}
 	taint := map[uint64]string{}
 	type use struct {
 		pc   uint64
@@ -305,16 +302,10 @@ func analyzeVSharps(g *cfg.Graph, sc *cfg.Scope) *vsharpInfo {
 					for _, o := range v {
 						taint[o] = "used by an idxen access"
 					}
-				case strides[x.PC] == strideUnknown:
-					info.why[x.PC] = fmt.Sprintf("V# word1 STRIDE in s%d is not known (gfx9 range-checks against STRIDE when it is not 0: the gfx12 OOB_SELECT depends on it)", rs+1)
 				default:
 					bufs = append(bufs, use{x.PC, v})
 					for _, o := range v {
 						word3[o] = true
-						if classes[o] == nil {
-							classes[o] = map[strideClass]bool{}
-						}
-						classes[o][strides[x.PC]] = true
 					}
 				}
 				for r := rs; r < rs+3; r++ {
@@ -348,16 +339,8 @@ func analyzeVSharps(g *cfg.Graph, sc *cfg.Scope) *vsharpInfo {
 			taint[o] = "definition not decoded"
 			continue
 		}
-		if len(classes[o]) != 1 {
-			taint[o] = "read by V#s with STRIDE 0 and with STRIDE set (one word3 cannot select both range checks)"
-			continue
-		}
-		oob := uint32(oobRaw)
-		if classes[o][strideSet] {
-			oob = oobStructured
-		}
 		k, _ := constant(x, x.Operands[1])
-		c, err := convertWord3(k, oob)
+		c, err := convertWord3(k)
 		if err != nil {
 			taint[o] = err.Error()
 			continue
@@ -385,23 +368,17 @@ const (
 	// composable_kernel's gfx12 constant 0x31004000 uses.
 	untypedFormat = 4
 	// oobRaw is OOB_SELECT 3: out of range when the offset reaches
-	// NUM_RECORDS bytes (gfx9's check of a STRIDE 0 V#).
+	// NUM_RECORDS bytes.
 	oobRaw = 3
-	// oobStructured is OOB_SELECT 0: out of range when the index reaches
-	// NUM_RECORDS or offset + size exceeds STRIDE (gfx9's check of a V#
-	// with STRIDE set; from the RDNA ISA guides' range-checking table, not
-	// checked on hardware).
-	oobStructured = 0
 )
 
 // convertWord3 converts a gfx9 V# word3 used only by untyped, non-indexed
 // buffer accesses to the gfx12 layout: DST_SEL kept, FORMAT := a valid
-// untyped format, OOB_SELECT := oob (raw or structured, by the V#s'
-// STRIDE). It fails on the fields whose meaning
+// untyped format, OOB_SELECT := raw. It fails on the fields whose meaning
 // it does not carry over: an invalid DATA_FORMAT (0: gfx9 treats the
 // buffer as out of range), ADD_TID_ENABLE (an index), USER_VM, NV and a
 // non-buffer TYPE.
-func convertWord3(w, oob uint32) (uint32, error) {
+func convertWord3(w uint32) (uint32, error) {
 	switch {
 	case w>>15&15 == 0:
 		return 0, fmt.Errorf("word3 %#x has DATA_FORMAT 0 (invalid)", w)
@@ -414,11 +391,11 @@ func convertWord3(w, oob uint32) (uint32, error) {
 	case w>>24&0xf != 0 || w>>28 != 0:
 		return 0, fmt.Errorf("word3 %#x sets reserved bits or a non-buffer TYPE", w)
 	}
-	return w&0xfff | untypedFormat<<12 | w&(3<<21) | oob<<28, nil
+	return w&0xfff | untypedFormat<<12 | w&(3<<21) | oobRaw<<28, nil
 }
 
 // bufferBound is the premise of the V# conversion.
-const bufferBound = "V# range check: gfx9 checks a non-swizzled buffer's offset against NUM_RECORDS bytes when STRIDE is 0 (gfx12 OOB_SELECT 3), else the index against NUM_RECORDS and offset+size against STRIDE (gfx12 OOB_SELECT 0, from the RDNA guides) (index 0: no idxen, no ADD_TID); STRIDE proven from word1's definitions assuming the guest's 64-bit base-address adds never carry into bits 63:48; word1 bits 30-31 (gfx9 CACHE_SWIZZLE/SWIZZLE_EN, gfx12 SWIZZLE_ENABLE) are not converted"
+const bufferBound = "V# range check: gfx9 checks a non-swizzled buffer's offset against NUM_RECORDS bytes, gfx12 OOB_SELECT 3 the same (index 0: no idxen, no ADD_TID); word1 bits 30-31 (gfx9 CACHE_SWIZZLE/SWIZZLE_EN, gfx12 SWIZZLE_ENABLE) are not converted"
 
 // bufferSizes renames the MUBUF data-size suffixes.
 var bufferSizes = map[string]string{"dword": "b32", "dwordx2": "b64", "dwordx3": "b96", "dwordx4": "b128",
