@@ -21,8 +21,8 @@ var gfx12AiterTranslating = []string{
 // as guest on the simulated gfx950 and as translation on the simulated
 // gfx1201 (package verify: synthesized arguments, paged float-filled
 // memory, two seeds) and requires every byte written to be identical. It
-// caught the topksoftmax V#s with STRIDE 4, which the raw range check
-// translated wrongly.
+// caught the gfx9 simulator index-checking the offen-only accesses of the
+// topksoftmax V#s, which set STRIDE 4 (gfx9 checks by IDXEN).
 func TestGFX12AiterVerify(t *testing.T) {
 	dir := filepath.Join(projectpath.MustRoot(t), "..", "shared", "corpus", "aiter", "gfx950")
 	for _, name := range gfx12AiterTranslating {
