@@ -9,8 +9,11 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/rules"
 )
 
-// gfx950 v_smfmac_f32_16x16x128_{fp8,bf8}_{fp8,bf8} (OCP, as gfx12) ->
-// four chained gfx12 v_swmmac_f32_16x16x32_* (wave64). Layouts:
+// gfx950 16x16 SMFMACs -> chained gfx12 wave64 SWMMACs:
+// v_smfmac_f32_16x16x128_{fp8,bf8}_{fp8,bf8} (OCP, as gfx12) and
+// v_smfmac_i32_16x16x128_i8 -> four v_swmmac_*_16x16x32_{fp8..,iu8},
+// v_smfmac_f32_16x16x64_{f16,bf16} -> two v_swmmac_f32_16x16x32_*. The
+// 8-bit layouts:
 //
 //   - SMFMAC (the gfx9 simulator's, after MLIR's amdgpu.sparse_mfma): lane
 //     l has row/column l%16 and the dense K segment 32*(l/16)..+31; A holds
@@ -33,28 +36,54 @@ import (
 // MFMA/WMMA layouts: lane groups 1 and 2 swapped in and out through
 // ds_bpermute_b32, as for the dense rule (wmma.go).
 
-// smfmacSWMMAC maps the SMFMACs with a rule to their SWMMAC.
-var smfmacSWMMAC = map[string]string{
-	"v_smfmac_f32_16x16x128_fp8_fp8": "v_swmmac_f32_16x16x32_fp8_fp8",
-	"v_smfmac_f32_16x16x128_fp8_bf8": "v_swmmac_f32_16x16x32_fp8_bf8",
-	"v_smfmac_f32_16x16x128_bf8_fp8": "v_swmmac_f32_16x16x32_bf8_fp8",
-	"v_smfmac_f32_16x16x128_bf8_bf8": "v_swmmac_f32_16x16x32_bf8_bf8",
+// swmmacShape is an SMFMAC with an SWMMAC rule: steps chained SWMMACs,
+// each taking a A and b B registers of the guest's; sets index sets in the
+// guest's index VGPR (abid picks one), each steps windows of the SWMMAC's.
+type swmmacShape struct {
+	op     string
+	steps  int
+	a, b   uint16
+	sets   int
+	signed bool // iu8: neg_lo[0] and [1] make A and B signed
 }
 
-const swmmacBound = wmmaBound + "; index sets naming one position twice in a group of four (invalid 2:4 data) are read differently by the two simulators"
+// smfmacSWMMAC maps the SMFMACs with a rule to their SWMMAC. The 16-bit
+// shapes pack two stored values and two k per VGPR, and a lane's dense
+// segment is 16 k (SMFMAC) and a block of 8 k (SWMMAC A: two VGPRs, B:
+// four), so SWMMAC n takes A registers 2n..2n+1 and B registers 4n..4n+3;
+// their index set is 16 bits, two SWMMAC windows of 8, so index_key is
+// 2*abid + n.
+var smfmacSWMMAC = map[string]swmmacShape{
+	"v_smfmac_f32_16x16x128_fp8_fp8": {op: "v_swmmac_f32_16x16x32_fp8_fp8", steps: 4, a: 1, b: 2, sets: 1},
+	"v_smfmac_f32_16x16x128_fp8_bf8": {op: "v_swmmac_f32_16x16x32_fp8_bf8", steps: 4, a: 1, b: 2, sets: 1},
+	"v_smfmac_f32_16x16x128_bf8_fp8": {op: "v_swmmac_f32_16x16x32_bf8_fp8", steps: 4, a: 1, b: 2, sets: 1},
+	"v_smfmac_f32_16x16x128_bf8_bf8": {op: "v_swmmac_f32_16x16x32_bf8_bf8", steps: 4, a: 1, b: 2, sets: 1},
+	"v_smfmac_i32_16x16x128_i8":      {op: "v_swmmac_i32_16x16x32_iu8", steps: 4, a: 1, b: 2, sets: 1, signed: true},
+	"v_smfmac_f32_16x16x64_f16":      {op: "v_swmmac_f32_16x16x32_f16", steps: 2, a: 2, b: 4, sets: 2},
+	"v_smfmac_f32_16x16x64_bf16":     {op: "v_swmmac_f32_16x16x32_bf16", steps: 2, a: 2, b: 4, sets: 2},
+}
+
+const dupIndexBound = "index sets naming one position twice in a group of four (invalid 2:4 data) are read differently by the two simulators"
+
+const swmmacBound = wmmaBound + "; " + dupIndexBound
 
 func init() {
-	for n := range smfmacSWMMAC {
-		handRules[n] = &rule{name: "gfx12-smfmac-swmmac", fidelity: report.Approximate, bound: swmmacBound, emit: smfmacRule}
+	for n, sh := range smfmacSWMMAC {
+		bound := swmmacBound
+		if sh.signed {
+			bound = "int32 sums wrap on both (exact); " + dupIndexBound
+		}
+		handRules[n] = &rule{name: "gfx12-smfmac-swmmac", fidelity: report.Approximate, bound: bound, emit: smfmacRule}
 	}
 }
 
 // smfmacRule emits the group swap of D into a scratch accumulator, the
-// four SWMMACs (a v_nop between dependent ones) and the swap back.
+// chained SWMMACs (a v_nop between dependent ones) and the swap back.
 func smfmacRule(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	sh := smfmacSWMMAC[in.Name()]
 	m := in.Mod
-	if m.CBSZ != 0 || m.ABID != 0 || m.BLGP != 0 || m.NegLo != 0 || m.NegHi != 0 || m.Clamp {
-		return nil, fmt.Errorf("%s with cbsz/abid/blgp/neg/clamp has no SWMMAC form", in.Name())
+	if m.CBSZ != 0 || int(m.ABID) >= sh.sets || m.BLGP != 0 || m.NegLo != 0 || m.NegHi != 0 || m.Clamp {
+		return nil, fmt.Errorf("%s with cbsz/blgp/neg/clamp or abid %d (of %d index sets) has no SWMMAC form", in.Name(), m.ABID, sh.sets)
 	}
 	ops, err := hostOperands(in, site)
 	if err != nil {
@@ -83,10 +112,13 @@ func smfmacRule(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error)
 		hs = append(hs, host{mnem: "ds_bpermute_b32", ops: []isa.Operand{vr(acc+i, 1), vr(t, 1), vr(d.Reg+i, 1)}})
 	}
 	hs = append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
-	for n := uint16(0); n < 4; n++ {
-		w := host{mnem: smfmacSWMMAC[in.Name()], ops: []isa.Operand{vr(acc, 4), vr(a.Reg+n, 1), vr(b.Reg+2*n, 2), idx}}
-		w.mod.OpSel = uint8(n)
+	for n := 0; n < sh.steps; n++ {
+		w := host{mnem: sh.op, ops: []isa.Operand{vr(acc, 4), vr(a.Reg+uint16(n)*sh.a, uint8(sh.a)), vr(b.Reg+uint16(n)*sh.b, uint8(sh.b)), idx}}
+		w.mod.OpSel = uint8(int(m.ABID)*sh.steps + n)
 		w.mod.OpSelHi = 7 // LLVM's canonical encoding
+		if sh.signed {
+			w.mod.NegLo = 3
+		}
 		if n > 0 {
 			hs = append(hs, host{mnem: "v_nop"})
 		}

@@ -158,7 +158,7 @@ var Differ = map[string]string{
 	"s_nop":                "gfx9 wait-state padding: kept as s_nop (harmless on gfx12)",
 	"v_accvgpr_*":          "no AGPRs on gfx12 (rule: AGPRs are VGPRs above the arch ones)",
 	"v_mfma_*":             "no MFMA on gfx12: rules exist for the 16x16 and 32x32 f16/bf16 shapes (WMMA), 16x16x32 fp8/bf8 (fp8 WMMA) and 16x16 i8 (VALU dot products); 32x32 fp8, f8f6f4, f32, f64, scaled and 32x32 i8 shapes have none",
-	"v_smfmac_*":           "no MFMA on gfx12: a rule exists for the 16x16x128 fp8/bf8 shapes (four chained SWMMAC 16x16x32, smfmac.go); the f16, bf16, i8 and 32x32 shapes have none",
+	"v_smfmac_*":           "no MFMA on gfx12: rules exist for the 16x16 shapes (fp8/bf8/i8 16x16x128, f16/bf16 16x16x64: chained SWMMAC 16x16x32, smfmac.go); the 32x32 shapes have none",
 	"v_cvt_scalef32_*":     "gfx950-only",
 	"v_permlane*_swap_*":   "gfx950-only",
 	"global_load_lds_*":    "no load-to-LDS on gfx12",
