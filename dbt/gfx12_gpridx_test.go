@@ -33,7 +33,15 @@ func gpridxWant() []byte {
 	s21 := m0(0xabcdf7ff, 3)
 	s23 := m0(s21, 1)
 	s24 := m0(s23, 0)
-	out := make([]byte, 3328)
+	var v11, v13 [64]uint32
+	for l := range 64 {
+		v11[l] = v[4-2][l] // SRC0, idx 2: v2 -> v4
+		if l >= 8 && l < 16 {
+			v[5-2][l] = 0x11111111 // DST, idx 2, EXEC 0xff00: v3 -> v5
+		}
+		v13[l] = v[7-2][l] // SRC0|DST, idx 1: v13 = v7
+	}
+	out := make([]byte, 4096)
 	for l := range 64 {
 		for k := range v {
 			binary.LittleEndian.PutUint32(out[k*256+4*l:], v[k][l])
@@ -41,13 +49,16 @@ func gpridxWant() []byte {
 		for i, s := range []uint32{1, s21, 0, s23, s24} {
 			binary.LittleEndian.PutUint32(out[2048+i*256+4*l:], s)
 		}
+		binary.LittleEndian.PutUint32(out[3328+4*l:], v11[l])
+		binary.LittleEndian.PutUint32(out[3840+4*l:], v13[l])
 	}
 	return out
 }
 
 // TestGFX12GPRIdx translates testdata/gfx12_gpridx.s (gfx9 DST-indexed
-// v_writelane_b32 regions) for gfx1201: llvm-objdump-19 shows the
-// v_movreld_b32 lowering and no gfx9 indexing instruction, the guest on
+// v_writelane_b32 regions, v_mov_b32 with SRC0, DST, SRC0|DST) for
+// gfx1201: llvm-objdump-19 shows the v_movreld/movrels/movrelsd_b32
+// lowering and no gfx9 indexing instruction, the guest on
 // the simulated gfx950 stores what the ISA meaning computed here says, and
 // the translation on the simulated gfx1201 stores the same bytes. The
 // region shapes without a rule are rejected with their reasons.
@@ -68,8 +79,10 @@ func TestGFX12GPRIdx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := bytes.Count(dis, []byte("v_movreld_b32")); n != 4 {
-		t.Errorf("%d v_movreld_b32 in the translation, want 4:\n%s", n, dis)
+	for mn, want := range map[string]int{"v_movreld_b32": 5, "v_movrels_b32": 1, "v_movrelsd_b32": 1} {
+		if n := bytes.Count(dis, []byte(mn+" ")) + bytes.Count(dis, []byte(mn+"_e32")); n != want {
+			t.Errorf("%d %s in the translation, want %d:\n%s", n, mn, want, dis)
+		}
 	}
 	for _, want := range []string{"s_bitset1_b64 exec, s12", "s_bitset1_b64 exec, 63", "s_and_b32 m0, m0, 0xffff0f00", "s_or_b32 m0, m0, 0x8000"} {
 		if !bytes.Contains(dis, []byte(want)) {
@@ -92,17 +105,17 @@ func TestGFX12GPRIdx(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ob, err := a.Alloc(3328)
+		ob, err := a.Alloc(4096)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.CopyIn(ob, make([]byte, 3328)); err != nil {
+		if err := a.CopyIn(ob, make([]byte, 4096)); err != nil {
 			t.Fatal(err)
 		}
 		if err := a.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, binary.LittleEndian.AppendUint64(nil, uint64(ob))); err != nil {
 			t.Fatalf("kidx on %s: %v", target, err)
 		}
-		b := make([]byte, 3328)
+		b := make([]byte, 4096)
 		if err := a.CopyOut(ob, b); err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +136,7 @@ func TestGFX12GPRIdx(t *testing.T) {
 	if err == nil {
 		t.Fatal("unproven VGPR-indexing regions translated")
 	}
-	for _, why := range []string{"mode 0x1 has no rule", "v_add_u32 at", "does not end with s_set_gpr_idx_off", "s_set_gpr_idx_off without an s_set_gpr_idx_on"} {
+	for _, why := range []string{"mode 0x2 has no rule", "v_add_u32 at", "does not end with s_set_gpr_idx_off", "s_set_gpr_idx_off without an s_set_gpr_idx_on"} {
 		if !rejectedFor(res, why) {
 			var b strings.Builder
 			res.Report.WriteText(&b)

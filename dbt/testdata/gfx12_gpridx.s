@@ -1,12 +1,14 @@
-// A gfx950 guest (assembled for gfx942, e_flags patched) with three gfx9
-// VGPR-indexing regions of the DST-indexed v_writelane_b32 shape the aiter
-// topksoftmax kernels use: index and lane from SGPRs with bits above the
-// ones used set, inline index/lane/source operands, two writes in one
-// region under a partial EXEC (v_writelane_b32 ignores EXEC), SCC set and
-// clear across the regions, and M0's unused bits set. v2..v9 start as
-// lane + 100 * (n - 2); the kernel stores them to out + (n - 2) * 256 +
-// lane * 4, and SCC and M0 after the regions to out + 2048, 2304, 2560,
-// 2816, 3072.
+// A gfx950 guest (assembled for gfx942, e_flags patched) with gfx9
+// VGPR-indexing regions: three of the DST-indexed v_writelane_b32 shape
+// the aiter topksoftmax kernels use (index and lane from SGPRs with bits
+// above the ones used set, inline index/lane/source operands, two writes
+// in one region under a partial EXEC: v_writelane_b32 ignores EXEC; SCC
+// set and clear across the regions; M0's unused bits set), then indexed
+// v_mov_b32 with SRC0 (v11 = v4), DST under a partial EXEC (v5 = s11 in
+// lanes 8-15) and SRC0|DST (v13 = v7). v2..v9 start as lane + 100 * (n -
+// 2); the kernel stores them to out + (n - 2) * 256 + lane * 4, SCC and M0
+// after the first regions to out + 2048, 2304, 2560, 2816, 3072, and
+// v11..v13 to out + 3328, 3584, 3840.
 .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 .text
 .globl kidx
@@ -48,6 +50,22 @@ kidx:
   v_writelane_b32 v9, s11, 0
   s_set_gpr_idx_off
   s_mov_b32 s24, m0
+  v_mov_b32 v11, 0
+  v_mov_b32 v12, 0
+  v_mov_b32 v13, 0
+  s_mov_b32 s15, 2
+  s_set_gpr_idx_on s15, gpr_idx(SRC0)
+  v_mov_b32 v11, v2
+  s_set_gpr_idx_off
+  s_mov_b64 exec, 0xff00
+  s_set_gpr_idx_on s15, gpr_idx(DST)
+  v_mov_b32 v3, s11
+  s_set_gpr_idx_off
+  s_mov_b64 exec, -1
+  s_mov_b32 s16, 1
+  s_set_gpr_idx_on s16, gpr_idx(SRC0,DST)
+  v_mov_b32 v12, v6
+  s_set_gpr_idx_off
   v_lshlrev_b32 v1, 2, v0
   s_waitcnt lgkmcnt(0)
   global_store_dword v1, v2, s[8:9]
@@ -68,6 +86,9 @@ kidx:
   global_store_dword v1, v10, s[8:9] offset:2816
   v_mov_b32 v10, s24
   global_store_dword v1, v10, s[8:9] offset:3072
+  global_store_dword v1, v11, s[8:9] offset:3328
+  global_store_dword v1, v12, s[8:9] offset:3584
+  global_store_dword v1, v13, s[8:9] offset:3840
   s_endpgm
 .rodata
 .p2align 6

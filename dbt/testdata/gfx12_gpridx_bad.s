@@ -1,5 +1,5 @@
 // gfx950 guests (assembled for gfx942, e_flags patched) with VGPR-indexing
-// regions the gfx12 rule does not prove: a SRC0-indexed move (ksrc), a
+// regions the gfx12 rule does not prove: a SRC1-indexed add (ksrc), a
 // DST region with another VALU inside (kmixed), a region whose
 // s_set_gpr_idx_off is a branch target, so in another block (kopen).
 // Each must be rejected with its reason.
@@ -10,8 +10,8 @@
 .type ksrc,@function
 ksrc:
   s_mov_b32 s4, 1
-  s_set_gpr_idx_on s4, gpr_idx(SRC0)
-  v_mov_b32 v1, v2
+  s_set_gpr_idx_on s4, gpr_idx(SRC1)
+  v_add_u32 v1, v3, v2
   s_set_gpr_idx_off
   s_endpgm
 .globl kmixed

@@ -18,11 +18,13 @@ import (
 // s_set_gpr_idx_off only leaves the mode. gfx12 has M0-relative moves
 // instead (v_movreld_b32: VGPR[vdst + M0] = src0 in the active lanes).
 //
-// The rule covers one region shape, the one the aiter topksoftmax kernels
-// use: within one basic block, s_set_gpr_idx_on with the DST mode alone,
-// then only v_writelane_b32 (and s_nop), then s_set_gpr_idx_off. Any other
-// mode, instruction, or a region that is not closed in its block rejects
-// the kernel with the reason.
+// The rule covers regions within one basic block: s_set_gpr_idx_on, then
+// only the indexed instructions below (and s_nop), then
+// s_set_gpr_idx_off. With the DST mode alone: v_writelane_b32 (the aiter
+// topksoftmax kernels) and v_mov_b32 (LLVM's insertelement); SRC0 alone
+// or SRC0|DST: v_mov_b32 of a VGPR (extractelement, a moved element). Any
+// other mode, instruction, or a region not closed in its block rejects the
+// kernel with the reason.
 //
 //	s_set_gpr_idx_on src, DST ->  M0 := M0 & 0xffff0f00 | src & 0xff | 8 << 12
 //	                              (SCC saved in a scratch SGPR around it)
@@ -30,14 +32,24 @@ import (
 //	                              SGPR), M0 := M0[7:0], EXEC := 1 <<
 //	                              lane[5:0], v_movreld_b32 vD, s, M0 and
 //	                              EXEC restored (SCC untouched)
+//	v_mov_b32_e32 vD, s         -> M0 saved in a dead SGPR, M0 := M0[7:0],
+//	                              v_movreld_b32 (DST), v_movrels_b32
+//	                              (SRC0) or v_movrelsd_b32 (SRC0|DST),
+//	                              M0 restored (the same EXEC semantics)
 //	s_set_gpr_idx_off           -> s_nop 0
 //
 // No scratch VGPR is used: the indexed write may land on any VGPR from vD
 // on, so one holding saved state (or restored from a spill afterwards)
 // could be overwritten.
 
-// gprIdxDst is the DST bit of the s_set_gpr_idx_on mode.
-const gprIdxDst = 8
+// s_set_gpr_idx_on mode bits.
+const (
+	gprIdxSrc0 = 1
+	gprIdxDst  = 8
+)
+
+// movrel is the gfx12 M0-relative move of a v_mov_b32 by region mode.
+var movrel = map[int64]string{gprIdxDst: "v_movreld_b32_e32", gprIdxSrc0: "v_movrels_b32_e32", gprIdxSrc0 | gprIdxDst: "v_movrelsd_b32_e32"}
 
 // waitSALU is s_wait_alu depctr_va_sdst(0) depctr_sa_sdst(0): the SGPR
 // hazards of §3.7 around the expansion's M0 and EXEC writes (it may
@@ -55,12 +67,49 @@ func gprIdxRule(in *isa.Inst, site pair.Site) *rule {
 		return &rule{name: "gfx12-gpr-idx-on", fidelity: report.Exact, emit: gprIdxOn}
 	case "s_set_gpr_idx_off":
 		return &rule{name: "gfx12-gpr-idx-off", fidelity: report.Exact, emit: gprIdxOff}
-	case "v_writelane_b32":
-		if _, _, err := gprIdxRegion(site.Block, site.Index); err != errNoRegion {
+	case "v_writelane_b32", "v_mov_b32":
+		if !blockIndexes(site) {
+			return nil
+		}
+		if _, _, _, err := gprIdxRegion(site.Block, site.Index); err != errNoRegion {
+			if in.Name() == "v_mov_b32" {
+				return &rule{name: "gfx12-gpr-idx-mov", fidelity: report.Approximate, bound: gprIdxBound, emit: gprIdxMov}
+			}
 			return &rule{name: "gfx12-gpr-idx-writelane", fidelity: report.Approximate, bound: gprIdxBound, emit: gprIdxWritelane}
 		}
 	}
 	return nil
+}
+
+// blockIndexes reports whether the site's basic block has an
+// s_set_gpr_idx_on (once per block: site.Memo), so that the frequent
+// v_mov_b32 outside any region skips the region search.
+func blockIndexes(site pair.Site) bool {
+	if len(site.Block) == 0 {
+		return false
+	}
+	scan := func() bool {
+		for _, x := range site.Block {
+			if x.Name() == "s_set_gpr_idx_on" {
+				return true
+			}
+		}
+		return false
+	}
+	if site.Memo == nil {
+		return scan()
+	}
+	m, _ := site.Memo["gpridx blocks"].(map[*isa.Inst]bool)
+	if m == nil {
+		m = map[*isa.Inst]bool{}
+		site.Memo["gpridx blocks"] = m
+	}
+	has, ok := m[site.Block[0]]
+	if !ok {
+		has = scan()
+		m[site.Block[0]] = has
+	}
+	return has
 }
 
 // errNoRegion says an instruction lies outside any VGPR-indexing region.
@@ -70,9 +119,9 @@ var errNoRegion = fmt.Errorf("not in a VGPR-indexing region")
 // s_set_gpr_idx_off around block[i] and checks the region's shape;
 // errNoRegion when block[i] is not inside one (no s_set_gpr_idx_on before
 // it in the block, or an s_set_gpr_idx_off closes it first).
-func gprIdxRegion(block []*isa.Inst, i int) (on, off int, err error) {
+func gprIdxRegion(block []*isa.Inst, i int) (on, off int, mode int64, err error) {
 	if i < 0 || i >= len(block) {
-		return 0, 0, errNoRegion
+		return 0, 0, 0, errNoRegion
 	}
 	on = -1
 	for j := i; j >= 0; j-- {
@@ -87,33 +136,42 @@ func gprIdxRegion(block []*isa.Inst, i int) (on, off int, err error) {
 	}
 	if on < 0 {
 		if block[i].Name() == "s_set_gpr_idx_off" {
-			return 0, 0, fmt.Errorf("s_set_gpr_idx_off without an s_set_gpr_idx_on in its basic block")
+			return 0, 0, 0, fmt.Errorf("s_set_gpr_idx_off without an s_set_gpr_idx_on in its basic block")
 		}
-		return 0, 0, errNoRegion
+		return 0, 0, 0, errNoRegion
 	}
 	o := block[on].Operands
 	if len(o) != 2 || o[1].Kind != isa.KindImm {
-		return 0, 0, fmt.Errorf("s_set_gpr_idx_on at %#x: operands", block[on].PC)
+		return 0, 0, 0, fmt.Errorf("s_set_gpr_idx_on at %#x: operands", block[on].PC)
 	}
-	if o[1].Imm&15 != gprIdxDst {
-		return 0, 0, fmt.Errorf("s_set_gpr_idx_on at %#x: mode %#x has no rule (only DST alone)", block[on].PC, o[1].Imm&15)
+	mode = o[1].Imm & 15
+	if movrel[mode] == "" {
+		return 0, 0, 0, fmt.Errorf("s_set_gpr_idx_on at %#x: mode %#x has no rule (DST, SRC0 or SRC0|DST)", block[on].PC, mode)
 	}
 	for j := on + 1; j < len(block); j++ {
-		switch b := block[j]; b.Name() {
+		b := block[j]
+		ok := false
+		switch b.Name() {
 		case "s_set_gpr_idx_off":
-			return on, j, nil
-		case "v_writelane_b32", "s_nop":
-		default:
-			return 0, 0, fmt.Errorf("%s at %#x inside the VGPR-indexing region of %#x has no indexed rule (only v_writelane_b32)", b.Name(), b.PC, block[on].PC)
+			return on, j, mode, nil
+		case "s_nop":
+			ok = true
+		case "v_writelane_b32":
+			ok = mode == gprIdxDst
+		case "v_mov_b32":
+			ok = b.Format == isa.VOP1 && len(b.Operands) == 2 && (mode&gprIdxSrc0 == 0 || b.Operands[1].Kind == isa.KindReg && b.Operands[1].Class == isa.VGPR)
+		}
+		if !ok {
+			return 0, 0, 0, fmt.Errorf("%s at %#x inside the VGPR-indexing region of %#x (mode %#x) has no indexed rule (DST: v_writelane_b32, v_mov_b32_e32; SRC0: v_mov_b32_e32 of a VGPR)", b.Name(), b.PC, block[on].PC, mode)
 		}
 	}
-	return 0, 0, fmt.Errorf("the VGPR-indexing region of %#x does not end with s_set_gpr_idx_off in its basic block", block[on].PC)
+	return 0, 0, 0, fmt.Errorf("the VGPR-indexing region of %#x does not end with s_set_gpr_idx_off in its basic block", block[on].PC)
 }
 
 // gprIdxOn sets M0 as gfx9's s_set_gpr_idx_on does, after checking the
 // region it opens.
 func gprIdxOn(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
-	if _, _, err := gprIdxRegion(site.Block, site.Index); err != nil {
+	if _, _, _, err := gprIdxRegion(site.Block, site.Index); err != nil {
 		return nil, err
 	}
 	ops, err := hostOperands(in, site)
@@ -137,7 +195,7 @@ func gprIdxOn(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 // gprIdxOff checks the region it closes; gfx9 only leaves the mode, so
 // the host needs nothing (s_nop 0 keeps the instruction's place).
 func gprIdxOff(_ rules.Context, _ *isa.Inst, site pair.Site) ([]byte, error) {
-	if _, _, err := gprIdxRegion(site.Block, site.Index); err != nil {
+	if _, _, _, err := gprIdxRegion(site.Block, site.Index); err != nil {
 		return nil, err
 	}
 	return seq(host{mnem: "s_nop", ops: []isa.Operand{imm(0)}})
@@ -149,7 +207,7 @@ func gprIdxOff(_ rules.Context, _ *isa.Inst, site pair.Site) ([]byte, error) {
 // liveness); M0 := M0[7:0] is (M0 * 2^24) * 2^8 >> 32, s_mul_i32 and
 // s_mul_hi_u32, which leave SCC alone.
 func gprIdxWritelane(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
-	if _, _, err := gprIdxRegion(site.Block, site.Index); err != nil {
+	if _, _, _, err := gprIdxRegion(site.Block, site.Index); err != nil {
 		return nil, err
 	}
 	ops, err := hostOperands(in, site)
@@ -190,6 +248,39 @@ func gprIdxWritelane(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, e
 		wait,
 		host{mnem: "s_mov_b32", ops: []isa.Operand{m0, sr(u, 1)}},
 		host{mnem: "s_mov_b64", ops: []isa.Operand{exec, sr(t, 2)}})
+}
+
+// gprIdxMov moves through v_movreld/v_movrels/v_movrelsd_b32 with M0 :=
+// M0[7:0] (M0 saved in a dead SGPR): the same lanes as the v_mov_b32.
+func gprIdxMov(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
+	_, _, mode, err := gprIdxRegion(site.Block, site.Index)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := hostOperands(in, site)
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) != 2 || ops[0].Kind != isa.KindReg || ops[0].Class != isa.VGPR {
+		return nil, fmt.Errorf("v_mov_b32 operands")
+	}
+	if o := ops[1]; o.Kind == isa.KindReg && o.Class == isa.Special && isa.SpecialReg(o.Reg) == isa.RegM0 {
+		return nil, fmt.Errorf("an indexed v_mov_b32 of M0 (the expansion changes it)")
+	}
+	u, err := deadSGPR(in, site, 0xffff)
+	if err != nil {
+		return nil, err
+	}
+	m0 := special(isa.RegM0, 1)
+	wait := host{mnem: "s_wait_alu", ops: []isa.Operand{imm(waitSALU)}}
+	return seq(
+		host{mnem: "s_mov_b32", ops: []isa.Operand{sr(u, 1), m0}},
+		host{mnem: "s_mul_i32", ops: []isa.Operand{m0, m0, lit(1 << 24)}},
+		host{mnem: "s_mul_hi_u32", ops: []isa.Operand{m0, m0, lit(1 << 8)}},
+		wait,
+		host{mnem: movrel[mode], ops: []isa.Operand{ops[0], ops[1]}},
+		wait,
+		host{mnem: "s_mov_b32", ops: []isa.Operand{m0, sr(u, 1)}})
 }
 
 // deadSGPR returns an SGPR below the guest's SGPR count (less VCC,

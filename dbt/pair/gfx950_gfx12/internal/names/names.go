@@ -146,7 +146,7 @@ var Differ = map[string]string{
 	"s_call_b64":           "handled by the pipeline",
 	"*_d16*":               "16-bit halves: gfx12 non-true16 forms select halves differently",
 	"v_readlane_b32":       "lane select and hazards: kept only through the VOP3 form with an SGPR or inline lane",
-	"s_set_gpr_idx_*":      "VGPR indexing mode is not on gfx12 (rule: DST-indexed v_writelane_b32 regions, gpridx.go)",
+	"s_set_gpr_idx_*":      "VGPR indexing mode is not on gfx12 (rule: regions of DST-indexed v_writelane_b32 and DST/SRC0-indexed v_mov_b32, gpridx.go)",
 	"v_mov_b64":            "not on gfx12",
 	"s_setprio":            "kept: priority hint",
 	"s_icache_inv":         "kept",
