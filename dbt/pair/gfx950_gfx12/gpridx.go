@@ -237,6 +237,7 @@ func gprIdxWritelane(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, e
 	m0, exec := special(isa.RegM0, 1), special(isa.RegEXECLo, 2)
 	wait := host{mnem: "s_wait_alu", ops: []isa.Operand{imm(waitSALU)}}
 	return seq(
+		wait, // the SGPR operands may come from a VALU just before
 		host{mnem: "s_mov_b64", ops: []isa.Operand{sr(t, 2), exec}},
 		host{mnem: "s_mov_b32", ops: []isa.Operand{sr(u, 1), m0}},
 		host{mnem: "s_mul_i32", ops: []isa.Operand{m0, m0, lit(1 << 24)}},
@@ -274,6 +275,7 @@ func gprIdxMov(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	m0 := special(isa.RegM0, 1)
 	wait := host{mnem: "s_wait_alu", ops: []isa.Operand{imm(waitSALU)}}
 	return seq(
+		wait, // M0 or the source may come from a VALU just before
 		host{mnem: "s_mov_b32", ops: []isa.Operand{sr(u, 1), m0}},
 		host{mnem: "s_mul_i32", ops: []isa.Operand{m0, m0, lit(1 << 24)}},
 		host{mnem: "s_mul_hi_u32", ops: []isa.Operand{m0, m0, lit(1 << 8)}},
