@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
@@ -192,8 +191,8 @@ var fuzzGFX12Seeds = map[string]string{
 
 // TestFuzzGFX12Seeds rebuilds FuzzTranslateGFX12's committed seeds from
 // their assembly and checks they are the files in testdata/fuzz, that the
-// gfx1201 translation accepts each, and that each stays small and fast
-// (2-3 KB, well under the 10 ms a translator stage is held to). With
+// gfx1201 translation accepts each, and that each stays small (2-3 KB;
+// their speed is measured by the fuzz benchmarks, not here). With
 // ROCJITSU_UPDATE_SEEDS=1 it writes them.
 func TestFuzzGFX12Seeds(t *testing.T) {
 	for name, src := range fuzzGFX12Seeds {
@@ -217,15 +216,6 @@ func TestFuzzGFX12Seeds(t *testing.T) {
 		}
 		if _, err := Translate(guest, Options{Host: isa.GFX1201}); err != nil {
 			t.Errorf("%s: %v", name, err)
-		}
-		best := time.Hour // fastest of 5: the input's own cost on a loaded machine
-		for range 5 {
-			start := time.Now()
-			_, _ = Translate(guest, Options{Host: isa.GFX1201})
-			best = min(best, time.Since(start))
-		}
-		if best > 10*time.Millisecond {
-			t.Errorf("%s: %v per translation, over 10 ms", name, best)
 		}
 	}
 }

@@ -26,11 +26,6 @@ import (
 // translates (update the list) and when any other kernel is rejected.
 var gfx12Rejected = map[string]string{
 	"indirect_call": "unrecovered indirect transfer",
-	// The OCP MX scaled conversions have gfx942 rules only (dbt/rules
-	// scalecvt.go); gfx1200/gfx1201 lack them.
-	"gfx950_scalecvt": "v_cvt_scalef32_pk_fp4_f32 has no gfx12 rule",
-	// Scaled MFMAs have no gfx12 rule (no MFMA on gfx12).
-	"gfx950_mfma_scale_agpr": "v_mfma_scale_f32_16x16x128_f8f6f4 has no gfx12 rule",
 }
 
 // gfx12SpillRejected lists the kernels whose rules cannot borrow enough
