@@ -184,14 +184,17 @@ func registerVop3P1() {
 	def("v_fma_mixlo_f16", fmaMix(1))
 	def("v_fma_mixhi_f16", fmaMix(2))
 
-	// FP8/BF8 conversions: FNUZ formats on gfx942, OCP on gfx950.
+	// FP8/BF8 conversions: FNUZ formats on gfx942, OCP on gfx950 and gfx12
+	// (which shares v_cvt_pk_fp8/bf8_f32, op_sel[3] word select and the
+	// kept other half, through same12).
 	fmt8 := func(w *Wave, bf bool) fp.Format {
+		ocp := w.target == GFX950 || w.target.GFX12()
 		switch {
-		case bf && w.target == GFX950:
+		case bf && ocp:
 			return fp.E5M2
 		case bf:
 			return fp.E5M2FNUZ
-		case w.target == GFX950:
+		case ocp:
 			return fp.E4M3FN
 		}
 		return fp.E4M3FNUZ
