@@ -533,6 +533,7 @@ var registerSemantics = sync.OnceFunc(func() {
 	registerGfx12Bufformat()
 	registerGfx12Ds()
 	registerGfx12Int16()
+	registerGfx12Movrel()
 	registerGfx12Ops1()
 	registerGfx12Ops2()
 	registerGfx12Wmma()

@@ -7,7 +7,7 @@ import "fmt"
 // v_movrels_b32 reads vdst = VGPR[src0 + M0] and v_movrelsd_b32 does both,
 // in the active lanes. M0 is added whole (32 bits); an address past v255
 // faults here (the hardware's out-of-range behaviour is not modelled).
-func init() {
+func registerGfx12Movrel() {
 	rel := func(name string, w *Wave, code uint16, off uint32) (uint16, error) {
 		r := uint32(code-opVGPR) + off
 		if code < opVGPR || r > 255 {
