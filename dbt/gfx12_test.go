@@ -26,11 +26,6 @@ import (
 // translates (update the list) and when any other kernel is rejected.
 var gfx12Rejected = map[string]string{
 	"indirect_call": "unrecovered indirect transfer",
-	// The OCP MX scaled conversions have gfx942 rules only (dbt/rules
-	// scalecvt.go); gfx1200/gfx1201 lack them.
-	"gfx950_scalecvt": "v_cvt_scalef32_pk_fp4_f32 has no gfx12 rule",
-	// Scaled MFMAs have no gfx12 rule (no MFMA on gfx12).
-	"gfx950_mfma_scale_agpr": "v_mfma_scale_f32_16x16x128_f8f6f4 has no gfx12 rule",
 }
 
 // gfx12SpillRejected lists the kernels whose rules cannot borrow enough
@@ -355,10 +350,11 @@ func verifyObject12(t *testing.T, name string, host isa.Target, src, out []byte)
 }
 
 // gfx12AiterReasons are the first rejection reasons the aiter gfx950
-// objects are expected to have on gfx1201 (the register budget, 16-bit
-// buffer loads, removed DPP controls, operations without a gfx12 rule:
-// MFMA shapes, transposed LDS reads, global loads to LDS); any other
-// reason (a rule failing to emit, an encoding error) fails the test.
+// objects are expected to have on gfx1201 (the register budget, V#s the
+// analysis cannot prove, buffer operations without a VBUFFER form,
+// removed DPP controls, operations without a gfx12 rule: MFMA shapes,
+// transposed LDS reads, global loads to LDS); any other reason (a rule
+// failing to emit, an encoding error) fails the test.
 var gfx12AiterReasons = []string{"more than the 256 a gfx12 wave64 addresses", "V# word3 layout differs",
 	"no gfx12 VBUFFER counterpart", "DPP control", "has no gfx12 rule", "has no gfx12 counterpart"}
 

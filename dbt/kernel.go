@@ -3,6 +3,7 @@ package dbt
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,6 +85,11 @@ type kernelT struct {
 	// current one.
 	memo    []emitMemo
 	ordinal int
+	// lastLen is the length of the last emission's code.
+	lastLen int
+	// emitted lists emittedFor's Map entries in emission order.
+	emitted    []pcOff
+	emittedFor *place.Body
 	// noReuse disables memo (tests compare both paths).
 	noReuse bool
 	// selfSet caches selfUses for the instruction selfFor: the VGPRs
@@ -218,6 +224,10 @@ func (kt *kernelT) emit() {
 	kt.rep.Before = kt.resources(k.Descriptor)
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
 	kt.body = &place.Body{Name: k.Name, Map: make(map[uint64]int, kt.scopeInsts()), Entry: k.EntryAddr, Words: kt.pair.Words()}
+	kt.emitted, kt.emittedFor = kt.emitted[:0], kt.body
+	if n := kt.scopeInsts(); cap(kt.emitted) < n {
+		kt.emitted = make([]pcOff, 0, n)
+	}
 	kt.lastPool, kt.islandsGrew = 0, false
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
@@ -243,7 +253,8 @@ func (kt *kernelT) emit() {
 		kt.live, kt.liveScope = live.Analyze(kt.g, sc, kt.rawUses), sc
 	}
 	kt.ordinal = 0
-	code := make([]byte, 0, 4*kt.scopeBytes()+256)
+	// A re-emission (long branches) needs about what the last one made.
+	code := make([]byte, 0, max(4*kt.scopeBytes(), kt.lastLen+kt.lastLen/8)+256)
 	arch0, agprs0 := kt.archVGPRs()
 	pro, err := kt.pair.Prologue(pair.Plan{Kernel: k, GuestProc: kt.f.Processor, Arch: arch0, AGPRs: agprs0,
 		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase()})
@@ -266,14 +277,21 @@ func (kt *kernelT) emit() {
 	for _, l := range sc.Blocks {
 		b := kt.g.Blocks[l]
 		for i, in := range b.Insts {
+			if cap(code)-len(code) < 1<<12 {
+				// Double (append grows large slices by 1.25x: the big
+				// expansions were copied a dozen times).
+				code = slices.Grow(code, cap(code))
+			}
 			code = kt.pool(code, b, i)
 			kt.body.Map[in.PC] = len(code)
+			kt.emitted = append(kt.emitted, pcOff{in.PC, len(code)})
 			kt.rep.Instructions++
 			kt.rep.SourceBytes += int(in.Size)
 			code = kt.one(code, b, i, in)
 		}
 	}
 	kt.body.Code = kt.appendShared(code)
+	kt.lastLen = len(kt.body.Code)
 	if kt.islandsGrew {
 		// A new island target: the pools emitted before it lack its stub.
 		kt.emit()
@@ -726,21 +744,30 @@ func (kt *kernelT) TempSGPRPair() (uint16, error) {
 func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 	arch, agprs := kt.archVGPRs()
 	after := kt.live.After(kt.cur.PC)
-	used := func(r int) bool {
-		if kt.taken.has(int(r)) {
-			return true
+	// usedSet has bit r for VGPR r (< 256) taken, holding a mapped AGPR,
+	// or, below arch, read later or named by the instruction.
+	var usedSet [4]uint64
+	kt.selfUses(0) // computes kt.selfSet for kt.cur
+	for w := range usedSet {
+		below := uint64(0) // the bits of word w below arch
+		if k := arch - 64*w; k >= 64 {
+			below = ^uint64(0)
+		} else if k > 0 {
+			below = 1<<uint(k) - 1
 		}
-		if kt.mappedAGPR(r) {
-			return true
+		u := kt.taken.bits[w] | kt.selfSet[w]&below
+		if after != nil {
+			u |= after.V[w] & below
 		}
-		if r >= arch {
-			return false
-		}
-		if after != nil && after.V.Has(r) {
-			return true
-		}
-		return kt.selfUses(r)
+		usedSet[w] = u
 	}
+	if kt.pair != nil && kt.pair.UnifiedVGPRs() && kt.namedAGPRs > 0 { // mappedAGPR
+		acc := kt.agprBase()
+		for r := max(acc, 0); r < acc+kt.namedAGPRs && r < 256; r++ {
+			usedSet[r>>6] |= 1 << (r & 63)
+		}
+	}
+	used := func(r int) bool { return usedSet[r>>6]&(1<<(r&63)) != 0 }
 	for start := 0; start+n <= 256 && !kt.forceSpill; start += align {
 		if start+n > arch {
 			acc := (start + n + 3) &^ 3

@@ -68,7 +68,26 @@ var scaleCvtCases = []scaleCvtCase{
 // every float class and every element code; results must be equal (NaN
 // matches NaN: the documented bound).
 func TestScaleCvtRulesAgainstGFX950Simulator(t *testing.T) {
-	const n = 24 // dwords stored per lane (v10..v33)
+	guest := scaleCvtGuest(t, scaleCvtCases)
+	res, err := Translate(guest, Options{Name: "scalecvt"})
+	if err != nil {
+		t.Fatalf("%v\n%+v", err, res.Report)
+	}
+	size := 64 * 4 * scaleCvtDwords
+	want := runKernelOn(t, guest, "gfx950", size)
+	got := runKernelOn(t, res.Object, "gfx942", size)
+	compareScaleCvt(t, scaleCvtCases, got, want)
+}
+
+// scaleCvtDwords is how many dwords (v10..v33) the kernel of
+// scaleCvtGuest stores per lane.
+const scaleCvtDwords = 24
+
+// scaleCvtGuest assembles the gfx950 kernel k running cases on the lane
+// inputs described at scaleCvtCases and storing v10..v33.
+func scaleCvtGuest(t *testing.T, cases []scaleCvtCase) []byte {
+	t.Helper()
+	const n = scaleCvtDwords
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n")
 	s.WriteString("  v_subrev_u32_e32 v1, 32, v0\n  v_cvt_f32_i32_e32 v1, v1\n  v_mul_f32_e32 v1, 0x3e000000, v1\n  v_mul_f32_e32 v6, 0x41800000, v1\n")
@@ -83,7 +102,7 @@ func TestScaleCvtRulesAgainstGFX950Simulator(t *testing.T) {
 	for r := 10; r < 10+n; r++ {
 		fmt.Fprintf(&s, "  v_mov_b32 v%d, 0x%08x\n", r, 0x5a5a5a5a^uint32(r)*0x01010101)
 	}
-	for _, c := range scaleCvtCases {
+	for _, c := range cases {
 		fmt.Fprintf(&s, "  .long %#x, %#x // %s\n", c.words[0], c.words[1], c.name)
 	}
 	s.WriteString("  v_mul_u32_u24_e32 v40, 96, v0\n  s_waitcnt lgkmcnt(0)\n")
@@ -96,17 +115,17 @@ func TestScaleCvtRulesAgainstGFX950Simulator(t *testing.T) {
 	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	guest := buildGuestFrom(t, path)
-	res, err := Translate(guest, Options{Name: "scalecvt"})
-	if err != nil {
-		t.Fatalf("%v\n%+v", err, res.Report)
-	}
-	size := 64 * 4 * n
-	want := runKernelOn(t, guest, "gfx950", size)
-	got := runKernelOn(t, res.Object, "gfx942", size)
+	return buildGuestFrom(t, path)
+}
+
+// compareScaleCvt compares the stored dwords of a translation (got) with
+// the gfx950 run (want): equal, or NaN for NaN in the result kind.
+func compareScaleCvt(t *testing.T, cases []scaleCvtCase, got, want []byte) {
+	t.Helper()
+	const n = scaleCvtDwords
 	// The kind of each result dword: the last case writing it decides.
 	kind := make([]string, n)
-	for _, c := range scaleCvtCases {
+	for _, c := range cases {
 		d := int(c.words[0]&0xff) - 10
 		for i := 0; i < c.dwords; i++ {
 			kind[d+i] = c.kind

@@ -205,7 +205,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 	}
 	if res.PCMap != nil {
 		for i, kt := range kts {
-			res.PCMap.add(kt.body.Map, len(kt.body.Code), placed[i].Base)
+			res.PCMap.add(kt.bodyPairs(), len(kt.body.Code), placed[i].Base)
 		}
 		res.PCMap.sort()
 	}

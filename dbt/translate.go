@@ -27,7 +27,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -148,7 +147,9 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	// 2. Source CFG.
 	g, err := cfg.Build(text, roots, func(code []byte, pc uint64) (isa.Inst, error) {
 		return gfx9.Decode(code, pc, gt)
-	}, cfg.Options{})
+	}, cfg.Options{DecodeInto: func(dst *isa.Inst, code []byte, pc uint64) error {
+		return gfx9.DecodeInto(dst, code, pc, gt)
+	}})
 	if err != nil {
 		return fail(fmt.Errorf("dbt: %w", err))
 	}
@@ -256,12 +257,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		if _, dup := hostAt[kt.k.EntryAddr]; !dup {
 			hostAt[kt.k.EntryAddr] = p.Entry
 		}
-		addrs := make([]uint64, 0, len(kt.body.Map))
-		for a := range kt.body.Map {
-			addrs = append(addrs, a)
-		}
-		slices.Sort(addrs)
-		for _, a := range addrs {
+		for _, a := range kt.guestOrder() {
 			if _, dup := hostAt[a]; !dup {
 				hostAt[a] = p.Base + uint64(kt.body.Map[a])
 			}
@@ -275,9 +271,13 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		spec.Descriptors[kt.k.Symbol] = d
 	}
 	spec.TextMap = place.TextMap(text.Addr, hostAt, uint64(len(newText)))
-	pm := &PCMap{}
+	n := 0
+	for _, kt := range kts {
+		n += len(kt.body.Map)
+	}
+	pm := &PCMap{ranges: make([]pcRange, 0, n)}
 	for i, kt := range kts {
-		pm.add(kt.body.Map, len(kt.body.Code), placed[i].Base)
+		pm.add(kt.bodyPairs(), len(kt.body.Code), placed[i].Base)
 	}
 	pm.sort()
 	res.PCMap = pm

@@ -90,6 +90,29 @@ if [ -d "$real" ]; then
 		for f in "$out"/aiter/*.translate.txt; do grep -m1 -o 'rejected at 0x[0-9a-f]* [a-z0-9_]*' "$f" || true; done | awk '{print $4}' | sort | uniq -c | sort -rn
 	fi
 fi
+step "RDNA4 host: every gfx950 test kernel translated for gfx1201 and run there (simulated), against the guest on the simulated gfx950"
+echo "\$ rocjitsu verify --host gfx1201 $k/gfx950/*.co"
+"$rj" verify --host gfx1201 "$k"/gfx950/*.co >"$out/verify.gfx1201.txt" 2>&1 || true
+grep -E ': (different|fault-differs)' "$out/verify.gfx1201.txt" || true
+last 1 <"$out/verify.gfx1201.txt"
+if grep -qE ': (different|fault-differs)' "$out/verify.gfx1201.txt" || ! grep -q ' kernels: ' "$out/verify.gfx1201.txt"; then
+	echo "MISMATCH between a gfx950 guest and its gfx1201 translation" >&2
+	exit 1
+fi
+if [ -d "$real" ]; then
+	echo "\$ rocjitsu verify --host gfx1201 --fill int --workgroups 1 $real/*.co"
+	"$rj" verify --host gfx1201 --fill int --workgroups 1 "$real"/*.co >"$out/verify.aiter.gfx1201.txt" 2>&1 || true
+	grep -E ': (identical|within-bound|different|fault)' "$out/verify.aiter.gfx1201.txt" | sed 's/^/  /' || true
+	last 1 <"$out/verify.aiter.gfx1201.txt"
+	echo "not run, by the translator's reason:"
+	grep -o 'not-run: translation rejected: .*' "$out/verify.aiter.gfx1201.txt" |
+		sed -E 's/^not-run: translation rejected: 0x[0-9a-f]+ //; s/^: the guest needs [0-9]+ VGPRs.*/more than the 256 VGPRs of a gfx12 wave64 (no spilling yet)/' |
+		sort | uniq -c | sort -rn || true
+	if grep -qE ': (different|fault-differs)' "$out/verify.aiter.gfx1201.txt"; then
+		echo "MISMATCH between an aiter guest and its gfx1201 translation" >&2
+		exit 1
+	fi
+fi
 step "SQTT markers without recompiling: instrument a test kernel, capture it on the simulator, read the trace"
 sq=$k/gfx942/divergence.co
 dd if="$seed" of="$out/div.in.bin" bs=1024 count=2 status=none

@@ -113,3 +113,34 @@ func TestVirtualLDSFailOpen(t *testing.T) {
 		"3 fall-backs, 0 virtual-LDS sidecar dispatches")
 	want(t, r, r.stdout, "faults 3")
 }
+
+// TestVirtualLDSOnRDNA4 is TestVirtualLDSPerDispatch on a stand-in gfx1201
+// (64 KiB of LDS per workgroup, wave64 kept): the shim translates the gfx950
+// object for gfx1201 with its gfx12 sidecar, and a 96 KiB request goes to the
+// sidecar with a backing store, a 4 KiB one to the normal kernel. The
+// stand-in refuses a code object for another processor (ISA check on), so
+// what it runs is the gfx1201 translation.
+func TestVirtualLDSOnRDNA4(t *testing.T) {
+	bt := setup(t)
+	f := filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", "gfx950", "lds_big_dynamic.co")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := codeobj.Parse(data)
+	if err != nil || len(o.Kernels) == 0 {
+		t.Fatalf("%v", err)
+	}
+	k := o.Kernels[0]
+	env := map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "STANDIN_GPUS": "gfx1201", "ROCJITSU_TRANSLATOR": "dbt"}
+	for _, c := range []struct {
+		dyn     int
+		sidecar string
+	}{{98304, "5 virtual-LDS sidecar dispatches"}, {4096, "0 virtual-LDS sidecar dispatches"}} {
+		r := bt.run(t, env, "-k", strings.TrimSuffix(k.Name, ".kd"), "-kernarg", fmt.Sprint(max(k.Desc.KernargSize, 64)),
+			"-group", fmt.Sprint(k.Desc.GroupSegmentFixedSize), "-dyn", fmt.Sprint(c.dyn), "-n", "5", f)
+		ok(t, r)
+		want(t, r, r.log, "translated code object for gfx950 -> gfx1201", "virtual-LDS sidecar", c.sidecar, "0 fall-backs")
+		want(t, r, r.stdout, "faults 0 errors 0")
+	}
+}

@@ -5,7 +5,10 @@
 // (mapping_gen.go, internal/names; lower.go), or expanded by a hand-written
 // rule (rules.go, wmma.go: s_waitcnt split by counting outstanding
 // operation kinds, s_barrier as signal + wait, v_lshl_add_u64, 16x16 and
-// 32x32 f16/bf16 MFMAs as WMMA, SDWA selects, packed f32, v_cmpx, MODE
+// 32x32 f16/bf16 MFMAs as WMMA, the f8f6f4 and scaled f8f6f4 MFMAs as
+// masked per-block WMMAs with f32 block scaling (scalemfma.go), the
+// FP8/BF8 scaled widening conversions (scalecvt.go), SDWA selects,
+// packed f32, v_cmpx, MODE
 // hwregs, ds_cmpst operand order, DPP row_bcast (dppbcast.go), MUBUF as
 // VBUFFER with the V# word3 converted at its definitions and buffer loads
 // to LDS as load + ds_store (vsharp.go), ...), or by a gfx950 -> gfx942 rule whose

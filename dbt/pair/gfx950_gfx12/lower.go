@@ -146,9 +146,9 @@ func unsupportedForm(in *isa.Inst) string {
 }
 
 // sixteenBitResult reports VALU operations whose destination is a 16-bit
-// value (packed v_pk_* results are full dwords).
+// value (packed v_pk_* results and v_pack_b32_f16's are full dwords).
 func sixteenBitResult(name string) bool {
-	if !strings.HasPrefix(name, "v_") || strings.HasPrefix(name, "v_pk_") || strings.HasPrefix(name, "v_cmp") {
+	if !strings.HasPrefix(name, "v_") || strings.HasPrefix(name, "v_pk_") || strings.HasPrefix(name, "v_pack_") || strings.HasPrefix(name, "v_cmp") {
 		return false
 	}
 	if strings.HasPrefix(name, "v_cvt_") {

@@ -46,6 +46,29 @@ func (Pair) HostDecode(code []byte, pc uint64) (isa.Inst, error) {
 	return gfx9.Decode(code, pc, isa.GFX942)
 }
 
+// hostDecodeInto is HostDecode writing into dst.
+func hostDecodeInto(dst *isa.Inst, code []byte, pc uint64) error {
+	return gfx9.DecodeInto(dst, code, pc, isa.GFX942)
+}
+
+// hostScratchKey is the pair.Site.Memo entry holding the instruction the
+// legalization re-decode writes into (one per scope and goroutine).
+const hostScratchKey = "gfx950_gfx942.hostScratch"
+
+// hostScratch returns the scope's re-decode instruction (nil without a
+// memo: legalize then allocates one).
+func hostScratch(memo map[string]any) *isa.Inst {
+	if memo == nil {
+		return nil
+	}
+	if in, ok := memo[hostScratchKey].(*isa.Inst); ok {
+		return in
+	}
+	in := new(isa.Inst)
+	memo[hostScratchKey] = in
+	return in
+}
+
 // HostPrint implements pair.Pair.
 func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 
@@ -53,7 +76,7 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 // An FP8 MFMA of a chain in its block (consecutive MFMAs accumulating into
 // the same registers) gets the rule form that keeps the accumulator scaled.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
-	d := legalize.Decide(in, raw, guest, isa.GFX942, p.HostDecode)
+	d := legalize.DecideInto(in, raw, guest, isa.GFX942, hostDecodeInto, hostScratch(site.Memo))
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
 		var scope func(fn func(*isa.Inst))
 		if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {

@@ -10,10 +10,11 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"github.com/rocjitsu/rocjitsu/dbt/vlds"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/rocjitsu/rocjitsu/dbt/vlds"
 	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/shim/internal/cocache"
 	"github.com/rocjitsu/rocjitsu/shim/internal/codeobj"
@@ -127,9 +128,11 @@ func (e *Engine) Translate(exec, agent uint64, in []byte, hostISA string) (out [
 		e.Log.Debugf("code object for %s is not for the guest %s: loading it unchanged", proc, e.Config.Guest.ISA)
 		return nil, 0, false
 	}
+	start := time.Now()
 	res, report, err := e.T.Translate(in, host)
+	took := time.Since(start)
 	if err != nil {
-		e.Log.Warnf("code object for %s (%d bytes, %d kernels) not translated for %s: %v; loading it unchanged", proc, len(in), len(g.Kernels), host, err)
+		e.Log.Warnf("code object for %s (%d bytes, %d kernels) not translated for %s (%s): %v; loading it unchanged", proc, len(in), len(g.Kernels), host, ms(took), err)
 		return nil, 0, false
 	}
 	o, err := codeobj.Parse(res)
@@ -143,8 +146,14 @@ func (e *Engine) Translate(exec, agent uint64, in []byte, hostISA string) (out [
 	sc, hostLDS := sidecars(e.Log, res)
 	e.loads[id] = &load{exec: exec, agent: agent, host: host, guest: g, out: o, appKernarg: metadataKernarg(e.Log, in), sidecars: sc, hostLDS: hostLDS}
 	e.mu.Unlock()
-	e.Log.Infof("translated code object for %s -> %s (%d -> %d bytes): %s", proc, host, len(in), len(res), report)
+	e.Log.Infof("translated code object for %s -> %s (%d -> %d bytes, %s): %s", proc, host, len(in), len(res), ms(took), report)
 	return res, id, true
+}
+
+// ms prints a duration as milliseconds with two decimals, as the log reports
+// the time a translation (or a cache look-up) took.
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 }
 
 func procName(mach uint8) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -162,5 +163,27 @@ func TestSimulatorBackend(t *testing.T) {
 	e, err := Start(env(vars), []string{host}, true)
 	if err != nil || e.Config == nil || e.Config.Guest.ISA != "gfx950" {
 		t.Fatalf("simulator backend on the simulated GPU: %v", err)
+	}
+}
+
+// TestTranslationTimeLogged: the log line of a translated load says how long
+// the translation took, the first time (translated) and the second (a hit in
+// the code-object cache).
+func TestTranslationTimeLogged(t *testing.T) {
+	logPath := t.TempDir() + "/log"
+	e, err := Start(env(map[string]string{"ROCJITSU_GUEST": "gfx950", "ROCJITSU_TRANSLATOR": "retarget", "ROCJITSU_CACHE_DIR": t.TempDir(), "ROCJITSU_LOG": "info", "ROCJITSU_LOG_FILE": logPath}), []string{host}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, _, ok := e.Translate(1, 2, guestObject(t), host); !ok {
+			t.Fatal("not translated")
+		}
+	}
+	data, _ := os.ReadFile(logPath)
+	re := regexp.MustCompile(`translated code object for gfx950 -> gfx942 \(\d+ -> \d+ bytes, \d+\.\d\d ms\): (.*)`)
+	m := re.FindAllStringSubmatch(string(data), -1)
+	if len(m) != 2 || strings.Contains(m[0][1], "cache hit") || !strings.Contains(m[1][1], "cache hit") {
+		t.Errorf("want a translation then a cache hit, each with its time; log:\n%s", data)
 	}
 }
