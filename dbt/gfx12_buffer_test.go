@@ -154,9 +154,10 @@ func TestGFX12BufferVSharpFromMemory(t *testing.T) {
 // FuzzTranslateGFX12 is FuzzTranslate for the gfx1201 host. Its seeds are
 // small: the ELF header, two 4 KB gfx950 test kernels, and the committed
 // corpus files gfx12-* in testdata/fuzz/FuzzTranslateGFX12 (2 KB objects
-// built from gfx12_buffer.s, fuzz_gfx12_bcast.s and gfx12_globallds.s:
-// buffer instructions with V# analysis and loads to LDS, DPP row_bcast,
-// global loads to LDS; TestFuzzGFX12Seeds rebuilds them). A 10 KB aiter
+// built from gfx12_buffer.s, fuzz_gfx12_bcast.s, gfx12_globallds.s and
+// gfx12_gpridx.s: buffer instructions with V# analysis and loads to LDS,
+// DPP row_bcast, global loads to LDS, VGPR-indexing regions;
+// TestFuzzGFX12Seeds rebuilds them). A 10 KB aiter
 // object as a seed took 5 ms per input and its mutations most of the run.
 func FuzzTranslateGFX12(f *testing.F) {
 	f.Add([]byte("\x7fELF\x02\x01\x01\x40"))
@@ -185,6 +186,7 @@ var fuzzGFX12Seeds = map[string]string{
 	"gfx12-buffer":    "gfx12_buffer.s",
 	"gfx12-bcast":     "fuzz_gfx12_bcast.s",
 	"gfx12-globallds": "gfx12_globallds.s",
+	"gfx12-gpridx":    "gfx12_gpridx.s",
 }
 
 // TestFuzzGFX12Seeds rebuilds FuzzTranslateGFX12's committed seeds from

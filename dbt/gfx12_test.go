@@ -350,10 +350,11 @@ func verifyObject12(t *testing.T, name string, host isa.Target, src, out []byte)
 }
 
 // gfx12AiterReasons are the first rejection reasons the aiter gfx950
-// objects are expected to have on gfx1201 (the register budget, 16-bit
-// buffer loads, removed DPP controls, operations without a gfx12 rule:
-// MFMA shapes, transposed LDS reads, global loads to LDS); any other
-// reason (a rule failing to emit, an encoding error) fails the test.
+// objects are expected to have on gfx1201 (the register budget, V#s the
+// analysis cannot prove, buffer operations without a VBUFFER form,
+// removed DPP controls, operations without a gfx12 rule: MFMA shapes,
+// transposed LDS reads, global loads to LDS); any other reason (a rule
+// failing to emit, an encoding error) fails the test.
 var gfx12AiterReasons = []string{"more than the 256 a gfx12 wave64 addresses", "V# word3 layout differs",
 	"no gfx12 VBUFFER counterpart", "DPP control", "has no gfx12 rule", "has no gfx12 counterpart"}
 

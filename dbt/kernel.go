@@ -3,6 +3,7 @@ package dbt
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,12 +85,30 @@ type kernelT struct {
 	// current one.
 	memo    []emitMemo
 	ordinal int
+	// lastLen is the length of the last emission's code.
+	lastLen int
+	// emitted lists emittedFor's Map entries in emission order.
+	emitted    []pcOff
+	emittedFor *place.Body
 	// noReuse disables memo (tests compare both paths).
 	noReuse bool
 	// selfSet caches selfUses for the instruction selfFor: the VGPRs
 	// (host numbering, 0-511) it names.
 	selfFor *isa.Inst
 	selfSet [8]uint64
+	// shared holds the scope's subroutine plans and calls (shared.go);
+	// forceShared calls a body even from a key's only use, noShared never
+	// calls one (tests).
+	shared                *sharedState
+	forceShared, noShared bool
+	// sharedReach, when set, places the bodies in the code with this
+	// call reach (tests).
+	sharedReach int
+	// sidecar marks the translation of a virtual-LDS sidecar.
+	sidecar bool
+	// needAGPRs is the number of AGPRs the translation uses (subroutine
+	// saves) in a kernel whose guest has none.
+	needAGPRs int
 }
 
 // islandSpacing is the most body bytes between two island pools: half a
@@ -205,6 +224,10 @@ func (kt *kernelT) emit() {
 	kt.rep.Before = kt.resources(k.Descriptor)
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
 	kt.body = &place.Body{Name: k.Name, Map: make(map[uint64]int, kt.scopeInsts()), Entry: k.EntryAddr, Words: kt.pair.Words()}
+	kt.emitted, kt.emittedFor = kt.emitted[:0], kt.body
+	if n := kt.scopeInsts(); cap(kt.emitted) < n {
+		kt.emitted = make([]pcOff, 0, n)
+	}
 	kt.lastPool, kt.islandsGrew = 0, false
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
@@ -230,7 +253,8 @@ func (kt *kernelT) emit() {
 		kt.live, kt.liveScope = live.Analyze(kt.g, sc, kt.rawUses), sc
 	}
 	kt.ordinal = 0
-	code := make([]byte, 0, 4*kt.scopeBytes()+256)
+	// A re-emission (long branches) needs about what the last one made.
+	code := make([]byte, 0, max(4*kt.scopeBytes(), kt.lastLen+kt.lastLen/8)+256)
 	arch0, agprs0 := kt.archVGPRs()
 	pro, err := kt.pair.Prologue(pair.Plan{Kernel: k, GuestProc: kt.f.Processor, Arch: arch0, AGPRs: agprs0,
 		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase()})
@@ -253,14 +277,21 @@ func (kt *kernelT) emit() {
 	for _, l := range sc.Blocks {
 		b := kt.g.Blocks[l]
 		for i, in := range b.Insts {
+			if cap(code)-len(code) < 1<<12 {
+				// Double (append grows large slices by 1.25x: the big
+				// expansions were copied a dozen times).
+				code = slices.Grow(code, cap(code))
+			}
 			code = kt.pool(code, b, i)
 			kt.body.Map[in.PC] = len(code)
+			kt.emitted = append(kt.emitted, pcOff{in.PC, len(code)})
 			kt.rep.Instructions++
 			kt.rep.SourceBytes += int(in.Size)
 			code = kt.one(code, b, i, in)
 		}
 	}
-	kt.body.Code = code
+	kt.body.Code = kt.appendShared(code)
+	kt.lastLen = len(kt.body.Code)
 	if kt.islandsGrew {
 		// A new island target: the pools emitted before it lack its stub.
 		kt.emit()
@@ -437,6 +468,12 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		remember(raw, kind)
 		return append(code, raw...)
 	case report.Expand, report.Lower:
+		if d.Rule.Shared != nil {
+			kind := report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1}
+			if out, ok := kt.sharedSite(code, b, i, in, raw, d.Rule, kind); ok {
+				return out
+			}
+		}
 		kt.borrowed = kt.borrowed[:0]
 		out, err := d.Rule.Emit(kt, in, raw)
 		if err != nil {
@@ -656,9 +693,15 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 		}
 	}
 	// Borrow live VGPRs the instruction does not name, saved to
-	// per-lane private memory around the expansion.
+	// per-lane private memory around the expansion (not the dead ones
+	// just found: handing a register out twice made two scratch values
+	// share it).
+	var found regSet
+	for _, r := range got {
+		found.add(int(r))
+	}
 	for r := 0; len(got) < n && r < arch; r++ {
-		if kt.taken.has(int(r)) || kt.selfUses(r) || !kt.canSpill() {
+		if kt.taken.has(int(r)) || found.has(r) || kt.selfUses(r) || !kt.canSpill() {
 			continue
 		}
 		got = append(got, uint16(r))
@@ -678,7 +721,7 @@ func (kt *kernelT) TempVGPRs(n int) ([]uint16, error) {
 func (kt *kernelT) descriptor() (kd.Descriptor, error) {
 	arch, agprs := kt.archVGPRs()
 	d, notes, err := kt.pair.Descriptor(pair.Plan{
-		Kernel: kt.k, GuestProc: kt.f.Processor, Arch: arch, AGPRs: agprs, NeedArch: kt.needArch,
+		Kernel: kt.k, GuestProc: kt.f.Processor, Arch: arch, AGPRs: agprs, NeedArch: kt.needArch, NeedAGPRs: kt.needAGPRs,
 		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase(), SpillSlots: kt.spillSlots, SpillBase: kt.spillBase,
 	})
 	for _, n := range notes {
@@ -701,21 +744,30 @@ func (kt *kernelT) TempSGPRPair() (uint16, error) {
 func (kt *kernelT) TempVGPRRange(n, align int) (uint16, error) {
 	arch, agprs := kt.archVGPRs()
 	after := kt.live.After(kt.cur.PC)
-	used := func(r int) bool {
-		if kt.taken.has(int(r)) {
-			return true
+	// usedSet has bit r for VGPR r (< 256) taken, holding a mapped AGPR,
+	// or, below arch, read later or named by the instruction.
+	var usedSet [4]uint64
+	kt.selfUses(0) // computes kt.selfSet for kt.cur
+	for w := range usedSet {
+		below := uint64(0) // the bits of word w below arch
+		if k := arch - 64*w; k >= 64 {
+			below = ^uint64(0)
+		} else if k > 0 {
+			below = 1<<uint(k) - 1
 		}
-		if kt.mappedAGPR(r) {
-			return true
+		u := kt.taken.bits[w] | kt.selfSet[w]&below
+		if after != nil {
+			u |= after.V[w] & below
 		}
-		if r >= arch {
-			return false
-		}
-		if after != nil && after.V.Has(r) {
-			return true
-		}
-		return kt.selfUses(r)
+		usedSet[w] = u
 	}
+	if kt.pair != nil && kt.pair.UnifiedVGPRs() && kt.namedAGPRs > 0 { // mappedAGPR
+		acc := kt.agprBase()
+		for r := max(acc, 0); r < acc+kt.namedAGPRs && r < 256; r++ {
+			usedSet[r>>6] |= 1 << (r & 63)
+		}
+	}
+	used := func(r int) bool { return usedSet[r>>6]&(1<<(r&63)) != 0 }
 	for start := 0; start+n <= 256 && !kt.forceSpill; start += align {
 		if start+n > arch {
 			acc := (start + n + 3) &^ 3

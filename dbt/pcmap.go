@@ -1,6 +1,10 @@
 package dbt
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
 
 // PCMap maps host code addresses of a translated object back to the guest
 // instructions they translate, so that a fault or a write of the host code
@@ -37,24 +41,36 @@ func (m *PCMap) Len() int {
 	return len(m.ranges)
 }
 
-// add maps the body placed at base: each guest instruction's host code
-// runs to the next mapped instruction's (or the body's end). Guest
-// addresses at or above sidecarEntry (prologue markers) are skipped.
-func (m *PCMap) add(bodyMap map[uint64]int, codeLen int, base uint64) {
-	type at struct {
-		guest uint64
-		off   int
+// pcOff is a guest instruction's address and the offset of its host code
+// in a body.
+type pcOff struct {
+	guest uint64
+	off   int
+}
+
+// byOffGuest orders pairs by offset, then guest address.
+func byOffGuest(a, b pcOff) int {
+	if c := cmp.Compare(a.off, b.off); c != 0 {
+		return c
 	}
-	xs := make([]at, 0, len(bodyMap))
+	return cmp.Compare(a.guest, b.guest)
+}
+
+// mapPairs returns the pairs of a body map in byOffGuest order.
+func mapPairs(bodyMap map[uint64]int) []pcOff {
+	xs := make([]pcOff, 0, len(bodyMap))
 	for g, off := range bodyMap {
-		xs = append(xs, at{g, off})
+		xs = append(xs, pcOff{g, off})
 	}
-	sort.Slice(xs, func(i, j int) bool {
-		if xs[i].off != xs[j].off {
-			return xs[i].off < xs[j].off
-		}
-		return xs[i].guest < xs[j].guest
-	})
+	slices.SortFunc(xs, byOffGuest)
+	return xs
+}
+
+// add maps the body placed at base, given its pairs in byOffGuest order:
+// each guest instruction's host code runs to the next mapped
+// instruction's (or the body's end). Guest addresses at or above
+// sidecarEntry (prologue markers) are skipped.
+func (m *PCMap) add(xs []pcOff, codeLen int, base uint64) {
 	for i, x := range xs {
 		end := codeLen
 		if i+1 < len(xs) {
@@ -69,7 +85,10 @@ func (m *PCMap) add(bodyMap map[uint64]int, codeLen int, base uint64) {
 
 // sort orders the ranges after every add.
 func (m *PCMap) sort() {
-	sort.Slice(m.ranges, func(i, j int) bool { return m.ranges[i].Host < m.ranges[j].Host })
+	byHost := func(a, b pcRange) int { return cmp.Compare(a.Host, b.Host) }
+	if !slices.IsSortedFunc(m.ranges, byHost) {
+		slices.SortFunc(m.ranges, byHost)
+	}
 }
 
 // shift moves every host range by d bytes (the committed .text moved).
@@ -78,4 +97,27 @@ func (m *PCMap) shift(d uint64) {
 		m.ranges[i].Host += d
 		m.ranges[i].End += d
 	}
+}
+
+// bodyPairs returns the (guest, offset) pairs of kt.body in byOffGuest
+// order: the order emit recorded them in when that is the order (blocks
+// are emitted by address), otherwise the sorted map.
+func (kt *kernelT) bodyPairs() []pcOff {
+	if kt.emittedFor == kt.body && len(kt.emitted) == len(kt.body.Map) && slices.IsSortedFunc(kt.emitted, byOffGuest) {
+		return kt.emitted
+	}
+	return mapPairs(kt.body.Map)
+}
+
+// guestOrder returns the guest addresses of kt.body ascending.
+func (kt *kernelT) guestOrder() []uint64 {
+	xs := kt.bodyPairs()
+	addrs := make([]uint64, len(xs))
+	for i, x := range xs {
+		addrs[i] = x.guest
+	}
+	if !slices.IsSorted(addrs) {
+		slices.Sort(addrs)
+	}
+	return addrs
 }

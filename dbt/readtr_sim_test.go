@@ -33,8 +33,10 @@ func readTrRef(bits int, mem []byte, addr func(lane int) int, lane int) uint64 {
 // pattern, then runs gfx950 ds_read_b64_tr_b16/_b8/_b4 (raw words) with
 // lane-scattered addresses, into VGPRs, into AGPRs, and with the
 // destination overlapping the address register (first and second dword).
-// Its translation (with dead scratch registers, and with every scratch
-// register borrowed and saved to private memory) runs on
+// Its translation (the four reads calling one per-kernel subroutine placed
+// after the code or copies of it before each read, inline with dead
+// scratch registers, and inline with every scratch register borrowed and
+// saved to private memory) runs on
 // the simulated gfx942 agent and every lane's result must equal the
 // reference model readTrRef bit for bit; the guest itself, run on the
 // simulated gfx950 agent (whose model of these instructions was written
@@ -80,13 +82,24 @@ func testReadTr(t *testing.T, bits int, op uint32, mul, add int) {
 		t.Fatal(err)
 	}
 	guest := buildGuestFrom(t, path)
-	for _, spill := range []bool{false, true} {
-		res, err := Translate(guest, Options{Name: "readtr", forceSpill: spill})
+	for _, v := range []struct {
+		name string
+		opt  Options
+		note string
+	}{
+		{"subroutine", Options{}, "4 long expansions call 1 per-kernel subroutines placed after the code"},
+		{"copies", Options{sharedReach: 1}, "4 long expansions call 4 per-kernel subroutines placed in the code"},
+		{"inline", Options{noShared: true}, ""},
+		{"spill", Options{forceSpill: true}, "borrowed"},
+	} {
+		v.opt.Name = "readtr-" + v.name
+		res, err := Translate(guest, v.opt)
 		if err != nil {
-			t.Fatalf("spill %v: %v\n%+v", spill, err, res.Report)
+			t.Fatalf("%s: %v\n%+v", v.name, err, res.Report)
 		}
-		if spill && !strings.Contains(fmt.Sprint(res.Report.Kernels[0].Notes), "borrowed") {
-			t.Fatalf("spill: no scratch register was borrowed: %v", res.Report.Kernels[0].Notes)
+		notes := fmt.Sprint(res.Report.Kernels[0].Notes)
+		if v.note != "" && !strings.Contains(notes, v.note) || v.note == "" && strings.Contains(notes, "subroutine") {
+			t.Fatalf("%s: notes %s, want %q", v.name, notes, v.note)
 		}
 		checkReadTr(t, bits, mul, add, guest, res.Object)
 	}

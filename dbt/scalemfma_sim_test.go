@@ -298,11 +298,23 @@ func TestScaleMFMARuleAgainstGFX950Simulator(t *testing.T) {
 	if !strings.Contains(fmt.Sprintf("%+v", spilled.Report), "borrowed") {
 		t.Fatalf("forced spills borrowed no registers: %+v", spilled.Report)
 	}
+	// The same kernels with each expansion called as a per-kernel
+	// subroutine (forced: every kernel has one use).
+	shared, err := Translate(guest, Options{Name: "scalemfma-shared", forceShared: true})
+	if err != nil {
+		t.Fatalf("%v\n%+v", err, shared.Report)
+	}
+	for _, k := range shared.Report.Kernels {
+		if !strings.Contains(strings.Join(k.Notes, "\n"), "1 long expansions call 1 per-kernel subroutines") {
+			t.Fatalf("%s: the forced translation calls no subroutine: %q", k.Name, k.Notes)
+		}
+	}
+	verifyObject(t, "scalemfma-shared", guest, shared.Object)
 	rng := rand.New(rand.NewSource(950))
 	exactOK, boundOK := 0, 0
 	for ci, c := range cases {
 		name := fmt.Sprintf("k%d", ci)
-		for _, mode := range []string{"exact", "bound", "nan", "specials", "spill"} {
+		for _, mode := range []string{"exact", "bound", "nan", "specials", "spill", "shared-exact", "shared-bound", "shared-nan"} {
 			if mode == "specials" && c.cbsz > 1 && c.blgp > 1 {
 				continue // no format of this pair has special codes
 			}
@@ -312,6 +324,9 @@ func TestScaleMFMARuleAgainstGFX950Simulator(t *testing.T) {
 					continue
 				}
 				host, mode = spilled.Object, "exact"
+			}
+			if m, ok := strings.CutPrefix(mode, "shared-"); ok {
+				host, mode = shared.Object, m
 			}
 			nanLane := -1
 			if mode == "nan" {

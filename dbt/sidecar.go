@@ -142,7 +142,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
 			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS,
-			forceSpill: so.forceSpill, forceSpillPerUse: so.forceSpillPerUse,
+			forceSpill: so.forceSpill, forceSpillPerUse: so.forceSpillPerUse, sidecar: true,
 		}
 		kt.scope = g.Scope(i)
 		static := kt.k.Descriptor.GroupSegmentFixedSize
@@ -205,7 +205,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 	}
 	if res.PCMap != nil {
 		for i, kt := range kts {
-			res.PCMap.add(kt.body.Map, len(kt.body.Code), placed[i].Base)
+			res.PCMap.add(kt.bodyPairs(), len(kt.body.Code), placed[i].Base)
 		}
 		res.PCMap.sort()
 	}
@@ -547,7 +547,7 @@ func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
 			}
 		}
 	}
-	kt.body.Code = code
+	kt.body.Code = kt.appendShared(code)
 	return kt.finishSidecar(p)
 }
 

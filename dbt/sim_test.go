@@ -1,8 +1,10 @@
 package dbt
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
@@ -62,20 +64,31 @@ func runOnSim(t *testing.T, c *kernelref.Case, image []byte, target string) (map
 // permlane swaps) and runs the result on the simulated gfx942 agent; the
 // memory image must match the CPU reference of internal/kernelref.
 func TestTranslatedKernelsOnSimulator(t *testing.T) {
-	testOnSimulator(t, false)
+	testOnSimulator(t, Options{})
 }
 
 // TestSpilledExpansionsOnSimulator is the same with every scratch register
 // borrowed from live registers and saved to per-lane private memory around
 // its expansion: the results must not change.
 func TestSpilledExpansionsOnSimulator(t *testing.T) {
-	testOnSimulator(t, true)
+	testOnSimulator(t, Options{forceSpill: true})
 }
 
-func testOnSimulator(t *testing.T, spill bool) {
+// TestSharedExpansionsOnSimulator is the same with every expansion that
+// has a subroutine form (v_cvt_pk_bf16_f32, the transposed LDS reads, the
+// scaled MFMAs) called as a per-kernel subroutine even from its only use.
+func TestSharedExpansionsOnSimulator(t *testing.T) {
+	if n := testOnSimulator(t, Options{forceShared: true}); n < 1 {
+		t.Fatalf("%d test kernels call a subroutine", n)
+	}
+}
+
+// testOnSimulator runs the cases with the translation options opt and
+// returns how many translations call subroutines.
+func testOnSimulator(t *testing.T, opt Options) int {
 	root := projectpath.MustRoot(t)
 	cases := kernelref.AllCases()
-	ran := 0
+	ran, shared := 0, 0
 	for i := range cases {
 		c := &cases[i]
 		if !c.HasTarget("gfx950") || c.DynamicLDS() != 0 {
@@ -86,7 +99,9 @@ func testOnSimulator(t *testing.T, spill bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Translate(guest, Options{Name: c.Name, forceSpill: spill})
+			o := opt
+			o.Name = c.Name
+			res, err := Translate(guest, o)
 			if checkExpectedRejection(t, c.Object("gfx950"), res, err) {
 				return
 			}
@@ -101,9 +116,13 @@ func testOnSimulator(t *testing.T, spill bool) {
 				t.Fatalf("translated %s on gfx942: %v", c.Name, err)
 			}
 			ran++
+			if strings.Contains(fmt.Sprint(res.Report), "per-kernel subroutines") {
+				shared++
+			}
 		})
 	}
 	if ran == 0 {
 		t.Fatal("no kernel ran")
 	}
+	return shared
 }

@@ -27,7 +27,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -56,6 +55,12 @@ type Options struct {
 	// forceSpill makes every scratch-register request borrow live
 	// registers through private memory (tests of the spill path).
 	forceSpill bool
+	// forceShared calls a rule's shared subroutine even from a key's only
+	// use; noShared inlines every expansion (tests).
+	forceShared, noShared bool
+	// sharedReach, when set, places subroutine bodies in the code with
+	// this call reach in bytes (tests).
+	sharedReach int
 	// Workers bounds the goroutines that emit the kernels of one object
 	// in parallel (0: GOMAXPROCS; 1: one after another). The output does
 	// not depend on it.
@@ -142,7 +147,9 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	// 2. Source CFG.
 	g, err := cfg.Build(text, roots, func(code []byte, pc uint64) (isa.Inst, error) {
 		return gfx9.Decode(code, pc, gt)
-	}, cfg.Options{})
+	}, cfg.Options{DecodeInto: func(dst *isa.Inst, code []byte, pc uint64) error {
+		return gfx9.DecodeInto(dst, code, pc, gt)
+	}})
 	if err != nil {
 		return fail(fmt.Errorf("dbt: %w", err))
 	}
@@ -153,7 +160,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse, forceShared: opt.forceShared, noShared: opt.noShared, sharedReach: opt.sharedReach,
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)
@@ -250,12 +257,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		if _, dup := hostAt[kt.k.EntryAddr]; !dup {
 			hostAt[kt.k.EntryAddr] = p.Entry
 		}
-		addrs := make([]uint64, 0, len(kt.body.Map))
-		for a := range kt.body.Map {
-			addrs = append(addrs, a)
-		}
-		slices.Sort(addrs)
-		for _, a := range addrs {
+		for _, a := range kt.guestOrder() {
 			if _, dup := hostAt[a]; !dup {
 				hostAt[a] = p.Base + uint64(kt.body.Map[a])
 			}
@@ -269,9 +271,13 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		spec.Descriptors[kt.k.Symbol] = d
 	}
 	spec.TextMap = place.TextMap(text.Addr, hostAt, uint64(len(newText)))
-	pm := &PCMap{}
+	n := 0
+	for _, kt := range kts {
+		n += len(kt.body.Map)
+	}
+	pm := &PCMap{ranges: make([]pcRange, 0, n)}
 	for i, kt := range kts {
-		pm.add(kt.body.Map, len(kt.body.Code), placed[i].Base)
+		pm.add(kt.bodyPairs(), len(kt.body.Code), placed[i].Base)
 	}
 	pm.sort()
 	res.PCMap = pm

@@ -103,28 +103,27 @@ var aiterKnown = map[string][]Outcome{
 
 // aiterProfiled lists corpus families (object name prefix) with their
 // argument profile and the words a one-workgroup run must write with it:
-// the whole first output tile where the simulator serves the kernel's
-// loads and stores (fmha_v3_fwd: 256 rows of 128 bf16 and 256 LSE words;
-// f4gemm: a 128-row tile, 128 or 256 columns; fmha_v4: 256 rows of 128
-// bf16 halves). The other profiled families' buffers use a stride-4
-// descriptor whose dwordx2/x4 accesses the simulator treats as out of
-// range (README), so no word count is required of them.
+// the whole first output tile (fmha_v3_fwd: 256 rows of 128 bf16 and 256
+// LSE words; f4gemm: a 128-row tile, 128 or 256 columns; fmha_v4: 256 rows
+// of 128 bf16 halves; bf16gemm a 256x256 bf16 tile; fp8gemm/i8gemm 128 or
+// 32 rows of 128 bf16; mla and pa their output rows; topksoftmax the
+// weights and indices of its rows), the least of the family's objects.
 var aiterProfiled = map[string]struct {
 	profile string
 	words   int
 }{
-	"bf16gemm_":                   {"aiter-bf16gemm", 0},
+	"bf16gemm_":                   {"aiter-bf16gemm", 32768},
 	"f4gemm_":                     {"aiter-f4gemm", 8192},
 	"fmha_v3_fwd_":                {"aiter-fmha-v3-fwd", 16640},
 	"fmha_v4_fwd_fwd_hd128_f4f4":  {"aiter-fmha-v4-fwd-f4f4", 8192},
 	"fmha_v4_fwd_fwd_hd128_f6f4":  {"aiter-fmha-v4-fwd-f6f4", 8192},
-	"fp8gemm_blockscale_":         {"aiter-fp8gemm-blockscale", 0},
-	"i8gemm_":                     {"aiter-i8gemm", 0},
-	"mla_MLA_A16W16_1TG_4W_16mx4": {"aiter-mla-m16x4", 0},
-	"mla_MLA_A16W16_1TG_4W_32mx1": {"aiter-mla-m32x1", 0},
-	"pa_pa_bf16_noquant_gqa8_":    {"aiter-pa-gqa8", 0},
-	"pa_pa_bf16_noquant_gqa16_":   {"aiter-pa-gqa16", 0},
-	"topksoftmax_":                {"aiter-topksoftmax", 0},
+	"fp8gemm_blockscale_":         {"aiter-fp8gemm-blockscale", 2048},
+	"i8gemm_":                     {"aiter-i8gemm", 8192},
+	"mla_MLA_A16W16_1TG_4W_16mx4": {"aiter-mla-m16x4", 4112},
+	"mla_MLA_A16W16_1TG_4W_32mx1": {"aiter-mla-m32x1", 8192},
+	"pa_pa_bf16_noquant_gqa8_":    {"aiter-pa-gqa8", 512},
+	"pa_pa_bf16_noquant_gqa16_":   {"aiter-pa-gqa16", 1024},
+	"topksoftmax_":                {"aiter-topksoftmax", 96},
 }
 
 // TestAiterCorpus verifies every kernel of the aiter gfx950 corpus for

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ func init() {
 }
 
 func runDisasm(args []string, stdout, stderr io.Writer) int {
+	defer lessGC()()
 	fs := flag.NewFlagSet("disasm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	mcpu := fs.String("mcpu", "", "target to decode for (gfx942, gfx950, gfx1200, gfx1201); default: the object's own target (e_flags mach)")
@@ -93,7 +93,9 @@ type disasmResult struct {
 }
 
 // disasmFiles disassembles files on up to GOMAXPROCS goroutines and yields
-// the results in file order; at most a few listings are held at once.
+// the results in file order; at most a few listings are held at once, and
+// a listing's storage is reused once yield has returned (yield must not
+// keep r.out).
 func disasmFiles(files []string, opt disasm.Options) func(yield func(int, disasmResult) bool) {
 	return func(yield func(int, disasmResult) bool) {
 		workers := min(runtime.GOMAXPROCS(0), len(files))
@@ -106,10 +108,17 @@ func disasmFiles(files []string, opt disasm.Options) func(yield func(int, disasm
 		next := make(chan int)
 		stop := make(chan struct{})
 		defer close(stop)
+		// free holds the listings already written, for reuse.
+		free := make(chan []byte, 2*workers+1)
 		for w := 0; w < workers; w++ {
 			go func() {
 				for i := range next {
-					slots[i] <- disasmOne(files[i], opt)
+					var buf []byte
+					select {
+					case buf = <-free:
+					default:
+					}
+					slots[i] <- disasmOne(files[i], opt, buf)
 				}
 			}()
 		}
@@ -134,16 +143,29 @@ func disasmFiles(files []string, opt disasm.Options) func(yield func(int, disasm
 			if !yield(i, r) {
 				return
 			}
+			if cap(r.out) > 0 {
+				select {
+				case free <- r.out[:0]:
+				default:
+				}
+			}
 		}
 	}
 }
 
-func disasmOne(name string, opt disasm.Options) disasmResult {
+func disasmOne(name string, opt disasm.Options, buf []byte) disasmResult {
 	f, err := objfile.Open(name)
 	if err != nil {
-		return disasmResult{err: err}
+		return disasmResult{out: buf[:0], err: err}
 	}
-	var b bytes.Buffer
-	st, err := disasm.Write(&b, f, name, opt)
-	return disasmResult{out: b.Bytes(), st: st, err: err}
+	if cap(buf) == 0 {
+		// About 25 bytes of listing per byte of code.
+		n := 4096
+		for _, s := range f.Sections {
+			n += 25 * len(s.Data)
+		}
+		buf = make([]byte, 0, n)
+	}
+	st, out, err := disasm.AppendListing(buf[:0], f, name, opt)
+	return disasmResult{out: out, st: st, err: err}
 }

@@ -23,6 +23,7 @@ func init() {
 }
 
 func runTranslate(args []string, stdout, stderr io.Writer) int {
+	defer lessGC()()
 	fs := flag.NewFlagSet("translate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	to := fs.String("to", "gfx942", "host target: gfx942, gfx1201 or gfx1200 (wave64, CU mode)")

@@ -19,6 +19,10 @@ import (
 // address pc.
 type DecodeFunc func(code []byte, pc uint64) (isa.Inst, error)
 
+// DecodeIntoFunc is DecodeFunc writing into dst and appending the operands
+// to dst.Operands[:0] (gfx9.DecodeInto with the target bound).
+type DecodeIntoFunc func(dst *isa.Inst, code []byte, pc uint64) error
+
 // Text is the code section: its load address and bytes.
 type Text struct {
 	Addr uint64
@@ -111,6 +115,13 @@ type Graph struct {
 	Errors map[uint64]string
 	// slab is where decoded instructions are allocated from, in chunks.
 	slab []isa.Inst
+	// ops is where DecodeInto writes operands, in chunks.
+	ops []isa.Operand
+	// byWord holds Insts by .text word index (the addresses explore
+	// decodes are word aligned), for ordered scans without the map.
+	byWord []*isa.Inst
+	// decodeInto is Options.DecodeInto.
+	decodeInto DecodeIntoFunc
 	// GetPC holds the addresses of every s_getpc_b64.
 	GetPC []uint64
 }
@@ -121,6 +132,10 @@ type Options struct {
 	MaxTargets int
 	// MaxRounds bounds the explore/recover iterations (default 8).
 	MaxRounds int
+	// DecodeInto, when set, is used instead of Build's decode argument:
+	// instructions and their operands are then decoded in place into
+	// chunks the graph allocates (no allocation per instruction).
+	DecodeInto DecodeIntoFunc
 }
 
 // Build decodes and analyses the code reachable from roots.
@@ -132,7 +147,7 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 		opt.MaxRounds = 8
 	}
 	// Capacity hint: an instruction is 4 to 12 bytes, typically 6.
-	g := &Graph{Text: text, Roots: roots, Insts: make(map[uint64]*isa.Inst, len(text.Data)/6), Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}}
+	g := &Graph{Text: text, Roots: roots, Insts: make(map[uint64]*isa.Inst, len(text.Data)/6), Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: make([]*isa.Inst, len(text.Data)/4)}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
@@ -208,23 +223,44 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 			return
 		}
 		off := a - g.Text.Addr
-		in, err := decode(g.Text.Data[off:], a)
-		if err != nil {
-			g.Errors[a] = fmt.Sprintf("undecodable instruction: %v", err)
-			return
-		}
-		if in.Size == 0 || off+uint64(in.Size) > uint64(len(g.Text.Data)) {
-			g.Errors[a] = "instruction runs past the end of .text"
-			return
-		}
 		if len(g.slab) == 0 {
 			g.slab = make([]isa.Inst, 512)
 		}
 		p := &g.slab[0]
+		var err error
+		if g.decodeInto != nil {
+			if len(g.ops) < maxOperands {
+				// About 3 operands per 6-byte instruction, in chunks of
+				// at most 4096.
+				g.ops = make([]isa.Operand, min(4096, max(256, len(g.Text.Data)/2)))
+			}
+			p.Operands = g.ops[:0:len(g.ops)]
+			err = g.decodeInto(p, g.Text.Data[off:], a)
+			if n := len(p.Operands); err == nil && cap(p.Operands) == len(g.ops) {
+				// Still in the chunk: keep exactly the decoded operands.
+				p.Operands = p.Operands[:n:n]
+				g.ops = g.ops[n:]
+			}
+		} else {
+			*p, err = decode(g.Text.Data[off:], a)
+		}
+		if err != nil {
+			*p = isa.Inst{}
+			g.Errors[a] = fmt.Sprintf("undecodable instruction: %v", err)
+			return
+		}
+		if p.Size == 0 || off+uint64(p.Size) > uint64(len(g.Text.Data)) {
+			*p = isa.Inst{}
+			g.Errors[a] = "instruction runs past the end of .text"
+			return
+		}
 		g.slab = g.slab[1:]
-		*p = in
+		in := p
 		p.PC = a
 		g.Insts[a] = p
+		if off%4 == 0 && off/4 < uint64(len(g.byWord)) {
+			g.byWord[off/4] = p
+		}
 		next := a + uint64(in.Size)
 		switch in.Info.Branch {
 		case isa.BranchJump:
@@ -300,37 +336,66 @@ func (g *Graph) sortedInsts() []uint64 {
 	return addrs
 }
 
+// orderedInsts returns the decoded instructions by ascending address:
+// from byWord when it holds all of them, otherwise by sortedInsts.
+func (g *Graph) orderedInsts() []*isa.Inst {
+	insts := make([]*isa.Inst, 0, len(g.Insts))
+	for _, in := range g.byWord {
+		if in != nil {
+			insts = append(insts, in)
+		}
+	}
+	if len(insts) == len(g.Insts) {
+		return insts
+	}
+	insts = insts[:0]
+	for _, a := range g.sortedInsts() {
+		insts = append(insts, g.Insts[a])
+	}
+	return insts
+}
+
 // buildBlocks splits the decoded instructions into blocks.
 func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) {
-	addrs := g.sortedInsts()
+	insts := g.orderedInsts()
 	// A leader that is not an instruction start but lies inside a decoded
 	// instruction is an error (the two decodings overlap).
-	for i, a := range addrs {
-		in := g.Insts[a]
+	for i, in := range insts {
+		a := in.PC
 		end := a + uint64(in.Size)
-		for j := i + 1; j < len(addrs) && addrs[j] < end; j++ {
-			g.Errors[addrs[j]] = fmt.Sprintf("instruction at %#x overlaps the one at %#x", addrs[j], a)
+		for j := i + 1; j < len(insts) && insts[j].PC < end; j++ {
+			g.Errors[insts[j].PC] = fmt.Sprintf("instruction at %#x overlaps the one at %#x", insts[j].PC, a)
 		}
 	}
 	g.Blocks = map[uint64]*Block{}
 	g.Order = g.Order[:0]
+	// A block is a run of consecutive instructions of insts: its Insts are
+	// a full slice expression of that run (an append copies).
 	var cur *Block
-	for _, a := range addrs {
-		in := g.Insts[a]
-		if cur != nil && (leaders[a] || cur.End != a) {
-			cur = nil
-		}
-		if cur == nil {
-			cur = &Block{Start: a, End: a}
-			g.Blocks[a] = cur
-			g.Order = append(g.Order, a)
-		}
-		cur.Insts = append(cur.Insts, in)
-		cur.End = a + uint64(in.Size)
-		if in.Info.Branch != isa.BranchNone && in.Info.Branch != isa.BranchTrap {
+	first := 0
+	closeBlock := func(i int) {
+		if cur != nil {
+			cur.Insts = insts[first:i:i]
 			cur = nil
 		}
 	}
+	for i, in := range insts {
+		a := in.PC
+		if cur != nil && (leaders[a] || cur.End != a) {
+			closeBlock(i)
+		}
+		if cur == nil {
+			cur = &Block{Start: a, End: a}
+			first = i
+			g.Blocks[a] = cur
+			g.Order = append(g.Order, a)
+		}
+		cur.End = a + uint64(in.Size)
+		if in.Info.Branch != isa.BranchNone && in.Info.Branch != isa.BranchTrap {
+			closeBlock(i + 1)
+		}
+	}
+	closeBlock(len(insts))
 	for _, l := range g.Order {
 		b := g.Blocks[l]
 		last := b.Last()
@@ -366,3 +431,7 @@ func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) 
 
 // Block returns the block that starts at a.
 func (g *Graph) Block(a uint64) *Block { return g.Blocks[a] }
+
+// maxOperands bounds the operands of one decoded instruction (the chunk
+// DecodeInto writes into keeps at least this much room).
+const maxOperands = 32

@@ -26,6 +26,10 @@ import (
 // DecodeFunc decodes one instruction for the host target.
 type DecodeFunc func(code []byte, pc uint64) (isa.Inst, error)
 
+// DecodeIntoFunc decodes one instruction for the host target into dst,
+// reusing dst's operand storage.
+type DecodeIntoFunc func(dst *isa.Inst, code []byte, pc uint64) error
+
 // Decision is the action for one instruction.
 type Decision struct {
 	Action   report.Action
@@ -42,6 +46,17 @@ var Renames = map[rules.Pair]map[string]string{}
 
 // Decide returns the action for in (raw are its bytes).
 func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeFunc) Decision {
+	return decide(in, raw, guest, host, hostDecode, nil, nil)
+}
+
+// DecideInto is Decide with the host re-decode written into scratch, which
+// one goroutine reuses from call to call (nil: a new one each time).
+func DecideInto(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeIntoFunc, scratch *isa.Inst) Decision {
+	return decide(in, raw, guest, host, nil, hostDecode, scratch)
+}
+
+// decide is Decide with either host decoder.
+func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeFunc, into DecodeIntoFunc, scratch *isa.Inst) Decision {
 	name := in.Name()
 	if r := rules.ForInst(guest, host, in); r != nil {
 		return Decision{Action: report.Expand, Rule: r, Fidelity: r.Fidelity, Bound: r.Bound}
@@ -84,7 +99,18 @@ func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	if guest == host {
 		return Decision{Action: report.Identity, Fidelity: report.Exact}
 	}
-	h, err := hostDecode(raw, in.PC)
+	var h *isa.Inst
+	var err error
+	if into != nil {
+		if scratch == nil {
+			scratch = new(isa.Inst)
+		}
+		h, err = scratch, into(scratch, raw, in.PC)
+	} else {
+		var v isa.Inst
+		v, err = hostDecode(raw, in.PC)
+		h = &v
+	}
 	if err != nil {
 		return reject(fmt.Sprintf("%s does not decode for %s: %v", name, host, err))
 	}

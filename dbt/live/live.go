@@ -7,6 +7,10 @@
 package live
 
 import (
+	"cmp"
+	"math/bits"
+	"slices"
+
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -17,10 +21,12 @@ type Set [8]uint64
 
 // Add marks registers [first, first+n).
 func (s *Set) Add(first, n int) {
-	for r := first; r < first+n && r < 512; r++ {
-		if r >= 0 {
-			s[r/64] |= 1 << (r % 64)
-		}
+	lo, hi := max(first, 0), min(first+n, 64*len(s)) // [lo, hi)
+	for lo < hi {
+		w, b := lo/64, lo%64
+		k := min(hi-lo, 64-b) // bits in this word
+		s[w] |= (^uint64(0) >> (64 - k)) << b
+		lo += k
 	}
 }
 
@@ -81,11 +87,19 @@ func (r *Regs) add(o isa.Operand) {
 	}
 }
 
-// Info is the analysis of one scope.
+// Info is the analysis of one scope. The per-instruction sets are
+// computed block by block on the first question about a block, so an Info
+// must not be used by several goroutines at once.
 type Info struct {
-	// after maps an instruction address to the registers that may be read
-	// by anything that can execute after it.
-	after map[uint64]*Regs
+	g     *cfg.Graph
+	extra ExtraUses
+	// blocks are the scope's blocks by ascending start address, out their
+	// live-out sets (what may be read after the last instruction).
+	blocks []*cfg.Block
+	out    []Regs
+	// after[i][j] holds the registers that may be read by anything that
+	// can execute after instruction j of blocks[i] (nil until asked).
+	after [][]Regs
 	// Used holds every register the scope names at all.
 	Used Regs
 }
@@ -96,17 +110,16 @@ type ExtraUses func(in *isa.Inst) []isa.Operand
 
 // Analyze computes the reads reachable after each instruction of sc.
 func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
-	in := map[uint64]*Regs{}
-	inScope := map[uint64]bool{}
-	for _, l := range sc.Blocks {
-		in[l] = new(Regs)
-		inScope[l] = true
+	idx := make(map[uint64]int, len(sc.Blocks))
+	for i, l := range sc.Blocks {
+		idx[l] = i
 	}
-	info := &Info{after: map[uint64]*Regs{}}
-	local := map[uint64]*Regs{}
-	for _, l := range sc.Blocks {
+	info := &Info{g: g, extra: extra}
+	in := make([]Regs, len(sc.Blocks))
+	local := make([]Regs, len(sc.Blocks))
+	for i, l := range sc.Blocks {
 		b := g.Blocks[l]
-		var r Regs
+		r := &local[i]
 		for _, x := range b.Insts {
 			r.touch(x, false)
 			info.Used.touch(x, true)
@@ -117,74 +130,62 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 				}
 			}
 		}
-		local[l] = &r
 	}
-	succs := func(b *cfg.Block) []uint64 {
-		out := append([]uint64(nil), b.Succs...)
-		for _, c := range b.Calls {
-			out = append(out, c.Callee)
-		}
-		return out
-	}
-	// Backward fixpoint: in[b] = local[b] | in[succ...]. A return
-	// (s_setpc through a validated call) continues at every continuation
-	// of the scope, so fold those in conservatively.
+	// next[i] are the scope-block indexes execution may continue at after
+	// block i: its successors and callees (a return, s_setpc through a
+	// validated call, continues at every continuation of the scope, so
+	// those are folded in conservatively).
 	var conts []uint64
 	for _, l := range sc.Blocks {
 		for _, c := range g.Blocks[l].Calls {
 			conts = append(conts, c.Cont)
 		}
 	}
+	next := make([][]int, len(sc.Blocks))
+	for i, l := range sc.Blocks {
+		b := g.Blocks[l]
+		add := func(a uint64) {
+			if j, ok := idx[a]; ok {
+				next[i] = append(next[i], j)
+			}
+		}
+		for _, s := range b.Succs {
+			add(s)
+		}
+		for _, c := range b.Calls {
+			add(c.Callee)
+		}
+		if ind, ok := g.Indirect[b.Last().PC]; ok && ind.Kind == cfg.Return {
+			for _, c := range conts {
+				add(c)
+			}
+		}
+	}
+	// Backward fixpoint: in[b] = local[b] | in[succ...].
 	for changed := true; changed; {
 		changed = false
 		for i := len(sc.Blocks) - 1; i >= 0; i-- {
-			l := sc.Blocks[i]
-			b := g.Blocks[l]
-			var r Regs
-			r.or(local[l])
-			next := succs(b)
-			if ind, ok := g.Indirect[b.Last().PC]; ok && ind.Kind == cfg.Return {
-				next = append(next, conts...)
+			r := local[i]
+			for _, j := range next[i] {
+				r.or(&in[j])
 			}
-			for _, s := range next {
-				if inScope[s] {
-					r.or(in[s])
-				}
-			}
-			if in[l].or(&r) {
+			if in[i].or(&r) {
 				changed = true
 			}
 		}
 	}
-	n := 0
-	for _, l := range sc.Blocks {
-		n += len(g.Blocks[l].Insts)
+	order := make([]int, len(sc.Blocks))
+	for i := range order {
+		order[i] = i
 	}
-	slab := make([]Regs, n)
-	info.after = make(map[uint64]*Regs, n)
-	for _, l := range sc.Blocks {
-		b := g.Blocks[l]
-		var r Regs
-		next := succs(b)
-		if ind, ok := g.Indirect[b.Last().PC]; ok && ind.Kind == cfg.Return {
-			next = append(next, conts...)
-		}
-		for _, s := range next {
-			if inScope[s] {
-				r.or(in[s])
-			}
-		}
-		for i := len(b.Insts) - 1; i >= 0; i-- {
-			c := &slab[0]
-			slab = slab[1:]
-			*c = r
-			info.after[b.Insts[i].PC] = c
-			r.touch(b.Insts[i], false)
-			if extra != nil {
-				for _, o := range extra(b.Insts[i]) {
-					r.add(o)
-				}
-			}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(sc.Blocks[a], sc.Blocks[b]) })
+	info.blocks = make([]*cfg.Block, len(order))
+	info.out = make([]Regs, len(order))
+	info.after = make([][]Regs, len(order))
+	for k, i := range order {
+		info.blocks[k] = g.Blocks[sc.Blocks[i]]
+		for _, j := range next[i] {
+			info.out[k].or(&in[j])
 		}
 	}
 	return info
@@ -192,22 +193,69 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 
 // After returns the registers that may be read after the instruction at
 // pc (nil when pc is not in the scope).
-func (i *Info) After(pc uint64) *Regs { return i.after[pc] }
+func (i *Info) After(pc uint64) *Regs {
+	k, _ := slices.BinarySearchFunc(i.blocks, pc, func(b *cfg.Block, pc uint64) int { return cmp.Compare(b.Start, pc+1) })
+	k--
+	if k < 0 || pc >= i.blocks[k].End {
+		return nil
+	}
+	b := i.blocks[k]
+	j, found := slices.BinarySearchFunc(b.Insts, pc, func(x *isa.Inst, pc uint64) int { return cmp.Compare(x.PC, pc) })
+	if !found {
+		return nil
+	}
+	if i.after[k] == nil {
+		i.after[k] = i.blockAfter(b, &i.out[k])
+	}
+	return &i.after[k][j]
+}
+
+// blockAfter computes the registers read after each instruction of b,
+// walking back from its live-out set.
+func (i *Info) blockAfter(b *cfg.Block, out *Regs) []Regs {
+	after := make([]Regs, len(b.Insts))
+	r := *out
+	for j := len(b.Insts) - 1; j >= 0; j-- {
+		after[j] = r
+		r.touch(b.Insts[j], false)
+		if i.extra != nil {
+			for _, o := range i.extra(b.Insts[j]) {
+				r.add(o)
+			}
+		}
+	}
+	return after
+}
 
 // FreeVGPRs returns up to n VGPRs below limit that are neither read after
 // the instruction at pc nor named by in itself, lowest first.
 func (i *Info) FreeVGPRs(in *isa.Inst, limit, n int) []uint16 {
-	a := i.after[in.PC]
+	a := i.After(in.PC)
 	if a == nil {
 		return nil
 	}
-	var self Regs
-	self.touch(in, true)
-	var out []uint16
-	for r := 0; r < limit && len(out) < n; r++ {
-		if !a.V.Has(r) && !self.V.Has(r) {
-			out = append(out, uint16(r))
+	var self Set
+	for k := range in.Operands {
+		if o := &in.Operands[k]; o.Kind == isa.KindReg && o.Class == isa.VGPR {
+			self.Add(int(o.Reg), int(o.Width))
 		}
+	}
+	limit0 := limit
+	limit = min(limit, 64*len(self))
+	var out []uint16
+	for w := 0; 64*w < limit && len(out) < n; w++ {
+		free := ^(a.V[w] | self[w])
+		if rest := limit - 64*w; rest < 64 {
+			free &= 1<<uint(rest) - 1
+		}
+		for free != 0 && len(out) < n {
+			b := bits.TrailingZeros64(free)
+			free &^= 1 << uint(b)
+			out = append(out, uint16(64*w+b))
+		}
+	}
+	for r := 64 * len(self); r < limit0 && len(out) < n; r++ {
+		out = append(out, uint16(r)) // beyond the sets: never read
 	}
 	return out
 }
@@ -215,7 +263,7 @@ func (i *Info) FreeVGPRs(in *isa.Inst, limit, n int) []uint16 {
 // FreeSGPRPair returns an even SGPR pair below limit that is not read after
 // the instruction at pc and not named by it.
 func (i *Info) FreeSGPRPair(in *isa.Inst, limit int) (uint16, bool) {
-	a := i.after[in.PC]
+	a := i.After(in.PC)
 	if a == nil {
 		return 0, false
 	}

@@ -68,3 +68,22 @@ func TestReachableReads(t *testing.T) {
 		t.Fatalf("free SGPR pair %d %v", p, ok)
 	}
 }
+
+// TestSetAdd compares Add with a register-by-register version for every
+// range that touches the set's bounds or a word boundary.
+func TestSetAdd(t *testing.T) {
+	for first := -70; first < 530; first++ {
+		for _, n := range []int{0, 1, 2, 3, 4, 8, 16, 32, 63, 64, 65, 100, 600} {
+			var got, want Set
+			got.Add(first, n)
+			for r := first; r < first+n && r < 512; r++ {
+				if r >= 0 {
+					want[r/64] |= 1 << (r % 64)
+				}
+			}
+			if got != want {
+				t.Fatalf("Add(%d, %d) = %x, want %x", first, n, got, want)
+			}
+		}
+	}
+}

@@ -90,6 +90,9 @@ type Plan struct {
 	// Arch and AGPRs are the guest's arch VGPR and AGPR counts; NeedArch
 	// the arch VGPRs the translation needs (scratch registers included).
 	Arch, AGPRs, NeedArch int
+	// NeedAGPRs is the AGPRs the translation uses itself (a0 up) in a
+	// kernel whose guest allocates none; 0 when none.
+	NeedAGPRs int
 	// NamedArch and NamedAGPRs are one past the highest arch VGPR and AGPR
 	// the scope names.
 	NamedArch, NamedAGPRs int

@@ -365,14 +365,18 @@ func (o *Object) WriteText(w io.Writer) error {
 			b.WriteByte('\n')
 		}
 		shown := map[string]int{}
+		var order []string // mnemonics in first-rejection order
 		for _, r := range k.Rejections {
+			if shown[r.Mnemonic] == 0 {
+				order = append(order, r.Mnemonic)
+			}
 			if shown[r.Mnemonic]++; shown[r.Mnemonic] > 2 {
 				continue
 			}
 			fmt.Fprintf(&b, "    rejected at %#x %s: %s\n", r.Offset, r.Mnemonic, r.Reason)
 		}
-		for m, n := range shown {
-			if n > 2 {
+		for _, m := range order {
+			if n := shown[m]; n > 2 {
 				fmt.Fprintf(&b, "    ... and %d more %s rejections\n", n-2, m)
 			}
 		}

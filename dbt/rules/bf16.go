@@ -15,6 +15,7 @@ func init() {
 		Fidelity: report.Approximate,
 		Bound:    BF16Bound,
 		Emit:     emitCvtPkBF16,
+		Shared:   cvtPkBF16Shared,
 	})
 }
 

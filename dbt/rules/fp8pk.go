@@ -19,7 +19,7 @@ import (
 const FP8PackBound = "round-to-nearest-even as the host converts x/2; overflow (|x| >= 464) and NaN give the OCP NaN 0x7f/0xff; f32 inputs below 2^-125 are halved into denormals first (they round to a signed zero either way)"
 
 func init() {
-	register(Pair{isa.GFX950, isa.GFX942}, &Rule{Name: "cvt-pk-fp8-ocp", Ops: []string{"v_cvt_pk_fp8_f32"}, Fidelity: report.Approximate, Bound: FP8PackBound, Emit: emitCvtPkFP8})
+	register(Pair{isa.GFX950, isa.GFX942}, &Rule{Name: "cvt-pk-fp8-ocp", Ops: []string{"v_cvt_pk_fp8_f32"}, Fidelity: report.Approximate, Bound: FP8PackBound, Emit: emitCvtPkFP8, Shared: cvtPkFP8Shared})
 }
 
 const (

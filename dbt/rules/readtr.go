@@ -33,7 +33,9 @@ import (
 // The expansion: lane id from v_mbcnt; for each element j a ds_bpermute_b32
 // fetches the address VGPR of the source lane, the lane adds its element's
 // byte offset and reads the element with ds_read_u16/ds_read_u8 (with the
-// guest's instruction offset), and packs it with v_lshl_or_b32. Result
+// guest's instruction offset), and packs it with v_lshl_or_b32 (16-bit
+// elements into VGPRs apart from the address: all permutes, then all
+// reads, with one wait each, packed at the end). Result
 // dwords are assembled in place, except a dword whose register is the
 // address VGPR (moved there at the end) and AGPR destinations (assembled in
 // a scratch VGPR and written with v_accvgpr_write_b32). Every LDS access is
@@ -52,6 +54,7 @@ func init() {
 		Fidelity: report.Approximate,
 		Bound:    ReadTrBound,
 		Emit:     emitReadTr,
+		Shared:   readTrShared,
 	})
 }
 
@@ -146,6 +149,31 @@ func ReadTrCode(bits int, vdst uint16, acc bool, vaddr uint16, off uint32, t []u
 		w = append(w, vop2(op2AndB32, s, inlineInt(48), s, 0)...)
 	}
 	w = append(w, vop2(op2LshlrevB32, s, inlineInt(2), s, 0)...)
+	if bits == 16 && !acc && vaddr != vdst && vaddr != vdst+1 {
+		// 16-bit elements into VGPRs apart from the address: the four
+		// permutes, then the four reads, are issued back to back (one wait
+		// each), the element addresses held in the destination pair, a and
+		// s (the last permute replaces the selector), then packed in
+		// place: 27 instructions instead of 37.
+		el := [4]uint16{vdst, vdst + 1, a, s}
+		for j, d := range el {
+			if j > 0 {
+				w = append(w, vop2(op2AddU32, s, inlineInt(4*r), s, 0)...)
+			}
+			add3(dsRead(dsOpBpermute, d, s, vaddr, 0))
+		}
+		w = append(w, waitLGKMCnt0)
+		for _, d := range el {
+			w = append(w, vop2(op2AddU32, d, srcVGPR+b, d, 0)...)
+		}
+		for _, d := range el {
+			add3(dsRead(dsOpReadU16, d, d, 0, off))
+		}
+		w = append(w, waitLGKMCnt0)
+		add3(vop3(op3LshlOrB32, vdst, srcVGPR+vdst+1, inlineInt(16), srcVGPR+vdst))
+		add3(vop3(op3LshlOrB32, vdst+1, srcVGPR+s, inlineInt(16), srcVGPR+a))
+		return appendWords(nil, w...), nil
+	}
 	dsOp := uint32(dsOpReadU16)
 	if bits != 16 {
 		dsOp = dsOpReadU8

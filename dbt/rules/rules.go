@@ -49,6 +49,10 @@ type Rule struct {
 	Bound    string
 	// Emit returns host code for in (raw are its guest bytes).
 	Emit func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error)
+	// Shared, when set, is the rule's subroutine form: the translator may
+	// call one per-kernel body from every use instead of inlining Emit's
+	// code at each (Emit stays the fallback).
+	Shared *Shared
 }
 
 // Pair is a directed guest -> host translation.

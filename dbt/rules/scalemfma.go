@@ -72,7 +72,7 @@ func init() {
 		ops = append(ops, n)
 	}
 	register(Pair{isa.GFX950, isa.GFX942}, &Rule{Name: "mfma-scale-f8f6f4-bf16", Ops: ops,
-		Fidelity: report.Approximate, Bound: ScaleMFMABound, Emit: emitScaleMFMA})
+		Fidelity: report.Approximate, Bound: ScaleMFMABound, Emit: emitScaleMFMA, Shared: scaleShared})
 }
 
 // Host opcodes the expansion uses (prefixed: other rules define their own).
@@ -129,38 +129,67 @@ var e2m1Values = [8]float32{0, 0.5, 1, 1.5, 2, 3, 4, 6}
 // into the pairs of parts 2r (even elements) and 2r+1 (odd elements).
 func scaleOrder(p, j, h int) int { return 8*(p/2) + p%2 + 4*j + 2*h }
 
+// scaleFields are the fields of a scaled MFMA pair the expansion reads.
+type scaleFields struct {
+	cbsz, blgp          uint32
+	fa, fb              scaleFormat
+	accCD, vdst, src2   uint32
+	aReg, bReg, nA, nB  uint16 // A/B first register (VGPR or AGPR) and dwords
+	scaleSrc, scaleByte [2]uint32
+}
+
+// parseScaleMFMA checks and splits the words of a scaled MFMA pair (A and
+// B may name AGPRs: bits 27/28 of w1).
+func parseScaleMFMA(l0, l1, w0, w1 uint32) (scaleFields, error) {
+	var f scaleFields
+	if l0&0xffff0000 != 0xd3ac0000 {
+		return f, fmt.Errorf("first dword %#08x is not v_mfma_ld_scale_b32", l0)
+	}
+	cbsz, abid, blgp := w0>>8&7, w0>>11&0xf, w1>>29
+	if cbsz > 4 || blgp > 4 {
+		return f, fmt.Errorf("cbsz %d / blgp %d select no format", cbsz, blgp)
+	}
+	if abid>>1 != 0 {
+		return f, fmt.Errorf("abid %d is not supported", abid)
+	}
+	src0, src1, src2 := w1&0x1ff, w1>>9&0x1ff, w1>>18&0x1ff
+	if src0 < srcVGPR || src1 < srcVGPR {
+		return f, fmt.Errorf("constant A or B operand")
+	}
+	if src2 < srcVGPR && !(src2 >= 128 && src2 <= 208) && !(src2 >= 240 && src2 <= 248) {
+		return f, fmt.Errorf("accumulator operand code %d is not supported", src2)
+	}
+	f.cbsz, f.blgp, f.fa, f.fb = cbsz, blgp, scaleFormats[cbsz], scaleFormats[blgp]
+	f.accCD, f.vdst, f.src2 = w0>>15&1, w0&0xff, src2
+	f.aReg, f.bReg = uint16(src0-srcVGPR), uint16(src1-srcVGPR)
+	f.nA, f.nB = uint16(f.fa.bits()), uint16(f.fb.bits()) // 32 elements: bits dwords
+	if int(f.aReg)+int(f.nA) > 256 || int(f.bReg)+int(f.nB) > 256 {
+		return f, fmt.Errorf("operand registers run past v255")
+	}
+	f.scaleSrc = [2]uint32{l1 & 0x1ff, l1 >> 9 & 0x1ff}
+	for _, c := range f.scaleSrc {
+		if c == srcLit {
+			return f, fmt.Errorf("literal scale operand")
+		}
+	}
+	f.scaleByte = [2]uint32{l0>>11&1 | (l1>>27&1)<<1, l0>>12&1 | (l1>>28&1)<<1}
+	return f, nil
+}
+
 // ScaleMFMACode returns the gfx942 expansion of the scaled MFMA whose
 // v_mfma_ld_scale_b32 words are (l0, l1) and MFMA words (w0, w1), with C/D
 // of cd registers and host bf16 MFMA opcode hostOp.
 func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScratch) ([]byte, error) {
-	if l0&0xffff0000 != 0xd3ac0000 {
-		return nil, fmt.Errorf("first dword %#08x is not v_mfma_ld_scale_b32", l0)
-	}
-	cbsz, abid, blgp := w0>>8&7, w0>>11&0xf, w1>>29
-	if cbsz > 4 || blgp > 4 {
-		return nil, fmt.Errorf("cbsz %d / blgp %d select no format", cbsz, blgp)
-	}
-	if abid>>1 != 0 {
-		return nil, fmt.Errorf("abid %d is not supported", abid)
-	}
-	fa, fb := scaleFormats[cbsz], scaleFormats[blgp]
-	accCD := w0 >> 15 & 1
-	vdst := w0 & 0xff
-	src0, src1, src2 := w1&0x1ff, w1>>9&0x1ff, w1>>18&0x1ff
-	if src0 < srcVGPR || src1 < srcVGPR {
-		return nil, fmt.Errorf("constant A or B operand")
+	f, err := parseScaleMFMA(l0, l1, w0, w1)
+	if err != nil {
+		return nil, err
 	}
 	if w1>>27&3 != 0 {
 		return nil, fmt.Errorf("A or B in AGPRs is not supported")
 	}
-	if src2 < srcVGPR && !(src2 >= 128 && src2 <= 208) && !(src2 >= 240 && src2 <= 248) {
-		return nil, fmt.Errorf("accumulator operand code %d is not supported", src2)
-	}
-	aReg, bReg := uint16(src0-srcVGPR), uint16(src1-srcVGPR)
-	nA, nB := uint16(fa.bits()), uint16(fb.bits()) // 32 elements: bits dwords
-	if int(aReg)+int(nA) > 256 || int(bReg)+int(nB) > 256 {
-		return nil, fmt.Errorf("operand registers run past v255")
-	}
+	cbsz, blgp, fa, fb := f.cbsz, f.blgp, f.fa, f.fb
+	accCD, vdst, src2 := f.accCD, f.vdst, f.src2
+	aReg, bReg, nA, nB := f.aReg, f.bReg, f.nA, f.nB
 	if accCD == 0 {
 		// Part 0 writes D before later parts decode A and B.
 		for _, o := range [][2]uint32{{uint32(aReg), uint32(nA)}, {uint32(bReg), uint32(nB)}} {
@@ -169,13 +198,7 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 			}
 		}
 	}
-	scaleSrc := [2]uint32{l1 & 0x1ff, l1 >> 9 & 0x1ff}
-	for _, c := range scaleSrc {
-		if c == srcLit {
-			return nil, fmt.Errorf("literal scale operand")
-		}
-	}
-	scaleByte := [2]uint32{l0>>11&1 | (l1>>27&1)<<1, l0>>12&1 | (l1>>28&1)<<1}
+	scaleSrc, scaleByte := f.scaleSrc, f.scaleByte
 
 	var w []uint32
 	put := func(ws ...uint32) { w = append(w, ws...) }

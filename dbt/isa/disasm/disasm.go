@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,6 +75,8 @@ type Options struct {
 	// wave32 whatever the kernels' .wavefront_size says, which is what
 	// llvm-objdump-19 -d does. GFX9 targets ignore it.
 	Wave64 bool
+	// noMemo turns the GFX9 instruction memo off (tests compare both).
+	noMemo bool
 }
 
 // family is the decoder family of a target.
@@ -121,14 +124,20 @@ func headerSymbols(f *objfile.File) map[uint64]string {
 	return m
 }
 
-// nearestSymbols returns a function giving the closest symbol at or below
-// an address (the one printed in headers when several share an address).
-func nearestSymbols(f *objfile.File, heads map[uint64]string) func(uint64) (string, uint64, bool) {
+// headerAddrs returns the addresses of heads ascending.
+func headerAddrs(heads map[uint64]string) []uint64 {
 	addrs := make([]uint64, 0, len(heads))
 	for a := range heads {
 		addrs = append(addrs, a)
 	}
-	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	slices.Sort(addrs)
+	return addrs
+}
+
+// nearestSymbols returns a function giving the closest symbol at or below
+// an address (the one printed in headers when several share an address);
+// addrs are the addresses of heads ascending.
+func nearestSymbols(heads map[uint64]string, addrs []uint64) func(uint64) (string, uint64, bool) {
 	return func(a uint64) (string, uint64, bool) {
 		i := sort.Search(len(addrs), func(i int) bool { return addrs[i] > a })
 		if i == 0 {
@@ -141,42 +150,113 @@ func nearestSymbols(f *objfile.File, heads map[uint64]string) func(uint64) (stri
 // Write disassembles every executable section of f to w. name is the file
 // name printed in the header.
 func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, error) {
+	buf := make([]byte, 0, flushAt+1024)
+	st, out, err := appendListing(buf, w, f, name, opt)
+	if err != nil {
+		return st, err
+	}
+	if _, err := w.Write(out); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// AppendListing is Write appending the listing to dst: the whole listing
+// is in the returned slice (nothing is written elsewhere). Callers that
+// keep a listing in memory reuse dst's storage.
+func AppendListing(dst []byte, f *objfile.File, name string, opt Options) (*Stats, []byte, error) {
+	return appendListing(dst, nil, f, name, opt)
+}
+
+// flushAt is the size at which Write hands its buffer to the writer.
+const flushAt = 1 << 16
+
+// appendListing appends the listing of f to out; when w is not nil, it
+// writes out to w (and starts over) whenever out passes flushAt.
+func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Options) (*Stats, []byte, error) {
 	target := opt.Target
 	if target == 0 {
 		target = f.Target
 	}
 	fam, ok := familyOf(target)
 	if !ok {
-		return nil, fmt.Errorf("disasm: %s: e_flags mach: target %v is not one this disassembler knows (use --mcpu gfx942, gfx950, gfx1200 or gfx1201)", name, target)
+		return nil, out, fmt.Errorf("disasm: %s: e_flags mach: target %v is not one this disassembler knows (use --mcpu gfx942, gfx950, gfx1200 or gfx1201)", name, target)
 	}
 	dtarget := target
 	if fam == familyGFX12 && opt.Wave64 {
 		dtarget |= isa.Wave64
 	}
 	st := &Stats{ByMnemonic: map[string]int{}}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if !opt.NoListing {
-		fmt.Fprintf(bw, "\n%s:\tfile format elf64-amdgpu\n", name)
+	listing := !opt.NoListing
+	if listing {
+		out = append(out, '\n')
+		out = append(out, name...)
+		out = append(out, ":\tfile format elf64-amdgpu\n"...)
 	}
 	sym := BranchSymbols(f)
 	heads := headerSymbols(f)
-	near := nearestSymbols(f, heads)
+	addrs := headerAddrs(heads)
+	near := nearestSymbols(heads, addrs)
 	var in isa.Inst
-	var line []byte
 	var text strings.Builder
-	counts := map[uint16]int{}
+	var counts []int // by encoding row (Inst.Enc)
+	// memo maps the 8 bytes at an instruction start to its size (bits
+	// 56-63), encoding row (40-55), text length (32-39) and text offset in
+	// memoText (0-31), for GFX9 instructions whose decoding depends on
+	// those bytes only and whose text has no PC-relative operand.
+	var memo *memoTable
+	var memoText []byte
+	if fam == familyGFX9 && !opt.noMemo {
+		memo = newMemoTable()
+	}
 	for _, sec := range f.Sections {
-		if !opt.NoListing {
-			fmt.Fprintf(bw, "\nDisassembly of section %s:\n", sec.Name)
+		if listing {
+			out = append(out, "\nDisassembly of section "...)
+			out = append(out, sec.Name...)
+			out = append(out, ":\n"...)
 		}
 		data := sec.Data
-		if _, ok := heads[sec.Addr]; !ok && !opt.NoListing && len(data) > 0 {
-			fmt.Fprintf(bw, "\n%016x <%s>:\n", sec.Addr, sec.Name)
+		if _, ok := heads[sec.Addr]; !ok && listing && len(data) > 0 {
+			out = appendHeader(out, sec.Addr, sec.Name)
 		}
+		// next is the first header address not yet passed (pc only grows
+		// within a section).
+		next, _ := slices.BinarySearch(addrs, sec.Addr)
 		for off := 0; off+4 <= len(data); {
 			pc := sec.Addr + uint64(off)
-			if h, ok := heads[pc]; ok && !opt.NoListing {
-				fmt.Fprintf(bw, "\n%016x <%s>:\n", pc, h)
+			for next < len(addrs) && addrs[next] < pc {
+				next++
+			}
+			if listing && next < len(addrs) && addrs[next] == pc {
+				out = appendHeader(out, pc, heads[pc])
+			}
+			// GFX9: an instruction decoded before from the same 8 bytes
+			// (and printed without a PC-relative operand) is reused.
+			var key uint64
+			keyed := memo != nil && off+8 <= len(data)
+			if keyed {
+				key = le64(data[off:])
+				if m, hit := memo.get(key); hit {
+					size := int(m >> 56)
+					enc := uint16(m >> 40)
+					st.Instructions++
+					counts[enc]++
+					if listing {
+						start := len(out)
+						out = append(out, '\t')
+						out = append(out, memoText[uint32(m):uint32(m)+uint32(m>>32&0xff)]...)
+						out = appendTail(out, start, pc, data[off:off+size])
+						out = append(out, '\n')
+						if w != nil && len(out) >= flushAt {
+							if _, err := w.Write(out); err != nil {
+								return st, out[:0], err
+							}
+							out = out[:0]
+						}
+					}
+					off += size
+					continue
+				}
 			}
 			var err error
 			if fam == familyGFX12 {
@@ -190,37 +270,40 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 			} else {
 				size = int(in.Size)
 				st.Instructions++
+				if int(in.Enc) >= len(counts) {
+					counts = append(counts, make([]int, int(in.Enc)+1-len(counts))...)
+				}
 				counts[in.Enc]++
 			}
-			if !opt.NoListing {
-				line = line[:0]
-				line = append(line, '\t')
+			_, branch := in.BranchTarget()
+			remember := keyed && err == nil && !branch && gfx9.DecodeWindow(&in, target) <= 8
+			if !listing && remember {
+				memo.put(key, uint64(size)<<56|uint64(in.Enc)<<40)
+			}
+			if listing {
+				start := len(out)
+				out = append(out, '\t')
 				switch {
 				case err != nil && fam == familyGFX12:
 					// llvm-objdump prints a word it cannot decode as data.
-					line = append(line, ".long 0x"...)
-					line = appendLowerHex(line, uint64(le32(data[off:])), 8)
+					out = append(out, ".long 0x"...)
+					out = appendLowerHex(out, uint64(le32(data[off:])), 8)
 				case err != nil:
-					line = append(line, "<unknown>"...)
+					out = append(out, "<unknown>"...)
 				case fam == familyGFX12:
 					text.Reset()
 					gfx12.AppendText(&text, &in)
-					line = append(line, text.String()...)
+					out = append(out, text.String()...)
 				default:
-					line = gfx9.AppendInst(line, &in, sym)
+					out = gfx9.AppendInst(out, &in, sym)
 				}
-				for len(line) < 60 {
-					line = append(line, ' ')
+				if n := len(out) - start - 1; remember && n <= 0xff && len(memoText)+n <= 1<<32-1 {
+					memo.put(key, uint64(size)<<56|uint64(in.Enc)<<40|uint64(n)<<32|uint64(len(memoText)))
+					memoText = append(memoText, out[start+1:]...)
 				}
-				line = append(line, "// "...)
-				line = appendHex(line, pc, 12)
-				line = append(line, ':')
-				for i := 0; i < size; i += 4 {
-					line = append(line, ' ')
-					line = appendHex(line, uint64(le32(data[off+i:])), 8)
-				}
+				out = appendTail(out, start, pc, data[off:off+size])
 				if err == nil && fam == familyGFX12 {
-					line = appendAlignWarnings(line, &in, data[off:off+size])
+					out = appendAlignWarnings(out, &in, data[off:off+size])
 				}
 				if err == nil {
 					// A branch whose target has no label gets objdump's
@@ -229,57 +312,164 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 					// label in the note).
 					if tgt, ok := in.BranchTarget(); ok {
 						if l, named := sym(tgt); named && fam == familyGFX12 {
-							line = append(line, " <"...)
-							line = append(line, l...)
-							line = append(line, '>')
+							out = append(out, " <"...)
+							out = append(out, l...)
+							out = append(out, '>')
 						} else if !named {
 							if n, base, ok := near(tgt); ok {
-								line = append(line, " <"...)
-								line = append(line, n...)
+								out = append(out, " <"...)
+								out = append(out, n...)
 								if tgt != base {
-									line = append(line, "+0x"...)
-									line = strconv.AppendUint(line, tgt-base, 16)
+									out = append(out, "+0x"...)
+									out = strconv.AppendUint(out, tgt-base, 16)
 								}
-								line = append(line, '>')
+								out = append(out, '>')
 							}
 						}
 					}
 				}
-				line = append(line, '\n')
-				bw.Write(line)
+				out = append(out, '\n')
+				if w != nil && len(out) >= flushAt {
+					if _, err := w.Write(out); err != nil {
+						return st, out[:0], err
+					}
+					out = out[:0]
+				}
 			}
 			off += size
 		}
 	}
 	var probe isa.Inst
 	for id, n := range counts {
-		probe.Enc = id
+		if n == 0 {
+			continue
+		}
+		probe.Enc = uint16(id)
 		if fam == familyGFX12 {
 			st.ByMnemonic[gfx12.Mnemonic(&probe)] += n
 		} else {
 			st.ByMnemonic[gfx9.Mnemonic(&probe)] += n
 		}
 	}
-	return st, bw.Flush()
+	return st, out, nil
+}
+
+// memoTable is an open-addressing hash table from uint64 keys to nonzero
+// uint64 values (every memo value holds an instruction size), for the
+// listing memo.
+type memoTable struct {
+	keys, vals []uint64
+	n          int
+}
+
+func newMemoTable() *memoTable {
+	return &memoTable{keys: make([]uint64, 1024), vals: make([]uint64, 1024)}
+}
+
+// slot returns the index of key, or of the empty slot where it goes.
+func (t *memoTable) slot(key uint64) int {
+	mask := len(t.keys) - 1
+	i := int((key*0x9E3779B97F4A7C15)>>40) & mask
+	for t.vals[i] != 0 && t.keys[i] != key {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+func (t *memoTable) get(key uint64) (uint64, bool) {
+	i := t.slot(key)
+	return t.vals[i], t.vals[i] != 0
+}
+
+func (t *memoTable) put(key, val uint64) {
+	if 2*(t.n+1) > len(t.keys) {
+		old := *t
+		t.keys, t.vals, t.n = make([]uint64, 2*len(old.keys)), make([]uint64, 2*len(old.keys)), 0
+		for i, v := range old.vals {
+			if v != 0 {
+				t.put(old.keys[i], v)
+			}
+		}
+	}
+	i := t.slot(key)
+	if t.vals[i] == 0 {
+		t.n++
+	}
+	t.keys[i], t.vals[i] = key, val
+}
+
+// appendTail appends, to the line that starts at start, the padding to
+// column 60, the address and the instruction words.
+func appendTail(out []byte, start int, pc uint64, words []byte) []byte {
+	if pad := 60 - (len(out) - start); pad > 0 {
+		out = appendSpaces(out, pad)
+	}
+	out = append(out, "// "...)
+	out = appendHex(out, pc, 12)
+	out = append(out, ':')
+	for i := 0; i+4 <= len(words); i += 4 {
+		out = append(out, ' ')
+		out = appendHex(out, uint64(le32(words[i:])), 8)
+	}
+	return out
+}
+
+// appendHeader appends objdump's symbol header line: a blank line, the
+// address in 16 hex digits and the name in angle brackets.
+func appendHeader(b []byte, addr uint64, name string) []byte {
+	b = append(b, '\n')
+	b = appendLowerHex(b, addr, 16)
+	b = append(b, " <"...)
+	b = append(b, name...)
+	return append(b, ">:\n"...)
 }
 
 // appendHex appends v as n upper-case hex digits.
 func appendHex(b []byte, v uint64, n int) []byte {
-	const digits = "0123456789ABCDEF"
-	for i := n - 1; i >= 0; i-- {
-		b = append(b, digits[(v>>(4*uint(i)))&0xf])
-	}
-	return b
+	return appendDigits(b, v, n, &hexPairsUpper)
 }
 
 // appendLowerHex appends v as n lower-case hex digits.
 func appendLowerHex(b []byte, v uint64, n int) []byte {
-	const digits = "0123456789abcdef"
-	for i := n - 1; i >= 0; i-- {
-		b = append(b, digits[(v>>(4*uint(i)))&0xf])
+	return appendDigits(b, v, n, &hexPairsLower)
+}
+
+// hexPairsUpper and hexPairsLower hold the two hex digits of every byte.
+var (
+	hexPairsUpper = [512]byte([]byte("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF"))
+	hexPairsLower = [512]byte([]byte("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"))
+)
+
+// appendDigits appends the low n hex digits of v, most significant first,
+// two digits (one byte of v) at a time.
+func appendDigits(b []byte, v uint64, n int, pairs *[512]byte) []byte {
+	l := len(b)
+	b = slices.Grow(b, n)[:l+n]
+	d := b[l : l+n]
+	i := n
+	for ; i >= 2; i -= 2 {
+		p := pairs[2*(v&0xff):]
+		d[i-1], d[i-2] = p[1], p[0]
+		v >>= 8
+	}
+	if i == 1 {
+		d[0] = pairs[2*(v&0xf)+1]
 	}
 	return b
 }
+
+// appendSpaces appends n spaces.
+func appendSpaces(b []byte, n int) []byte {
+	const spaces = "                                                                "
+	for n > len(spaces) {
+		b = append(b, spaces...)
+		n -= len(spaces)
+	}
+	return append(b, spaces[:n]...)
+}
+
+// le64 reads a little-endian doubleword.
+func le64(b []byte) uint64 { return uint64(le32(b)) | uint64(le32(b[4:]))<<32 }
 
 // le32 reads a little-endian word.
 func le32(b []byte) uint32 {

@@ -1,18 +1,21 @@
 package gfx12
 
 import (
+	"sync"
+
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12/internal/enc"
 )
 
-// rowsByMnemonic maps an encoding-specific mnemonic to its table rows.
-var rowsByMnemonic = func() map[string][]uint16 {
+// rowsByMnemonic maps an encoding-specific mnemonic to its table rows;
+// built on first use (decoding and printing never need it).
+var rowsByMnemonic = sync.OnceValue(func() map[string][]uint16 {
 	m := map[string][]uint16{}
 	for i := range entries {
 		m[entries[i].mnem] = append(m[entries[i].mnem], uint16(i))
 	}
 	return m
-}()
+})
 
 // Variant says which form of an encoding a template is.
 type Variant struct {
@@ -35,7 +38,7 @@ type Variant struct {
 // returned (set Mod's DPP controls); DPP8 and VOP3 DPP are not.
 func New(mnemonic string, wave64 bool) []isa.Inst {
 	var out []isa.Inst
-	for _, id := range rowsByMnemonic[mnemonic] {
+	for _, id := range rowsByMnemonic()[mnemonic] {
 		e := &entries[id]
 		if wave64 && e.flags&eWave64 == 0 || !wave64 && e.flags&eWave32 == 0 {
 			continue

@@ -24,8 +24,10 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12/internal/enc"
 )
 
-// index maps (kind, opcode, aux) to entries.
-var index [enc.NumKinds]map[uint32]*entry
+// index maps (kind, opcode, aux) to 1 + the row in table, 0 for none: a
+// zero-initialised array filled at init (no maps to build; only the pages
+// of rows that exist are touched).
+var index [enc.NumKinds][1024][8]uint16
 
 // table is entries plus the hand-written export row.
 var table = append(entries[:len(entries):len(entries)], entry{
@@ -42,17 +44,24 @@ var table = append(entries[:len(entries):len(entries)], entry{
 var expInfo = isa.OpInfo{Name: "export", Targets: isa.GFX12, Wait: isa.WaitEXP}
 
 func init() {
-	for k := range index {
-		index[k] = map[uint32]*entry{}
-	}
 	for i := range table {
 		e := &table[i]
 		e.id = uint16(i)
-		key := uint32(e.op)<<8 | uint32(e.aux)
-		if index[e.kind][key] == nil {
-			index[e.kind][key] = e
+		if index[e.kind][e.op][e.aux] == 0 {
+			index[e.kind][e.op][e.aux] = uint16(i) + 1
 		}
 	}
+}
+
+// row returns the table row of (kind, opcode, variant), nil for none.
+func row(k enc.Kind, op int, aux int) *entry {
+	if k >= enc.NumKinds || op < 0 || op >= len(index[0]) || aux < 0 || aux >= len(index[0][0]) {
+		return nil
+	}
+	if id := index[k][op][aux]; id != 0 {
+		return &table[id-1]
+	}
+	return nil
 }
 
 func errAt(pc uint64, field, format string, args ...any) error {
@@ -115,11 +124,11 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 	switch k {
 	case enc.FLAT, enc.GLOBAL, enc.SCRATCH, enc.VBUFFER:
 		if enc.Layout[enc.FFTH].Get(w[:nw])&1 != 0 {
-			e = index[k][uint32(op)<<8|uint32(aux|4)]
+			e = row(k, op, aux|4)
 		}
 	}
 	if e == nil {
-		e = index[k][uint32(op)<<8|uint32(aux)]
+		e = row(k, op, aux)
 	}
 	if e == nil {
 		return errAt(pc, "opcode", "%v opcode %d (0x%x) variant %d is not defined on GFX12", k, op, op, aux)

@@ -2,20 +2,22 @@ package gfx9
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
 )
 
-// byMnemonic maps an encoding-specific mnemonic to its first table row.
-var byMnemonic = func() map[string][]uint16 {
+// byMnemonic maps an encoding-specific mnemonic to its table rows; built
+// on first use (decoding and printing never need it).
+var byMnemonic = sync.OnceValue(func() map[string][]uint16 {
 	m := map[string][]uint16{}
 	for i := range entries {
 		e := &entries[i]
 		m[e.mnem] = append(m[e.mnem], uint16(i))
 	}
 	return m
-}()
+})
 
 // New returns an instruction with the encoding LLVM prints as mnemonic
 // (for example "v_add_f32_e32", "v_add_f32_e64", "v_mul_f32_dpp",
@@ -26,7 +28,7 @@ var byMnemonic = func() map[string][]uint16 {
 // atomic that returns, a buffer load to LDS) use the template of the
 // modifier's default; decode an example when that matters.
 func New(mnemonic string, t isa.Target) (isa.Inst, error) {
-	for _, id := range byMnemonic[mnemonic] {
+	for _, id := range byMnemonic()[mnemonic] {
 		e := &entries[id]
 		if !targetOK(e, t) {
 			continue

@@ -26,28 +26,97 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
 )
 
-// index maps (kind, opcode, aux) to entries for fast lookup.
-var index [enc.NumKinds][][8]*entry
+// index maps (kind, opcode, aux) to 1 + the entry's row, 0 for none: a
+// zero-initialised array filled at init (no allocation; only the pages of
+// rows that exist are touched).
+var index [enc.NumKinds][1024][8]uint16
+
+// litCheck says when an entry's instruction carries a literal dword:
+// always (an FLiteral operand) or when one of its 9- or 8-bit source
+// fields holds 255. Entries with more such fields than src holds are
+// checked operand by operand (slow).
+type litCheck struct {
+	always, slow bool
+	n            uint8
+	src          [4]enc.Bits
+	// vop3b: the row has an SDST operand in a VOP3 (no abs or op_sel).
+	vop3b bool
+	// bits is where in e.kind's layout each of the row's operands lives
+	// (Width 0: none).
+	bits []enc.Bits
+}
+
+// litChecks holds the litCheck of every entry, by row.
+var litChecks [len(entries)]litCheck
 
 func init() {
-	for k := range index {
-		index[k] = make([][8]*entry, 1024)
+	nops := 0
+	for i := range entries {
+		nops += len(entries[i].ops)
 	}
+	bits := make([]enc.Bits, nops) // every row's litCheck.bits, in one block
 	for i := range entries {
 		e := &entries[i]
 		e.id = uint16(i)
-		if index[e.kind][e.op][e.aux&7] == nil {
-			index[e.kind][e.op][e.aux&7] = e
+		if index[e.kind][e.op][e.aux&7] == 0 {
+			index[e.kind][e.op][e.aux&7] = uint16(i) + 1
+		}
+		c := &litChecks[i]
+		c.bits, bits = bits[:len(e.ops):len(e.ops)], bits[len(e.ops):]
+		for j, o := range e.ops {
+			c.bits[j], _ = enc.Lookup(e.kind, o.field)
+			if o.field == enc.FSDstV {
+				c.vop3b = true
+			}
+			if o.field == enc.FLiteral {
+				c.always = true
+				continue
+			}
+			if bb, ok := enc.Lookup(e.kind, o.field); ok && (bb.Code == enc.CodeSrc9 || bb.Code == enc.CodeSrc8) {
+				if int(c.n) == len(c.src) {
+					c.slow = true
+					continue
+				}
+				c.src[c.n] = bb
+				c.n++
+			}
 		}
 	}
+}
+
+// needsLiteral reports whether the instruction of entry e in words w
+// carries a literal dword.
+func needsLiteral(e *entry, k enc.Kind, w []uint32) bool {
+	c := &litChecks[e.id]
+	if c.always {
+		return true
+	}
+	if c.slow || k != e.kind {
+		for _, o := range e.ops {
+			if bb, ok := enc.Lookup(k, o.field); ok && (bb.Code == enc.CodeSrc9 || bb.Code == enc.CodeSrc8) && bb.Get(w) == 255 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, bb := range c.src[:c.n] {
+		if bb.Get(w) == 255 {
+			return true
+		}
+	}
+	return false
 }
 
 func lookup(k enc.Kind, op int, aux int, t isa.Target) *entry {
 	if op < 0 || op >= 1024 || aux < 0 || aux > 7 {
 		return nil
 	}
-	e := index[k][op][aux]
-	if e == nil || !opInfos[e.info].Targets.Has(t) && t != 0 {
+	id := index[k][op][aux]
+	if id == 0 {
+		return nil
+	}
+	e := &entries[id-1]
+	if !opInfos[e.info].Targets.Has(t) && t != 0 {
 		// Same row for another aux key without a target match.
 		return nil
 	}
@@ -130,17 +199,7 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 	in.Format, in.Base = format(k)
 	// Literal.
 	nw := size / 4
-	needLit := false
-	for _, o := range e.ops {
-		if o.field == enc.FLiteral {
-			needLit = true
-			continue
-		}
-		if bb, ok := enc.Lookup(k, o.field); ok && (bb.Code == enc.CodeSrc9 || bb.Code == enc.CodeSrc8) && bb.Get(w[:]) == 255 {
-			needLit = true
-		}
-	}
-	if needLit {
+	if needsLiteral(e, k, w[:]) {
 		if k != enc.SOP1 && k != enc.SOP2 && k != enc.SOPC && k != enc.SOPK && k != enc.VOP1 && k != enc.VOP2 && k != enc.VOPC {
 			return errAt(pc, "src", "%s: literal constant not allowed in %v", e.mnem, k)
 		}
@@ -156,6 +215,19 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 		return err
 	}
 	return nil
+}
+
+// DecodeWindow returns how many bytes at the start of b the result of
+// DecodeInto(in, b, pc, t) depends on: in.Size, except for an 8-byte MAI
+// or VOP3P opcode 0x2c on a gfx950 target, where the decoder reads the
+// next 8 bytes to tell it from the 128-bit scaled MFMA (16). Equal windows
+// decode to the same instruction except for in.PC (and branch targets,
+// which are PC-relative).
+func DecodeWindow(in *isa.Inst, t isa.Target) int {
+	if t != isa.GFX942 && (in.Format == isa.MAI || in.Format == isa.VOP3P) && in.Opcode == 0x2c {
+		return 16
+	}
+	return int(in.Size)
 }
 
 func targetName(t isa.Target) string {

@@ -15,6 +15,14 @@ var specialByCode = map[uint32]isa.SpecialReg{
 	239: isa.RegPopsExitingWaveID, 251: isa.RegVCCZ, 252: isa.RegEXECZ, 253: isa.RegSCC, 254: isa.RegLDSDirect,
 }
 
+// specialTab is specialByCode as an array: 1 + the register, 0 for none.
+var specialTab = func() (t [256]uint16) {
+	for c, r := range specialByCode {
+		t[c] = uint16(r) + 1
+	}
+	return t
+}()
+
 var codeBySpecial = func() map[isa.SpecialReg]uint32 {
 	m := map[isa.SpecialReg]uint32{}
 	for c, r := range specialByCode {
@@ -41,7 +49,16 @@ func align(n uint32, width uint8) uint32 {
 
 // srcOperand interprets an operand code of a scalar or vector source.
 func srcOperand(code uint32, width uint8, agpr bool) (isa.Operand, uint32) {
-	o := isa.Operand{Width: width}
+	var o isa.Operand
+	pad := srcOperandTo(&o, code, width, agpr)
+	return o, pad
+}
+
+// srcOperandTo is srcOperand writing the operand to *op (which it
+// overwrites) and returning the padding bits.
+func srcOperandTo(op *isa.Operand, code uint32, width uint8, agpr bool) uint32 {
+	*op = isa.Operand{Width: width}
+	o := op
 	var pad uint32
 	switch {
 	case code < 102:
@@ -63,13 +80,13 @@ func srcOperand(code uint32, width uint8, agpr bool) (isa.Operand, uint32) {
 		}
 	default:
 		o.Kind, o.Class = isa.KindReg, isa.Special
-		if r, ok := specialByCode[code]; ok {
-			o.Reg = uint16(r)
+		if code < uint32(len(specialTab)) && specialTab[code] != 0 {
+			o.Reg = uint16(specialTab[code] - 1)
 		} else {
 			o.Reg, o.Imm = uint16(isa.RegEncoded), int64(code)
 		}
 	}
-	return o, pad
+	return pad
 }
 
 // operandCode is the inverse of srcOperand.
@@ -190,12 +207,8 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 	md := &in.Mod
 	var negBits, absBits uint32
 	var agpr [4]bool // vdst, src0, src1, src2 (MAI) or data (memory)
-	vop3b := false
-	for _, o := range e.ops {
-		if o.field == enc.FSDstV {
-			vop3b = true
-		}
-	}
+	facts := &litChecks[e.id]
+	vop3b := facts.vop3b
 	switch k {
 	case enc.VOP3:
 		if !vop3b {
@@ -327,6 +340,10 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		md.SMemImm, md.SMemSOE = imm, soe
 	}
 	in.Operands = in.Operands[:0]
+	if cap(in.Operands) < len(e.ops) {
+		// At most one operand per row operand: one allocation, no growth.
+		in.Operands = make([]isa.Operand, 0, len(e.ops))
+	}
 	consumed := uint32(0)
 	for i := range e.ops {
 		d := &e.ops[i]
@@ -358,7 +375,14 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 			in.Operands = append(in.Operands, o)
 			continue
 		}
-		bb, ok := enc.Lookup(k, d.field)
+		var bb enc.Bits
+		var ok bool
+		if k == e.kind {
+			bb = facts.bits[i]
+			ok = bb.Width != 0
+		} else {
+			bb, ok = enc.Lookup(k, d.field)
+		}
 		if !ok {
 			return errAt(pc, d.field.String(), "%s: field not in %v", e.mnem, k)
 		}
@@ -392,13 +416,13 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 			if d.field == enc.FScale0 || d.field == enc.FScale1 {
 				ag = false
 			}
-			o2, p := srcOperand(v, d.width, ag)
-			o2.Role, o2.Field = o.Role, o.Field
+			role, field := o.Role, o.Field
 			if d.field == enc.FSAddr && v == 0x7f {
-				o2 = isa.Operand{Kind: isa.KindOff, Role: o.Role, Field: o.Field}
-				p = 0
+				o = isa.Operand{Kind: isa.KindOff}
+			} else {
+				pad = srcOperandTo(&o, v, d.width, ag)
 			}
-			o, pad = o2, p
+			o.Role, o.Field = role, field
 			if k == enc.MUBUF && d.field == enc.FVAddr && !md.Offen && !md.Idxen {
 				o = isa.Operand{Kind: isa.KindOff, Role: o.Role, Field: o.Field}
 			}

@@ -53,6 +53,7 @@ type textBuf []byte
 
 func (t *textBuf) WriteString(s string) { *t = append(*t, s...) }
 func (t *textBuf) putc(c byte)          { *t = append(*t, c) }
+func (t *textBuf) writeInt(v int)       { *t = strconv.AppendInt(*t, int64(v), 10) }
 
 func appendInst(b *textBuf, in *isa.Inst, sym Symbolizer) {
 	if int(in.Enc) >= len(entries) || in.Info == nil {
@@ -107,9 +108,9 @@ var floatConst = [9][3]string{
 func writeInline(b *textBuf, code int64, typ byte) {
 	switch {
 	case code >= 128 && code <= 192:
-		b.WriteString(strconv.Itoa(int(code - 128)))
+		b.writeInt(int(code - 128))
 	case code >= 193 && code <= 208:
-		b.WriteString(strconv.Itoa(-int(code - 192)))
+		b.writeInt(-int(code - 192))
 	case code >= 240 && code <= 248:
 		col := 0
 		switch typ {
@@ -199,7 +200,7 @@ func writeOperand(b *textBuf, in *isa.Inst, e *entry, d *opnd, o *isa.Operand, s
 				break
 			}
 		}
-		b.WriteString(strconv.Itoa(int(uint16(o.Imm))))
+		b.writeInt(int(uint16(o.Imm)))
 	case isa.KindImm:
 		writeImm(b, in, e, o, style)
 	}
@@ -238,12 +239,12 @@ func writeImm(b *textBuf, in *isa.Inst, e *entry, o *isa.Operand, style string) 
 		}
 	case "hex":
 		if e.kind == enc.SOPP && v <= 64 {
-			b.WriteString(strconv.Itoa(int(v)))
+			b.writeInt(int(v))
 		} else {
 			writeHex(b, uint64(v))
 		}
 	default:
-		b.WriteString(strconv.FormatUint(uint64(v), 10))
+		*b = strconv.AppendUint(*b, uint64(v), 10)
 	}
 }
 
@@ -268,7 +269,7 @@ func writeMods(b *textBuf, in *isa.Inst, e *entry, k enc.Kind) {
 			if lut != 0 {
 				b.WriteString(" bitop3:")
 				if lut <= 64 {
-					b.WriteString(strconv.Itoa(int(lut)))
+					b.writeInt(int(lut))
 				} else {
 					writeHex(b, uint64(lut))
 				}
@@ -330,11 +331,11 @@ func writeMods(b *textBuf, in *isa.Inst, e *entry, k enc.Kind) {
 		}
 		if md.CBSZ != 0 && (e.flags&fCBSZ != 0 || k == enc.VOP3PX2) {
 			b.WriteString(" cbsz:")
-			b.WriteString(strconv.Itoa(int(md.CBSZ)))
+			b.writeInt(int(md.CBSZ))
 		}
 		if md.ABID != 0 && k != enc.VOP3PX2 && e.flags&fABID != 0 {
 			b.WriteString(" abid:")
-			b.WriteString(strconv.Itoa(int(md.ABID)))
+			b.writeInt(int(md.ABID))
 		}
 		if e.flags&fMAINeg != 0 {
 			if md.BLGP != 0 {
@@ -342,7 +343,7 @@ func writeMods(b *textBuf, in *isa.Inst, e *entry, k enc.Kind) {
 			}
 		} else if md.BLGP != 0 && (e.flags&fBLGP != 0 || k == enc.VOP3PX2) {
 			b.WriteString(" blgp:")
-			b.WriteString(strconv.Itoa(int(md.BLGP)))
+			b.writeInt(int(md.BLGP))
 		}
 	case enc.SDWA1, enc.SDWA2, enc.SDWAC:
 		if md.Clamp && e.flags&fClamp != 0 {
@@ -372,11 +373,11 @@ func writeMods(b *textBuf, in *isa.Inst, e *entry, k enc.Kind) {
 		if isDS2(name) {
 			if md.Offset != 0 {
 				b.WriteString(" offset0:")
-				b.WriteString(strconv.Itoa(int(md.Offset)))
+				b.writeInt(int(md.Offset))
 			}
 			if md.Offset1 != 0 {
 				b.WriteString(" offset1:")
-				b.WriteString(strconv.Itoa(int(md.Offset1)))
+				b.writeInt(int(md.Offset1))
 			}
 		} else if off := int(md.Offset) | int(md.Offset1)<<8; off != 0 {
 			if name == "ds_swizzle_b32" {
@@ -384,7 +385,7 @@ func writeMods(b *textBuf, in *isa.Inst, e *entry, k enc.Kind) {
 				writeSwizzle(b, uint32(off))
 			} else {
 				b.WriteString(" offset:")
-				b.WriteString(strconv.Itoa(off))
+				b.writeInt(off)
 			}
 		}
 		if md.GDS {
@@ -393,7 +394,7 @@ func writeMods(b *textBuf, in *isa.Inst, e *entry, k enc.Kind) {
 	case enc.FLAT:
 		if md.Offset != 0 {
 			b.WriteString(" offset:")
-			b.WriteString(strconv.Itoa(int(md.Offset)))
+			b.writeInt(int(md.Offset))
 		}
 		writeCache(b, md)
 	case enc.MUBUF, enc.MTBUF:
@@ -408,7 +409,7 @@ func writeMods(b *textBuf, in *isa.Inst, e *entry, k enc.Kind) {
 		}
 		if md.Offset != 0 {
 			b.WriteString(" offset:")
-			b.WriteString(strconv.Itoa(int(md.Offset)))
+			b.writeInt(int(md.Offset))
 		}
 		writeCache(b, md)
 		if md.LDS && k == enc.MUBUF {
@@ -566,7 +567,7 @@ func writeSendmsg(b *textBuf, v uint32) {
 			b.WriteString(ops[op])
 			if supportsStream {
 				b.WriteString(", ")
-				b.WriteString(strconv.Itoa(int(stream)))
+				b.writeInt(int(stream))
 			}
 		case id == 15:
 			ops := []string{"", "SYSMSG_OP_ECC_ERR_INTERRUPT", "SYSMSG_OP_REG_RD", "SYSMSG_OP_HOST_TRAP_ACK", "SYSMSG_OP_TTRACE_PC"}
@@ -578,15 +579,15 @@ func writeSendmsg(b *textBuf, v uint32) {
 	}
 	if v>>10 == 0 && v&0x80 == 0 {
 		b.WriteString("sendmsg(")
-		b.WriteString(strconv.Itoa(int(id)))
+		b.writeInt(int(id))
 		b.WriteString(", ")
-		b.WriteString(strconv.Itoa(int(op)))
+		b.writeInt(int(op))
 		b.WriteString(", ")
-		b.WriteString(strconv.Itoa(int(stream)))
+		b.writeInt(int(stream))
 		b.putc(')')
 		return
 	}
-	b.WriteString(strconv.Itoa(int(v)))
+	b.writeInt(int(v))
 }
 
 func writeWaitcnt(b *textBuf, v uint32) {
@@ -600,7 +601,7 @@ func writeWaitcnt(b *textBuf, v uint32) {
 		}
 		b.WriteString(name)
 		b.putc('(')
-		b.WriteString(strconv.Itoa(int(val)))
+		b.writeInt(int(val))
 		b.putc(')')
 		parts++
 	}
@@ -641,7 +642,7 @@ func writeSwizzle(b *textBuf, off uint32) {
 		b.WriteString("swizzle(QUAD_PERM")
 		for i := 0; i < 4; i++ {
 			b.putc(',')
-			b.WriteString(strconv.Itoa(int(off >> (2 * i) & 3)))
+			b.writeInt(int(off >> (2 * i) & 3))
 		}
 		b.putc(')')
 		return
@@ -724,7 +725,7 @@ func writeLiteral(b *textBuf, v uint32, typ byte, width uint8, lit byte) {
 				return
 			}
 		} else if v <= 64 {
-			b.WriteString(strconv.Itoa(int(v)))
+			b.writeInt(int(v))
 			return
 		}
 		writeHex(b, uint64(v))
@@ -734,7 +735,7 @@ func writeLiteral(b *textBuf, v uint32, typ byte, width uint8, lit byte) {
 		// 16-bit operands use the low half of the literal.
 		h := v & 0xffff
 		if i := int16(h); i >= -16 && i <= 64 {
-			b.WriteString(strconv.Itoa(int(i)))
+			b.writeInt(int(i))
 			return
 		}
 		if typ != 'h' {
@@ -747,7 +748,7 @@ func writeLiteral(b *textBuf, v uint32, typ byte, width uint8, lit byte) {
 		return
 	}
 	if i := int32(v); i >= -16 && i <= 64 {
-		b.WriteString(strconv.Itoa(int(i)))
+		b.writeInt(int(i))
 		return
 	}
 	if typ != 'h' && typ != 'd' {

@@ -89,12 +89,16 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 		if err != nil {
 			return legalize.Decision{Action: report.Reject, Fidelity: report.Rejected, Reason: in.Name() + ": " + err.Error()}
 		}
-		return legalize.Decision{Action: report.Lower, Fidelity: report.Approximate, Bound: bufferBound, Rule: &rules.Rule{
-			Ops: []string{in.Name()}, Fidelity: report.Approximate, Bound: bufferBound,
+		bound := bufferOpBound(in.Name())
+		return legalize.Decision{Action: report.Lower, Fidelity: report.Approximate, Bound: bound, Rule: &rules.Rule{
+			Ops: []string{in.Name()}, Fidelity: report.Approximate, Bound: bound,
 			Emit: func(rules.Context, *isa.Inst, []byte) ([]byte, error) { return out, nil },
 		}}
 	}
-	r := handRules[in.Name()]
+	r := gprIdxRule(in, site)
+	if r == nil {
+		r = handRules[in.Name()]
+	}
 	if r == nil && strings.HasPrefix(in.Name(), "v_cmpx_") {
 		r = &rule{name: "gfx12-cmpx", fidelity: report.Exact, emit: cmpx}
 	}

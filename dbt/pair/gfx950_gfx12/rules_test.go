@@ -136,12 +136,19 @@ func TestBufferName(t *testing.T) {
 	for in, want := range map[string]string{"buffer_load_dword": "buffer_load_b32", "buffer_load_dwordx4": "buffer_load_b128",
 		"buffer_load_ubyte": "buffer_load_u8", "buffer_store_short": "buffer_store_b16", "buffer_store_dwordx3": "buffer_store_b96",
 		"buffer_atomic_add": "buffer_atomic_add_u32", "buffer_atomic_cmpswap_x2": "buffer_atomic_cmpswap_b64",
-		"buffer_atomic_pk_add_bf16": "buffer_atomic_pk_add_bf16"} {
+		"buffer_atomic_pk_add_bf16": "buffer_atomic_pk_add_bf16", "buffer_load_short_d16": "buffer_load_d16_b16",
+		"buffer_load_short_d16_hi": "buffer_load_d16_hi_b16", "buffer_load_ubyte_d16": "buffer_load_d16_u8",
+		"buffer_load_ubyte_d16_hi": "buffer_load_d16_hi_u8", "buffer_load_sbyte_d16": "buffer_load_d16_i8",
+		"buffer_load_sbyte_d16_hi": "buffer_load_d16_hi_i8", "buffer_store_short_d16_hi": "buffer_store_d16_hi_b16",
+		"buffer_store_byte_d16_hi": "buffer_store_d16_hi_b8"} {
 		if got, ok := bufferName(in); !ok || got != want {
 			t.Errorf("bufferName(%s) = %s, %v; want %s", in, got, ok, want)
 		}
+		if len(gfx12.New(want, true)) == 0 {
+			t.Errorf("%s: the gfx12 tables have no %s", in, want)
+		}
 	}
-	for _, in := range []string{"buffer_load_short_d16", "buffer_store_ubyte", "buffer_load_byte", "buffer_atomic_add_f64", "buffer_atomic_fmin", "buffer_wbl2"} {
+	for _, in := range []string{"buffer_load_format_d16_x", "buffer_store_short_d16", "buffer_store_ubyte", "buffer_load_byte", "buffer_atomic_add_f64", "buffer_atomic_fmin", "buffer_wbl2"} {
 		if got, ok := bufferName(in); ok {
 			t.Errorf("bufferName(%s) = %s, want no counterpart", in, got)
 		}

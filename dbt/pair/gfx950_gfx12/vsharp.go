@@ -8,6 +8,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
+	"github.com/rocjitsu/rocjitsu/dbt/pair/gfx950_gfx12/internal/names"
 	"github.com/rocjitsu/rocjitsu/dbt/rules"
 )
 
@@ -410,8 +411,21 @@ var bufferAtomics = map[string]string{"add": "add_u32", "sub": "sub_u32", "smin"
 	"inc_x2": "inc_u64", "dec_x2": "dec_u64", "swap_x2": "swap_b64", "cmpswap_x2": "cmpswap_b64",
 	"add_f32": "add_f32", "pk_add_f16": "pk_add_f16", "pk_add_bf16": "pk_add_bf16"}
 
-// bufferName returns the gfx12 VBUFFER operation of a MUBUF operation.
+// bufferOpBound is the bound of a re-encoded MUBUF operation: the V#
+// premise, and a d16 rename's own premise when it has one.
+func bufferOpBound(name string) string {
+	if r := names.BufferD16[name]; r.Bound != "" {
+		return bufferBound + "; " + r.Bound
+	}
+	return bufferBound
+}
+
+// bufferName returns the gfx12 VBUFFER operation of a MUBUF operation:
+// the reviewed d16 renames first, then the size and atomic suffixes.
 func bufferName(name string) (string, bool) {
+	if r, ok := names.BufferD16[name]; ok {
+		return r.To, true
+	}
 	for _, p := range []string{"buffer_load_", "buffer_store_"} {
 		if s, ok := strings.CutPrefix(name, p); ok {
 			to, ok := bufferSizes[s]

@@ -87,17 +87,7 @@ func mfmaWMMA(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 		return nil, err
 	}
 	t, u := addr[0], addr[1]
-	hs := []host{
-		{mnem: "v_mbcnt_lo_u32_b32", ops: []isa.Operand{vr(t, 1), inl(-1), inl(0)}},
-		{mnem: "v_mbcnt_hi_u32_b32", ops: []isa.Operand{vr(t, 1), inl(-1), vr(t, 1)}},
-		// x = ((lane+16) & 32) * 3/2: 48 for lanes 16-47, else 0.
-		{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{vr(u, 1), inl(16), vr(t, 1)}},
-		{mnem: "v_and_b32_e32", ops: []isa.Operand{vr(u, 1), inl(32), vr(u, 1)}},
-		{mnem: "v_xor_b32_e32", ops: []isa.Operand{vr(t, 1), vr(u, 1), vr(t, 1)}},
-		{mnem: "v_lshrrev_b32_e32", ops: []isa.Operand{vr(u, 1), inl(1), vr(u, 1)}},
-		{mnem: "v_xor_b32_e32", ops: []isa.Operand{vr(t, 1), vr(u, 1), vr(t, 1)}},
-		{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{vr(t, 1), inl(2), vr(t, 1)}},
-	}
+	hs := groupSwapAddr(t, u)
 	cop := c
 	if c.Kind == isa.KindReg {
 		if c.Class != isa.VGPR || c.Width != 4 {
@@ -126,6 +116,23 @@ func mfmaWMMA(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	}
 	hs = append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
 	return seq(hs...)
+}
+
+// groupSwapAddr sets VGPR t to the ds_bpermute_b32 byte address of the
+// MFMA <-> WMMA C/D lane-group swap (lane ^ 48 for lanes 16-47), with u
+// as scratch.
+func groupSwapAddr(t, u uint16) []host {
+	return []host{
+		{mnem: "v_mbcnt_lo_u32_b32", ops: []isa.Operand{vr(t, 1), inl(-1), inl(0)}},
+		{mnem: "v_mbcnt_hi_u32_b32", ops: []isa.Operand{vr(t, 1), inl(-1), vr(t, 1)}},
+		// x = ((lane+16) & 32) * 3/2: 48 for lanes 16-47, else 0.
+		{mnem: "v_add_nc_u32_e32", ops: []isa.Operand{vr(u, 1), inl(16), vr(t, 1)}},
+		{mnem: "v_and_b32_e32", ops: []isa.Operand{vr(u, 1), inl(32), vr(u, 1)}},
+		{mnem: "v_xor_b32_e32", ops: []isa.Operand{vr(t, 1), vr(u, 1), vr(t, 1)}},
+		{mnem: "v_lshrrev_b32_e32", ops: []isa.Operand{vr(u, 1), inl(1), vr(u, 1)}},
+		{mnem: "v_xor_b32_e32", ops: []isa.Operand{vr(t, 1), vr(u, 1), vr(t, 1)}},
+		{mnem: "v_lshlrev_b32_e32", ops: []isa.Operand{vr(t, 1), inl(2), vr(t, 1)}},
+	}
 }
 
 // wmma32Shapes are the 32x32 f16/bf16 MFMAs (K = 8 per register pair;

@@ -46,6 +46,29 @@ func (Pair) HostDecode(code []byte, pc uint64) (isa.Inst, error) {
 	return gfx9.Decode(code, pc, isa.GFX942)
 }
 
+// hostDecodeInto is HostDecode writing into dst.
+func hostDecodeInto(dst *isa.Inst, code []byte, pc uint64) error {
+	return gfx9.DecodeInto(dst, code, pc, isa.GFX942)
+}
+
+// hostScratchKey is the pair.Site.Memo entry holding the instruction the
+// legalization re-decode writes into (one per scope and goroutine).
+const hostScratchKey = "gfx950_gfx942.hostScratch"
+
+// hostScratch returns the scope's re-decode instruction (nil without a
+// memo: legalize then allocates one).
+func hostScratch(memo map[string]any) *isa.Inst {
+	if memo == nil {
+		return nil
+	}
+	if in, ok := memo[hostScratchKey].(*isa.Inst); ok {
+		return in
+	}
+	in := new(isa.Inst)
+	memo[hostScratchKey] = in
+	return in
+}
+
 // HostPrint implements pair.Pair.
 func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 
@@ -53,7 +76,7 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 // An FP8 MFMA of a chain in its block (consecutive MFMAs accumulating into
 // the same registers) gets the rule form that keeps the accumulator scaled.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
-	d := legalize.Decide(in, raw, guest, isa.GFX942, p.HostDecode)
+	d := legalize.DecideInto(in, raw, guest, isa.GFX942, hostDecodeInto, hostScratch(site.Memo))
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
 		var scope func(fn func(*isa.Inst))
 		if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {
@@ -96,7 +119,27 @@ func (p Pair) Descriptor(pl pair.Plan) (kd.Descriptor, []string, error) {
 	hostProc := p.HostProcessor()
 	var notes []string
 	arch, agprs := pl.Arch, pl.AGPRs
-	if pl.NeedArch > arch {
+	if pl.NeedAGPRs > 0 && agprs == 0 && pl.NamedAGPRs == 0 {
+		// AGPRs for the translation's own use (subroutine saves) in a
+		// guest that allocates none: a0 after the arch VGPRs.
+		acc := (max(pl.NeedArch, arch) + 3) &^ 3
+		total := acc + pl.NeedAGPRs
+		if total > 512 {
+			return d, nil, fmt.Errorf("%d arch VGPRs and %d AGPRs for subroutine saves need more than 512 registers", acc, pl.NeedAGPRs)
+		}
+		if err := d.Set(kd.RSRC3_ACCUM_OFFSET, kd.AccumOffsetField(acc)); err != nil {
+			return d, nil, err
+		}
+		if err := d.Set(kd.RSRC1_GRANULATED_WORKITEM_VGPR_COUNT, kd.VGPRGranules(hostProc, false, total)); err != nil {
+			return d, nil, err
+		}
+		notes = append(notes, fmt.Sprintf("%d AGPRs allocated after %d arch VGPRs for subroutine saves", pl.NeedAGPRs, acc))
+		if pl.NeedArch > arch {
+			notes = append(notes, fmt.Sprintf("arch VGPRs grown from %d to %d for scratch registers", arch, pl.NeedArch))
+		}
+	} else if pl.NeedAGPRs > 0 {
+		return d, nil, fmt.Errorf("subroutine saves need %d AGPRs but the guest allocates or names AGPRs", pl.NeedAGPRs)
+	} else if pl.NeedArch > arch {
 		if pl.NamedAGPRs > 0 && pl.NamedArch > d.AccumOffset() {
 			return d, nil, fmt.Errorf("the guest names arch VGPRs up to v%d over its AGPR range (ACCUM_OFFSET %d) and AGPRs too: the allocation cannot grow for scratch registers", pl.NamedArch-1, d.AccumOffset())
 		}

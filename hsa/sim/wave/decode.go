@@ -3,6 +3,7 @@ package wave
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Format is an instruction encoding of gfx9.
@@ -505,15 +506,45 @@ func lookup(in *Inst) func(*Wave, *Inst) error {
 	if in.Name == "" {
 		return unknownOp
 	}
+	registerSemantics()
 	if f, ok := semantics[in.Name]; ok {
 		return f
 	}
 	return unknownOp
 }
 
-// semantics maps mnemonics to their implementations; filled by init
-// functions of the files that implement instruction groups.
+// semantics maps mnemonics to their implementations; filled on first use
+// (registerSemantics) by the register functions of the files that
+// implement instruction groups.
 var semantics = map[string]func(*Wave, *Inst) error{}
+
+// registerSemantics fills semantics, semantics12 and the gfx12 tables the
+// first time an instruction is looked up, in the order the package's init
+// functions ran before (file order): a process that never simulates (the
+// rocjitsu CLI's disasm and translate) does not pay for building them.
+// The package has no init functions (TestNoInitFunctions): a new group
+// adds its register function here.
+var registerSemantics = sync.OnceFunc(func() {
+	registerDs()
+	registerExtra1()
+	registerExtra2()
+	registerGfx12Barrier()
+	registerGfx12Buffer()
+	registerGfx12Bufformat()
+	registerGfx12Ds()
+	registerGfx12Int16()
+	registerGfx12Movrel()
+	registerGfx12Ops1()
+	registerGfx12Ops2()
+	registerGfx12Wmma()
+	registerMemops()
+	registerMfma()
+	registerSalu()
+	registerScalecvt()
+	registerValuops()
+	registerVop3P1()
+	registerVop3P2()
+})
 
 func def(name string, f func(*Wave, *Inst) error) {
 	if _, dup := semantics[name]; dup {
@@ -523,7 +554,11 @@ func def(name string, f func(*Wave, *Inst) error) {
 }
 
 // Supported reports whether the interpreter implements mnemonic.
-func Supported(mnemonic string) bool { _, ok := semantics[mnemonic]; return ok }
+func Supported(mnemonic string) bool {
+	registerSemantics()
+	_, ok := semantics[mnemonic]
+	return ok
+}
 
 // AllNames returns every mnemonic of the gfx9 opcode tables (gfx942 and
 // gfx950), for coverage reports.

@@ -10,7 +10,7 @@ func dsAddr(w *Wave, in *Inst, l int) uint64 {
 	return uint64(w.vreg(in.Src[0])[l])
 }
 
-func init() {
+func registerDs() {
 	sizes := map[string]int{"b8": 1, "u8": 1, "i8": 1, "b16": 2, "u16": 2, "i16": 2, "b32": 4, "b64": 8, "b96": 12, "b128": 16}
 	for _, n := range namesDS {
 		if n == "" {

@@ -9,7 +9,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 )
 
-func init() {
+func registerExtra1() {
 	for _, names := range [][]string{namesGLOBAL[:], namesFLAT[:], namesMUBUF[:]} {
 		for _, n := range names {
 			if n == "" || semantics[n] != nil || !strings.Contains(n, "atomic_pk_add") {
@@ -220,7 +220,7 @@ func ldsDirect(op memOp, buffer bool) func(*Wave, *Inst) error {
 	}
 }
 
-func init() {
+func registerExtra2() {
 	H := func(name string, n int, fn func(a, b, c float32) float32) {
 		def(name, v32(kF16, n, func(a, b, c uint32) uint32 { return f2h(fn(h2f(a), h2f(b), h2f(c))) }))
 	}

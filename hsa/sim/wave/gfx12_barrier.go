@@ -27,7 +27,7 @@ func barrierSignal12(isFirst bool) func(*Wave, *Inst) error {
 	}
 }
 
-func init() {
+func registerGfx12Barrier() {
 	def12("s_barrier_signal", barrierSignal12(false))
 	def12("s_barrier_signal_isfirst", barrierSignal12(true))
 }

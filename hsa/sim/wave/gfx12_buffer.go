@@ -109,7 +109,7 @@ func (r *vsharp12) lane(w *Wave, in *Inst, l int, size uint64) (uint64, bool) {
 	return r.base + r.soff + index*r.stride + off, !out
 }
 
-func init() {
+func registerGfx12Buffer() {
 	for _, t := range []string{"u8", "i8", "u16", "i16", "b32", "b64", "b96", "b128", "d16_u8", "d16_i8", "d16_b16",
 		"d16_hi_u8", "d16_hi_i8", "d16_hi_b16"} {
 		if op, ok := mem12("buffer_load_" + t); ok {

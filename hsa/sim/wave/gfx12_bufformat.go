@@ -281,7 +281,7 @@ func putComp(b []byte, n int, v uint32) {
 	}
 }
 
-func init() {
+func registerGfx12Bufformat() {
 	for _, pre := range []string{"buffer", "tbuffer"} {
 		for _, dir := range []string{"load", "store"} {
 			for _, d16 := range []string{"", "d16_", "d16_hi_"} {

@@ -35,7 +35,7 @@ func numMinMax(old, v uint64, wide, isMax bool) uint64 {
 	return v
 }
 
-func init() {
+func registerGfx12Ds() {
 	for _, rtn := range []bool{false, true} {
 		sfx := ""
 		if rtn {

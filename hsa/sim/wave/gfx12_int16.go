@@ -4,7 +4,7 @@ package wave
 // byte and short arithmetic): gfx9's meanings on the low 16 bits, written
 // as gfx12 16-bit results (the other half of the destination kept, op_sel
 // choosing halves; see v32x).
-func init() {
+func registerGfx12Int16() {
 	for _, c := range []struct {
 		name string
 		n    int

@@ -71,7 +71,7 @@ var alias12 = map[string]string{
 // decoder, which drops its gfx9-only lane-mask write).
 var same12 = map[string]bool{}
 
-func init() {
+func registerGfx12Ops1() {
 	for _, n := range strings.Fields(`
 s_mov_b32 s_mov_b64 s_cmov_b32 s_cmov_b64 s_not_b32 s_not_b64 s_brev_b32 s_brev_b64 s_bcnt0_i32_b32 s_bcnt0_i32_b64
 s_bcnt1_i32_b32 s_bcnt1_i32_b64 s_sext_i32_i8 s_sext_i32_i16 s_bitset0_b32 s_bitset0_b64 s_bitset1_b32 s_bitset1_b64
@@ -107,7 +107,7 @@ v_div_scale_f32 v_div_scale_f64 v_div_fmas_f32 v_div_fmas_f64 v_div_fixup_f32 v_
 v_pk_add_f16 v_pk_mul_f16 v_pk_fma_f16 v_pk_add_u16 v_pk_sub_u16 v_pk_add_i16 v_pk_sub_i16 v_pk_mul_lo_u16
 v_pk_lshlrev_b16 v_pk_lshrrev_b16 v_pk_ashrrev_i16 v_pk_max_i16 v_pk_min_i16 v_pk_max_u16 v_pk_min_u16 v_pk_mad_u16 v_pk_mad_i16
 v_dot2_f32_f16 v_dot4_u32_u8 v_dot8_u32_u4 v_fma_mix_f32 v_fma_mixlo_f16 v_fma_mixhi_f16 v_pack_b32_f16
-v_minimum3_f32 v_maximum3_f32
+v_minimum3_f32 v_maximum3_f32 v_cvt_pk_fp8_f32 v_cvt_pk_bf8_f32
 ds_add_u32 ds_sub_u32 ds_rsub_u32 ds_inc_u32 ds_dec_u32 ds_min_i32 ds_max_i32 ds_min_u32 ds_max_u32 ds_and_b32 ds_or_b32
 ds_xor_b32 ds_mskor_b32 ds_add_rtn_u32 ds_sub_rtn_u32 ds_rsub_rtn_u32 ds_inc_rtn_u32 ds_dec_rtn_u32 ds_min_rtn_i32
 ds_max_rtn_i32 ds_min_rtn_u32 ds_max_rtn_u32 ds_and_rtn_b32 ds_or_rtn_b32 ds_xor_rtn_b32 ds_mskor_rtn_b32
@@ -130,6 +130,7 @@ ds_swizzle_b32 ds_permute_b32 ds_bpermute_b32 ds_nop
 // finish12 completes the gfx12 tables once every init function of the
 // package (the gfx9 semantics among them) has run.
 var finish12 = sync.OnceFunc(func() {
+	registerSemantics()
 	for n := range same12 {
 		if semantics[n] == nil {
 			delete(same12, n) // not in this gfx9 model either
@@ -328,7 +329,7 @@ func saveexec32(f func(s, e uint32) uint32) func(*Wave, *Inst) error {
 	}
 }
 
-func init() {
+func registerGfx12Ops2() {
 	nop := func(w *Wave, in *Inst) error { w.Lanes++; return nil }
 	for _, n := range []string{"s_clause", "s_delay_alu", "s_wait_alu", "s_wait_idle", "s_waitcnt", "s_wait_loadcnt",
 		"s_wait_storecnt", "s_wait_samplecnt", "s_wait_bvhcnt", "s_wait_expcnt", "s_wait_dscnt", "s_wait_kmcnt",

@@ -345,7 +345,7 @@ var wmmaOps = map[string]wmmaOp{
 	"v_swmmac_f32_16x16x32_bf8_bf8": {a: mBF8, b: mBF8, out: mF32, k: 32, sparse: true},
 }
 
-func init() {
+func registerGfx12Wmma() {
 	for name, op := range wmmaOps {
 		op := op
 		def12(name, op.exec)

@@ -460,8 +460,13 @@ func bufferOp(op memOp) func(*Wave, *Inst) error {
 			w.Lanes++
 			index, voff := bufferIndexOffset(w, in, l)
 			off := voff + uint64(in.Imm)
+			// gfx9 decides the check by IDXEN, not by STRIDE: only an
+			// idxen access to a strided buffer checks its index; an
+			// offen-only access (any STRIDE) checks its byte offset
+			// against NUM_RECORDS (LLVM keeps IDXEN on gfx9 for this
+			// reason; aiter's gfx950 kernels set STRIDE 4 on raw V#s).
 			var inRange bool
-			if stride == 0 {
+			if stride == 0 || !in.Idxen {
 				inRange = off+uint64(op.size) <= numRecords
 			} else {
 				inRange = index < numRecords && off+uint64(op.size) <= stride
@@ -569,7 +574,7 @@ func smemOp(n int, buffer, store bool) func(*Wave, *Inst) error {
 
 var _ = mem.Base
 
-func init() {
+func registerMemops() {
 	for fmtName, names := range map[string][]string{"flat": namesFLAT[:], "global": namesGLOBAL[:], "scratch": namesSCRATCH[:]} {
 		_ = fmtName
 		for _, n := range names {

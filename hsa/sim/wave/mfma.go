@@ -234,7 +234,7 @@ func mfmaOp(s mfmaShape) func(*Wave, *Inst) error {
 	}
 }
 
-func init() {
+func registerMfma() {
 	for _, n := range namesVOP3P {
 		if !strings.HasPrefix(n, "v_mfma_") {
 			continue

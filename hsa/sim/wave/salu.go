@@ -25,7 +25,7 @@ func b2u(b bool) uint32 {
 	return 0
 }
 
-func init() {
+func registerSalu() {
 	// SOP2, 32-bit: fn returns result and SCC (nil scc: unchanged).
 	type s2 func(w *Wave, a, b uint32) (uint32, int) // scc: -1 unchanged, 0/1
 	sop2 := func(name string, f s2) {

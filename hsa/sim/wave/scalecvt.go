@@ -120,7 +120,7 @@ func f32Mods(in *Inst, i int, u uint32) uint32 {
 	return u
 }
 
-func init() {
+func registerScalecvt() {
 	for _, name := range AllNames() {
 		rest, ok := strings.CutPrefix(name, "v_cvt_scalef32_")
 		if !ok || strings.HasPrefix(rest, "sr_") || strings.HasPrefix(rest, "2x") || strings.HasPrefix(rest, "pk32_") {

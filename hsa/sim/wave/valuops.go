@@ -181,7 +181,7 @@ func fract64(f float64) float64 {
 	return math.Min(f-math.Floor(f), 0x1.fffffffffffffp-1)
 }
 
-func init() {
+func registerValuops() {
 	U := func(name string, n int, fn func(a, b, c uint32) uint32) { def(name, v32(kB32, n, fn)) }
 	// F and D register f32 and f64 operations twice: as written, and with
 	// denormal inputs and results flushed to zero (signed), used when the

@@ -94,7 +94,7 @@ func hf(fn func(a, b, c float32) float32) func(a, b, c uint16) uint16 {
 	}
 }
 
-func init() {
+func registerVop3P1() {
 	def("v_pk_add_f16", pk16(kPkF16, 2, hf(func(a, b, c float32) float32 { return a + b })))
 	def("v_pk_mul_f16", pk16(kPkF16, 2, hf(func(a, b, c float32) float32 { return a * b })))
 	def("v_pk_fma_f16", pk16(kPkF16, 3, hf(func(a, b, c float32) float32 {
@@ -184,14 +184,17 @@ func init() {
 	def("v_fma_mixlo_f16", fmaMix(1))
 	def("v_fma_mixhi_f16", fmaMix(2))
 
-	// FP8/BF8 conversions: FNUZ formats on gfx942, OCP on gfx950.
+	// FP8/BF8 conversions: FNUZ formats on gfx942, OCP on gfx950 and gfx12
+	// (which shares v_cvt_pk_fp8/bf8_f32, op_sel[3] word select and the
+	// kept other half, through same12).
 	fmt8 := func(w *Wave, bf bool) fp.Format {
+		ocp := w.target == GFX950 || w.target.GFX12()
 		switch {
-		case bf && w.target == GFX950:
+		case bf && ocp:
 			return fp.E5M2
 		case bf:
 			return fp.E5M2FNUZ
-		case w.target == GFX950:
+		case ocp:
 			return fp.E4M3FN
 		}
 		return fp.E4M3FNUZ
@@ -319,7 +322,7 @@ func fmaMix(mode int) func(*Wave, *Inst) error {
 	}
 }
 
-func init() {
+func registerVop3P2() {
 	// gfx950: v_bitop3 takes its 8-bit truth table from the OMOD, ABS and
 	// NEG fields (lut = omod<<6 | abs<<3 | neg); bit i of the result is
 	// bit (a_i<<2 | b_i<<1 | c_i) of the table.

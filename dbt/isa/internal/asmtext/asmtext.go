@@ -16,13 +16,27 @@ import (
 func AppendReg(dst []byte, prefix string, reg, width uint16) []byte {
 	dst = append(dst, prefix...)
 	if width <= 1 {
-		return strconv.AppendInt(dst, int64(reg), 10)
+		return AppendUint(dst, uint(reg))
 	}
 	dst = append(dst, '[')
-	dst = strconv.AppendInt(dst, int64(reg), 10)
+	dst = AppendUint(dst, uint(reg))
 	dst = append(dst, ':')
-	dst = strconv.AppendInt(dst, int64(reg+width-1), 10)
+	dst = AppendUint(dst, uint(reg+width-1))
 	return append(dst, ']')
+}
+
+// AppendUint appends n in decimal (strconv.AppendUint, with the register
+// and small-constant range, below 1000, written digit by digit).
+func AppendUint(dst []byte, n uint) []byte {
+	switch {
+	case n < 10:
+		return append(dst, byte('0'+n))
+	case n < 100:
+		return append(dst, byte('0'+n/10), byte('0'+n%10))
+	case n < 1000:
+		return append(dst, byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10))
+	}
+	return strconv.AppendUint(dst, uint64(n), 10)
 }
 
 // AppendSpecial appends a special-register operand o (Class isa.Special):

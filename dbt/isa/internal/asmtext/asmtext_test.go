@@ -1,6 +1,7 @@
 package asmtext
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -107,5 +108,18 @@ func TestAppendDPPMasks(t *testing.T) {
 	}
 	if got, want := string(AppendDPPMasks(nil, 0, 0xf, true)), " row_mask:0x0 bank_mask:0xf bound_ctrl:1"; got != want {
 		t.Errorf("AppendDPPMasks = %q, want %q", got, want)
+	}
+}
+
+func TestAppendUint(t *testing.T) {
+	for _, n := range []uint{0, 1, 9, 10, 11, 99, 100, 101, 255, 511, 999, 1000, 1001, 65535, 1 << 40} {
+		if got, want := string(AppendUint([]byte("x"), n)), "x"+strconv.FormatUint(uint64(n), 10); got != want {
+			t.Errorf("AppendUint(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n := uint(0); n < 2000; n++ {
+		if got, want := string(AppendUint(nil, n)), strconv.FormatUint(uint64(n), 10); got != want {
+			t.Fatalf("AppendUint(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

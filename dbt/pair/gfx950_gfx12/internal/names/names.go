@@ -96,6 +96,30 @@ var Renames = func() map[string]Rename {
 	return m
 }()
 
+// d16Bound is the premise of the d16 buffer renames: which 16 bits the
+// access reads or writes is the same (d16: bits [15:0], d16_hi: [31:16]; a
+// byte load zero- or sign-extends into that half), but the other half of
+// the VGPR is preserved by gfx12 always and by gfx9 only with SRAMECC off
+// (LLVM's d16PreservesUnusedBits is false on an SRAMECC gfx9 target, so
+// code compiled for one does not read it).
+const d16Bound = "the unwritten half of a d16 load's VGPR: gfx12 preserves it, gfx9 only with SRAMECC off (LLVM d16PreservesUnusedBits)"
+
+// BufferD16 maps the gfx9 MUBUF d16 operations to their gfx12 VBUFFER
+// names (llvm-mc-19 -mcpu=gfx1201 assembles each; the gfx12 tables list
+// them as VBUFFER loads/stores). Loads name the half they write: _d16 the
+// low one, _d16_hi the high one; stores the half they read (a store reads
+// only that half, so the stores are exact).
+var BufferD16 = map[string]Rename{
+	"buffer_load_short_d16":     {To: "buffer_load_d16_b16", Bound: d16Bound},
+	"buffer_load_short_d16_hi":  {To: "buffer_load_d16_hi_b16", Bound: d16Bound},
+	"buffer_load_ubyte_d16":     {To: "buffer_load_d16_u8", Bound: d16Bound},
+	"buffer_load_ubyte_d16_hi":  {To: "buffer_load_d16_hi_u8", Bound: d16Bound},
+	"buffer_load_sbyte_d16":     {To: "buffer_load_d16_i8", Bound: d16Bound},
+	"buffer_load_sbyte_d16_hi":  {To: "buffer_load_d16_hi_i8", Bound: d16Bound},
+	"buffer_store_short_d16_hi": {To: "buffer_store_d16_hi_b16"},
+	"buffer_store_byte_d16_hi":  {To: "buffer_store_d16_hi_b8"},
+}
+
 // Differ lists shared mnemonics (and prefixes ending in "*") whose gfx950
 // and gfx12 semantics or operand meanings differ; they never pass as the
 // same operation (a rule may still handle them).
@@ -122,7 +146,7 @@ var Differ = map[string]string{
 	"s_call_b64":           "handled by the pipeline",
 	"*_d16*":               "16-bit halves: gfx12 non-true16 forms select halves differently",
 	"v_readlane_b32":       "lane select and hazards: kept only through the VOP3 form with an SGPR or inline lane",
-	"s_set_gpr_idx_*":      "VGPR indexing mode is not on gfx12",
+	"s_set_gpr_idx_*":      "VGPR indexing mode is not on gfx12 (rule: regions of DST-indexed v_writelane_b32 and DST/SRC0-indexed v_mov_b32, gpridx.go)",
 	"v_mov_b64":            "not on gfx12",
 	"s_setprio":            "kept: priority hint",
 	"s_icache_inv":         "kept",
@@ -134,7 +158,7 @@ var Differ = map[string]string{
 	"s_nop":                "gfx9 wait-state padding: kept as s_nop (harmless on gfx12)",
 	"v_accvgpr_*":          "no AGPRs on gfx12 (rule: AGPRs are VGPRs above the arch ones)",
 	"v_mfma_*":             "no MFMA on gfx12: rules exist for the 16x16 and 32x32 f16/bf16 shapes (WMMA), 16x16x32 fp8/bf8 (fp8 WMMA) and 16x16 i8 (VALU dot products); 32x32 fp8, f8f6f4, f32, f64, scaled and 32x32 i8 shapes have none",
-	"v_smfmac_*":           "no MFMA on gfx12",
+	"v_smfmac_*":           "no MFMA on gfx12: rules exist for the 16x16 shapes (fp8/bf8/i8 16x16x128, f16/bf16 16x16x64: chained SWMMAC 16x16x32, smfmac.go); the 32x32 shapes have none",
 	"v_cvt_scalef32_*":     "gfx950-only",
 	"v_permlane*_swap_*":   "gfx950-only",
 	"global_load_lds_*":    "no load-to-LDS on gfx12",

@@ -1,0 +1,69 @@
+package dbt
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCvtPkBF16SharedAgainstGFX950Simulator: five v_cvt_pk_bf16_f32 with
+// VGPR, SGPR and inline-constant sources, NaN/inf and tie inputs, and a
+// destination that is also a source, translated with one per-kernel
+// subroutine (after the code, and a copy before each use) and inline; each
+// translation on the simulated gfx942 must store what the guest stores on
+// the simulated gfx950.
+func TestCvtPkBF16SharedAgainstGFX950Simulator(t *testing.T) {
+	cvt := func(vdst int, src0, src1 uint32) string {
+		return fmt.Sprintf("  .long %#x, %#x\n", 0xd2680000|uint32(vdst), src0|src1<<9)
+	}
+	v := func(r int) uint32 { return uint32(256 + r) }
+	var s strings.Builder
+	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n")
+	s.WriteString("  s_mov_b32 s11, 0x9e3779b1\n  v_mul_lo_u32 v1, v0, s11\n  v_or_b32 v2, 0x7f800000, v1\n  v_alignbit_b32 v3, v1, v1, 13\n  v_lshlrev_b32 v4, 16, v0\n  v_or_b32 v4, 0x8000, v4\n  s_mov_b32 s10, 0x3fc18000\n")
+	s.WriteString(cvt(20, v(1), v(2)))
+	s.WriteString(cvt(21, 10, v(4)))
+	s.WriteString(cvt(22, v(3), 242))
+	s.WriteString(cvt(23, v(4), v(4)))
+	s.WriteString(cvt(1, v(1), v(3)))
+	s.WriteString("  v_mul_u32_u24 v30, 20, v0\n  s_waitcnt lgkmcnt(0)\n")
+	for i, r := range []int{20, 21, 22, 23, 1} {
+		fmt.Fprintf(&s, "  global_store_dword v30, v%d, s[8:9] offset:%d\n", r, 4*i)
+	}
+	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 40\n.end_amdhsa_kernel\n")
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guest := buildGuestFrom(t, path)
+	want := runKernelOn(t, guest, "gfx950", 64*20)
+	for _, c := range []struct {
+		name string
+		opt  Options
+		note string
+	}{
+		{"subroutine", Options{}, "5 long expansions call 1 per-kernel subroutines placed after the code"},
+		{"copies", Options{sharedReach: 1}, "5 long expansions call 5 per-kernel subroutines placed in the code"},
+		{"inline", Options{noShared: true}, ""},
+	} {
+		c.opt.Name = "cvtpk-" + c.name
+		res, err := Translate(guest, c.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		notes := fmt.Sprint(res.Report.Kernels[0].Notes)
+		if c.note != "" && !strings.Contains(notes, c.note) || c.note == "" && strings.Contains(notes, "subroutine") {
+			t.Fatalf("%s: notes %s, want %q", c.name, notes, c.note)
+		}
+		verifyObject(t, c.opt.Name, guest, res.Object)
+		if got := runKernelOn(t, res.Object, "gfx942", 64*20); !bytes.Equal(got, want) {
+			for i := 0; i < len(got); i += 4 {
+				if !bytes.Equal(got[i:i+4], want[i:i+4]) {
+					t.Fatalf("%s: lane %d store %d: translated % x, gfx950 % x", c.name, i/20, i%20/4, got[i:i+4], want[i:i+4])
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package disasm
+
+import (
+	"bytes"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/objfile"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+// TestMemoSameListing: the GFX9 instruction memo changes neither the
+// listing nor the statistics, for the gfx942 and gfx950 corpus and test
+// kernels decoded for their own target and for the other GFX9 target
+// (gfx950 reads past an 8-byte MAI opcode 0x2c, gfx942 does not).
+func TestMemoSameListing(t *testing.T) {
+	var files []string
+	for _, arch := range []string{"gfx942", "gfx950"} {
+		files = append(files, corpus(t, arch)...)
+		tk, _ := filepath.Glob(filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", arch, "*.co"))
+		files = append(files, tk...)
+	}
+	hits := 0
+	for _, p := range files {
+		f, err := objfile.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := isa.GFX950
+		if f.Target == isa.GFX950 {
+			other = isa.GFX942
+		}
+		for _, c := range []struct {
+			tg    isa.Target
+			stats bool
+		}{{0, false}, {0, true}, {other, false}} {
+			opt := Options{Target: c.tg, NoListing: c.stats}
+			st1, out1, err1 := AppendListing(nil, f, p, opt)
+			opt.noMemo = true
+			st2, out2, err2 := AppendListing(nil, f, p, opt)
+			if (err1 == nil) != (err2 == nil) || !bytes.Equal(out1, out2) || !reflect.DeepEqual(st1, st2) {
+				t.Fatalf("%s (target %v, stats %v): the memo changes the listing", filepath.Base(p), c.tg, c.stats)
+			}
+			if st1 != nil {
+				hits += st1.Instructions
+			}
+		}
+	}
+	if hits == 0 {
+		t.Fatal("nothing listed")
+	}
+}
+
+// TestMemoScaledMFMAPair: on gfx950 the first 8 bytes of a 128-bit scaled
+// MFMA are a v_mfma_ld_scale_b32 of their own when the MFMA half does not
+// follow; the memo must not reuse the standalone decoding where it does.
+func TestMemoScaledMFMAPair(t *testing.T) {
+	// v_mfma_scale_f32_16x16x128_f8f6f4 (aiter gfx950 corpus): ld_scale
+	// half, MFMA half; s_nop 0.
+	ld := []uint32{0xD3AC6000, 0x0003118C}
+	mf := []uint32{0xD3AD8C00, 0x84021148}
+	nop := uint32(0xBF800000)
+	var words []uint32
+	words = append(words, ld...)
+	words = append(words, nop, nop)
+	words = append(words, ld...)
+	words = append(words, mf...)
+	words = append(words, nop, nop)
+	data := make([]byte, 4*len(words))
+	for i, w := range words {
+		data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+	}
+	f := &objfile.File{Target: isa.GFX950, Sections: []objfile.Section{{Name: ".text", Addr: 0x1000, Data: data}},
+		Symbols: []objfile.Symbol{{Name: "k", Addr: 0x1000, Func: true}}}
+	_, with, err := AppendListing(nil, f, "t.co", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, without, _ := AppendListing(nil, f, "t.co", Options{noMemo: true})
+	if !bytes.Equal(with, without) {
+		t.Fatalf("memo changes the listing:\n%s\nwant\n%s", with, without)
+	}
+	if !bytes.Contains(with, []byte("v_mfma_scale_f32_16x16x128_f8f6f4")) || !bytes.Contains(with, []byte("v_mfma_ld_scale_b32")) {
+		t.Fatalf("listing lacks the standalone ld_scale or the scaled MFMA:\n%s", with)
+	}
+}
+
+// TestMemoTable checks the open-addressing table against a map through
+// several resizes, with colliding and zero keys.
+func TestMemoTable(t *testing.T) {
+	tab := newMemoTable()
+	ref := map[uint64]uint64{}
+	x := uint64(1)
+	for i := 0; i < 50000; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		k := x & 0xffff // many repeats
+		if i%7 == 0 {
+			k = uint64(i) << 40 // same low bits
+		}
+		if i == 3 {
+			k = 0
+		}
+		if _, ok := ref[k]; !ok || i%3 == 0 {
+			v := x | 1
+			ref[k] = v
+			tab.put(k, v)
+		}
+	}
+	if tab.n != len(ref) {
+		t.Fatalf("table holds %d keys, want %d", tab.n, len(ref))
+	}
+	for k, v := range ref {
+		if got, ok := tab.get(k); !ok || got != v {
+			t.Fatalf("get(%#x) = %#x, %v; want %#x", k, got, ok, v)
+		}
+	}
+	for k := uint64(1 << 20); k < 1<<20+1000; k++ {
+		if _, ok := tab.get(k); ok {
+			t.Fatalf("get(%#x) found a key never put", k)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
+
+// The subroutine form of the transposed LDS reads: one body per kernel and
+// element size runs ReadTrCode on fixed registers (address, result pair,
+// temporaries) with instruction offset 0. A call site adds the guest's
+// instruction offset to a copy of the address VGPR (every lane's address
+// moves by the same offset, so the element addresses are the same), calls
+// the body and copies the pair out (v_accvgpr_write for AGPR
+// destinations): 4-5 instructions instead of 37 (b16), 69 (b8) or 134
+// (b4). The body reads LDS, so sidecars (which lower LDS accesses in the
+// emitted code) keep the inline form.
+
+var readTrShared = &Shared{Key: readTrSharedKey, Site: readTrSharedSite, Body: readTrSharedBody, Names: readTrSharedNames, LDS: true, MemorySaves: 8}
+
+// readTrFields are a transposed read's fields.
+type readTrFields struct {
+	bits        int
+	acc         bool
+	vaddr, vdst uint16
+	off         uint32
+}
+
+func parseReadTr(in *isa.Inst, raw []byte) (readTrFields, error) {
+	var f readTrFields
+	if len(raw) != 8 {
+		return f, fieldErr(in, "size", uint32(len(raw)))
+	}
+	w := words(raw)
+	if w[0]>>16&1 != 0 {
+		return f, fieldErr(in, "gds", 1)
+	}
+	switch in.Name() {
+	case "ds_read_b64_tr_b16":
+		f.bits = 16
+	case "ds_read_b64_tr_b8":
+		f.bits = 8
+	case "ds_read_b64_tr_b4":
+		f.bits = 4
+	default:
+		return f, fmt.Errorf("%s at %#x: not a transposed read this rule handles", in.Name(), in.PC)
+	}
+	f.acc = w[0]>>25&1 != 0
+	f.vaddr, f.vdst, f.off = uint16(w[1]&0xff), uint16(w[1]>>24), w[0]&0xffff
+	if f.vdst > 254 {
+		return f, fieldErr(in, "vdst", uint32(f.vdst))
+	}
+	return f, nil
+}
+
+func readTrSharedKey(in *isa.Inst, raw []byte) (string, bool) {
+	f, err := parseReadTr(in, raw)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("ds-read-tr/%d", f.bits), true
+}
+
+// readTrLayout lays out address, result pair and temporaries from regs.
+func readTrLayout(bits int, regs []uint16) (addr, dst uint16, t []uint16, used []uint16, err error) {
+	p := &regPool{free: append([]uint16(nil), regs...)}
+	if dst, err = p.run(2, 1); err != nil {
+		return
+	}
+	if addr, err = p.one(); err != nil {
+		return
+	}
+	t = make([]uint16, ReadTrTemps(bits, dst, false, addr))
+	for i := range t {
+		if t[i], err = p.one(); err != nil {
+			return
+		}
+	}
+	return addr, dst, t, p.used, nil
+}
+
+func readTrSharedSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
+	f, err := parseReadTr(in, raw)
+	if err != nil {
+		return SharedSite{}, err
+	}
+	addr, dst, _, used, err := readTrLayout(f.bits, regs.V)
+	if err != nil {
+		return SharedSite{}, err
+	}
+	var pre []uint32
+	switch {
+	case f.off == 0:
+		pre = smVOP1(smMovB32, addr, srcVGPR+f.vaddr, 0)
+	case f.off <= 64:
+		pre = vop2(op2AddU32, addr, inlineInt(int(f.off)), f.vaddr, 0)
+	default:
+		pre = vop2(op2AddU32, addr, srcLit, f.vaddr, f.off)
+	}
+	var post []uint32
+	for k := uint16(0); k < 2; k++ {
+		if f.acc {
+			a := accWrite(f.vdst+k, dst+k)
+			post = append(post, a[0], a[1])
+		} else {
+			post = append(post, smVOP1(smMovB32, f.vdst+k, srcVGPR+dst+k, 0)...)
+		}
+	}
+	return SharedSite{Pre: appendWords(nil, pre...), Post: appendWords(nil, post...), Used: used}, nil
+}
+
+func readTrSharedBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
+	f, err := parseReadTr(in, raw)
+	if err != nil {
+		return nil, err
+	}
+	addr, dst, t, _, err := readTrLayout(f.bits, regs.V)
+	if err != nil {
+		return nil, err
+	}
+	return ReadTrCode(f.bits, dst, false, addr, 0, t)
+}
+
+// readTrSharedNames: the address VGPR and the pair (AGPRs as 256+a).
+func readTrSharedNames(in *isa.Inst, raw []byte) ([]uint16, bool) {
+	f, err := parseReadTr(in, raw)
+	if err != nil {
+		return nil, false
+	}
+	if f.acc {
+		return []uint16{f.vaddr, 256 + f.vdst, 256 + f.vdst + 1}, true
+	}
+	return []uint16{f.vaddr, f.vdst, f.vdst + 1}, true
+}

@@ -1,0 +1,165 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
+
+// Shared is the subroutine form of a rule whose expansion is long: the
+// translator emits one body per kernel and key after the kernel's code and,
+// at each use, the rule's call-site code around an s_call_b64 into that
+// body (which the translator ends with s_setpc_b64 through the return
+// pair). The body works on fixed registers: VGPRs that are free at every
+// use of the rule in the kernel, handed to Site and Body in the same
+// ascending order so that both lay them out alike, and, when SGPRPair is
+// set, an SGPR pair dead at every use. The body runs under the caller's
+// EXEC, writes no other SGPR and no SCC, and has the same fidelity as the
+// inline expansion.
+type Shared struct {
+	// Key names the body in calls (uses with equal keys share a body);
+	// false keeps in inline.
+	Key func(in *isa.Inst, raw []byte) (string, bool)
+	// Site returns the call-site code for in given the fixed registers
+	// (the rule takes registers in the order of SharedRegs.V).
+	Site func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error)
+	// Body returns the body of in's key (without the return) for regs.
+	Body func(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error)
+	// Names returns the registers the use (its call-site code) reads or
+	// writes, VGPRs as v and AGPRs as 256+a; false when they cannot be
+	// told (in then stays inline).
+	Names func(in *isa.Inst, raw []byte) ([]uint16, bool)
+	// LDS says the body accesses LDS storage: virtual-LDS sidecars, which
+	// lower the LDS accesses of each instruction's code, keep such uses
+	// inline.
+	LDS bool
+	// SGPRPair says the body clobbers the SGPR pair of SharedRegs.
+	SGPRPair bool
+	// MemorySaves is the most fixed registers a use may save to private
+	// memory (a store and a load each, per use) when no VGPRs are free
+	// and AGPRs cannot take them; 0 keeps such uses inline (short
+	// expansions, which the saves would outweigh).
+	MemorySaves int
+	// LeadWaits, when set, says SharedSite.Lead only waits for MFMA (XDL)
+	// writes of the operands, this many wait states: the translator drops
+	// it when the use's block has no MFMA that close before it other
+	// than uses of the same rule (whose code ends with those waits).
+	LeadWaits int
+}
+
+// SharedRegs are the fixed registers of a kernel's uses of a Shared rule.
+type SharedRegs struct {
+	// V are VGPRs, in the order the rule should prefer them.
+	V []uint16
+	// SPair is an even SGPR pair (with Shared.SGPRPair).
+	SPair uint16
+	// A are AGPRs free at every use (allocated, ascending).
+	A []uint16
+}
+
+// SharedSite is one use of a Shared body: Lead, Pre, the call, Post,
+// Tail. A translator that saves live fixed registers around the use does
+// so after Lead and before Tail.
+type SharedSite struct {
+	// Lead waits for earlier writes of the operands; Pre copies them into
+	// the fixed registers, Post copies the results out; Tail waits for
+	// the result writes before the code after the use reads them.
+	Lead, Pre, Post, Tail []byte
+	// Used are the fixed VGPRs the site and the body use (the
+	// descriptor's VGPR count must cover them).
+	Used []uint16
+}
+
+// regPool hands out registers from a free list, in list order (the
+// translator lists the registers it prefers first).
+type regPool struct {
+	free []uint16
+	used []uint16
+}
+
+// run takes n consecutive free registers starting at a multiple of align,
+// the first such start in list order.
+func (p *regPool) run(n, align int) (uint16, error) {
+	in := map[uint16]bool{}
+	for _, r := range p.free {
+		in[r] = true
+	}
+	for _, r := range p.free {
+		if int(r)%align != 0 || int(r)+n > 256 {
+			continue
+		}
+		ok := true
+		for i := 1; i < n && ok; i++ {
+			ok = in[r+uint16(i)]
+		}
+		if !ok {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			p.used = append(p.used, r+uint16(i))
+		}
+		p.free = slices.DeleteFunc(p.free, func(x uint16) bool { return x >= r && x < r+uint16(n) })
+		return r, nil
+	}
+	return 0, fmt.Errorf("no %d consecutive fixed VGPRs aligned to %d among %d free at every use", n, align, len(p.free))
+}
+
+// one takes the first free register.
+func (p *regPool) one() (uint16, error) {
+	if len(p.free) == 0 {
+		return 0, fmt.Errorf("fixed VGPRs exhausted")
+	}
+	r := p.free[0]
+	p.free = p.free[1:]
+	p.used = append(p.used, r)
+	return r, nil
+}
+
+// ones takes n single registers.
+func (p *regPool) ones(dst ...*uint16) error {
+	for _, d := range dst {
+		r, err := p.one()
+		if err != nil {
+			return err
+		}
+		*d = r
+	}
+	return nil
+}
+
+// AllLanes returns code run with every lane enabled: EXEC is kept in the
+// SGPR pair execPair meanwhile (gfx9 s_mov_b64).
+func AllLanes(code []byte, execPair uint16) []byte {
+	const execLo = 126
+	out := appendWords(nil, smMovB64(execPair, execLo), smMovB64(execLo, srcOnes))
+	out = append(out, code...)
+	return appendWords(out, smMovB64(execLo, execPair))
+}
+
+// AGPRSave returns gfx9 code that copies VGPRs regs into AGPRs a0.. (save)
+// and back (restore), for fixed registers that are live at some use. Both
+// run with every lane enabled (EXEC kept in the SGPR pair execPair
+// meanwhile), so that lanes the caller's EXEC disables keep their values
+// even where a body's MFMA writes all lanes; the save ends with s_nop 1 so
+// that the copies read the VGPRs before a later VALU write of them.
+func AGPRSave(regs []uint16, execPair uint16) (save, restore []byte) {
+	const execLo = 126
+	enter := []uint32{smMovB64(execPair, execLo), smMovB64(execLo, srcOnes)}
+	sw, rw := append([]uint32(nil), enter...), append([]uint32(nil), enter...)
+	for i, r := range regs {
+		a := accWrite(uint16(i), r)
+		sw = append(sw, a[0], a[1])
+		a = accRead(r, uint16(i))
+		rw = append(rw, a[0], a[1])
+	}
+	leave := smMovB64(execLo, execPair)
+	sw = append(sw, leave, sNop(1))
+	rw = append(rw, leave)
+	return appendWords(nil, sw...), appendWords(nil, rw...)
+}
+
+// smMovB64 encodes s_mov_b64 sdst, ssrc (SOP1, 8-bit operand codes).
+func smMovB64(sdst, ssrc uint16) uint32 {
+	return 0xbe800100 | uint32(sdst&0x7f)<<16 | uint32(ssrc&0xff)
+}

@@ -1,0 +1,443 @@
+package dbt
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/rocjitsu/rocjitsu/dbt/cfg"
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/live"
+	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
+)
+
+// Subroutines (issue 15): a rule with a Shared form whose key occurs at
+// two or more uses of a kernel scope gets one body per key; each use
+// copies its operands into fixed registers, calls the body with
+// s_call_b64 and copies the results out. The fixed VGPRs and the return
+// SGPR pair are free at every use of the rule (no instruction reads them
+// after any use, no use names them), so a body may clobber them. When too
+// few VGPRs are free at every use (kernels that use the whole register
+// file) and the kernel names no AGPRs, the fixed VGPRs are any the uses do
+// not name (the free ones first), and those live at some use are saved to
+// AGPRs a0.. around each use by two more per-kernel stubs, all lanes at
+// once (the descriptor then allocates the AGPRs; a second SGPR pair dead at
+// every use holds EXEC meanwhile); when the guest names AGPRs, they are
+// saved to the per-lane private slots of borrowed registers instead. The
+// bodies follow the scope's code;
+// once a call from there went out of SOPP range (placement asked for a
+// long window at a use), the next emission puts copies into the code
+// instead, each before the first use more than sharedReach past the last
+// copy, branched over. A use stays inline when its key occurs once or no
+// fixed registers are found.
+
+// sharedPlan is the subroutine plan of one rule in a scope.
+type sharedPlan struct {
+	// uses counts the scope's uses of each key.
+	uses map[string]int
+	// regs are the VGPRs free at every use; ret is the return pair and
+	// exec the pair that holds EXEC while a save or restore stub runs.
+	regs      []uint16
+	aregs     []uint16 // AGPRs free at every use
+	ret, exec uint16
+	ok        bool
+	// execOK says exec was found (it is also the pair a body with
+	// Shared.SGPRPair clobbers: bodies and save stubs never overlap).
+	execOK bool
+	// unnamed are the VGPRs no use names (the free ones first), live
+	// those read after some use; saveOK allows fixed registers from
+	// unnamed saved to AGPRs.
+	unnamed []uint16
+	live    live.Set
+	saveOK  bool
+	// bodies caches each key's body (it depends on the plan only), saves
+	// the save and restore stubs of keys whose fixed registers are saved.
+	bodies map[string][]byte
+	saves  map[string][2][]byte
+	// agprs is the most AGPRs a key's saves use.
+	agprs int
+	// sites are the addresses of the uses; lists is each key's register
+	// list (p.regs or p.unnamed), chosen at its first use; inline marks
+	// keys whose saves found no room.
+	sites  []uint64
+	lists  map[string][]uint16
+	inline map[string]bool
+	// memOK allows saves to private memory instead (the guest names
+	// AGPRs; no dynamic stack); inMemory marks the keys saved there and
+	// slots is the most slots their saves use.
+	memOK    bool
+	inMemory map[string]bool
+	slots    int
+}
+
+// sharedCall is one emitted call: its fixup index and the body's rule,
+// key and part (0 the body, 1 the save stub, 2 the restore stub).
+type sharedCall struct {
+	fx   int
+	rule *rules.Rule
+	key  string
+	part int
+}
+
+// sharedReach is how far back (bytes) a call reaches a body copy placed
+// in the code: s_call_b64's SOPP-range offset is +-128 KiB, less the
+// call site's own code before the call.
+const sharedReach = 120 << 10
+
+// sharedState is a scope's subroutine bookkeeping.
+type sharedState struct {
+	// live is the analysis the plans were made for.
+	live  *live.Info
+	plans map[*rules.Rule]*sharedPlan
+	// body is the emission the rest belongs to (reset with it): calls
+	// of bodies placed after the code (patched there) and those bodies
+	// in first-call order; near is, per rule, whether the emission puts
+	// body copies into the code instead (a call went out of range after
+	// the code), copies the latest copy of each part, nCopies their
+	// number; uses counts the calls of bodies.
+	body    *place.Body
+	calls   []sharedCall
+	order   []sharedCall
+	near    map[*rules.Rule]bool
+	copies  map[sharedCall]int
+	nCopies int
+	uses    int
+	// inMemory says a use of the emission saves to private memory.
+	inMemory bool
+}
+
+// sharedPlanFor returns the plan of rule r, computing the scope's plans
+// on first use after a new liveness analysis.
+func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
+	if kt.shared == nil || kt.shared.live != kt.live {
+		kt.shared = &sharedState{live: kt.live, plans: map[*rules.Rule]*sharedPlan{}}
+	}
+	if p, ok := kt.shared.plans[r]; ok {
+		return p
+	}
+	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{},
+		inline: map[string]bool{}, inMemory: map[string]bool{}}
+	kt.shared.plans[r] = p
+	var sites []*isa.Inst
+	var named, namedA live.Set
+	for _, l := range kt.scope.Blocks {
+		for _, in := range kt.g.Blocks[l].Insts {
+			if rules.ForInst(kt.guest, kt.host, in) != r {
+				continue
+			}
+			sites = append(sites, in)
+			p.sites = append(p.sites, in.PC)
+			regs, ok := r.Shared.Names(in, kt.raw(in))
+			if !ok {
+				return p // a use whose registers are unknown: no plan
+			}
+			for _, v := range regs {
+				if v < 256 {
+					named.Add(int(v), 1)
+				} else {
+					namedA.Add(int(v)-256, 1)
+				}
+			}
+			if key, ok := r.Shared.Key(in, kt.raw(in)); ok {
+				p.uses[key]++
+			}
+		}
+	}
+	if len(sites) == 0 {
+		return p
+	}
+	arch, agprs := kt.archVGPRs()
+	for v := 0; v < 256; v++ {
+		if v >= arch && agprs > 0 && (v+1+3)&^3+agprs > 512 {
+			break
+		}
+		if kt.mappedAGPR(v) {
+			continue
+		}
+		if named.Has(v) {
+			continue
+		}
+		free := true
+		for _, in := range sites {
+			if a := kt.live.After(in.PC); a == nil || (v < arch && a.V.Has(v)) {
+				free = false
+				break
+			}
+		}
+		if free {
+			p.regs = append(p.regs, uint16(v))
+		} else {
+			p.live.Add(v, 1)
+			p.unnamed = append(p.unnamed, uint16(v))
+		}
+	}
+	// AGPRs the guest allocates that no use names and nothing reads
+	// after any use.
+	for a := 0; a < agprs && !kt.pair.UnifiedVGPRs(); a++ {
+		free := !namedA.Has(a)
+		for _, in := range sites {
+			if x := kt.live.After(in.PC); !free || x == nil || x.A.Has(a) {
+				free = false
+				break
+			}
+		}
+		if free {
+			p.aregs = append(p.aregs, uint16(a))
+		}
+	}
+	// The free ones first: only what they cannot hold is saved.
+	p.unnamed = append(slices.Clone(p.regs), p.unnamed...)
+	p.saveOK = !kt.pair.UnifiedVGPRs() && kt.namedAGPRs == 0 && agprs == 0
+	p.memOK = !p.saveOK && !(kt.k.Metadata != nil && kt.k.Metadata.UsesDynamicStack)
+	// The return pair, and a second pair for EXEC around the saves.
+	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102)
+	var pairs []uint16
+	for s := 0; s+1 < limit && len(pairs) < 2; s += 2 {
+		free := true
+		for _, in := range sites {
+			a := kt.live.After(in.PC)
+			if a == nil || a.S.Has(s) || a.S.Has(s+1) || kt.selfUsesSGPR(in, s) || kt.selfUsesSGPR(in, s+1) {
+				free = false
+				break
+			}
+		}
+		if free {
+			pairs = append(pairs, uint16(s))
+		}
+	}
+	if len(pairs) > 0 {
+		p.ret, p.ok = pairs[0], true
+	}
+	if len(pairs) > 1 {
+		p.exec, p.execOK = pairs[1], true
+	} else {
+		p.saveOK, p.memOK = false, false
+	}
+	return p
+}
+
+// sharedSite emits in as a call of its rule's shared body, or reports
+// false to leave it to the inline expansion.
+func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, r *rules.Rule, kind report.Kind) ([]byte, bool) {
+	if r == nil || r.Shared == nil || kt.forceSpill || kt.noShared || (r.Shared.LDS && kt.sidecar) || rules.ForInst(kt.guest, kt.host, in) != r {
+		return code, false
+	}
+	key, ok := r.Shared.Key(in, raw)
+	if !ok {
+		return code, false
+	}
+	p := kt.sharedPlanFor(r)
+	if !p.ok || (p.uses[key] < 2 && !kt.forceShared) {
+		return code, false
+	}
+	if r.Shared.SGPRPair && !p.execOK {
+		return code, false
+	}
+	regs := rules.SharedRegs{V: p.regs, SPair: p.exec, A: p.aregs}
+	var site rules.SharedSite
+	var err error
+	if list, ok := p.lists[key]; ok {
+		regs.V = list
+		site, err = r.Shared.Site(in, raw, regs)
+	} else {
+		site, err = r.Shared.Site(in, raw, regs)
+		if err != nil && (p.saveOK || p.memOK) {
+			regs.V = p.unnamed
+			site, err = r.Shared.Site(in, raw, regs)
+		}
+	}
+	if err != nil || p.inline[key] {
+		return code, false
+	}
+	body, have := p.bodies[key]
+	if !have {
+		var saved []uint16
+		for _, v := range site.Used {
+			if p.live.Has(int(v)) {
+				saved = append(saved, v)
+			}
+		}
+		body, err = r.Shared.Body(in, raw, regs)
+		var sv, rs []byte
+		switch {
+		case err != nil || len(saved) == 0:
+		case p.saveOK:
+			sv, rs = rules.AGPRSave(saved, p.exec)
+			p.agprs = max(p.agprs, len(saved))
+		default:
+			// Saved to the private slots of borrowed registers (no
+			// expansion borrows while a use runs), all lanes at once.
+			if kt.spillBase == 0 {
+				kt.spillBase = (kt.k.Descriptor.PrivateSegmentFixedSize + 3) &^ 3
+			}
+			var ok bool
+			sv, rs, ok = kt.pair.Spill(kt.spillBase, saved)
+			if !ok || len(saved) > r.Shared.MemorySaves || kt.spillBase+uint32(4*len(saved)) > 4096 {
+				err = fmt.Errorf("no spill path for %d saved registers", len(saved))
+				break
+			}
+			sv, rs = rules.AllLanes(sv, p.exec), rules.AllLanes(rs, p.exec)
+			p.slots = max(p.slots, len(saved))
+		}
+		if err != nil {
+			p.inline[key] = true
+			return code, false
+		}
+		p.lists[key], p.bodies[key] = regs.V, body
+		if sv != nil {
+			p.saves[key] = [2][]byte{sv, rs}
+			p.inMemory[key] = !p.saveOK
+		}
+	}
+	st := kt.shared
+	if st.body != kt.body {
+		*st = sharedState{live: st.live, plans: st.plans, body: kt.body, near: map[*rules.Rule]bool{}, copies: map[sharedCall]int{}}
+	}
+	reach := sharedReach
+	if kt.sharedReach > 0 {
+		reach = kt.sharedReach
+	}
+	near, known := st.near[r]
+	if !known {
+		near = kt.sharedReach > 0
+		for _, pc := range p.sites {
+			near = near || kt.long[pc]
+		}
+		st.near[r] = near
+	}
+	saves, saving := p.saves[key]
+	parts := []int{0}
+	if saving {
+		parts = append(parts, 1, 2)
+	}
+	part := func(n int) []byte {
+		if n == 0 {
+			return body
+		}
+		return saves[n-1]
+	}
+	k0 := sharedCall{rule: r, key: key}
+	switch {
+	case near:
+		if at, ok := st.copies[k0]; !ok || len(code)-at > reach {
+			// A copy here, branched over.
+			skip := len(code)
+			code = window(code, 4)
+			for _, n := range parts {
+				st.copies[sharedCall{rule: r, key: key, part: n}] = len(code)
+				code = append(code, part(n)...)
+				code = binary.LittleEndian.AppendUint32(code, kt.pair.Words().Setpc(p.ret))
+			}
+			binary.LittleEndian.PutUint32(code[skip:], kt.pair.Words().SOPP(place.OpBranch, int16((len(code)-skip-4)/4)))
+			st.nCopies++
+		}
+	case !slices.Contains(st.order, k0):
+		for _, n := range parts {
+			st.order = append(st.order, sharedCall{rule: r, key: key, part: n})
+		}
+	}
+	for _, v := range site.Used {
+		kt.take(v)
+	}
+	if saving && p.inMemory[key] {
+		kt.spillSlots = max(kt.spillSlots, p.slots)
+		st.inMemory = true
+	} else if saving {
+		kt.needAGPRs = max(kt.needAGPRs, p.agprs)
+	}
+	call := func(n int) {
+		c := sharedCall{fx: len(kt.body.Fixups), rule: r, key: key, part: n}
+		fx := place.Fixup{Kind: place.Call, Off: len(code), Size: 4, Pair: p.ret, Local: true, Src: in.PC}
+		if near {
+			fx.Target = uint64(st.copies[sharedCall{rule: r, key: key, part: n}])
+		} else {
+			st.calls = append(st.calls, c)
+		}
+		kt.body.Fixups = append(kt.body.Fixups, fx)
+		code = window(code, 4)
+	}
+	if r.Shared.LeadWaits == 0 || !kt.xdlQuiet(b, i, r.Shared.LeadWaits, r) {
+		code = append(code, site.Lead...)
+	}
+	if saving {
+		call(1)
+	}
+	code = append(code, site.Pre...)
+	call(0)
+	code = append(code, site.Post...)
+	if saving {
+		call(2)
+	}
+	code = append(code, site.Tail...)
+	st.uses++
+	kt.rep.Tally(kind)
+	return code, true
+}
+
+// xdlQuiet reports whether the instructions of b before index i give at
+// least waits wait states with no MFMA among them, or reach a use of rule
+// r first (its code, inline or called, ends with those waits after its
+// last MFMA, and older MFMAs are further back). The block's first
+// instruction is preceded by unknown code.
+func (kt *kernelT) xdlQuiet(b *cfg.Block, i, waits int, r *rules.Rule) bool {
+	n := 0
+	for j := i - 1; j >= 0 && j < len(b.Insts); j-- {
+		x := b.Insts[j]
+		if x.Info != nil && rules.ForInst(kt.guest, kt.host, x) == r {
+			return true
+		}
+		if x.Info == nil || x.Info.Has(isa.FlagMFMA) {
+			return false
+		}
+		n++
+		if x.Name() == "s_nop" {
+			n += int(binary.LittleEndian.Uint32(kt.raw(x)) & 7)
+		}
+		if n >= waits {
+			return true
+		}
+	}
+	return false
+}
+
+// appendShared appends the bodies the current emission calls after the
+// code (each ended by s_setpc_b64 through its plan's return pair), points
+// the calls at them, and notes the emission's subroutines.
+func (kt *kernelT) appendShared(code []byte) []byte {
+	st := kt.shared
+	if st == nil || st.body != kt.body || st.uses == 0 {
+		return code
+	}
+	at := map[sharedCall]int{}
+	bodies, saves := st.nCopies, st.nCopies > 0 && kt.needAGPRs > 0
+	for _, c := range st.order {
+		p := st.plans[c.rule]
+		at[c] = len(code)
+		switch c.part {
+		case 0:
+			code = append(code, p.bodies[c.key]...)
+			bodies++
+		default:
+			code = append(code, p.saves[c.key][c.part-1]...)
+			saves = true
+		}
+		code = binary.LittleEndian.AppendUint32(code, kt.pair.Words().Setpc(p.ret))
+	}
+	for _, c := range st.calls {
+		kt.body.Fixups[c.fx].Target = uint64(at[sharedCall{rule: c.rule, key: c.key, part: c.part}])
+	}
+	where := "after the code"
+	if st.nCopies > 0 {
+		where = "in the code, each within call range of its uses"
+	}
+	kt.rep.Notes = appendOnce(kt.rep.Notes, fmt.Sprintf("%d long expansions call %d per-kernel subroutines placed %s (operands copied to fixed registers, s_call_b64)", st.uses, bodies, where))
+	if saves && kt.needAGPRs > 0 {
+		kt.rep.Notes = appendOnce(kt.rep.Notes, fmt.Sprintf("subroutine registers live at some use are saved to AGPRs a0..a%d around it", kt.needAGPRs-1))
+	}
+	if st.inMemory {
+		kt.rep.Notes = appendOnce(kt.rep.Notes, "subroutine registers live at some use are saved to per-lane private memory around it")
+	}
+	return code
+}
