@@ -92,6 +92,43 @@ func TestFP8MFMAChainForms(t *testing.T) {
 	}
 }
 
+// TestFP8MFMAPartWaits checks the s_nop before each gfx942 MFMA of a
+// four-part F8F6F4 expansion: only the first part waits when no operand is
+// copied (the later parts read as C exactly the D the previous part wrote,
+// and their A and B were written before the first wait), every part waits
+// when an operand is copied just before it.
+func TestFP8MFMAPartWaits(t *testing.T) {
+	w0, w1 := uint32(0xd3800000|0x2d<<16|40), uint32(256+10|(256+20)<<9|(256+40)<<18)
+	for _, c := range []struct {
+		a, b OperandMode
+		nops int
+	}{{Clean, Clean, 1}, {InPlace, Clean, 1}, {InPlace, InPlace, 1}, {Copy, Clean, 4}, {Clean, Copy, 4}, {Copy, Copy, 4}} {
+		code, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 4, 100, 102, 104, FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: c.a, B: c.b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mfmas, nops, lead int
+		for i := 0; i+4 <= len(code); i += 4 {
+			w := uint32(code[i]) | uint32(code[i+1])<<8 | uint32(code[i+2])<<16 | uint32(code[i+3])<<24
+			switch {
+			case w>>16 == 0xd3f3:
+				mfmas++
+				i += 4
+			case w&^0xf == 0xbf800000:
+				if mfmas == 0 {
+					lead++
+				}
+				nops++
+			case w>>26 == 0x34: // VOP3/VOP3P: skip the second word
+				i += 4
+			}
+		}
+		if mfmas != 4 || nops != c.nops || lead != 1 {
+			t.Errorf("A %d B %d: %d MFMAs, %d s_nops (%d before the first), want 4, %d, 1", c.a, c.b, mfmas, nops, lead, c.nops)
+		}
+	}
+}
+
 // TestFP8MFMAChainAnalysis checks which MFMAs of a decoded block are linked:
 // interleaved accumulators chain, a reader of D, an EXEC write or a
 // zero-C MFMA on the accumulator ends the chain.

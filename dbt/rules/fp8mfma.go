@@ -277,8 +277,15 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		// 3. The gfx942 MFMA on the sanitized operands (VGPRs: acc bits
 		// clear), chained through D after the first part. At least 16
 		// VALU operations and the s_nop separate it from any earlier
-		// MFMA's write of D that it reads as C.
-		w = append(w, sNop(4))
+		// MFMA's write of D that it reads as C. A later part needs no
+		// s_nop unless it copied an operand just before: it reads as C
+		// exactly the D the previous part's MFMA wrote (a full-register
+		// SrcC dependency, which needs no wait states on gfx942 for these
+		// 8- and 16-pass XDL MFMAs), and its A and B were written before
+		// the first part's s_nop.
+		if p == 0 || form.A == Copy || form.B == Copy {
+			w = append(w, sNop(4))
+		}
 		nw0 := w0&^(0x7f<<16) | hostOp<<16
 		nw1 := w1&^0x7ffffff | c<<18
 		for n, op := range ops {
