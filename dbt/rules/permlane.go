@@ -11,8 +11,10 @@ import (
 // with the lower 32 lanes of vsrc. Both operands are read and written.
 //
 // The expansion reads each operand's partner lanes with ds_swizzle_b32
-// (xor 16) or ds_bpermute_b32 (xor 32), then selects per lane with
-// v_cndmask_b32 under a constant row mask built in a dead SGPR pair.
+// (xor 16) or ds_bpermute_b32 (xor 32), then writes them into the rows
+// that take them with v_mov_b32_dpp: an identity quad_perm under a
+// row_mask leaves the other rows' lanes as they were (8 bytes each, no
+// constant mask in SGPRs).
 
 // PermlaneBound documents the partial-EXEC difference.
 const PermlaneBound = "exact when both lanes of every swapped pair are active (full EXEC); a lane whose partner is inactive reads the partner's register value instead of the hardware's inactive-lane behaviour"
@@ -49,16 +51,17 @@ func sMovLit(sdst uint16, v uint32) []uint32 {
 }
 
 // PermlaneSwapCode returns host code swapping VGPRs d and s as
-// v_permlane<rows>_swap_b32 (rows 16 or 32) does, with temporaries x, y,
-// a (a only for 32) and the SGPR pair p.
-func PermlaneSwapCode(rows int, d, s, x, y, a, p uint16) []byte {
+// v_permlane<rows>_swap_b32 (rows 16 or 32) does, with temporaries x, y
+// and a (a only for 32).
+func PermlaneSwapCode(rows int, d, s, x, y, a uint16) []byte {
 	var w []uint32
-	var maskLo, maskHi uint32
+	// Rows of d that take s's partner lanes, and rows of s that take d's.
+	var rowsD, rowsS uint32
 	if rows == 16 {
 		sx := dsRead(dsOpSwizzle, x, s, 0, 0x401f) // swizzle(SWAP,16): lane l reads l^16
 		sy := dsRead(dsOpSwizzle, y, d, 0, 0x401f)
 		w = append(w, sx[0], sx[1], sy[0], sy[1])
-		maskLo, maskHi = 0xffff0000, 0xffff0000
+		rowsD, rowsS = 0xa, 0x5
 	} else {
 		lo := vop3(op3MbcntLo, a, srcOnes, srcZero, 0)
 		hi := vop3(op3MbcntHi, a, srcOnes, srcVGPR+a, 0)
@@ -68,15 +71,22 @@ func PermlaneSwapCode(rows int, d, s, x, y, a, p uint16) []byte {
 		bx := dsRead(dsOpBpermute, x, a, s, 0)
 		by := dsRead(dsOpBpermute, y, a, d, 0)
 		w = append(w, bx[0], bx[1], by[0], by[1])
-		maskLo, maskHi = 0, 0xffffffff
+		rowsD, rowsS = 0xc, 0x3
 	}
-	w = append(w, sMovLit(p, maskLo)...)
-	w = append(w, sMovLit(p+1, maskHi)...)
 	w = append(w, waitLGKMCnt0)
-	cd := vop3(op3CndmaskB32, d, srcVGPR+d, srcVGPR+x, p) // upper lanes take vsrc's lower lanes
-	cs := vop3(op3CndmaskB32, s, srcVGPR+y, srcVGPR+s, p) // lower lanes of vsrc take vdst's upper lanes
-	w = append(w, cd[0], cd[1], cs[0], cs[1])
+	w = append(w, movRows(d, x, rowsD)...) // upper lanes take vsrc's lower lanes
+	w = append(w, movRows(s, y, rowsS)...) // lower lanes of vsrc take vdst's upper lanes
 	return appendWords(nil, w...)
+}
+
+// dppSrc is the VOP1/VOP2 src0 code that selects the DPP word.
+const dppSrc = 0xfa
+
+// movRows encodes v_mov_b32_dpp vdst, vsrc quad_perm:[0,1,2,3]
+// row_mask:rows bank_mask:0xf: the active lanes of the 16-lane rows set in
+// rows take vsrc, the other lanes keep vdst.
+func movRows(vdst, vsrc uint16, rows uint32) []uint32 {
+	return []uint32{vop1(op1MovB32, vdst, dppSrc), uint32(vsrc&0xff) | 0xe4<<8 | 0xf<<24 | (rows&0xf)<<28}
 }
 
 // PermlaneSelfSwapCode returns host code for v_permlane<rows>_swap_b32 with
@@ -150,13 +160,9 @@ func emitPermlaneSwap(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := ctx.TempSGPRPair()
-	if err != nil {
-		return nil, err
-	}
 	a := uint16(0)
 	if rows == 32 {
 		a = t[2]
 	}
-	return PermlaneSwapCode(rows, d, s, t[0], t[1], a, p), nil
+	return PermlaneSwapCode(rows, d, s, t[0], t[1], a), nil
 }

@@ -513,6 +513,18 @@ func (wv *wave) run(t *testing.T, code []byte) {
 				}
 			}
 			wv.v[w0&0xff] = out
+		case w0>>25 == 0x3f && w0>>9&0xff == 1 && w0&0x1ff == dppSrc: // VOP1 v_mov_b32_dpp
+			w1 := w(i + 4)
+			i += 8
+			if ctrl := w1 >> 8 & 0x1ff; ctrl != 0xe4 || w1>>19&0x1f != 0 {
+				t.Fatalf("DPP word %#x: only an identity quad_perm without modifiers is modelled", w1)
+			}
+			rows, banks := w1>>28, w1>>24&0xf
+			for l := 0; l < 64; l++ {
+				if rows>>(l>>4)&1 != 0 && banks>>(l>>2&3)&1 != 0 {
+					wv.v[w0>>17&0xff][l] = wv.v[w1&0xff][l]
+				}
+			}
 		case w0>>25 == 0x3f && w0>>9&0xff == 1 && w0&0x1ff == srcLit: // VOP1 v_mov_b32 with a literal
 			lit := w(i + 4)
 			i += 8
@@ -582,7 +594,7 @@ func TestPermlaneSwapExpansion(t *testing.T) {
 				want7[l-rows] = wv.v[3][l]
 			}
 		}
-		code := PermlaneSwapCode(rows, 3, 7, 100, 101, 102, 40)
+		code := PermlaneSwapCode(rows, 3, 7, 100, 101, 102)
 		wv.run(t, code)
 		if wv.v[3] != want3 || wv.v[7] != want7 {
 			t.Fatalf("permlane%d_swap:\nvdst %x\nwant %x\nvsrc %x\nwant %x", rows, wv.v[3], want3, wv.v[7], want7)
