@@ -80,7 +80,7 @@ func TestFP8MFMAChainForms(t *testing.T) {
 	for _, c := range []struct {
 		form FP8MFMAForm
 		want int
-	}{{FP8MFMAForm{K: -1}, 188}, {FP8MFMAForm{K: 105}, 140}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true}, 84}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: Clean, B: Clean}, 12}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: InPlace, B: Clean}, 52}} {
+	}{{FP8MFMAForm{K: -1}, 180}, {FP8MFMAForm{K: 105}, 132}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true}, 84}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: Clean, B: Clean}, 12}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: InPlace, B: Clean}, 52}} {
 		code, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, c.form)
 		if err != nil || len(code) != c.want {
 			t.Errorf("form %+v: %d bytes (%v), want %d", c.form, len(code), err, c.want)
@@ -125,6 +125,49 @@ func TestFP8MFMAPartWaits(t *testing.T) {
 		}
 		if mfmas != 4 || nops != c.nops || lead != 1 {
 			t.Errorf("A %d B %d: %d MFMAs, %d s_nops (%d before the first), want 4, %d, 1", c.a, c.b, mfmas, nops, lead, c.nops)
+		}
+	}
+}
+
+// TestFP8MFMAResultWaits checks the wait states between the last gfx942
+// MFMA of an unchained expansion and the VALU scaling of its D: at least
+// N+3 for an N-pass XDL write (4 passes for 16x16x32, 8 for 32x32x16), in
+// as few s_nops as that takes.
+func TestFP8MFMAResultWaits(t *testing.T) {
+	for _, c := range []struct {
+		op        uint32
+		cd, parts int
+		want, nop int
+	}{{0x73, 4, 1, 7, 1}, {0x73, 4, 4, 7, 1}, {0x77, 16, 1, 11, 2}, {0x77, 16, 4, 11, 2}} {
+		w0, w1 := uint32(0xd3800000|c.op<<16|40), uint32(256+10|(256+20)<<9|(256+40)<<18)
+		code, err := FP8MFMAFormCode(w0, w1, c.op, c.cd, c.parts, 100, 102, 104, FP8MFMAForm{K: 105})
+		if err != nil {
+			t.Fatal(err)
+		}
+		states, nops, after := 0, 0, false
+		for i := 0; i+4 <= len(code); i += 4 {
+			w := uint32(code[i]) | uint32(code[i+1])<<8 | uint32(code[i+2])<<16 | uint32(code[i+3])<<24
+			switch {
+			case w>>16 == 0xd380|c.op:
+				states, nops, after = 0, 0, true
+				i += 4
+			case w&^0xf == 0xbf800000:
+				if after {
+					states += int(w&0xf) + 1
+					nops++
+				}
+			default:
+				after = false
+				if w>>26 == 0x34 {
+					i += 4
+				}
+			}
+			if !after && nops > 0 {
+				break
+			}
+		}
+		if states < c.want || nops != c.nop {
+			t.Errorf("op %#x parts %d: %d wait states in %d s_nops after the last MFMA, want >= %d in %d", c.op, c.parts, states, nops, c.want, c.nop)
 		}
 	}
 }

@@ -85,6 +85,25 @@ func accWrite(agpr, vsrc uint16) [2]uint32 {
 
 func sNop(n uint32) uint32 { return 0xbf800000 | n&0xf }
 
+// xdlVALUWaits returns the s_nops (at most 8 wait states each) that a VALU
+// read or write of the D of a gfx942 FP8 MFMA with cd result registers
+// needs after it issues: an N-pass XDL write needs N+3 wait states before
+// VALU touches its registers (the GFX940 XDL write -> VALU read/write
+// rule), and the gfx942 FP8 MFMAs take 4 passes for 16x16x32 (cd 4) and 8
+// for 32x32x16 (cd 16): 16 and 32 cycles, 16384 and 32768 operations at
+// the CDNA3 rate of 1024 FP8 operations per SIMD cycle.
+func xdlVALUWaits(cd int) []uint32 {
+	passes := 4
+	if cd > 4 {
+		passes = 8
+	}
+	var w []uint32
+	for n := passes + 3; n > 0; n -= 8 {
+		w = append(w, sNop(uint32(min(n, 8)-1)))
+	}
+	return w
+}
+
 // FP8MFMAForm shapes one FP8 MFMA expansion.
 type FP8MFMAForm struct {
 	// K is a scratch VGPR that holds the expansion's constants (1/4, then
@@ -302,9 +321,9 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		// D stays scaled; the next reader of D is the chain's next MFMA.
 		return appendWords(nil, w...), nil
 	}
-	// 4. Wait for the result (an 8- or 16-pass XDL write read by VALU),
+	// 4. Wait for the result (an XDL write of D read and written by VALU),
 	// then scale D by 4.
-	w = append(w, sNop(7), sNop(7), sNop(7))
+	w = append(w, xdlVALUWaits(cd)...)
 	for i := uint16(0); i < uint16(cd); i++ {
 		if accCD {
 			r := accRead(u, vdst+i)
