@@ -74,6 +74,12 @@ func PermlaneSwapCode(rows int, d, s, x, y, a uint16) []byte {
 		rowsD, rowsS = 0xc, 0x3
 	}
 	w = append(w, waitLGKMCnt0)
+	if rows == 16 {
+		// A DPP operation needs 5 wait states after a VALU write of
+		// EXEC (a guest v_cmpx just before): the two swizzles and the
+		// wait give 3 (the 32-row form's address VALU makes 7).
+		w = append(w, sNop(1))
+	}
 	w = append(w, movRows(d, x, rowsD)...) // upper lanes take vsrc's lower lanes
 	w = append(w, movRows(s, y, rowsS)...) // lower lanes of vsrc take vdst's upper lanes
 	return appendWords(nil, w...)
