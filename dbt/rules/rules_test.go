@@ -602,6 +602,28 @@ func TestPermlaneSwapExpansion(t *testing.T) {
 		if len(disasm(t, code)) == 0 {
 			t.Fatal("no instructions")
 		}
+		// A VALU write of EXEC just before the swap needs 5 wait states
+		// before the first DPP move.
+		states := 0
+		for i := 0; i+4 <= len(code); {
+			w0 := binary.LittleEndian.Uint32(code[i:])
+			if w0>>25 == 0x3f && w0&0x1ff == dppSrc {
+				break
+			}
+			states++
+			if w0&^0xf == 0xbf800000 {
+				states += int(w0 & 0xf)
+			}
+			switch {
+			case w0>>26 == 0x36, w0>>26 == 0x34:
+				i += 8
+			default:
+				i += 4
+			}
+		}
+		if states < 5 {
+			t.Errorf("permlane%d_swap: %d wait states before the first DPP move, want >= 5", rows, states)
+		}
 	}
 }
 
