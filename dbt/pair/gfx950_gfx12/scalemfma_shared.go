@@ -35,7 +35,7 @@ import (
 func f8f6f4SharedKey(base int) func(in *isa.Inst, raw []byte) (string, bool) {
 	return func(in *isa.Inst, _ []byte) (string, bool) {
 		sh, ok := f8f6f4Shapes[in.Name()]
-		if !ok {
+		if !ok || f8f6f4Short(in, sh) {
 			return "", false
 		}
 		o, err := f8f6f4Check(in, sharedSite(base), sh)
@@ -48,6 +48,14 @@ func f8f6f4SharedKey(base int) func(in *isa.Inst, raw []byte) (string, bool) {
 		}
 		return fmt.Sprintf("gfx12-f8f6f4/%s/%d/%d/%s", in.Name(), in.Mod.CBSZ, in.Mod.BLGP, c), true
 	}
+}
+
+// f8f6f4Short reports the form that stays inline: the plain 16x16x128
+// MFMA on E4M3/E5M2 A and B, whose 41-instruction expansion runs eight
+// WMMAs on the guest registers themselves; a call would copy 24 registers
+// in and out to save about 16 instructions of code, and execute more.
+func f8f6f4Short(in *isa.Inst, sh f8f6f4Shape) bool {
+	return !sh.scaled && sh.m == 16 && in.Mod.CBSZ < 2 && in.Mod.BLGP < 2
 }
 
 // sharedKernel stands in for the kernel in the operand mapping of the
