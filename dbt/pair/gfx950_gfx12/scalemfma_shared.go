@@ -258,33 +258,50 @@ func f8f6f4SharedNames(in *isa.Inst, _ []byte) ([]uint16, bool) {
 // private memory (a store and a load each) when too few VGPRs are free at
 // every use: the 74 of a scaled 32x32x64 E2M1 use all saved. The inline
 // expansion it replaces (283-563 instructions) borrows as many scratch
-// registers, which it saves to private memory the same way when they are
-// live, so the saves cost no more than inlining.
+// registers and saves the live ones to private memory the same way; the
+// calls save every fixed register live at any use of the key, so they
+// execute more (fmha_v4_fwd_*: 15% more host instructions on the
+// simulator, `rocjitsu verify --host gfx1201 --fill int`) for code a
+// quarter the size.
 const f8f6f4SharedMemorySaves = 96
 
-// sharedForms caches the f8f6f4 shared form per AGPR base, so that every
-// use of a kernel gets the same pointer.
-var sharedForms sync.Map // int -> *rules.Shared
+// sharedForms caches the f8f6f4 shared forms, one per AGPR base and key,
+// so that every use of a key in a kernel gets the same pointer and each
+// key has its own plan: its fixed registers are those its own uses do not
+// name (the uses of another key may name them).
+var sharedForms sync.Map // sharedFormID -> *rules.Shared
 
-// f8f6f4Shared returns the shared form for kernels whose guest a0 is host
-// VGPR base.
-func f8f6f4Shared(base int) *rules.Shared {
-	if s, ok := sharedForms.Load(base); ok {
+// sharedFormID names one shared form.
+type sharedFormID struct {
+	base int
+	key  string
+}
+
+// f8f6f4Shared returns the shared form of key for kernels whose guest a0
+// is host VGPR base.
+func f8f6f4Shared(base int, key string) *rules.Shared {
+	id := sharedFormID{base, key}
+	if s, ok := sharedForms.Load(id); ok {
 		return s.(*rules.Shared)
 	}
-	s, _ := sharedForms.LoadOrStore(base, &rules.Shared{
+	s, _ := sharedForms.LoadOrStore(id, &rules.Shared{
 		Key: f8f6f4SharedKey(base), Site: f8f6f4SharedSite(base), Body: f8f6f4SharedBody(base),
 		Names: f8f6f4SharedNames, SGPRPair: true, MemorySaves: f8f6f4SharedMemorySaves,
 	})
 	return s.(*rules.Shared)
 }
 
-// SharedForm implements pair.SharedForms: the f8f6f4 MFMAs have one.
+// SharedForm implements pair.SharedForms: the f8f6f4 MFMAs other than the
+// short form have one per key.
 func (Pair) SharedForm(in *isa.Inst, agprBase int) *rules.Shared {
 	if _, ok := f8f6f4Shapes[in.Name()]; !ok || in.Info == nil {
 		return nil
 	}
-	return f8f6f4Shared(agprBase)
+	key, ok := f8f6f4SharedKey(agprBase)(in, nil)
+	if !ok {
+		return nil
+	}
+	return f8f6f4Shared(agprBase, key)
 }
 
 var _ pair.SharedForms = Pair{}
