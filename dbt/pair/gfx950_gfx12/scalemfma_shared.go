@@ -25,7 +25,7 @@ import (
 //	v_mov_b32                    the fixed C/D into the guest's D
 //
 // which is 19 instructions for the scaled 16x16x128 E2M1 MFMA (A, B and C
-// 4 registers each), 4+6+6+16+2+1+16 = 51 for a scaled 32x32x64 E2M3
+// 4 registers each), 6+6+2+16+1+16 = 47 for a scaled 32x32x64 E2M3
 // one. gfx12 interlocks VALU and WMMA register dependencies, so the site
 // needs no waits. The body computes what the inline expansion computes on
 // copies of the same values (the scale bytes already extracted, selected
