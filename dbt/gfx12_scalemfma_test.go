@@ -145,6 +145,29 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 	if !strings.Contains(fmt.Sprintf("%+v", spilled.Report), "borrowed") {
 		t.Fatalf("forced spills borrowed no registers: %+v", spilled.Report)
 	}
+	// Every use called as a per-kernel subroutine (each kernel has one
+	// use, so forced): the exact inputs against gfx950, and the bound
+	// inputs bit for bit against the inline expansion.
+	shared, err := Translate(guest, Options{Name: "scalemfma12-shared", Host: isa.GFX1201, forceShared: true})
+	if err != nil {
+		t.Fatalf("shared: %v", err)
+	}
+	if len(shared.Report.Kernels) != len(cases) {
+		t.Fatalf("shared: %d kernels, want %d", len(shared.Report.Kernels), len(cases))
+	}
+	for _, k := range shared.Report.Kernels {
+		// The plain 16x16 form on E4M3/E5M2 A and B stays inline.
+		var i int
+		if _, err := fmt.Sscanf(k.Name, "k%d", &i); err != nil || i >= len(cases) {
+			t.Fatalf("kernel %q", k.Name)
+		}
+		c := cases[i]
+		short := !c.scaled && c.m == 16 && c.cbsz < 2 && c.blgp < 2
+		if calls := strings.Contains(strings.Join(k.Notes, "\n"), "1 long expansions call 1 per-kernel subroutines"); calls == short {
+			t.Fatalf("%s (m=%d scaled=%v cbsz=%d blgp=%d): subroutine call %v: %q", k.Name, c.m, c.scaled, c.cbsz, c.blgp, calls, k.Notes)
+		}
+	}
+	verifyObject12(t, "scalemfma12-shared", isa.GFX1201, guest, shared.Object)
 	rng := rand.New(rand.NewSource(1201))
 	runs, checked, skipped := 0, 0, 0
 	worst := 0.0 // largest |diff| / (2^-24 * magnitude) seen
@@ -160,14 +183,22 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 		if spills(ci) {
 			modes = append(modes, "spill")
 		}
+		modes = append(modes, "shared", "shared-inline")
 		for _, mode := range modes {
-			gobj, host, target := guest, res.Object, "gfx1201"
+			gobj, gtarget, host, target := guest, "gfx950", res.Object, "gfx1201"
 			switch mode {
 			case "gfx1200":
 				host, target, mode = res1200.Object, "gfx1200", "exact"
 			case "spill":
 				gobj, host, mode = wide, spilled.Object, "exact"
+			case "shared":
+				host, mode = shared.Object, "exact"
+			case "shared-inline":
+				// The bound inputs; the inline translation is the
+				// reference, bit for bit.
+				gobj, gtarget, host, mode = res.Object, "gfx1201", shared.Object, "bound"
 			}
+			same := gtarget != "gfx950"
 			if mode == "specials" && c.cbsz > 1 && c.blgp > 1 {
 				continue // no format of this pair has special codes
 			}
@@ -196,7 +227,7 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 			case mode == "range":
 				setScaleBytes(in, c.smCase, func(int) uint32 { return uint32(rng.Intn(255)) }, func(int) uint32 { return uint32(rng.Intn(255)) })
 			}
-			want := smRun(t, gobj, "gfx950", name, in)
+			want := smRun(t, gobj, gtarget, name, in)
 			got := smRun(t, host, target, name, in)
 			runs++
 			nonzero, nans := false, 0
@@ -211,7 +242,7 @@ func TestGFX12ScaleMFMAAgainstGFX950Simulator(t *testing.T) {
 					where := fmt.Sprintf("%s on %s: m=%d scaled=%v cbsz=%d blgp=%d sel=%d/%d cd=%d agpr=%d %s: lane %d reg %d", name, target, c.m, c.scaled, c.cbsz, c.blgp, c.sa, c.sb, c.cdMode, c.agpr, mode, l, r)
 					mag := smMagnitude(in, c.smCase, l, r)
 					switch {
-					case mode == "exact":
+					case mode == "exact" || same:
 						if gw != ww {
 							t.Fatalf("%s: translated %#x (%g), gfx950 %#x (%g)", where, gw, gv, ww, wv)
 						}

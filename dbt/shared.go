@@ -8,6 +8,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/live"
+	"github.com/rocjitsu/rocjitsu/dbt/pair"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/dbt/rules"
@@ -76,7 +77,7 @@ type sharedPlan struct {
 // key and part (0 the body, 1 the save stub, 2 the restore stub).
 type sharedCall struct {
 	fx   int
-	rule *rules.Rule
+	rule *rules.Shared
 	key  string
 	part int
 }
@@ -90,7 +91,7 @@ const sharedReach = 120 << 10
 type sharedState struct {
 	// live is the analysis the plans were made for.
 	live  *live.Info
-	plans map[*rules.Rule]*sharedPlan
+	plans map[*rules.Shared]*sharedPlan
 	// body is the emission the rest belongs to (reset with it): calls
 	// of bodies placed after the code (patched there) and those bodies
 	// in first-call order; near is, per rule, whether the emission puts
@@ -100,7 +101,7 @@ type sharedState struct {
 	body    *place.Body
 	calls   []sharedCall
 	order   []sharedCall
-	near    map[*rules.Rule]bool
+	near    map[*rules.Shared]bool
 	copies  map[sharedCall]int
 	nCopies int
 	uses    int
@@ -108,11 +109,24 @@ type sharedState struct {
 	inMemory bool
 }
 
+// sharedOf returns the subroutine form of in's rule: the pair's own
+// (pair.SharedForms) when it has them, else the registry rule's; nil when
+// in has none. Uses of one form share a plan.
+func (kt *kernelT) sharedOf(in *isa.Inst) *rules.Shared {
+	if f, ok := kt.pair.(pair.SharedForms); ok {
+		return f.SharedForm(in, kt.agprBase())
+	}
+	if r := rules.ForInst(kt.guest, kt.host, in); r != nil {
+		return r.Shared
+	}
+	return nil
+}
+
 // sharedPlanFor returns the plan of rule r, computing the scope's plans
 // on first use after a new liveness analysis.
-func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
+func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	if kt.shared == nil || kt.shared.live != kt.live {
-		kt.shared = &sharedState{live: kt.live, plans: map[*rules.Rule]*sharedPlan{}}
+		kt.shared = &sharedState{live: kt.live, plans: map[*rules.Shared]*sharedPlan{}}
 	}
 	if p, ok := kt.shared.plans[r]; ok {
 		return p
@@ -124,12 +138,12 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 	var named, namedA live.Set
 	for _, l := range kt.scope.Blocks {
 		for _, in := range kt.g.Blocks[l].Insts {
-			if rules.ForInst(kt.guest, kt.host, in) != r {
+			if kt.sharedOf(in) != r {
 				continue
 			}
 			sites = append(sites, in)
 			p.sites = append(p.sites, in.PC)
-			regs, ok := r.Shared.Names(in, kt.raw(in))
+			regs, ok := r.Names(in, kt.raw(in))
 			if !ok {
 				return p // a use whose registers are unknown: no plan
 			}
@@ -140,7 +154,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 					namedA.Add(int(v)-256, 1)
 				}
 			}
-			if key, ok := r.Shared.Key(in, kt.raw(in)); ok {
+			if key, ok := r.Key(in, kt.raw(in)); ok {
 				p.uses[key]++
 			}
 		}
@@ -220,11 +234,12 @@ func (kt *kernelT) sharedPlanFor(r *rules.Rule) *sharedPlan {
 
 // sharedSite emits in as a call of its rule's shared body, or reports
 // false to leave it to the inline expansion.
-func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, r *rules.Rule, kind report.Kind) ([]byte, bool) {
-	if r == nil || r.Shared == nil || kt.forceSpill || kt.noShared || (r.Shared.LDS && kt.sidecar) || rules.ForInst(kt.guest, kt.host, in) != r {
+func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, rule *rules.Rule, kind report.Kind) ([]byte, bool) {
+	if rule == nil || rule.Shared == nil || kt.forceSpill || kt.noShared || (rule.Shared.LDS && kt.sidecar) || kt.sharedOf(in) != rule.Shared {
 		return code, false
 	}
-	key, ok := r.Shared.Key(in, raw)
+	r := rule.Shared
+	key, ok := r.Key(in, raw)
 	if !ok {
 		return code, false
 	}
@@ -232,7 +247,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	if !p.ok || (p.uses[key] < 2 && !kt.forceShared) {
 		return code, false
 	}
-	if r.Shared.SGPRPair && !p.execOK {
+	if r.SGPRPair && !p.execOK {
 		return code, false
 	}
 	regs := rules.SharedRegs{V: p.regs, SPair: p.exec, A: p.aregs}
@@ -240,12 +255,12 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	var err error
 	if list, ok := p.lists[key]; ok {
 		regs.V = list
-		site, err = r.Shared.Site(in, raw, regs)
+		site, err = r.Site(in, raw, regs)
 	} else {
-		site, err = r.Shared.Site(in, raw, regs)
+		site, err = r.Site(in, raw, regs)
 		if err != nil && (p.saveOK || p.memOK) {
 			regs.V = p.unnamed
-			site, err = r.Shared.Site(in, raw, regs)
+			site, err = r.Site(in, raw, regs)
 		}
 	}
 	if err != nil || p.inline[key] {
@@ -259,7 +274,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 				saved = append(saved, v)
 			}
 		}
-		body, err = r.Shared.Body(in, raw, regs)
+		body, err = r.Body(in, raw, regs)
 		var sv, rs []byte
 		switch {
 		case err != nil || len(saved) == 0:
@@ -274,7 +289,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 			}
 			var ok bool
 			sv, rs, ok = kt.pair.Spill(kt.spillBase, saved)
-			if !ok || len(saved) > r.Shared.MemorySaves || kt.spillBase+uint32(4*len(saved)) > 4096 {
+			if !ok || len(saved) > r.MemorySaves || kt.spillBase+uint32(4*len(saved)) > 4096 {
 				err = fmt.Errorf("no spill path for %d saved registers", len(saved))
 				break
 			}
@@ -293,7 +308,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	st := kt.shared
 	if st.body != kt.body {
-		*st = sharedState{live: st.live, plans: st.plans, body: kt.body, near: map[*rules.Rule]bool{}, copies: map[sharedCall]int{}}
+		*st = sharedState{live: st.live, plans: st.plans, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
 	}
 	reach := sharedReach
 	if kt.sharedReach > 0 {
@@ -358,7 +373,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		kt.body.Fixups = append(kt.body.Fixups, fx)
 		code = window(code, 4)
 	}
-	if r.Shared.LeadWaits == 0 || !kt.xdlQuiet(b, i, r.Shared.LeadWaits, r) {
+	if r.LeadWaits == 0 || !kt.xdlQuiet(b, i, r.LeadWaits, r) {
 		code = append(code, site.Lead...)
 	}
 	if saving {
@@ -381,11 +396,11 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 // r first (its code, inline or called, ends with those waits after its
 // last MFMA, and older MFMAs are further back). The block's first
 // instruction is preceded by unknown code.
-func (kt *kernelT) xdlQuiet(b *cfg.Block, i, waits int, r *rules.Rule) bool {
+func (kt *kernelT) xdlQuiet(b *cfg.Block, i, waits int, r *rules.Shared) bool {
 	n := 0
 	for j := i - 1; j >= 0 && j < len(b.Insts); j-- {
 		x := b.Insts[j]
-		if x.Info != nil && rules.ForInst(kt.guest, kt.host, x) == r {
+		if x.Info != nil && kt.sharedOf(x) == r {
 			return true
 		}
 		if x.Info == nil || x.Info.Has(isa.FlagMFMA) {

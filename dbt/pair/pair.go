@@ -15,6 +15,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
 	"github.com/rocjitsu/rocjitsu/dbt/vlds"
 	"github.com/rocjitsu/rocjitsu/loader"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
@@ -58,6 +59,17 @@ type Pair interface {
 	// file above the guest's arch VGPRs (so scratch VGPRs must come from
 	// above both).
 	UnifiedVGPRs() bool
+}
+
+// SharedForms is implemented by a pair whose own rules (not the rules
+// registry's) have subroutine forms (rules.Shared): SharedForm returns the
+// form of in's rule, the same pointer for every instruction of a kernel
+// that shares its plan (agprBase is the host VGPR of guest a0 when
+// UnifiedVGPRs), or nil. Decide's rule for in carries the same form in
+// rules.Rule.Shared. It is called for every instruction of a scope, so it
+// must be cheap.
+type SharedForms interface {
+	SharedForm(in *isa.Inst, agprBase int) *rules.Shared
 }
 
 // Site is where an instruction is: its kernel, and its basic block with

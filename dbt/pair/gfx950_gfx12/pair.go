@@ -114,9 +114,14 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 		}
 	}
 	if r != nil {
+		var shared *rules.Shared
+		if r == handRules[in.Name()] {
+			shared = p.SharedForm(in, site.AGPRBase)
+		}
 		return legalize.Decision{Action: report.Expand, Fidelity: r.fidelity, Bound: r.bound, Rule: &rules.Rule{
 			Name: r.name, Ops: []string{in.Name()}, Fidelity: r.fidelity, Bound: r.bound,
-			Emit: func(ctx rules.Context, in *isa.Inst, _ []byte) ([]byte, error) { return r.emit(ctx, in, site) },
+			Emit:   func(ctx rules.Context, in *isa.Inst, _ []byte) ([]byte, error) { return r.emit(ctx, in, site) },
+			Shared: shared,
 		}}
 	}
 	out, bound, err := lower(in, site)
