@@ -58,16 +58,23 @@ func TestFP8MFMAChainsOnSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	guest := buildGuestFrom(t, path)
-	res, err := Translate(guest, Options{Name: "fp8chain"})
-	if err != nil {
-		t.Fatalf("%v\n%+v", err, res.Report)
-	}
 	size := 64 * 64
 	want := runKernelOn(t, guest, "gfx950", size)
-	got := runKernelOn(t, res.Object, "gfx942", size)
-	for i := 0; i < size; i += 4 {
-		if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
-			t.Fatalf("dword %d (lane %d): translated %#x, gfx950 %#x", i/4, i/64, g, w)
+	// Inline, and with every expansion that pays called as a per-kernel
+	// subroutine (forced: each key has one use).
+	for _, opt := range []Options{{Name: "fp8chain"}, {Name: "fp8chain-shared", forceShared: true}} {
+		res, err := Translate(guest, opt)
+		if err != nil {
+			t.Fatalf("%v\n%+v", err, res.Report)
+		}
+		if notes := fmt.Sprint(res.Report.Kernels[0].Notes); opt.forceShared != strings.Contains(notes, "per-kernel subroutines") {
+			t.Fatalf("%s: subroutine notes %q", opt.Name, notes)
+		}
+		got := runKernelOn(t, res.Object, "gfx942", size)
+		for i := 0; i < size; i += 4 {
+			if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
+				t.Fatalf("%s: dword %d (lane %d): translated %#x, gfx950 %#x", opt.Name, i/4, i/64, g, w)
+			}
 		}
 	}
 	nonzero := 0

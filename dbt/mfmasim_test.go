@@ -97,16 +97,24 @@ func TestMFMARulesAgainstGFX950Simulator(t *testing.T) {
 				t.Fatal(err)
 			}
 			guest := buildGuestFrom(t, path)
-			res, err := Translate(guest, Options{Name: c.name})
-			if err != nil {
-				t.Fatalf("%v\n%+v", err, res.Report)
-			}
+			// Inline, and with the expansion called as a per-kernel
+			// subroutine (forced: the kernel has one use; the FP8 rule is
+			// the one with a subroutine form).
 			size := 64 * 4 * c.cd
 			want := runKernelOn(t, guest, "gfx950", size)
-			got := runKernelOn(t, res.Object, "gfx942", size)
-			for i := 0; i < size; i += 4 {
-				if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
-					t.Fatalf("dword %d (lane %d): translated %#x, gfx950 %#x", i/4, i/(4*c.cd), g, w)
+			for _, opt := range []Options{{Name: c.name}, {Name: c.name + "-shared", forceShared: true}} {
+				res, err := Translate(guest, opt)
+				if err != nil {
+					t.Fatalf("%v\n%+v", err, res.Report)
+				}
+				if notes := fmt.Sprint(res.Report.Kernels[0].Notes); (opt.forceShared && c.fill == "fp8") != strings.Contains(notes, "per-kernel subroutines") {
+					t.Fatalf("%s: subroutine notes %q", opt.Name, notes)
+				}
+				got := runKernelOn(t, res.Object, "gfx942", size)
+				for i := 0; i < size; i += 4 {
+					if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
+						t.Fatalf("%s: dword %d (lane %d): translated %#x, gfx950 %#x", opt.Name, i/4, i/(4*c.cd), g, w)
+					}
 				}
 			}
 			nonzero := false

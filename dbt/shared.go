@@ -92,6 +92,8 @@ type sharedState struct {
 	// live is the analysis the plans were made for.
 	live  *live.Info
 	plans map[*rules.Shared]*sharedPlan
+	// chosen caches sharedAt's answer per instruction.
+	chosen map[*isa.Inst]*rules.Shared
 	// body is the emission the rest belongs to (reset with it): calls
 	// of bodies placed after the code (patched there) and those bodies
 	// in first-call order; near is, per rule, whether the emission puts
@@ -109,17 +111,40 @@ type sharedState struct {
 	inMemory bool
 }
 
-// sharedOf returns the subroutine form of in's rule: the pair's own
-// (pair.SharedForms) when it has them, else the registry rule's; nil when
-// in has none. Uses of one form share a plan.
-func (kt *kernelT) sharedOf(in *isa.Inst) *rules.Shared {
+// sharedAt returns the subroutine form of the rule the pair chooses for
+// b.Insts[i]: the pair's own (pair.SharedForms) when it has them, else the
+// Shared of the rule its Decide picks (a rule such as the FP8 MFMA's has a
+// variant per block shape, each with its own form), asked only when the
+// registry rule has a form; nil when there is none. Uses of one form share
+// a plan. The answers are kept per liveness analysis.
+func (kt *kernelT) sharedAt(b *cfg.Block, i int) *rules.Shared {
+	in := b.Insts[i]
 	if f, ok := kt.pair.(pair.SharedForms); ok {
 		return f.SharedForm(in, kt.agprBase())
 	}
-	if r := rules.ForInst(kt.guest, kt.host, in); r != nil {
-		return r.Shared
+	r := rules.ForInst(kt.guest, kt.host, in)
+	if r == nil || r.Shared == nil {
+		return nil
 	}
-	return nil
+	var memo map[*isa.Inst]*rules.Shared
+	if kt.shared != nil && kt.shared.live == kt.live {
+		if kt.shared.chosen == nil {
+			kt.shared.chosen = map[*isa.Inst]*rules.Shared{}
+		}
+		memo = kt.shared.chosen
+		if s, ok := memo[in]; ok {
+			return s
+		}
+	}
+	var s *rules.Shared
+	d := kt.pair.Decide(in, kt.raw(in), kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo()})
+	if d.Rule != nil && d.Action != report.Reject {
+		s = d.Rule.Shared
+	}
+	if memo != nil {
+		memo[in] = s
+	}
+	return s
 }
 
 // sharedPlanFor returns the plan of rule r, computing the scope's plans
@@ -137,8 +162,9 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	var sites []*isa.Inst
 	var named, namedA live.Set
 	for _, l := range kt.scope.Blocks {
-		for _, in := range kt.g.Blocks[l].Insts {
-			if kt.sharedOf(in) != r {
+		blk := kt.g.Blocks[l]
+		for j, in := range blk.Insts {
+			if kt.sharedAt(blk, j) != r {
 				continue
 			}
 			sites = append(sites, in)
@@ -235,7 +261,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 // sharedSite emits in as a call of its rule's shared body, or reports
 // false to leave it to the inline expansion.
 func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, rule *rules.Rule, kind report.Kind) ([]byte, bool) {
-	if rule == nil || rule.Shared == nil || kt.forceSpill || kt.noShared || (rule.Shared.LDS && kt.sidecar) || kt.sharedOf(in) != rule.Shared {
+	if rule == nil || rule.Shared == nil || kt.forceSpill || kt.noShared || (rule.Shared.LDS && kt.sidecar) || kt.sharedAt(b, i) != rule.Shared {
 		return code, false
 	}
 	r := rule.Shared
@@ -308,7 +334,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	st := kt.shared
 	if st.body != kt.body {
-		*st = sharedState{live: st.live, plans: st.plans, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
+		*st = sharedState{live: st.live, plans: st.plans, chosen: st.chosen, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
 	}
 	reach := sharedReach
 	if kt.sharedReach > 0 {
@@ -400,7 +426,7 @@ func (kt *kernelT) xdlQuiet(b *cfg.Block, i, waits int, r *rules.Shared) bool {
 	n := 0
 	for j := i - 1; j >= 0 && j < len(b.Insts); j-- {
 		x := b.Insts[j]
-		if x.Info != nil && kt.sharedOf(x) == r {
+		if x.Info != nil && kt.sharedAt(b, j) == r {
 			return true
 		}
 		if x.Info == nil || x.Info.Has(isa.FlagMFMA) {

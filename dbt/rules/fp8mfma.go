@@ -399,6 +399,7 @@ func (sh FP8MFMAShape) index() int {
 
 func init() {
 	base := registry[Pair{isa.GFX950, isa.GFX942}]["v_mfma_f32_16x16x32_fp8_fp8"]
+	base.Shared = fp8SharedForm(FP8MFMAShape{})
 	fp8Shaped[0] = base
 	for i := 1; i < len(fp8Shaped); i++ {
 		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
@@ -406,6 +407,7 @@ func init() {
 			panic("rules: FP8 MFMA shape index")
 		}
 		r := *base
+		r.Shared = fp8SharedForm(sh)
 		r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 			return emitFP8MFMAForm(ctx, in, raw, sh)
 		}

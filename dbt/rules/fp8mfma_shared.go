@@ -1,0 +1,124 @@
+package rules
+
+import (
+	"encoding/hex"
+	"fmt"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
+
+// The subroutine form of the FP8 MFMA rule (issue 15: in the aiter FP8
+// GEMMs each distinct FP8 MFMA, encoding and block shape alike, occurs in
+// the main loop and again in its tail, and its inline expansion is
+// 100-200 bytes). The key is the guest encoding and the shape, so the
+// body is the inline expansion itself, on the guest's own registers, with
+// its scratch registers (the A and B copy pairs, the clearing temporary
+// and the constant register) taken from the fixed VGPRs; a use is just
+// the s_call_b64. The body computes exactly what the inline expansion
+// computes, so the results are identical. Expansions shorter than
+// fp8SharedMin bytes stay inline: two calls and the return cost about as
+// much as a second copy (a chained MFMA whose operands are already
+// cleared is 12 bytes).
+
+// fp8SharedMin is the shortest expansion worth a body.
+const fp8SharedMin = 32
+
+// fp8SharedRegs are the scratch registers of one body.
+type fp8SharedRegs struct {
+	ta, tb, u, k uint16
+	used         []uint16
+}
+
+// fp8SharedForm returns the Shared form of the FP8 MFMA rule in shape sh.
+func fp8SharedForm(sh FP8MFMAShape) *Shared {
+	form := func(k int) FP8MFMAForm {
+		return FP8MFMAForm{K: k, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B}
+	}
+	code := func(in *isa.Inst, raw []byte, r fp8SharedRegs) ([]byte, error) {
+		m, ok := fp8MFMA[in.Name()]
+		if !ok || len(raw) != 8 {
+			return nil, fieldErr(in, "shape", uint32(len(raw)))
+		}
+		w := words(raw)
+		return FP8MFMAFormCode(w[0], w[1], m.op, m.cd, m.parts, r.ta, r.tb, r.u, form(int(r.k)))
+	}
+	layout := func(regs SharedRegs) (fp8SharedRegs, error) {
+		var r fp8SharedRegs
+		p := &regPool{free: append([]uint16(nil), regs.V...)}
+		var err error
+		if r.ta, err = p.run(2, 2); err != nil {
+			return r, err
+		}
+		if r.tb, err = p.run(2, 2); err != nil {
+			return r, err
+		}
+		if err := p.ones(&r.u, &r.k); err != nil {
+			return r, err
+		}
+		r.used = p.used
+		return r, nil
+	}
+	return &Shared{
+		Key: func(in *isa.Inst, raw []byte) (string, bool) {
+			// The length does not depend on which registers are scratch.
+			c, err := code(in, raw, fp8SharedRegs{ta: 0, tb: 2, u: 4, k: 5})
+			if err != nil || len(c) < fp8SharedMin {
+				return "", false
+			}
+			return fmt.Sprintf("mfma-fp8/%s/%d", hex.EncodeToString(raw), sh.index()), true
+		},
+		Site: func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
+			r, err := layout(regs)
+			if err != nil {
+				return SharedSite{}, err
+			}
+			if _, err := code(in, raw, r); err != nil {
+				return SharedSite{}, err
+			}
+			return SharedSite{Used: r.used}, nil
+		},
+		Body: func(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
+			r, err := layout(regs)
+			if err != nil {
+				return nil, err
+			}
+			return code(in, raw, r)
+		},
+		Names: fp8SharedNames,
+	}
+}
+
+// fp8SharedNames lists the guest registers an FP8 MFMA reads or writes
+// (AGPRs as 256+a): A and B (two per part), C and D.
+func fp8SharedNames(in *isa.Inst, raw []byte) ([]uint16, bool) {
+	m, ok := fp8MFMA[in.Name()]
+	if !ok || len(raw) != 8 {
+		return nil, false
+	}
+	w := words(raw)
+	w0, w1 := w[0], w[1]
+	var out []uint16
+	span := func(first uint32, n int, acc bool) bool {
+		if first+uint32(n) > 256 {
+			return false
+		}
+		for i := 0; i < n; i++ {
+			r := uint16(first) + uint16(i)
+			if acc {
+				r += 256
+			}
+			out = append(out, r)
+		}
+		return true
+	}
+	src0, src1, src2 := w1&0x1ff, w1>>9&0x1ff, w1>>18&0x1ff
+	if src0 < srcVGPR || src1 < srcVGPR {
+		return nil, false
+	}
+	accCD := w0>>15&1 != 0
+	ok = span(src0-srcVGPR, 2*m.parts, w1>>27&1 != 0) && span(src1-srcVGPR, 2*m.parts, w1>>28&1 != 0) && span(w0&0xff, m.cd, accCD)
+	if ok && src2 >= srcVGPR {
+		ok = span(src2-srcVGPR, m.cd, accCD)
+	}
+	return out, ok
+}
