@@ -73,6 +73,12 @@ type sharedPlan struct {
 	slots    int
 }
 
+// sharedUse is an instruction of the scope with a subroutine form.
+type sharedUse struct {
+	in   *isa.Inst
+	form *rules.Shared
+}
+
 // sharedCall is one emitted call: its fixup index and the body's rule,
 // key and part (0 the body, 1 the save stub, 2 the restore stub).
 type sharedCall struct {
@@ -92,8 +98,11 @@ type sharedState struct {
 	// live is the analysis the plans were made for.
 	live  *live.Info
 	plans map[*rules.Shared]*sharedPlan
-	// chosen caches sharedAt's answer per instruction.
-	chosen map[*isa.Inst]*rules.Shared
+	// chosen caches sharedAt's answer per instruction; scan lists the
+	// scope's instructions that have a form (made once, for every plan).
+	chosen  map[*isa.Inst]*rules.Shared
+	scan    []sharedUse
+	scanned bool
 	// body is the emission the rest belongs to (reset with it): calls
 	// of bodies placed after the code (patched there) and those bodies
 	// in first-call order; near is, per rule, whether the emission puts
@@ -147,6 +156,16 @@ func (kt *kernelT) sharedAt(b *cfg.Block, i int) *rules.Shared {
 	return s
 }
 
+// chosenForm reports whether form, the Shared of the rule the pair's
+// Decide chose for b.Insts[i], is the form its plan is made for (with
+// pair.SharedForms, the pair's own form for it).
+func (kt *kernelT) chosenForm(b *cfg.Block, i int, form *rules.Shared) bool {
+	if _, ok := kt.pair.(pair.SharedForms); ok {
+		return kt.sharedAt(b, i) == form
+	}
+	return true
+}
+
 // sharedPlanFor returns the plan of rule r, computing the scope's plans
 // on first use after a new liveness analysis.
 func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
@@ -159,14 +178,22 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{},
 		inline: map[string]bool{}, inMemory: map[string]bool{}}
 	kt.shared.plans[r] = p
+	st := kt.shared
+	if !st.scanned {
+		st.scanned = true
+		for _, l := range kt.scope.Blocks {
+			blk := kt.g.Blocks[l]
+			for j, in := range blk.Insts {
+				if f := kt.sharedAt(blk, j); f != nil {
+					st.scan = append(st.scan, sharedUse{in: in, form: f})
+				}
+			}
+		}
+	}
 	var sites []*isa.Inst
 	var named, namedA live.Set
-	for _, l := range kt.scope.Blocks {
-		blk := kt.g.Blocks[l]
-		for j, in := range blk.Insts {
-			if kt.sharedAt(blk, j) != r {
-				continue
-			}
+	for _, u := range st.scan {
+		if in := u.in; u.form == r {
 			sites = append(sites, in)
 			p.sites = append(p.sites, in.PC)
 			regs, ok := r.Names(in, kt.raw(in))
@@ -188,6 +215,11 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	if len(sites) == 0 {
 		return p
 	}
+	// The registers live after each use (nil: unknown).
+	after := make([]*live.Regs, len(sites))
+	for n, in := range sites {
+		after[n] = kt.live.After(in.PC)
+	}
 	arch, agprs := kt.archVGPRs()
 	for v := 0; v < 256; v++ {
 		if v >= arch && agprs > 0 && (v+1+3)&^3+agprs > 512 {
@@ -200,8 +232,8 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 			continue
 		}
 		free := true
-		for _, in := range sites {
-			if a := kt.live.After(in.PC); a == nil || (v < arch && a.V.Has(v)) {
+		for _, a := range after {
+			if a == nil || (v < arch && a.V.Has(v)) {
 				free = false
 				break
 			}
@@ -217,8 +249,8 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	// after any use.
 	for a := 0; a < agprs && !kt.pair.UnifiedVGPRs(); a++ {
 		free := !namedA.Has(a)
-		for _, in := range sites {
-			if x := kt.live.After(in.PC); !free || x == nil || x.A.Has(a) {
+		for _, x := range after {
+			if !free || x == nil || x.A.Has(a) {
 				free = false
 				break
 			}
@@ -236,8 +268,8 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	var pairs []uint16
 	for s := 0; s+1 < limit && len(pairs) < 2; s += 2 {
 		free := true
-		for _, in := range sites {
-			a := kt.live.After(in.PC)
+		for n, in := range sites {
+			a := after[n]
 			if a == nil || a.S.Has(s) || a.S.Has(s+1) || kt.selfUsesSGPR(in, s) || kt.selfUsesSGPR(in, s+1) {
 				free = false
 				break
@@ -261,7 +293,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 // sharedSite emits in as a call of its rule's shared body, or reports
 // false to leave it to the inline expansion.
 func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, rule *rules.Rule, kind report.Kind) ([]byte, bool) {
-	if rule == nil || rule.Shared == nil || kt.forceSpill || kt.noShared || (rule.Shared.LDS && kt.sidecar) || kt.sharedAt(b, i) != rule.Shared {
+	if rule == nil || rule.Shared == nil || kt.forceSpill || kt.noShared || (rule.Shared.LDS && kt.sidecar) || !kt.chosenForm(b, i, rule.Shared) {
 		return code, false
 	}
 	r := rule.Shared
@@ -334,7 +366,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	st := kt.shared
 	if st.body != kt.body {
-		*st = sharedState{live: st.live, plans: st.plans, chosen: st.chosen, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
+		*st = sharedState{live: st.live, plans: st.plans, chosen: st.chosen, scan: st.scan, scanned: st.scanned, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
 	}
 	reach := sharedReach
 	if kt.sharedReach > 0 {

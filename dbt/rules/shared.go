@@ -81,9 +81,11 @@ type regPool struct {
 // run takes n consecutive free registers starting at a multiple of align,
 // the first such start in list order.
 func (p *regPool) run(n, align int) (uint16, error) {
-	in := map[uint16]bool{}
+	var in [256]bool
 	for _, r := range p.free {
-		in[r] = true
+		if r < 256 {
+			in[r] = true
+		}
 	}
 	for _, r := range p.free {
 		if int(r)%align != 0 || int(r)+n > 256 {
@@ -91,7 +93,7 @@ func (p *regPool) run(n, align int) (uint16, error) {
 		}
 		ok := true
 		for i := 1; i < n && ok; i++ {
-			ok = in[r+uint16(i)]
+			ok = in[int(r)+i]
 		}
 		if !ok {
 			continue
