@@ -26,15 +26,7 @@ func TestVirtualLDS(t *testing.T) {
 	ran := 0
 	for _, name := range []string{"pa_pa_bf16_noquant_gqa8_1tg_4w.co", "bf16gemm_bf16gemm_bf16_tn_256x256.co"} {
 		f := filepath.Join(dir, name)
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := codeobj.Parse(data)
-		if err != nil || len(o.Kernels) == 0 {
-			t.Fatalf("%s: %v", name, err)
-		}
-		k := o.Kernels[0]
+		k := firstKernel(t, f)
 		if k.Desc.GroupSegmentFixedSize <= 65536 {
 			t.Fatalf("%s: static LDS %d does not need virtual LDS", name, k.Desc.GroupSegmentFixedSize)
 		}
@@ -57,26 +49,9 @@ func TestVirtualLDS(t *testing.T) {
 func TestVirtualLDSPerDispatch(t *testing.T) {
 	bt := setup(t)
 	f := filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", "gfx950", "lds_big_dynamic.co")
-	data, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := codeobj.Parse(data)
-	if err != nil || len(o.Kernels) == 0 {
-		t.Fatalf("%v", err)
-	}
-	k := o.Kernels[0]
+	k := firstKernel(t, f)
 	env := map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "STANDIN_ISA_CHECK": "0", "ROCJITSU_TRANSLATOR": "dbt"}
-	for _, c := range []struct {
-		dyn     int
-		sidecar string
-	}{{98304, "5 virtual-LDS sidecar dispatches"}, {4096, "0 virtual-LDS sidecar dispatches"}} {
-		r := bt.run(t, env, "-k", strings.TrimSuffix(k.Name, ".kd"), "-kernarg", fmt.Sprint(max(k.Desc.KernargSize, 64)),
-			"-group", fmt.Sprint(k.Desc.GroupSegmentFixedSize), "-dyn", fmt.Sprint(c.dyn), "-n", "5", f)
-		ok(t, r)
-		want(t, r, r.log, "virtual-LDS sidecar", c.sidecar, "0 fall-backs")
-		want(t, r, r.stdout, "faults 0 errors 0")
-	}
+	dispatchDynamicLDS(t, bt, env, f, k)
 	// With virtual_lds off (and the guest advertising the host's 64 KiB, which
 	// the configuration then requires), the sidecar is not used.
 	cfg := filepath.Join(t.TempDir(), "cfg.json")
@@ -96,15 +71,7 @@ func TestVirtualLDSPerDispatch(t *testing.T) {
 func TestVirtualLDSFailOpen(t *testing.T) {
 	bt := setup(t)
 	f := filepath.Join(projectpath.MustShared(t, "corpus", "aiter", "gfx950"), "pa_pa_bf16_noquant_gqa8_1tg_4w.co")
-	data, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := codeobj.Parse(data)
-	if err != nil || len(o.Kernels) == 0 {
-		t.Fatalf("%v", err)
-	}
-	k := o.Kernels[0]
+	k := firstKernel(t, f)
 	env := map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "STANDIN_ISA_CHECK": "0", "ROCJITSU_TRANSLATOR": "dbt",
 		"STANDIN_DEVICE_ALLOC_MAX": "65536"}
 	r := bt.run(t, env, "-k", strings.TrimSuffix(k.Name, ".kd"), "-kernarg", "64",
@@ -123,16 +90,31 @@ func TestVirtualLDSFailOpen(t *testing.T) {
 func TestVirtualLDSOnRDNA4(t *testing.T) {
 	bt := setup(t)
 	f := filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", "gfx950", "lds_big_dynamic.co")
-	data, err := os.ReadFile(f)
+	k := firstKernel(t, f)
+	env := map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "STANDIN_GPUS": "gfx1201", "ROCJITSU_TRANSLATOR": "dbt"}
+	dispatchDynamicLDS(t, bt, env, f, k, "translated code object for gfx950 -> gfx1201")
+}
+
+// firstKernel returns the first kernel of the code object at path.
+func firstKernel(t *testing.T, path string) codeobj.Kernel {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o, err := codeobj.Parse(data)
 	if err != nil || len(o.Kernels) == 0 {
-		t.Fatalf("%v", err)
+		t.Fatalf("%s: %v", filepath.Base(path), err)
 	}
-	k := o.Kernels[0]
-	env := map[string]string{"HSA_TOOLS_LIB": bt.shim, "ROCJITSU_GUEST": "gfx950", "STANDIN_GPUS": "gfx1201", "ROCJITSU_TRANSLATOR": "dbt"}
+	return o.Kernels[0]
+}
+
+// dispatchDynamicLDS dispatches kernel k of f (a kernel with dynamic LDS)
+// five times asking 96 KiB, which must all go to its virtual-LDS sidecar,
+// then five times asking 4 KiB, which must all run the normal kernel; the
+// log must also hold logWant.
+func dispatchDynamicLDS(t *testing.T, bt *built, env map[string]string, f string, k codeobj.Kernel, logWant ...string) {
+	t.Helper()
 	for _, c := range []struct {
 		dyn     int
 		sidecar string
@@ -140,7 +122,7 @@ func TestVirtualLDSOnRDNA4(t *testing.T) {
 		r := bt.run(t, env, "-k", strings.TrimSuffix(k.Name, ".kd"), "-kernarg", fmt.Sprint(max(k.Desc.KernargSize, 64)),
 			"-group", fmt.Sprint(k.Desc.GroupSegmentFixedSize), "-dyn", fmt.Sprint(c.dyn), "-n", "5", f)
 		ok(t, r)
-		want(t, r, r.log, "translated code object for gfx950 -> gfx1201", "virtual-LDS sidecar", c.sidecar, "0 fall-backs")
+		want(t, r, r.log, append(logWant, "virtual-LDS sidecar", c.sidecar, "0 fall-backs")...)
 		want(t, r, r.stdout, "faults 0 errors 0")
 	}
 }
