@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/wave"
 	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
-	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 )
 
 // TestGFX12BufferVSharp translates testdata/gfx12_buffer.s for gfx1201:
@@ -27,22 +25,7 @@ import (
 // gfx950; the translation runs on the simulated gfx1201 when the
 // simulator implements VBUFFER, and must store the same bytes.
 func TestGFX12BufferVSharp(t *testing.T) {
-	guest := buildGuest(t, "gfx12_buffer")
-	res, err := Translate(guest, Options{Name: "gfx12_buffer", Host: isa.GFX1201})
-	if err != nil {
-		var b strings.Builder
-		res.Report.WriteText(&b)
-		t.Fatalf("%v\n%s", err, b.String())
-	}
-	verifyObject12(t, "gfx12_buffer", isa.GFX1201, guest, res.Object)
-	path := filepath.Join(t.TempDir(), "out.co")
-	if err := os.WriteFile(path, res.Object, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dis, err := exec.Command(llvmtool.Require(t, llvmtool.Objdump), "-d", "--mcpu=gfx1201", "--mattr=+wavefrontsize64", path).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	guest, res, dis := translate12(t, "gfx12_buffer")
 	for _, want := range []string{"s_mov_b32 s7, 0x30004000", "s_mov_b32 s15, s7", "buffer_load_b32 v2, v1, s[4:7], null offen",
 		"buffer_store_b32 v2, v1, s[12:15], null offen offset:4", "s[4:7], null offen offset:4 ", "v_mbcnt_hi_u32_b32",
 		"v_lshl_add_u32", "ds_store_b32", "s_wait_dscnt 0x0"} {
@@ -53,47 +36,12 @@ func TestGFX12BufferVSharp(t *testing.T) {
 	if bytes.Contains(dis, []byte("0x20000")) {
 		t.Errorf("a gfx9 word3 constant survives:\n%s", dis)
 	}
+	src := make([]byte, 256)
+	for i := range 64 {
+		binary.LittleEndian.PutUint32(src[4*i:], uint32(1000+i))
+	}
 	run := func(image []byte, target, kernel string) []byte {
-		a, err := sim.NewAgent(target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex, err := a.LoadCodeObject(image)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err := ex.Kernel(kernel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := a.Alloc(256)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := a.Alloc(260)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := make([]byte, 256)
-		for i := range 64 {
-			binary.LittleEndian.PutUint32(src[4*i:], uint32(1000+i))
-		}
-		if err := a.CopyIn(in, src); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.CopyIn(out, make([]byte, 260)); err != nil {
-			t.Fatal(err)
-		}
-		ka := binary.LittleEndian.AppendUint64(nil, uint64(in))
-		ka = binary.LittleEndian.AppendUint64(ka, uint64(out))
-		if err := a.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, ka); err != nil {
-			t.Fatalf("%s on %s: %v", kernel, target, err)
-		}
-		b := make([]byte, 260)
-		if err := a.CopyOut(out, b); err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return runBuffers(t, image, target, kernel, src, make([]byte, 260))[1]
 	}
 	want := run(guest, "gfx950", "kbuf")
 	for i := range 64 {
@@ -285,53 +233,12 @@ func TestGFX12Timers(t *testing.T) {
 // gfx1201 once it implements the fp8 WMMA, where its output must equal
 // the guest's bit for bit (the inputs make every sum exact).
 func TestGFX12FP8MFMA(t *testing.T) {
-	guest := buildGuestFrom(t, filepath.Join("testdata", "gfx12_fp8mfma.s"))
-	res, err := Translate(guest, Options{Name: "gfx12_fp8mfma", Host: isa.GFX1201})
-	if err != nil {
-		var b strings.Builder
-		res.Report.WriteText(&b)
-		t.Fatalf("%v\n%s", err, b.String())
-	}
-	verifyObject12(t, "gfx12_fp8mfma", isa.GFX1201, guest, res.Object)
-	path := filepath.Join(t.TempDir(), "out.co")
-	if err := os.WriteFile(path, res.Object, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dis, err := exec.Command(llvmtool.Require(t, llvmtool.Objdump), "-d", "--mcpu=gfx1201", "--mattr=+wavefrontsize64", path).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	guest, res, dis := translate12(t, "gfx12_fp8mfma")
 	if n := bytes.Count(dis, []byte("v_wmma_f32_16x16x16_fp8_fp8")); n != 2 {
 		t.Fatalf("%d fp8 WMMAs in the translation, want 2:\n%s", n, dis)
 	}
 	run := func(image []byte, target string) []byte {
-		a, err := sim.NewAgent(target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex, err := a.LoadCodeObject(image)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err := ex.Kernel("kfp8")
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := a.Alloc(1024)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.CopyIn(out, make([]byte, 1024)); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, binary.LittleEndian.AppendUint64(nil, uint64(out))); err != nil {
-			t.Fatalf("kfp8 on %s: %v", target, err)
-		}
-		b := make([]byte, 1024)
-		if err := a.CopyOut(out, b); err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return runBuffers(t, image, target, "kfp8", make([]byte, 1024))[0]
 	}
 	want := run(guest, "gfx950")
 	if bytes.Equal(want, make([]byte, len(want))) {

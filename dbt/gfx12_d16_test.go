@@ -3,15 +3,7 @@ package dbt
 import (
 	"bytes"
 	"encoding/binary"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/rocjitsu/rocjitsu/dbt/isa"
-	"github.com/rocjitsu/rocjitsu/hsa/sim"
-	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 )
 
 // d16In is the input buffer of testdata/gfx12_d16.s: bytes with the sign
@@ -67,22 +59,7 @@ func d16Want(in []byte) []byte {
 // ISA meaning computed here says (the preserved halves included), and the
 // translation on the simulated gfx1201 writes the same bytes.
 func TestGFX12D16Buffer(t *testing.T) {
-	guest := buildGuest(t, "gfx12_d16")
-	res, err := Translate(guest, Options{Name: "gfx12_d16", Host: isa.GFX1201})
-	if err != nil {
-		var b strings.Builder
-		res.Report.WriteText(&b)
-		t.Fatalf("%v\n%s", err, b.String())
-	}
-	verifyObject12(t, "gfx12_d16", isa.GFX1201, guest, res.Object)
-	path := filepath.Join(t.TempDir(), "out.co")
-	if err := os.WriteFile(path, res.Object, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dis, err := exec.Command(llvmtool.Require(t, llvmtool.Objdump), "-d", "--mcpu=gfx1201", "--mattr=+wavefrontsize64", path).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	guest, res, dis := translate12(t, "gfx12_d16")
 	for _, want := range []string{"buffer_load_d16_b16 v2, v1, s[4:7], null offen", "buffer_load_d16_hi_b16 v3, v1, s[4:7], null offen offset:2",
 		"buffer_load_d16_u8 v4, v1, s[4:7], null offen offset:1", "buffer_load_d16_hi_u8 v5, v1, s[4:7], null offen offset:3",
 		"buffer_load_d16_i8 v6, v1, s[4:7], null offen", "buffer_load_d16_hi_i8 v7, v1, s[4:7], null offen offset:2",
@@ -93,42 +70,7 @@ func TestGFX12D16Buffer(t *testing.T) {
 	}
 	in := d16In()
 	run := func(image []byte, target string) []byte {
-		a, err := sim.NewAgent(target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex, err := a.LoadCodeObject(image)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err := ex.Kernel("kd16")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ib, err := a.Alloc(256)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ob, err := a.Alloc(2048)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.CopyIn(ib, in); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.CopyIn(ob, make([]byte, 2048)); err != nil {
-			t.Fatal(err)
-		}
-		ka := binary.LittleEndian.AppendUint64(nil, uint64(ib))
-		ka = binary.LittleEndian.AppendUint64(ka, uint64(ob))
-		if err := a.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, ka); err != nil {
-			t.Fatalf("kd16 on %s: %v", target, err)
-		}
-		b := make([]byte, 2048)
-		if err := a.CopyOut(ob, b); err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return runBuffers(t, image, target, "kd16", in, make([]byte, 2048))[1]
 	}
 	want := d16Want(in)
 	if got := run(guest, "gfx950"); !bytes.Equal(got, want) {

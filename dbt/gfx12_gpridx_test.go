@@ -3,15 +3,11 @@ package dbt
 import (
 	"bytes"
 	"encoding/binary"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
-	"github.com/rocjitsu/rocjitsu/hsa/sim"
-	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 )
 
 // gpridxWant is what testdata/gfx12_gpridx.s stores, from the gfx9 ISA
@@ -63,22 +59,7 @@ func gpridxWant() []byte {
 // the translation on the simulated gfx1201 stores the same bytes. The
 // region shapes without a rule are rejected with their reasons.
 func TestGFX12GPRIdx(t *testing.T) {
-	guest := buildGuest(t, "gfx12_gpridx")
-	res, err := Translate(guest, Options{Name: "gfx12_gpridx", Host: isa.GFX1201})
-	if err != nil {
-		var b strings.Builder
-		res.Report.WriteText(&b)
-		t.Fatalf("%v\n%s", err, b.String())
-	}
-	verifyObject12(t, "gfx12_gpridx", isa.GFX1201, guest, res.Object)
-	path := filepath.Join(t.TempDir(), "out.co")
-	if err := os.WriteFile(path, res.Object, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dis, err := exec.Command(llvmtool.Require(t, llvmtool.Objdump), "-d", "--mcpu=gfx1201", "--mattr=+wavefrontsize64", path).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	guest, res, dis := translate12(t, "gfx12_gpridx")
 	for mn, want := range map[string]int{"v_movreld_b32": 5, "v_movrels_b32": 1, "v_movrelsd_b32": 1} {
 		if n := bytes.Count(dis, []byte(mn+" ")) + bytes.Count(dis, []byte(mn+"_e32")); n != want {
 			t.Errorf("%d %s in the translation, want %d:\n%s", n, mn, want, dis)
@@ -93,33 +74,7 @@ func TestGFX12GPRIdx(t *testing.T) {
 		t.Errorf("a gfx9 indexing instruction survives:\n%s", dis)
 	}
 	run := func(image []byte, target string) []byte {
-		a, err := sim.NewAgent(target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex, err := a.LoadCodeObject(image)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, err := ex.Kernel("kidx")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ob, err := a.Alloc(4096)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.CopyIn(ob, make([]byte, 4096)); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Dispatch(k, [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, binary.LittleEndian.AppendUint64(nil, uint64(ob))); err != nil {
-			t.Fatalf("kidx on %s: %v", target, err)
-		}
-		b := make([]byte, 4096)
-		if err := a.CopyOut(ob, b); err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return runBuffers(t, image, target, "kidx", make([]byte, 4096))[0]
 	}
 	want := gpridxWant()
 	if got := run(guest, "gfx950"); !bytes.Equal(got, want) {
@@ -132,7 +87,7 @@ func TestGFX12GPRIdx(t *testing.T) {
 	}
 
 	bad := buildGuestFrom(t, filepath.Join("testdata", "gfx12_gpridx_bad.s"))
-	res, err = Translate(bad, Options{Name: "gfx12_gpridx_bad", Host: isa.GFX1201})
+	res, err := Translate(bad, Options{Name: "gfx12_gpridx_bad", Host: isa.GFX1201})
 	if err == nil {
 		t.Fatal("unproven VGPR-indexing regions translated")
 	}
