@@ -2,7 +2,6 @@ package dbt
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -91,54 +90,6 @@ func TestGFX12ScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 		verifyObject12(t, "scalemfma12-"+v.name, isa.GFX1201, guest, res.Object)
 		objs = append(objs, res.Object)
 	}
-	rng := rand.New(rand.NewSource(1215))
-	for ci, c := range cases {
-		for _, kname := range []string{"k", "p"} {
-			name := fmt.Sprintf("%s%d", kname, ci)
-			for _, exact := range []bool{true, false} {
-				in := smInputs(rng, c, exact, false, -1)
-				in = append(in, make([]uint32, (smsRows-smRows)*64)...)
-				for l := 0; l < 64; l++ {
-					// Every byte of both scale dwords is 2^-1..2^1 (exact)
-					// or 2^-10..2^10: any selector gives finite products.
-					for _, row := range []int{smRegS, smRegS + 1} {
-						var w uint32
-						for b := 0; b < 4; b++ {
-							v := 126 + rng.Intn(3)
-							if !exact {
-								v = 117 + rng.Intn(21)
-							}
-							w |= uint32(v) << (8 * b)
-						}
-						in[row*64+l] = w
-					}
-				}
-				want := smRun(t, guest, "gfx950", name, in)
-				ref := smRun(t, inline.Object, "gfx1201", name, in)
-				for vi, obj := range objs {
-					got := smRun(t, obj, "gfx1201", name, in)
-					nonzero := 0
-					for i := smsOut * 64; i < smsRows*64; i++ {
-						g, r := (i/64-smsOut)/16, (i/64-smsOut)%16
-						if r >= c.cd() && i/64 != smsSum || kname == "k" && i/64 == smsSum {
-							continue
-						}
-						where := fmt.Sprintf("%s variant %d m=%d cbsz=%d blgp=%d exact=%v: row %d (D%d reg %d) lane %d", name, vi, c.m, c.cbsz, c.blgp, exact, i/64, g, r, i%64)
-						if want[i] != 0 {
-							nonzero++
-						}
-						if got[i] != ref[i] {
-							t.Fatalf("%s: subroutine %#x (%g), inline %#x (%g)", where, got[i], math.Float32frombits(got[i]), ref[i], math.Float32frombits(ref[i]))
-						}
-						if (exact || i/64 == smsSum) && got[i] != want[i] {
-							t.Fatalf("%s: translated %#x (%g), gfx950 %#x (%g)", where, got[i], math.Float32frombits(got[i]), want[i], math.Float32frombits(want[i]))
-						}
-					}
-					if nonzero < 4*c.cd()*32 {
-						t.Fatalf("%s: only %d non-zero outputs on gfx950", name, nonzero)
-					}
-				}
-			}
-		}
-	}
+	smsCompare(t, rand.New(rand.NewSource(1215)), guest, inline.Object, objs, "gfx1201", cases, []string{"k", "p"},
+		func(string) bool { return false })
 }
