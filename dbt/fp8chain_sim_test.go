@@ -1,7 +1,6 @@
 package dbt
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,12 +18,11 @@ import (
 // and the translation must keep the accumulators scaled inside the chains
 // (fewer host instructions than the unchained expansions).
 func TestFP8MFMAChainsOnSimulator(t *testing.T) {
-	fill := "v_and_b32_e32 v50, 0x1f1f1f1f, v50\n  v_or_b32_e32 v50, 0x30303030, v50\n  v_and_b32_e32 v51, 15, v0\n  v_cmp_eq_u32_e32 vcc, 3, v51\n  v_cndmask_b32_e32 v50, v50, v52, vcc\n"
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_mov_b32 v52, 0x80\n")
 	for i := 0; i < 12; i++ {
 		fmt.Fprintf(&s, "  v_mul_u32_u24_e32 v50, %#x, v0\n  v_add_u32_e32 v50, %d, v50\n  %s  v_mov_b32_e32 v%d, v50\n",
-			0x01030507+2*i*0x01010101, 13*i+1, strings.ReplaceAll(fill, "\n", "\n  "), 10+i)
+			0x01030507+2*i*0x01010101, 13*i+1, strings.ReplaceAll(fp8Fill, "\n", "\n  "), 10+i)
 	}
 	// v[30:33] = small floats from the lane id; a[0:3] starts at zero.
 	for r := 0; r < 4; r++ {
@@ -70,20 +68,9 @@ func TestFP8MFMAChainsOnSimulator(t *testing.T) {
 		if notes := fmt.Sprint(res.Report.Kernels[0].Notes); opt.forceShared != strings.Contains(notes, "per-kernel subroutines") {
 			t.Fatalf("%s: subroutine notes %q", opt.Name, notes)
 		}
-		got := runKernelOn(t, res.Object, "gfx942", size)
-		for i := 0; i < size; i += 4 {
-			if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
-				t.Fatalf("%s: dword %d (lane %d): translated %#x, gfx950 %#x", opt.Name, i/4, i/64, g, w)
-			}
-		}
+		equalDwords(t, opt.Name, runKernelOn(t, res.Object, "gfx942", size), want, 64)
 	}
-	nonzero := 0
-	for i := 0; i < size; i += 4 {
-		if binary.LittleEndian.Uint32(want[i:]) != 0 {
-			nonzero++
-		}
-	}
-	if nonzero < size/8 {
+	if nonzero := nonzeroDwords(want); nonzero < size/8 {
 		t.Fatalf("only %d nonzero dwords in the gfx950 result", nonzero)
 	}
 	// Eight MFMAs, unchained, would scale D by 4 eight times (v_mul_f32

@@ -1,7 +1,6 @@
 package dbt
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,13 +18,12 @@ import (
 // store what the guest stores, and must be smaller than the inline one
 // (which must store the same).
 func TestFP8MFMASubroutinesOnSimulator(t *testing.T) {
-	fill := "v_and_b32_e32 v50, 0x1f1f1f1f, v50\n  v_or_b32_e32 v50, 0x30303030, v50\n  v_and_b32_e32 v51, 15, v0\n  v_cmp_eq_u32_e32 vcc, 3, v51\n  v_cndmask_b32_e32 v50, v50, v52, vcc\n"
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_mov_b32 v52, 0x80\n")
 	// a[0:23]: FP8 operands with -0 bytes in some lanes.
 	for i := 0; i < 24; i++ {
 		fmt.Fprintf(&s, "  v_mul_u32_u24_e32 v50, %#x, v0\n  v_add_u32_e32 v50, %d, v50\n  %s  v_accvgpr_write_b32 a%d, v50\n",
-			0x01030507+2*i*0x01010101, 13*i+1, strings.ReplaceAll(fill, "\n", "\n  "), i)
+			0x01030507+2*i*0x01010101, 13*i+1, strings.ReplaceAll(fp8Fill, "\n", "\n  "), i)
 	}
 	// v[30:37]: small floats from the lane id.
 	for r := 0; r < 8; r++ {
@@ -55,13 +53,7 @@ func TestFP8MFMASubroutinesOnSimulator(t *testing.T) {
 	guest := buildGuestFrom(t, path)
 	size := 64 * 32
 	want := runKernelOn(t, guest, "gfx950", size)
-	nonzero := 0
-	for i := 0; i < size; i += 4 {
-		if binary.LittleEndian.Uint32(want[i:]) != 0 {
-			nonzero++
-		}
-	}
-	if nonzero < size/8 {
+	if nonzero := nonzeroDwords(want); nonzero < size/8 {
 		t.Fatalf("only %d nonzero dwords in the gfx950 result", nonzero)
 	}
 	text := map[string]int{}
@@ -86,12 +78,7 @@ func TestFP8MFMASubroutinesOnSimulator(t *testing.T) {
 		if text[opt.Name] == 0 {
 			t.Fatalf("%s: no .text", opt.Name)
 		}
-		got := runKernelOn(t, res.Object, "gfx942", size)
-		for i := 0; i < size; i += 4 {
-			if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
-				t.Fatalf("%s: dword %d (lane %d): translated %#x, gfx950 %#x", opt.Name, i/4, i/32, g, w)
-			}
-		}
+		equalDwords(t, opt.Name, runKernelOn(t, res.Object, "gfx942", size), want, 32)
 	}
 	t.Logf(".text %d bytes with subroutines, %d inline", text["fp8shared"], text["fp8shared-inline"])
 	if text["fp8shared"] >= text["fp8shared-inline"] {

@@ -55,9 +55,7 @@ func TestMFMARulesAgainstGFX950Simulator(t *testing.T) {
 		fill       string // how a value dword is formed from the lane-dependent x
 	}
 	fills := map[string]string{
-		// OCP E4M3 codes with exponent 6..9 (values in [0.5, 8)), and the
-		// OCP -0 byte 0x80 in lanes where x&15 == 3.
-		"fp8": "v_and_b32_e32 v50, 0x1f1f1f1f, v50\n  v_or_b32_e32 v50, 0x30303030, v50\n  v_and_b32_e32 v51, 15, v0\n  v_cmp_eq_u32_e32 vcc, 3, v51\n  v_cndmask_b32_e32 v50, v50, v52, vcc\n",
+		"fp8": fp8Fill,
 		// bf16 pairs in [1, 2) with 4 mantissa bits.
 		"bf16": "v_and_b32_e32 v50, 0x000f000f, v50\n  v_lshlrev_b32_e32 v50, 3, v50\n  v_or_b32_e32 v50, 0x3f803f80, v50\n",
 		// small signed bytes.
@@ -110,12 +108,7 @@ func TestMFMARulesAgainstGFX950Simulator(t *testing.T) {
 				if notes := fmt.Sprint(res.Report.Kernels[0].Notes); (opt.forceShared && c.fill == "fp8") != strings.Contains(notes, "per-kernel subroutines") {
 					t.Fatalf("%s: subroutine notes %q", opt.Name, notes)
 				}
-				got := runKernelOn(t, res.Object, "gfx942", size)
-				for i := 0; i < size; i += 4 {
-					if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
-						t.Fatalf("%s: dword %d (lane %d): translated %#x, gfx950 %#x", opt.Name, i/4, i/(4*c.cd), g, w)
-					}
-				}
+				equalDwords(t, opt.Name, runKernelOn(t, res.Object, "gfx942", size), want, 4*c.cd)
 			}
 			nonzero := false
 			for _, b := range want {
@@ -136,4 +129,32 @@ func bitsLen(n int) int {
 		b++
 	}
 	return b
+}
+
+// fp8Fill forms an FP8 operand dword in v50 from the lane-dependent x in
+// v50: OCP E4M3 codes with exponent 6..9 (values in [0.5, 8)), and the OCP
+// -0 byte (v52, which holds 0x80) in lanes where lane&15 == 3. It uses v51
+// and VCC.
+const fp8Fill = "v_and_b32_e32 v50, 0x1f1f1f1f, v50\n  v_or_b32_e32 v50, 0x30303030, v50\n  v_and_b32_e32 v51, 15, v0\n  v_cmp_eq_u32_e32 vcc, 3, v51\n  v_cndmask_b32_e32 v50, v50, v52, vcc\n"
+
+// equalDwords fails t when the dwords of got and want differ, naming what,
+// the first differing dword and its lane (laneBytes bytes per lane).
+func equalDwords(t *testing.T, what string, got, want []byte, laneBytes int) {
+	t.Helper()
+	for i := 0; i+4 <= len(want); i += 4 {
+		if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
+			t.Fatalf("%s: dword %d (lane %d): translated %#x, gfx950 %#x", what, i/4, i/laneBytes, g, w)
+		}
+	}
+}
+
+// nonzeroDwords counts the non-zero dwords of b.
+func nonzeroDwords(b []byte) int {
+	n := 0
+	for i := 0; i+4 <= len(b); i += 4 {
+		if binary.LittleEndian.Uint32(b[i:]) != 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -1,7 +1,6 @@
 package dbt
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,9 +18,7 @@ import (
 // equal.
 func TestSMFMACRulesAgainstGFX950Simulator(t *testing.T) {
 	fills := map[string]string{
-		// OCP E4M3/E5M2 codes of moderate magnitude, and the OCP -0 byte
-		// 0x80 in lanes where x&15 == 3.
-		"fp8": "v_and_b32_e32 v50, 0x1f1f1f1f, v50\n  v_or_b32_e32 v50, 0x30303030, v50\n  v_and_b32_e32 v51, 15, v0\n  v_cmp_eq_u32_e32 vcc, 3, v51\n  v_cndmask_b32_e32 v50, v50, v52, vcc\n",
+		"fp8": fp8Fill,
 		// f16 pairs in [1, 2) with 4 mantissa bits.
 		"f16": "v_and_b32_e32 v50, 0x000f000f, v50\n  v_lshlrev_b32_e32 v50, 6, v50\n  v_or_b32_e32 v50, 0x3c003c00, v50\n",
 		// bf16 pairs in [1, 2) with 4 mantissa bits.
@@ -106,12 +103,7 @@ func TestSMFMACRulesAgainstGFX950Simulator(t *testing.T) {
 			}
 			size := 64 * 4 * c.cd
 			want := runKernelOn(t, guest, "gfx950", size)
-			got := runKernelOn(t, res.Object, "gfx942", size)
-			for i := 0; i < size; i += 4 {
-				if g, w := binary.LittleEndian.Uint32(got[i:]), binary.LittleEndian.Uint32(want[i:]); g != w {
-					t.Fatalf("dword %d (lane %d): translated %#x, gfx950 %#x", i/4, i/(4*c.cd), g, w)
-				}
-			}
+			equalDwords(t, c.name, runKernelOn(t, res.Object, "gfx942", size), want, 4*c.cd)
 			nonzero := false
 			for _, b := range want {
 				nonzero = nonzero || b != 0
