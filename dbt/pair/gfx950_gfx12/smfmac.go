@@ -108,10 +108,7 @@ func smfmacRule(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error)
 	}
 	hs := groupSwapAddr(addr[0], addr[1])
 	t := addr[0]
-	for i := uint16(0); i < 4; i++ {
-		hs = append(hs, host{mnem: "ds_bpermute_b32", ops: []isa.Operand{vr(acc+i, 1), vr(t, 1), vr(d.Reg+i, 1)}})
-	}
-	hs = append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
+	hs = append(hs, groupSwap(acc, d.Reg, t)...)
 	for n := 0; n < sh.steps; n++ {
 		w := host{mnem: sh.op, ops: []isa.Operand{vr(acc, 4), vr(a.Reg+uint16(n)*sh.a, uint8(sh.a)), vr(b.Reg+uint16(n)*sh.b, uint8(sh.b)), idx}}
 		w.mod.OpSel = uint8(int(m.ABID)*sh.steps + n)
@@ -125,9 +122,6 @@ func smfmacRule(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error)
 		hs = append(hs, w)
 	}
 	hs = append(hs, host{mnem: "v_nop"})
-	for i := uint16(0); i < 4; i++ {
-		hs = append(hs, host{mnem: "ds_bpermute_b32", ops: []isa.Operand{vr(d.Reg+i, 1), vr(t, 1), vr(acc+i, 1)}})
-	}
-	hs = append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
+	hs = append(hs, groupSwap(d.Reg, acc, t)...)
 	return seq(hs...)
 }

@@ -93,10 +93,7 @@ func mfmaWMMA(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 		if c.Class != isa.VGPR || c.Width != 4 {
 			return nil, fmt.Errorf("%s C operand", in.Name())
 		}
-		for i := uint16(0); i < 4; i++ {
-			hs = append(hs, host{mnem: "ds_bpermute_b32", ops: []isa.Operand{vr(acc+i, 1), vr(t, 1), vr(c.Reg+i, 1)}})
-		}
-		hs = append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
+		hs = append(hs, groupSwap(acc, c.Reg, t)...)
 		cop = vr(acc, 4)
 	} else if c.Kind != isa.KindInline {
 		return nil, fmt.Errorf("%s C must be registers or an inline constant", in.Name())
@@ -111,11 +108,19 @@ func mfmaWMMA(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 		cop = vr(acc, 4)
 	}
 	hs = append(hs, host{mnem: "v_nop"})
-	for i := uint16(0); i < 4; i++ {
-		hs = append(hs, host{mnem: "ds_bpermute_b32", ops: []isa.Operand{vr(d.Reg+i, 1), vr(t, 1), vr(acc+i, 1)}})
-	}
-	hs = append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
+	hs = append(hs, groupSwap(d.Reg, acc, t)...)
 	return seq(hs...)
+}
+
+// groupSwap moves the four registers src.. into dst.. through the lane-group
+// swap whose ds_bpermute_b32 address groupSwapAddr left in VGPR t, and waits
+// for them.
+func groupSwap(dst, src, t uint16) []host {
+	var hs []host
+	for i := uint16(0); i < 4; i++ {
+		hs = append(hs, host{mnem: "ds_bpermute_b32", ops: []isa.Operand{vr(dst+i, 1), vr(t, 1), vr(src+i, 1)}})
+	}
+	return append(hs, host{mnem: "s_wait_dscnt", ops: []isa.Operand{imm(0)}})
 }
 
 // groupSwapAddr sets VGPR t to the ds_bpermute_b32 byte address of the
