@@ -56,6 +56,11 @@ func (f scaleFormat) bits() int { return 1 + f.e + f.m }
 // scaleFormats are the formats cbsz and blgp select (0..4).
 var scaleFormats = [5]scaleFormat{{4, 3, 7}, {5, 2, 15}, {2, 3, 1}, {3, 2, 3}, {2, 1, 1}}
 
+// F8F6F4Bits is the element width in bits of the f8f6f4 format that a cbsz
+// or blgp value f (0..4) selects, which is also the number of registers an
+// f8f6f4 MFMA's A or B operand of that format holds.
+func F8F6F4Bits(f int) int { return scaleFormats[f].bits() }
+
 // scaleMFMA describes a supported scaled MFMA: its host bf16 opcode and C/D
 // register count.
 var scaleMFMA = map[string]struct {

@@ -54,16 +54,6 @@ import (
 // scaleMFMABound is the approximation of the f8f6f4 rules.
 const scaleMFMABound = "products are exact; the f32 sum over K is rounded once per WMMA step (8 per block) and once per block and for C when the blocks are scaled and added, instead of once: |D - D_gfx950| <= 14 * 2^-24 * (|C| + sum_k |a_k*b_k|) + 5 * 2^-149 (a scaled block sum below 2^-126 is rounded to an f32 subnormal; one whose scaled value overflows is infinite even when other blocks would cancel it); subnormal E4M3/E5M2 inputs of the fp8/bf8 WMMAs (guest subnormals, small FP6/FP4 codes) must not be flushed; full EXEC expected, as for any MFMA"
 
-// elemFormat is one f8f6f4 element format: exponent and mantissa bits and
-// exponent bias.
-type elemFormat struct{ e, m, bias int }
-
-// bits is the element width.
-func (f elemFormat) bits() int { return 1 + f.e + f.m }
-
-// f8f6f4Formats are the formats cbsz and blgp select (0..4).
-var f8f6f4Formats = [5]elemFormat{{4, 3, 7}, {5, 2, 15}, {2, 3, 1}, {3, 2, 3}, {2, 1, 1}}
-
 // byteFormat is the WMMA input type ("fp8": E4M3, "bf8": E5M2) an element
 // format is carried in, and byteOffset log2 of the factor its byte form
 // carries: the FP6/FP4 codes are placed in the bits of an E4M3 or E5M2
@@ -135,8 +125,8 @@ func f8f6f4Check(in *isa.Inst, site pair.Site, sh f8f6f4Shape) (f8f6f4Operands, 
 	}
 	for x, s := range []isa.Operand{o.a, o.b} {
 		f := []uint8{m.CBSZ, m.BLGP}[x]
-		if s.Kind != isa.KindReg || s.Class != isa.VGPR || int(s.Width) != f8f6f4Formats[f].bits() || s.Mods != 0 {
-			return o, fmt.Errorf("%s at %#x: %c must be a tuple of %d VGPRs", name, in.PC, "AB"[x], f8f6f4Formats[f].bits())
+		if s.Kind != isa.KindReg || s.Class != isa.VGPR || int(s.Width) != rules.F8F6F4Bits(int(f)) || s.Mods != 0 {
+			return o, fmt.Errorf("%s at %#x: %c must be a tuple of %d VGPRs", name, in.PC, "AB"[x], rules.F8F6F4Bits(int(f)))
 		}
 	}
 	switch {

@@ -78,7 +78,7 @@ func TestF8F6F4SharedForm(t *testing.T) {
 								}
 							}
 						}
-						nA, nB, cd := f8f6f4Formats[cb].bits(), f8f6f4Formats[bl].bits(), m*m/64
+						nA, nB, cd := rules.F8F6F4Bits(cb), rules.F8F6F4Bits(bl), m*m/64
 						pre := nA + nB
 						if scaled {
 							pre += 2
