@@ -72,11 +72,17 @@ func cvtPkBF16Names(in *isa.Inst, raw []byte) ([]uint16, bool) {
 	if err != nil {
 		return nil, false
 	}
+	return vgprNames(vdst, src0, src1), true
+}
+
+// vgprNames is the VGPR vdst and the VGPRs among the 9-bit source operand
+// codes srcs (SGPRs and constants are left out).
+func vgprNames(vdst uint16, srcs ...uint16) []uint16 {
 	out := []uint16{vdst}
-	for _, s := range []uint16{src0, src1} {
+	for _, s := range srcs {
 		if s >= srcVGPR {
 			out = append(out, s-srcVGPR)
 		}
 	}
-	return out, true
+	return out
 }

@@ -82,11 +82,5 @@ func cvtPkFP8Names(in *isa.Inst, raw []byte) ([]uint16, bool) {
 	if err != nil {
 		return nil, false
 	}
-	out := []uint16{vdst}
-	for _, s := range []uint16{s0, s1} {
-		if s >= srcVGPR {
-			out = append(out, s-srcVGPR)
-		}
-	}
-	return out, true
+	return vgprNames(vdst, s0, s1), true
 }
