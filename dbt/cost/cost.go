@@ -14,7 +14,8 @@ type Class int
 
 // The classes, in report order.
 const (
-	// MFMA: matrix instructions (v_mfma*, v_smfmac*).
+	// MFMA: matrix instructions (v_mfma*, v_smfmac* and gfx12's v_wmma*,
+	// v_swmmac*).
 	MFMA Class = iota
 	// VALU: other vector ALU instructions (v_*).
 	VALU
@@ -51,7 +52,8 @@ func Of(name string) Class {
 		}
 	}
 	switch {
-	case strings.HasPrefix(name, "v_mfma") || strings.HasPrefix(name, "v_smfmac"):
+	case strings.HasPrefix(name, "v_mfma") || strings.HasPrefix(name, "v_smfmac") ||
+		strings.HasPrefix(name, "v_wmma") || strings.HasPrefix(name, "v_swmmac"):
 		return MFMA
 	case strings.HasPrefix(name, "v_"):
 		return VALU
