@@ -41,9 +41,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	factor := fs.Uint64("budget-factor", verify.HostBudgetFactor, "the host (or instrumented) side may run this many times the guest's budget")
 	noProfiles := fs.Bool("no-profiles", false, "give every kernel the plain argument synthesis, without the per-family argument profiles")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
+	stats := fs.Bool("stats", false, "print each kernel's executed instructions by class and their issue-cycle model weight (MFMA passes, 1 per other instruction) on both sides, and their host/guest summary over the kernels that ran alike")
 	instr := fs.String("instrument", "", "instead of translating, instrument each object with these `rocjitsu sqtt instrument` OPTIONS (e.g. \"--barriers --memory 4:8 --loops\") and compare the instrumented run with the plain one on the object's own target (--host is ignored)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--budget-factor N] [--no-profiles] [--json FILE] [--instrument \"OPTIONS\"]")
+		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--budget-factor N] [--no-profiles] [--stats] [--json FILE] [--instrument \"OPTIONS\"]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -104,6 +105,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			}
 			for _, r := range rs {
 				fmt.Fprintln(stdout, line(r, *seeds > 1))
+				if *stats {
+					fmt.Fprintln(stdout, statsLine(r))
+				}
 			}
 			all = append(all, rs...)
 		}
@@ -118,8 +122,19 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			status = 1
 		}
 	}
+	if *stats {
+		fmt.Fprintln(stdout, verify.CostOf(all))
+	}
 	fmt.Fprintln(stdout, verify.Summarize(all))
 	return status
+}
+
+// statsLine is a kernel's --stats line: executed instructions by class,
+// guest/host, and the issue-cycle model's weights.
+func statsLine(r verify.Result) string {
+	g, h := r.GuestClasses, r.HostClasses
+	return fmt.Sprintf("  executed guest/host: %d/%d (mfma %d/%d, valu %d/%d, memory %d/%d, salu %d/%d, other %d/%d); issue-cycle model %d/%d passes",
+		r.GuestInstructions, r.HostInstructions, g.MFMA, h.MFMA, g.VALU, h.VALU, g.Memory, h.Memory, g.SALU, h.SALU, g.Other, h.Other, r.GuestPasses, r.HostPasses)
 }
 
 // instrumentedRun instruments the object b with io and compares the
