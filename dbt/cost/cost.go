@@ -2,6 +2,9 @@
 // them (MFMA, VALU, memory, SALU, other) and tallies instruction counts per
 // class, so the translator's output can be compared with its input: the
 // static count of a code object and the dynamic count a simulator executes.
+// It also holds the issue-cycle model (passes.go): the MFMA passes of
+// gfx942 and gfx950 from LLVM's scheduling model, with every other
+// instruction weighing one pass.
 package cost
 
 import (
