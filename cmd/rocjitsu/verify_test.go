@@ -172,3 +172,26 @@ func TestVerifyStats(t *testing.T) {
 		t.Errorf("no summary line in\n%s", text)
 	}
 }
+
+// TestVerifyNative: --native DIR runs the same-named native gfx942 build
+// instead of a translation and compares it with the guest; a missing
+// native object is an error, and --native excludes --instrument.
+func TestVerifyNative(t *testing.T) {
+	root := filepath.Join(projectpath.MustRoot(t), "testdata", "kernels")
+	var out, errb bytes.Buffer
+	code := runMain([]string{"verify", filepath.Join(root, "gfx950", "vector_add.co"), "--native", filepath.Join(root, "gfx942"), "--fill", "int", "--stats"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "vector_add.co vector_add -> gfx942: identical") || !strings.Contains(out.String(), "1 kernels: 1 identical") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := runMain([]string{"verify", filepath.Join(root, "gfx950", "vector_add.co"), "--native", t.TempDir()}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "native build") {
+		t.Fatalf("missing native object: exit %d: %s", code, errb.String())
+	}
+	if code := runMain([]string{"verify", filepath.Join(root, "gfx950", "vector_add.co"), "--native", filepath.Join(root, "gfx942"), "--instrument", "--barriers"}, &out, &errb); code != 2 {
+		t.Fatalf("--native with --instrument: exit %d", code)
+	}
+}
