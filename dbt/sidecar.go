@@ -313,7 +313,101 @@ type sidecarPlan struct {
 	// host lowers the host code of a pair with pair.VirtualLDS (nil: the
 	// gfx942 host, whose sidecars lower the guest's DS words directly).
 	host pair.VirtualLDS
+	// vm tracks the lowered accesses in flight during a gfx942 emission.
+	vm vmInFlight
 }
+
+// vmInFlight is what a gfx942 sidecar emission knows about its lowered
+// global accesses that no s_waitcnt vmcnt(0) has covered yet at the
+// current point of a block (lowered accesses are not waited for where they
+// are issued; package vlds states the rules).
+type vmInFlight struct {
+	// v and a are the destination VGPRs and AGPRs of lowered loads and
+	// returning atomics in flight.
+	v, a live.Set
+	// loads is true when v or a is not empty.
+	loads bool
+	// any is true when some lowered access may be in flight (at a block
+	// start: unknown, so true).
+	any bool
+}
+
+// clobberable reports whether a destination register of a load in flight
+// is not read after the instruction whose live-after set is after: the
+// scratch allocator may hand such a register out (or the guest write it)
+// while the load's data can still arrive.
+func (f *vmInFlight) clobberable(after *live.Regs) bool {
+	if !f.loads {
+		return false
+	}
+	if after == nil {
+		return true
+	}
+	for w := range f.v {
+		if f.v[w]&^after.V[w] != 0 || f.a[w]&^after.A[w] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// waited records an s_waitcnt vmcnt(0).
+func (f *vmInFlight) waited() { *f = vmInFlight{} }
+
+// wait appends s_waitcnt vmcnt(0) to code and records it.
+func (f *vmInFlight) wait(code []byte) []byte {
+	f.waited()
+	return binary.LittleEndian.AppendUint32(code, vlds.WaitVMCNT0)
+}
+
+// track follows the host code seg of one source instruction: in lowered
+// code every global load and returning atomic is a lowered access in
+// flight; in any code an s_waitcnt that waits on lgkmcnt becomes the
+// sidecar's wait (vlds.SidecarWait), and s_barrier and s_endpgm get an
+// s_waitcnt vmcnt(0) before them while a lowered access may be in flight.
+// It returns seg with those changes.
+func (kt *kernelT) track(p *sidecarPlan, seg []byte, lowered bool) ([]byte, error) {
+	var out []byte
+	for off := 0; off < len(seg); {
+		hin, err := kt.hostDecode(seg[off:], 0)
+		if err != nil || hin.Size == 0 || off+int(hin.Size) > len(seg) {
+			return nil, fmt.Errorf("host code of the sidecar does not decode at +%d", off)
+		}
+		h := seg[off : off+int(hin.Size)]
+		off += int(hin.Size)
+		w0 := binary.LittleEndian.Uint32(h)
+		if w, ok := vlds.SidecarWait(w0); ok {
+			out = binary.LittleEndian.AppendUint32(out, w)
+			out = append(out, h[4:]...)
+			if vlds.WaitsAllVM(w) {
+				p.vm.waited()
+			}
+			continue
+		}
+		if (w0 == sBarrier || w0 == sEndpgm) && p.vm.any {
+			out = p.vm.wait(out)
+		}
+		if lowered && len(h) == 8 && w0>>26 == 0x37 && w0>>14&3 == 2 {
+			p.vm.any = true
+			if r, n, acc := vlds.LoadDestination(w0, binary.LittleEndian.Uint32(h[4:])); n > 0 {
+				if acc {
+					p.vm.a.Add(int(r), n)
+				} else {
+					p.vm.v.Add(int(r), n)
+				}
+				p.vm.loads = true
+			}
+		}
+		out = append(out, h...)
+	}
+	return out, nil
+}
+
+// Words the wait tracking of a sidecar recognises.
+const (
+	sBarrier = 0xbf8a0000 // s_barrier
+	sEndpgm  = 0xbf810000 // s_endpgm
+)
 
 // userSGPRs returns the first SGPR of the kernarg pointer (-1 when not
 // enabled) and the number of user SGPRs before it.
@@ -540,10 +634,26 @@ func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
 			kt.body.Map[in.PC] = len(code)
 			kt.rep.Instructions++
 			kt.rep.SourceBytes += int(in.Size)
+			last := i == len(b.Insts)-1
+			if p.host == nil {
+				// A block is entered with nothing known in flight and left
+				// with no lowered load in flight (its successors do not
+				// know which registers it would have pending); a register
+				// a load may still write is never left to reuse.
+				if i == 0 {
+					p.vm = vmInFlight{any: true}
+				}
+				if p.vm.clobberable(kt.live.After(in.PC)) || last && p.vm.loads && in.Info != nil && in.Info.Branch != isa.BranchNone {
+					code = p.vm.wait(code)
+				}
+			}
 			var why string
 			code, why = kt.sidecarOne(code, b, i, in, p)
 			if why != "" {
 				return fmt.Sprintf("%#x %s: %s", in.PC, in.Name(), why)
+			}
+			if p.host == nil && last && p.vm.loads {
+				code = p.vm.wait(code)
 			}
 		}
 	}
@@ -589,6 +699,9 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		if err != nil {
 			return code, err.Error()
 		}
+		if out, err = kt.track(p, out, d.Kind != vlds.Native); err != nil {
+			return code, err.Error()
+		}
 		if d.Kind != vlds.Native {
 			p.lowered++
 			kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: "virtual-lds", Fidelity: report.Exact, Count: 1})
@@ -604,7 +717,8 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 	nfx := len(kt.body.Fixups)
 	code = kt.one(code, b, i, in)
 	if len(kt.body.Fixups) != nfx {
-		// Control flow and PC-relative windows carry no LDS access.
+		// Control flow and PC-relative windows carry no LDS access (nor
+		// a wait, a barrier or the end of the program).
 		return code, ""
 	}
 	seg := append([]byte(nil), code[at:]...)
@@ -649,7 +763,11 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 			if err != nil {
 				return code, err.Error()
 			}
-			if d, _ := vlds.Lookup(hw0); d.Kind != vlds.Native {
+			d, _ := vlds.Lookup(hw0)
+			if out, err = kt.track(p, out, d.Kind != vlds.Native); err != nil {
+				return code, err.Error()
+			}
+			if d.Kind != vlds.Native {
 				p.lowered++
 				changed = true
 			}
@@ -661,13 +779,20 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 			if err != nil {
 				return code, err.Error()
 			}
+			if out, err = kt.track(p, out, true); err != nil {
+				return code, err.Error()
+			}
 			p.lowered++
 			changed = true
 			low = append(low, out...)
 		case vlds.TouchesLDS(hw0) || (hin.Mod.LDS && hin.Format == isa.MUBUF):
 			return code, fmt.Sprintf("host %s accesses LDS and has no virtual-LDS lowering", hin.Name())
 		default:
-			low = append(low, h...)
+			t, err := kt.track(p, h, false)
+			if err != nil {
+				return code, err.Error()
+			}
+			low = append(low, t...)
 		}
 		off += int(hin.Size)
 	}

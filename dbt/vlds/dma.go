@@ -10,7 +10,9 @@ import (
 // lane * max(size, 4). The lowering loads into a scratch VGPR as the plain
 // load would (sub-dword loads zero- or sign-extend to the dword LDS
 // receives), waits, computes the lane's LDS address and stores the dword
-// to the backing store.
+// to the backing store. The store is not waited for: the guest waits for
+// LDS DMA with vmcnt, which counts the store, the last vector memory
+// operation of the lowering, in the load's place.
 
 // MUBUF and FLAT opcodes of the LDS DMA forms gfx942 runs natively.
 const (
@@ -106,6 +108,6 @@ func LowerLDSDMA(ctx Context, raw []byte, base uint16) ([]byte, error) {
 	out = append(out, vop3(op3BfeU32, m0, srcM0, srcZero, inlineInt18)...)
 	out = append(out, vop3(op3LshlAd, lane, srcVGPR+lane, inlineInt2, srcVGPR+m0)...)
 	st := flat(gStoreDword, 0, lane, data, base, int32(off), true, false)
-	out = append(out, st[0], st[1], waitVM0)
+	out = append(out, st[0], st[1])
 	return appendWords(nil, out...), nil
 }

@@ -7,10 +7,26 @@
 // A lowered access uses the global "saddr" form: the 64-bit virtual LDS base
 // lives in an SGPR pair, the DS address VGPR is the 32-bit unsigned offset,
 // and the DS instruction offset becomes the 13-bit immediate (or is added
-// into a scratch VGPR when it does not fit). Every lowered access is
-// followed by s_waitcnt vmcnt(0), so it has completed before the next
-// instruction runs: source LDS ordering (lgkmcnt waits, barriers) is
-// preserved conservatively. Cross-lane DS operations that do not touch LDS
+// into a scratch VGPR when it does not fit). A lowered access is not
+// waited for where it is issued: the guest waits for DS results and
+// completion with lgkmcnt, and the sidecar turns each such wait into one
+// that also waits vmcnt(0) (SidecarWait), waits vmcnt(0) before s_barrier
+// and s_endpgm, and before any point where a register a lowered load has
+// still in flight could be reused (the caller tracks that; see
+// LoadDestination). The rules relied on, for gfx942 (LLVM AMDGPUUsage,
+// "Memory Model GFX942"): vector memory operations of a wavefront report
+// completion in execution order, so vmcnt counts them like lgkmcnt counted
+// the DS operations; the workgroup's waves run on one CU (the sidecar
+// clears TG_SPLIT) and share its vector L1, so coherence between the lanes
+// of a wavefront and between the waves of a workgroup needs no extra
+// action beyond the waits and barriers; and that section's code sequences
+// for non-atomic global loads and stores contain no wait, so a wave's
+// global load after its own global store to the same address observes it
+// (program order per location) without a wait in between, as a DS load
+// after a DS store does. A store with more than 64 bits of data is
+// followed by s_nop 1: a VALU write of its data VGPRs needs two wait
+// states on gfx940 (the VMEM store-data hazard; DS stores have none, so
+// the guest does not avoid it). Cross-lane DS operations that do not touch LDS
 // storage (ds_swizzle, ds_permute, ds_bpermute, ds_nop) stay native; every
 // other DS operation without a lowering is rejected with an error (the
 // sidecar fails closed, it never keeps hardware LDS).
@@ -214,6 +230,7 @@ func IsDS(w0 uint32) bool { return w0>>26 == 0x36 }
 // Host words.
 const (
 	waitVM0   = 0xbf8c0f70 // s_waitcnt vmcnt(0)
+	nop1      = 0xbf800001 // s_nop 1
 	waitLGKM0 = 0xbf8cc07f // s_waitcnt lgkmcnt(0)
 	srcLit    = 255
 	srcVGPR   = 256
@@ -322,6 +339,9 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 			return nil, err
 		}
 		emit(flat(d.Global, 0, a, data0, base, imm, true, acc))
+		if d.Dwords > 2 {
+			out = append(out, nop1)
+		}
 	case Load2:
 		a0, i0, err := address(off0 * d.Scale)
 		if err != nil {
@@ -378,7 +398,60 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 			data = t
 		}
 		emit(flat(d.Global, vdst, a, data, base, imm, d.Kind == AtomicRtn, acc))
+		if d.Cmp && d.Dwords == 2 {
+			out = append(out, nop1) // 128 bits of data
+		}
 	}
-	out = append(out, waitVM0)
 	return appendWords(nil, out...), nil
+}
+
+// WaitVMCNT0 is the host word s_waitcnt vmcnt(0).
+const WaitVMCNT0 uint32 = waitVM0
+
+// SidecarWait returns the s_waitcnt a sidecar runs for the GFX9 s_waitcnt
+// word w (SOPP simm16: vmcnt in bits 3:0 and 15:14, expcnt 6:4, lgkmcnt
+// 11:8). A wait on lgkmcnt may be waiting for DS operations that are now
+// lowered global accesses: it waits vmcnt(0) as well, and lgkmcnt(0),
+// because the lgkm operations left (scalar loads, the native cross-lane DS
+// operations) are fewer than the guest counted, so a count N above 0 could
+// leave one of them in flight that the guest's count covered. Other waits
+// come back unchanged. ok is false when w is not an s_waitcnt.
+func SidecarWait(w uint32) (uint32, bool) {
+	if w>>16 != 0xbf8c {
+		return w, false
+	}
+	if w>>8&0xf == 0xf {
+		return w, true
+	}
+	return w &^ (0xf | 3<<14 | 0xf<<8), true
+}
+
+// WaitsAllVM reports whether the s_waitcnt word w waits for every vector
+// memory operation (vmcnt 0).
+func WaitsAllVM(w uint32) bool {
+	return w>>16 == 0xbf8c && w&0xf == 0 && w>>14&3 == 0
+}
+
+// LoadDestination returns the registers a global (FLAT, global segment)
+// instruction of host code writes when its data returns (w0, w1 its two
+// words): loads, and atomics with sc0 (return). n is 0 for anything else.
+// acc selects AGPRs.
+func LoadDestination(w0, w1 uint32) (first uint16, n int, acc bool) {
+	if w0>>26 != 0x37 || w0>>14&3 != 2 {
+		return 0, 0, false
+	}
+	op := w0 >> 18 & 0x7f
+	switch {
+	case op >= gLoadUbyte && op <= gLoadDwordx4:
+		n = max(1, int(op)-gLoadDword+1)
+	case op >= gLoadUbyteD16 && op <= gLoadShortD16Hi:
+		n = 1
+	case op >= gAtomicSwap && op <= gAtomicDec && w0>>16&1 != 0:
+		n = 1
+	case op >= gAtomicSwap+gAtomicX2 && op <= gAtomicDec+gAtomicX2 && w0>>16&1 != 0:
+		n = 2
+	default:
+		return 0, 0, false
+	}
+	return uint16(w1 >> 24), n, w1>>23&1 != 0
 }
