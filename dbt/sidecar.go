@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
@@ -315,6 +316,89 @@ type sidecarPlan struct {
 	host pair.VirtualLDS
 	// vm tracks the lowered accesses in flight during a gfx942 emission.
 	vm vmInFlight
+	// addr is the gfx942 emission's address cache (see sidecarCtx).
+	addr cachedAddr
+}
+
+// cachedAddr is a scratch VGPR that holds a DS address VGPR plus k at the
+// current point of a gfx942 sidecar emission.
+type cachedAddr struct {
+	valid     bool
+	addr, reg uint16
+	k         uint32
+}
+
+// sidecarCtx is the vlds.Context a gfx942 sidecar lowers with: kt's
+// scratch VGPRs and the plan's address cache (vlds.AddressCache). An entry
+// is kept only for a dead scratch VGPR (not one borrowed and restored), and
+// not in spill-per-use mode; track drops it where its registers or EXEC
+// are written, a block starts or control flow leaves.
+type sidecarCtx struct {
+	kt *kernelT
+	p  *sidecarPlan
+}
+
+// TempVGPRs implements vlds.Context.
+func (c sidecarCtx) TempVGPRs(n int) ([]uint16, error) { return c.kt.TempVGPRs(n) }
+
+// TempVGPRRange implements vlds.Context.
+func (c sidecarCtx) TempVGPRRange(n, align int) (uint16, error) {
+	return c.kt.TempVGPRRange(n, align)
+}
+
+// CachedAddress implements vlds.AddressCache.
+func (c sidecarCtx) CachedAddress(addr uint16) (uint16, uint32, bool) {
+	a := c.p.addr
+	return a.reg, a.k, a.valid && a.addr == addr
+}
+
+// CacheAddress implements vlds.AddressCache.
+func (c sidecarCtx) CacheAddress(addr, reg uint16, k uint32) {
+	c.p.addr = cachedAddr{}
+	if c.p.spill || slices.Contains(c.kt.borrowed, reg) {
+		return
+	}
+	c.p.addr = cachedAddr{valid: true, addr: addr, reg: reg, k: k}
+}
+
+// reserveCached keeps the cached scratch and address VGPRs from the
+// scratch allocator for the lowering about to run.
+func (kt *kernelT) reserveCached(p *sidecarPlan) {
+	if p.addr.valid {
+		kt.take(p.addr.reg)
+		kt.take(p.addr.addr)
+	}
+}
+
+// overlaps reports whether registers [r, r+n) of class c include the
+// VGPR v.
+func overlaps(c isa.RegClass, r, n int, v uint16) bool {
+	return c == isa.VGPR && int(v) >= r && int(v) < r+n
+}
+
+// dropCached invalidates the address cache when host instruction hin
+// (not lowered code) may change what it holds: it names the scratch VGPR,
+// writes the address VGPR, writes EXEC or a special register, or is not
+// known.
+func (p *sidecarPlan) dropCached(hin *isa.Inst) {
+	a := &p.addr
+	if !a.valid {
+		return
+	}
+	if hin.Info == nil || hin.Info.Branch != isa.BranchNone || hin.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+		*a = cachedAddr{}
+		return
+	}
+	for _, o := range hin.Operands {
+		if o.Kind != isa.KindReg {
+			continue
+		}
+		n := int(max(o.Width, 1))
+		if overlaps(o.Class, int(o.Reg), n, a.reg) || o.Role.Defines() && (overlaps(o.Class, int(o.Reg), n, a.addr) || o.Class == isa.Special || o.Class == isa.SGPR && int(o.Reg)+n > 102) {
+			*a = cachedAddr{}
+			return
+		}
+	}
 }
 
 // vmInFlight is what a gfx942 sidecar emission knows about its lowered
@@ -387,6 +471,9 @@ func (kt *kernelT) track(p *sidecarPlan, seg []byte, lowered bool) ([]byte, erro
 		if (w0 == sBarrier || w0 == sEndpgm) && p.vm.any {
 			out = p.vm.wait(out)
 		}
+		if !lowered {
+			p.dropCached(&hin)
+		}
 		if lowered && len(h) == 8 && w0>>26 == 0x37 && w0>>14&3 == 2 {
 			p.vm.any = true
 			if r, n, acc := vlds.LoadDestination(w0, binary.LittleEndian.Uint32(h[4:])); n > 0 {
@@ -394,6 +481,9 @@ func (kt *kernelT) track(p *sidecarPlan, seg []byte, lowered bool) ([]byte, erro
 					p.vm.a.Add(int(r), n)
 				} else {
 					p.vm.v.Add(int(r), n)
+					if p.addr.valid && (overlaps(isa.VGPR, int(r), n, p.addr.reg) || overlaps(isa.VGPR, int(r), n, p.addr.addr)) {
+						p.addr = cachedAddr{}
+					}
 				}
 				p.vm.loads = true
 			}
@@ -642,6 +732,7 @@ func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
 				// a load may still write is never left to reuse.
 				if i == 0 {
 					p.vm = vmInFlight{any: true}
+					p.addr = cachedAddr{}
 				}
 				if p.vm.clobberable(kt.live.After(in.PC)) || last && p.vm.loads && in.Info != nil && in.Info.Branch != isa.BranchNone {
 					code = p.vm.wait(code)
@@ -693,8 +784,10 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 			return code, fmt.Sprintf("guest DS opcode decodes as %s, the lowering table names %s", in.Name(), d.Name)
 		}
 		kt.borrowed = kt.borrowed[:0]
+		kt.reserveCached(p)
+		ctx := sidecarCtx{kt, p}
 		out, err := kt.lowerWith(func() ([]byte, error) {
-			return kt.vldsAccess(p, raw, func(b uint16) ([]byte, error) { return vlds.Lower(kt, raw, b) })
+			return kt.vldsAccess(p, raw, func(b uint16) ([]byte, error) { return vlds.Lower(ctx, raw, b) })
 		})
 		if err != nil {
 			return code, err.Error()
@@ -719,6 +812,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 	if len(kt.body.Fixups) != nfx {
 		// Control flow and PC-relative windows carry no LDS access (nor
 		// a wait, a barrier or the end of the program).
+		p.addr = cachedAddr{}
 		return code, ""
 	}
 	seg := append([]byte(nil), code[at:]...)
@@ -757,8 +851,10 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		}
 		switch {
 		case vlds.IsDS(hw0) && len(h) == 8:
+			kt.reserveCached(p)
+			ctx := sidecarCtx{kt, p}
 			out, err := kt.lowerWith(func() ([]byte, error) {
-				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.Lower(kt, h, b) })
+				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.Lower(ctx, h, b) })
 			})
 			if err != nil {
 				return code, err.Error()
@@ -773,6 +869,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 			}
 			low = append(low, out...)
 		case vlds.IsLDSDMA(hw0) && len(h) == 8:
+			kt.reserveCached(p)
 			out, err := kt.lowerWith(func() ([]byte, error) {
 				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.LowerLDSDMA(kt, h, b) })
 			})

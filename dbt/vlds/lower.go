@@ -52,6 +52,20 @@ type Context interface {
 	TempVGPRRange(n, align int) (uint16, error)
 }
 
+// AddressCache is implemented by a Context that keeps, from one lowered
+// instruction to the next, a scratch VGPR holding a DS address VGPR plus a
+// constant, so that accesses with offsets beyond the 13-bit immediate near
+// that constant need no add of their own. The Context invalidates the
+// entry when the scratch or the address VGPR is written, when EXEC
+// changes (the scratch holds the sum only for the lanes active when it was
+// computed) and where control flow joins.
+type AddressCache interface {
+	// CachedAddress returns the VGPR holding addr + k, if one is known.
+	CachedAddress(addr uint16) (reg uint16, k uint32, ok bool)
+	// CacheAddress records that reg now holds addr + k.
+	CacheAddress(addr, reg uint16, k uint32)
+}
+
 // Kind says how an operation is handled in a sidecar.
 type Kind uint8
 
@@ -282,8 +296,13 @@ func appendWords(b []byte, ws ...uint32) []byte {
 	return b
 }
 
-// maxImm is the largest global instruction offset (13-bit signed).
-const maxImm = 4095
+// maxImm and minImm bound the global instruction offset (13-bit signed;
+// the saddr form adds it, sign-extended, to the base and the 32-bit VGPR
+// offset).
+const (
+	maxImm = 4095
+	minImm = -4096
+)
 
 // Lower returns host code for one GFX9 DS instruction (raw, 8 bytes) with
 // LDS storage at the 64-bit address in SGPRs base, base+1. Native
@@ -314,16 +333,31 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 	offset := w0 & 0xffff
 	var out []uint32
 	// address returns a VGPR and immediate for byte offset off.
+	cache, _ := ctx.(AddressCache)
 	address := func(off uint32) (uint16, int32, error) {
 		if off <= maxImm {
 			return addr, int32(off), nil
+		}
+		if cache != nil {
+			if r, k, ok := cache.CachedAddress(addr); ok && int64(off)-int64(k) >= minImm && int64(off)-int64(k) <= maxImm {
+				return r, int32(int64(off) - int64(k)), nil
+			}
 		}
 		t, err := ctx.TempVGPRs(1)
 		if err != nil {
 			return 0, 0, fmt.Errorf("vlds: %s offset %d: %w", d.Name, off, err)
 		}
-		out = append(out, addLit(t[0], addr, off)...)
-		return t[0], 0, nil
+		if cache == nil {
+			out = append(out, addLit(t[0], addr, off)...)
+			return t[0], 0, nil
+		}
+		// Offsets of an unrolled sequence mostly grow: the sum is taken
+		// 4096 above this one, so the immediates -4096..4095 reach the
+		// next 8 KiB from it.
+		k := off + -minImm
+		out = append(out, addLit(t[0], addr, k)...)
+		cache.CacheAddress(addr, t[0], k)
+		return t[0], minImm, nil
 	}
 	emit := func(w [2]uint32) { out = append(out, w[0], w[1]) }
 	switch d.Kind {

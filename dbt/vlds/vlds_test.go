@@ -350,3 +350,56 @@ func FuzzLower(f *testing.F) {
 		})
 	})
 }
+
+// cacheCtx is fakeCtx with an address cache of one entry.
+type cacheCtx struct {
+	fakeCtx
+	valid     bool
+	addr, reg uint16
+	k         uint32
+}
+
+func (c *cacheCtx) CachedAddress(addr uint16) (uint16, uint32, bool) {
+	return c.reg, c.k, c.valid && c.addr == addr
+}
+
+func (c *cacheCtx) CacheAddress(addr, reg uint16, k uint32) {
+	c.valid, c.addr, c.reg, c.k = true, addr, reg, k
+}
+
+// TestLowerAddressCache lowers a sequence of accesses through a Context
+// with an address cache: an offset beyond the immediate adds offset+4096
+// into a scratch VGPR once, later accesses from the same address VGPR
+// within -4096..4095 of that sum use it with a (possibly negative)
+// immediate, another address VGPR or a far offset adds again. Words are
+// checked against llvm-mc-19.
+func TestLowerAddressCache(t *testing.T) {
+	steps := []struct{ ds, want string }{
+		{"ds_read_b128 v[4:7], v2 offset:8192", "v_add_u32_e32 v200, 0x3000, v2\nglobal_load_dwordx4 v[4:7], v200, s[40:41] offset:-4096 sc0"},
+		{"ds_read_b128 v[8:11], v2 offset:9216", "global_load_dwordx4 v[8:11], v200, s[40:41] offset:-3072 sc0"},
+		{"ds_write_b32 v2, v3 offset:16383", "global_store_dword v200, v3, s[40:41] offset:4095 sc0"},
+		{"ds_read_b32 v12, v2 offset:100", "global_load_dword v12, v2, s[40:41] offset:100 sc0"},
+		{"ds_read2st64_b32 v[4:5], v2 offset0:32 offset1:63", "global_load_dword v4, v200, s[40:41] offset:-4096 sc0\nglobal_load_dword v5, v200, s[40:41] offset:3840 sc0"},
+		{"ds_read_b32 v12, v2 offset:16384", "v_add_u32_e32 v201, 0x5000, v2\nglobal_load_dword v12, v201, s[40:41] offset:-4096 sc0"},
+		{"ds_read_b32 v13, v3 offset:16388", "v_add_u32_e32 v202, 0x5004, v3\nglobal_load_dword v13, v202, s[40:41] offset:-4096 sc0"},
+	}
+	var src strings.Builder
+	for _, s := range steps {
+		src.WriteString(s.ds + "\n")
+	}
+	dsEnc := assemble(t, src.String())
+	if len(dsEnc) != len(steps) {
+		t.Fatalf("llvm-mc encoded %d of %d DS instructions", len(dsEnc), len(steps))
+	}
+	ctx := &cacheCtx{}
+	for i, s := range steps {
+		want := bytes.Join(assemble(t, s.want), nil)
+		got, err := Lower(ctx, dsEnc[i], 40)
+		if err != nil {
+			t.Fatalf("%s: %v", s.ds, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got % x\nwant % x (%s)", s.ds, got, want, strings.ReplaceAll(s.want, "\n", "; "))
+		}
+	}
+}
