@@ -326,6 +326,10 @@ type cachedAddr struct {
 	valid     bool
 	addr, reg uint16
 	k         uint32
+	// lane, when laneValid, holds the LDS DMA lane offsets
+	// (vlds.LaneAddressCache).
+	laneValid bool
+	lane      uint16
 }
 
 // sidecarCtx is the vlds.Context a gfx942 sidecar lowers with: kt's
@@ -354,11 +358,27 @@ func (c sidecarCtx) CachedAddress(addr uint16) (uint16, uint32, bool) {
 
 // CacheAddress implements vlds.AddressCache.
 func (c sidecarCtx) CacheAddress(addr, reg uint16, k uint32) {
-	c.p.addr = cachedAddr{}
-	if c.p.spill || slices.Contains(c.kt.borrowed, reg) {
+	a := &c.p.addr
+	a.valid = false
+	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.laneValid && a.lane == reg {
 		return
 	}
-	c.p.addr = cachedAddr{valid: true, addr: addr, reg: reg, k: k}
+	a.valid, a.addr, a.reg, a.k = true, addr, reg, k
+}
+
+// CachedLaneAddress implements vlds.LaneAddressCache.
+func (c sidecarCtx) CachedLaneAddress() (uint16, bool) {
+	return c.p.addr.lane, c.p.addr.laneValid
+}
+
+// CacheLaneAddress implements vlds.LaneAddressCache.
+func (c sidecarCtx) CacheLaneAddress(reg uint16) {
+	a := &c.p.addr
+	a.laneValid = false
+	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.valid && (a.reg == reg || a.addr == reg) {
+		return
+	}
+	a.laneValid, a.lane = true, reg
 }
 
 // reserveCached keeps the cached scratch and address VGPRs from the
@@ -367,6 +387,9 @@ func (kt *kernelT) reserveCached(p *sidecarPlan) {
 	if p.addr.valid {
 		kt.take(p.addr.reg)
 		kt.take(p.addr.addr)
+	}
+	if p.addr.laneValid {
+		kt.take(p.addr.lane)
 	}
 }
 
@@ -382,10 +405,10 @@ func overlaps(c isa.RegClass, r, n int, v uint16) bool {
 // known.
 func (p *sidecarPlan) dropCached(hin *isa.Inst) {
 	a := &p.addr
-	if !a.valid {
+	if !a.valid && !a.laneValid {
 		return
 	}
-	if hin.Info == nil || hin.Info.Branch != isa.BranchNone || hin.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+	if hin.Info == nil || hin.Info.Branch != isa.BranchNone || hin.Info.ImplicitWrites&(isa.ImpEXEC|isa.ImpM0) != 0 {
 		*a = cachedAddr{}
 		return
 	}
@@ -394,9 +417,15 @@ func (p *sidecarPlan) dropCached(hin *isa.Inst) {
 			continue
 		}
 		n := int(max(o.Width, 1))
-		if overlaps(o.Class, int(o.Reg), n, a.reg) || o.Role.Defines() && (overlaps(o.Class, int(o.Reg), n, a.addr) || o.Class == isa.Special || o.Class == isa.SGPR && int(o.Reg)+n > 102) {
-			*a = cachedAddr{}
+		if o.Role.Defines() && (o.Class == isa.Special || o.Class == isa.SGPR && int(o.Reg)+n > 102) {
+			*a = cachedAddr{} // EXEC, M0 or another special register
 			return
+		}
+		if a.valid && (overlaps(o.Class, int(o.Reg), n, a.reg) || o.Role.Defines() && overlaps(o.Class, int(o.Reg), n, a.addr)) {
+			a.valid = false
+		}
+		if a.laneValid && overlaps(o.Class, int(o.Reg), n, a.lane) {
+			a.laneValid = false
 		}
 	}
 }
@@ -481,8 +510,11 @@ func (kt *kernelT) track(p *sidecarPlan, seg []byte, lowered bool) ([]byte, erro
 					p.vm.a.Add(int(r), n)
 				} else {
 					p.vm.v.Add(int(r), n)
-					if p.addr.valid && (overlaps(isa.VGPR, int(r), n, p.addr.reg) || overlaps(isa.VGPR, int(r), n, p.addr.addr)) {
-						p.addr = cachedAddr{}
+					if overlaps(isa.VGPR, int(r), n, p.addr.reg) || overlaps(isa.VGPR, int(r), n, p.addr.addr) {
+						p.addr.valid = false
+					}
+					if overlaps(isa.VGPR, int(r), n, p.addr.lane) {
+						p.addr.laneValid = false
 					}
 				}
 				p.vm.loads = true
@@ -871,7 +903,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		case vlds.IsLDSDMA(hw0) && len(h) == 8:
 			kt.reserveCached(p)
 			out, err := kt.lowerWith(func() ([]byte, error) {
-				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.LowerLDSDMA(kt, h, b) })
+				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.LowerLDSDMA(sidecarCtx{kt, p}, h, b) })
 			})
 			if err != nil {
 				return code, err.Error()

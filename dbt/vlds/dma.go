@@ -14,6 +14,19 @@ import (
 // LDS DMA with vmcnt, which counts the store, the last vector memory
 // operation of the lowering, in the load's place.
 
+// LaneAddressCache is implemented by a Context that keeps, from one LDS
+// DMA lowering to the next, the VGPR holding each lane's backing-store
+// offset (M0 & 0x3ffff) + lane*4, so that a run of DMA loads with one M0
+// computes it once (the instruction offsets go into the store's
+// immediate). The Context invalidates it where M0, EXEC or the VGPR is
+// written and where control flow joins.
+type LaneAddressCache interface {
+	// CachedLaneAddress returns the VGPR, if one is known.
+	CachedLaneAddress() (reg uint16, ok bool)
+	// CacheLaneAddress records that reg now holds the lane addresses.
+	CacheLaneAddress(reg uint16)
+}
+
 // MUBUF and FLAT opcodes of the LDS DMA forms gfx942 runs natively.
 const (
 	mubufLoadUbyte  = 16
@@ -75,11 +88,23 @@ func LowerLDSDMA(ctx Context, raw []byte, base uint16) ([]byte, error) {
 	if !IsLDSDMA(w0) {
 		return nil, fmt.Errorf("vlds: word %#08x is not a lowerable LDS DMA load", w0)
 	}
-	t, err := ctx.TempVGPRs(3)
+	cache, _ := ctx.(LaneAddressCache)
+	lane, cached := uint16(0), false
+	if cache != nil {
+		lane, cached = cache.CachedLaneAddress()
+	}
+	n := 3
+	if cached {
+		n = 1
+	}
+	t, err := ctx.TempVGPRs(n)
 	if err != nil {
 		return nil, fmt.Errorf("vlds: LDS DMA load: %w", err)
 	}
-	data, lane, m0 := t[0], t[1], t[2]
+	data, m0 := t[0], uint16(0)
+	if !cached {
+		lane, m0 = t[1], t[2]
+	}
 	var load0, load1 uint32
 	var off uint32
 	if w0>>26 == mubufMajor {
@@ -103,10 +128,15 @@ func LowerLDSDMA(ctx Context, raw []byte, base uint16) ([]byte, error) {
 		off = uint32(imm) & 0xfff
 	}
 	out := []uint32{load0, load1, waitVM0}
-	out = append(out, vop3(op3MbLo, lane, srcOnes, srcZero, 0)...)
-	out = append(out, vop3(op3MbHi, lane, srcOnes, srcVGPR+lane, 0)...)
-	out = append(out, vop3(op3BfeU32, m0, srcM0, srcZero, inlineInt18)...)
-	out = append(out, vop3(op3LshlAd, lane, srcVGPR+lane, inlineInt2, srcVGPR+m0)...)
+	if !cached {
+		out = append(out, vop3(op3MbLo, lane, srcOnes, srcZero, 0)...)
+		out = append(out, vop3(op3MbHi, lane, srcOnes, srcVGPR+lane, 0)...)
+		out = append(out, vop3(op3BfeU32, m0, srcM0, srcZero, inlineInt18)...)
+		out = append(out, vop3(op3LshlAd, lane, srcVGPR+lane, inlineInt2, srcVGPR+m0)...)
+		if cache != nil {
+			cache.CacheLaneAddress(lane)
+		}
+	}
 	st := flat(gStoreDword, 0, lane, data, base, int32(off), true, false)
 	out = append(out, st[0], st[1])
 	return appendWords(nil, out...), nil

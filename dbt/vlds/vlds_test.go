@@ -403,3 +403,36 @@ func TestLowerAddressCache(t *testing.T) {
 		}
 	}
 }
+
+// laneCtx is fakeCtx with a lane-address cache.
+type laneCtx struct {
+	fakeCtx
+	valid bool
+	lane  uint16
+}
+
+func (c *laneCtx) CachedLaneAddress() (uint16, bool) { return c.lane, c.valid }
+func (c *laneCtx) CacheLaneAddress(reg uint16)       { c.valid, c.lane = true, reg }
+
+// TestLowerLDSDMALaneCache: through a Context with a lane-address cache,
+// the first LDS DMA load computes (M0 & 0x3ffff) + lane*4 and the next ones
+// only load, wait and store at their own immediate (llvm-mc-19 words).
+func TestLowerLDSDMALaneCache(t *testing.T) {
+	steps := []struct{ dma, want string }{
+		{"buffer_load_dword v1, s[8:11], 0 offen lds", "buffer_load_dword v200, v1, s[8:11], 0 offen\ns_waitcnt vmcnt(0)\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v201, v201, 2, v202\nglobal_store_dword v201, v200, s[40:41] sc0"},
+		{"buffer_load_dword v1, s[8:11], 0 offen offset:256 lds", "buffer_load_dword v203, v1, s[8:11], 0 offen offset:256\ns_waitcnt vmcnt(0)\nglobal_store_dword v201, v203, s[40:41] offset:256 sc0"},
+		{"global_load_lds_dword v2, s[4:5] offset:512", "global_load_dword v204, v2, s[4:5] offset:512\ns_waitcnt vmcnt(0)\nglobal_store_dword v201, v204, s[40:41] offset:512 sc0"},
+	}
+	ctx := &laneCtx{}
+	for _, s := range steps {
+		in := assemble(t, s.dma)
+		want := bytes.Join(assemble(t, s.want), nil)
+		got, err := LowerLDSDMA(ctx, in[0], 40)
+		if err != nil {
+			t.Fatalf("%s: %v", s.dma, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got % x\nwant % x (%s)", s.dma, got, want, strings.ReplaceAll(s.want, "\n", "; "))
+		}
+	}
+}
