@@ -350,6 +350,21 @@ func (c sidecarCtx) TempVGPRRange(n, align int) (uint16, error) {
 	return c.kt.TempVGPRRange(n, align)
 }
 
+// DeadVGPR implements vlds.DeadTemps: a scratch VGPR the allocator finds
+// without borrowing a live register (a borrowing it would do is undone).
+func (c sidecarCtx) DeadVGPR() (uint16, bool) {
+	n := len(c.kt.borrowed)
+	r, err := c.kt.TempVGPRs(1)
+	if err != nil {
+		return 0, false
+	}
+	if len(c.kt.borrowed) > n {
+		c.kt.borrowed = c.kt.borrowed[:n]
+		return 0, false
+	}
+	return r[0], true
+}
+
 // CachedAddress implements vlds.AddressCache.
 func (c sidecarCtx) CachedAddress(addr uint16) (uint16, uint32, bool) {
 	a := c.p.addr

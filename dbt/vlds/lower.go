@@ -40,6 +40,7 @@ package vlds
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // Context hands out scratch VGPRs for one lowered instruction.
@@ -64,6 +65,20 @@ type AddressCache interface {
 	CachedAddress(addr uint16) (reg uint16, k uint32, ok bool)
 	// CacheAddress records that reg now holds addr + k.
 	CacheAddress(addr, reg uint16, k uint32)
+}
+
+// DeadTemps is implemented by a Context that can tell whether a scratch
+// VGPR is free without borrowing a live register (which costs a save and a
+// restore in private memory around the access). When none is, an offset
+// beyond the immediate is added into the address VGPR itself: with no
+// restore when the access is a load that overwrites that register whole,
+// else subtracted again right after the access (which reads its address
+// when it issues), provided the access neither writes the address VGPR nor
+// reads it as data.
+type DeadTemps interface {
+	// DeadVGPR returns a scratch VGPR that is dead after the instruction
+	// and not named by it, if there is one.
+	DeadVGPR() (uint16, bool)
 }
 
 // Kind says how an operation is handled in a sidecar.
@@ -334,6 +349,8 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 	var out []uint32
 	// address returns a VGPR and immediate for byte offset off.
 	cache, _ := ctx.(AddressCache)
+	dead, _ := ctx.(DeadTemps)
+	var restore []uint32
 	address := func(off uint32) (uint16, int32, error) {
 		if off <= maxImm {
 			return addr, int32(off), nil
@@ -343,9 +360,23 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 				return r, int32(int64(off) - int64(k)), nil
 			}
 		}
-		t, err := ctx.TempVGPRs(1)
-		if err != nil {
-			return 0, 0, fmt.Errorf("vlds: %s offset %d: %w", d.Name, off, err)
+		var t []uint16
+		if dead != nil {
+			if r, ok := dead.DeadVGPR(); ok {
+				t = []uint16{r}
+			} else if inPlace, keep := inPlaceAddress(d, acc, addr, data0, vdst); inPlace {
+				out = append(out, addLit(addr, addr, off)...)
+				if !keep {
+					restore = addLit(addr, addr, -off)
+				}
+				return addr, 0, nil
+			}
+		}
+		if t == nil {
+			var err error
+			if t, err = ctx.TempVGPRs(1); err != nil {
+				return 0, 0, fmt.Errorf("vlds: %s offset %d: %w", d.Name, off, err)
+			}
 		}
 		if cache == nil {
 			out = append(out, addLit(t[0], addr, off)...)
@@ -436,7 +467,35 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 			out = append(out, nop1) // 128 bits of data
 		}
 	}
+	out = append(out, restore...)
 	return appendWords(nil, out...), nil
+}
+
+// inPlaceAddress reports whether an access of d with address VGPR addr
+// (data0, vdst its data and destination fields; acc: AGPR data) can take
+// an offset added into addr itself, and whether it then needs no restore
+// (keep: a load that overwrites addr whole). Two-address forms add two
+// offsets and never qualify.
+func inPlaceAddress(d DSOp, acc bool, addr, data0, vdst uint16) (inPlace, keep bool) {
+	in := func(r, first uint16, n int) bool { return r >= first && int(r) < int(first)+n }
+	switch d.Kind {
+	case Load, AtomicRtn:
+		if !acc && in(addr, vdst, d.Dwords) {
+			// Sub-dword d16 loads keep half of the register.
+			whole := d.Kind == Load && !strings.Contains(d.Name, "_d16")
+			return whole, whole
+		}
+		if d.Kind == AtomicRtn && !acc && in(addr, data0, d.Dwords) {
+			return false, false
+		}
+		return !d.Cmp, false
+	case Store, Atomic:
+		if !acc && in(addr, data0, d.Dwords) || d.Cmp {
+			return false, false
+		}
+		return true, false
+	}
+	return false, false
 }
 
 // WaitVMCNT0 is the host word s_waitcnt vmcnt(0).

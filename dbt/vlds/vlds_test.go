@@ -436,3 +436,45 @@ func TestLowerLDSDMALaneCache(t *testing.T) {
 		}
 	}
 }
+
+// noDeadCtx is fakeCtx for a point where no VGPR is dead: TempVGPRs
+// would borrow a live one.
+type noDeadCtx struct{ fakeCtx }
+
+func (c *noDeadCtx) DeadVGPR() (uint16, bool) { return 0, false }
+
+// TestLowerInPlaceOffset: with no dead VGPR, an offset beyond the
+// immediate goes into the address VGPR itself (no restore when a load
+// overwrites it whole, else subtracted after the access); an access that
+// reads the address as data, a d16 load that keeps half of it, and a
+// two-address form take a scratch VGPR (llvm-mc-19 words).
+func TestLowerInPlaceOffset(t *testing.T) {
+	cases := []struct{ ds, want string }{
+		{"ds_read_u16 v5, v5 offset:5000", "v_add_u32_e32 v5, 0x1388, v5\nglobal_load_ushort v5, v5, s[40:41] sc0"},
+		{"ds_read_b64 v[4:5], v5 offset:5000", "v_add_u32_e32 v5, 0x1388, v5\nglobal_load_dwordx2 v[4:5], v5, s[40:41] sc0"},
+		{"ds_read_b32 v1, v2 offset:5000", "v_add_u32_e32 v2, 0x1388, v2\nglobal_load_dword v1, v2, s[40:41] sc0\nv_add_u32_e32 v2, 0xffffec78, v2"},
+		{"ds_write_b128 v2, v[4:7] offset:8192", "v_add_u32_e32 v2, 0x2000, v2\nglobal_store_dwordx4 v2, v[4:7], s[40:41] sc0\ns_nop 1\nv_add_u32_e32 v2, 0xffffe000, v2"},
+		{"ds_add_rtn_u32 v1, v2, v3 offset:4096", "v_add_u32_e32 v2, 0x1000, v2\nglobal_atomic_add v1, v2, v3, s[40:41] sc0\nv_add_u32_e32 v2, 0xfffff000, v2"},
+		{"ds_write_b32 v2, v2 offset:5000", "v_add_u32_e32 v200, 0x1388, v2\nglobal_store_dword v200, v2, s[40:41] sc0"},
+		{"ds_read_u16_d16 v2, v2 offset:5000", "v_add_u32_e32 v200, 0x1388, v2\nglobal_load_short_d16 v2, v200, s[40:41] sc0"},
+		{"ds_read2st64_b32 v[4:5], v2 offset0:1 offset1:16", "v_add_u32_e32 v200, 0x1000, v2\nglobal_load_dword v4, v2, s[40:41] offset:256 sc0\nglobal_load_dword v5, v200, s[40:41] sc0"},
+	}
+	var src strings.Builder
+	for _, c := range cases {
+		src.WriteString(c.ds + "\n")
+	}
+	dsEnc := assemble(t, src.String())
+	if len(dsEnc) != len(cases) {
+		t.Fatalf("llvm-mc encoded %d of %d DS instructions", len(dsEnc), len(cases))
+	}
+	for i, c := range cases {
+		want := bytes.Join(assemble(t, c.want), nil)
+		got, err := Lower(&noDeadCtx{}, dsEnc[i], 40)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ds, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got % x\nwant % x (%s)", c.ds, got, want, strings.ReplaceAll(c.want, "\n", "; "))
+		}
+	}
+}
