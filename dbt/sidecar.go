@@ -326,10 +326,15 @@ type cachedAddr struct {
 	valid     bool
 	addr, reg uint16
 	k         uint32
-	// lane, when laneValid, holds the LDS DMA lane offsets
-	// (vlds.LaneAddressCache).
-	laneValid bool
-	lane      uint16
+	// lane, when laneValid, holds the LDS DMA lane offsets, id, when
+	// idValid, the lane IDs (vlds.LaneAddressCache).
+	laneValid, idValid bool
+	lane, id           uint16
+}
+
+// holds reports whether the cache keeps a value in VGPR r.
+func (a *cachedAddr) holds(r uint16) bool {
+	return a.valid && (a.reg == r || a.addr == r) || a.laneValid && a.lane == r || a.idValid && a.id == r
 }
 
 // sidecarCtx is the vlds.Context a gfx942 sidecar lowers with: kt's
@@ -375,7 +380,7 @@ func (c sidecarCtx) CachedAddress(addr uint16) (uint16, uint32, bool) {
 func (c sidecarCtx) CacheAddress(addr, reg uint16, k uint32) {
 	a := &c.p.addr
 	a.valid = false
-	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.laneValid && a.lane == reg {
+	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.holds(reg) {
 		return
 	}
 	a.valid, a.addr, a.reg, a.k = true, addr, reg, k
@@ -390,10 +395,25 @@ func (c sidecarCtx) CachedLaneAddress() (uint16, bool) {
 func (c sidecarCtx) CacheLaneAddress(reg uint16) {
 	a := &c.p.addr
 	a.laneValid = false
-	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.valid && (a.reg == reg || a.addr == reg) {
+	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.holds(reg) {
 		return
 	}
 	a.laneValid, a.lane = true, reg
+}
+
+// CachedLaneID implements vlds.LaneAddressCache.
+func (c sidecarCtx) CachedLaneID() (uint16, bool) {
+	return c.p.addr.id, c.p.addr.idValid
+}
+
+// CacheLaneID implements vlds.LaneAddressCache.
+func (c sidecarCtx) CacheLaneID(reg uint16) {
+	a := &c.p.addr
+	a.idValid = false
+	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.holds(reg) {
+		return
+	}
+	a.idValid, a.id = true, reg
 }
 
 // reserveCached keeps the cached scratch and address VGPRs from the
@@ -405,6 +425,9 @@ func (kt *kernelT) reserveCached(p *sidecarPlan) {
 	}
 	if p.addr.laneValid {
 		kt.take(p.addr.lane)
+	}
+	if p.addr.idValid {
+		kt.take(p.addr.id)
 	}
 }
 
@@ -420,20 +443,27 @@ func overlaps(c isa.RegClass, r, n int, v uint16) bool {
 // known.
 func (p *sidecarPlan) dropCached(hin *isa.Inst) {
 	a := &p.addr
-	if !a.valid && !a.laneValid {
+	if !a.valid && !a.laneValid && !a.idValid {
 		return
 	}
-	if hin.Info == nil || hin.Info.Branch != isa.BranchNone || hin.Info.ImplicitWrites&(isa.ImpEXEC|isa.ImpM0) != 0 {
+	if hin.Info == nil || hin.Info.Branch != isa.BranchNone || hin.Info.ImplicitWrites&isa.ImpEXEC != 0 {
 		*a = cachedAddr{}
 		return
+	}
+	if hin.Info.ImplicitWrites&isa.ImpM0 != 0 {
+		a.laneValid = false
 	}
 	for _, o := range hin.Operands {
 		if o.Kind != isa.KindReg {
 			continue
 		}
 		n := int(max(o.Width, 1))
+		if o.Role.Defines() && (o.Class == isa.Special && o.Reg == uint16(isa.RegM0) || o.Class == isa.SGPR && int(o.Reg) == 124 && n == 1) {
+			a.laneValid = false // M0: the lane IDs still hold
+			continue
+		}
 		if o.Role.Defines() && (o.Class == isa.Special || o.Class == isa.SGPR && int(o.Reg)+n > 102) {
-			*a = cachedAddr{} // EXEC, M0 or another special register
+			*a = cachedAddr{} // EXEC or another special register
 			return
 		}
 		if a.valid && (overlaps(o.Class, int(o.Reg), n, a.reg) || o.Role.Defines() && overlaps(o.Class, int(o.Reg), n, a.addr)) {
@@ -441,6 +471,9 @@ func (p *sidecarPlan) dropCached(hin *isa.Inst) {
 		}
 		if a.laneValid && overlaps(o.Class, int(o.Reg), n, a.lane) {
 			a.laneValid = false
+		}
+		if a.idValid && overlaps(o.Class, int(o.Reg), n, a.id) {
+			a.idValid = false
 		}
 	}
 }
@@ -530,6 +563,9 @@ func (kt *kernelT) track(p *sidecarPlan, seg []byte, lowered bool) ([]byte, erro
 					}
 					if overlaps(isa.VGPR, int(r), n, p.addr.lane) {
 						p.addr.laneValid = false
+					}
+					if overlaps(isa.VGPR, int(r), n, p.addr.id) {
+						p.addr.idValid = false
 					}
 				}
 				p.vm.loads = true

@@ -20,11 +20,20 @@ import (
 // computes it once (the instruction offsets go into the store's
 // immediate). The Context invalidates it where M0, EXEC or the VGPR is
 // written and where control flow joins.
+//
+// It also keeps the VGPR holding each lane's ID (which depends on EXEC
+// only), so that a DMA load after a change of M0 needs two instructions
+// for its lane offsets instead of four.
 type LaneAddressCache interface {
 	// CachedLaneAddress returns the VGPR, if one is known.
 	CachedLaneAddress() (reg uint16, ok bool)
 	// CacheLaneAddress records that reg now holds the lane addresses.
 	CacheLaneAddress(reg uint16)
+	// CachedLaneID returns the VGPR holding the lane IDs, if one is
+	// known.
+	CachedLaneID() (reg uint16, ok bool)
+	// CacheLaneID records that reg now holds the lane IDs.
+	CacheLaneID(reg uint16)
 }
 
 // MUBUF and FLAT opcodes of the LDS DMA forms gfx942 runs natively.
@@ -90,20 +99,29 @@ func LowerLDSDMA(ctx Context, raw []byte, base uint16) ([]byte, error) {
 	}
 	cache, _ := ctx.(LaneAddressCache)
 	lane, cached := uint16(0), false
+	id, idCached := uint16(0), false
 	if cache != nil {
 		lane, cached = cache.CachedLaneAddress()
+		id, idCached = cache.CachedLaneID()
 	}
 	n := 3
-	if cached {
+	switch {
+	case cached:
 		n = 1
+	case idCached:
+		n = 2
 	}
 	t, err := ctx.TempVGPRs(n)
 	if err != nil {
 		return nil, fmt.Errorf("vlds: LDS DMA load: %w", err)
 	}
 	data, m0 := t[0], uint16(0)
-	if !cached {
-		lane, m0 = t[1], t[2]
+	switch {
+	case cached:
+	case idCached:
+		lane = t[1]
+	default:
+		id, lane, m0 = t[1], t[1], t[2]
 	}
 	var load0, load1 uint32
 	var off uint32
@@ -128,12 +146,29 @@ func LowerLDSDMA(ctx Context, raw []byte, base uint16) ([]byte, error) {
 		off = uint32(imm) & 0xfff
 	}
 	out := []uint32{load0, load1, waitVM0}
-	if !cached {
-		out = append(out, vop3(op3MbLo, lane, srcOnes, srcZero, 0)...)
-		out = append(out, vop3(op3MbHi, lane, srcOnes, srcVGPR+lane, 0)...)
+	switch {
+	case cached:
+	case idCached:
+		// lane = (M0 & 0x3ffff) + id*4.
+		out = append(out, vop3(op3BfeU32, lane, srcM0, srcZero, inlineInt18)...)
+		out = append(out, vop3(op3LshlAd, lane, srcVGPR+id, inlineInt2, srcVGPR+lane)...)
+		cache.CacheLaneAddress(lane)
+	default:
+		if dead, ok := ctx.(DeadTemps); ok && cache != nil {
+			// The lane IDs stay in their own VGPR for the next M0 when
+			// one more is dead.
+			if r, ok := dead.DeadVGPR(); ok {
+				lane = r
+			}
+		}
+		out = append(out, vop3(op3MbLo, id, srcOnes, srcZero, 0)...)
+		out = append(out, vop3(op3MbHi, id, srcOnes, srcVGPR+id, 0)...)
 		out = append(out, vop3(op3BfeU32, m0, srcM0, srcZero, inlineInt18)...)
-		out = append(out, vop3(op3LshlAd, lane, srcVGPR+lane, inlineInt2, srcVGPR+m0)...)
+		out = append(out, vop3(op3LshlAd, lane, srcVGPR+id, inlineInt2, srcVGPR+m0)...)
 		if cache != nil {
+			if lane != id {
+				cache.CacheLaneID(id)
+			}
 			cache.CacheLaneAddress(lane)
 		}
 	}

@@ -404,27 +404,40 @@ func TestLowerAddressCache(t *testing.T) {
 	}
 }
 
-// laneCtx is fakeCtx with a lane-address cache.
+// laneCtx is fakeCtx with a lane-address cache and one dead VGPR, v220.
 type laneCtx struct {
 	fakeCtx
-	valid bool
-	lane  uint16
+	valid, idValid bool
+	lane, id       uint16
 }
 
 func (c *laneCtx) CachedLaneAddress() (uint16, bool) { return c.lane, c.valid }
 func (c *laneCtx) CacheLaneAddress(reg uint16)       { c.valid, c.lane = true, reg }
+func (c *laneCtx) CachedLaneID() (uint16, bool)      { return c.id, c.idValid }
+func (c *laneCtx) CacheLaneID(reg uint16)            { c.idValid, c.id = true, reg }
+func (c *laneCtx) DeadVGPR() (uint16, bool)          { return 220, true }
 
 // TestLowerLDSDMALaneCache: through a Context with a lane-address cache,
-// the first LDS DMA load computes (M0 & 0x3ffff) + lane*4 and the next ones
-// only load, wait and store at their own immediate (llvm-mc-19 words).
+// the first LDS DMA load computes the lane IDs and (M0 & 0x3ffff) + id*4,
+// the next ones with the same M0 only load, wait and store at their own
+// immediate, and one after a change of M0 (the Context drops the lane
+// offsets, keeps the IDs) recomputes the offsets from the IDs in two
+// instructions (llvm-mc-19 words).
 func TestLowerLDSDMALaneCache(t *testing.T) {
-	steps := []struct{ dma, want string }{
-		{"buffer_load_dword v1, s[8:11], 0 offen lds", "buffer_load_dword v200, v1, s[8:11], 0 offen\ns_waitcnt vmcnt(0)\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v201, v201, 2, v202\nglobal_store_dword v201, v200, s[40:41] sc0"},
-		{"buffer_load_dword v1, s[8:11], 0 offen offset:256 lds", "buffer_load_dword v203, v1, s[8:11], 0 offen offset:256\ns_waitcnt vmcnt(0)\nglobal_store_dword v201, v203, s[40:41] offset:256 sc0"},
-		{"global_load_lds_dword v2, s[4:5] offset:512", "global_load_dword v204, v2, s[4:5] offset:512\ns_waitcnt vmcnt(0)\nglobal_store_dword v201, v204, s[40:41] offset:512 sc0"},
+	steps := []struct {
+		dma, want string
+		newM0     bool
+	}{
+		{"buffer_load_dword v1, s[8:11], 0 offen lds", "buffer_load_dword v200, v1, s[8:11], 0 offen\ns_waitcnt vmcnt(0)\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v220, v201, 2, v202\nglobal_store_dword v220, v200, s[40:41] sc0", false},
+		{"buffer_load_dword v1, s[8:11], 0 offen offset:256 lds", "buffer_load_dword v203, v1, s[8:11], 0 offen offset:256\ns_waitcnt vmcnt(0)\nglobal_store_dword v220, v203, s[40:41] offset:256 sc0", false},
+		{"global_load_lds_dword v2, s[4:5] offset:512", "global_load_dword v204, v2, s[4:5] offset:512\ns_waitcnt vmcnt(0)\nglobal_store_dword v220, v204, s[40:41] offset:512 sc0", false},
+		{"buffer_load_dword v1, s[8:11], 0 offen offset:16 lds", "buffer_load_dword v205, v1, s[8:11], 0 offen offset:16\ns_waitcnt vmcnt(0)\nv_bfe_u32 v206, m0, 0, 18\nv_lshl_add_u32 v206, v201, 2, v206\nglobal_store_dword v206, v205, s[40:41] offset:16 sc0", true},
 	}
 	ctx := &laneCtx{}
 	for _, s := range steps {
+		if s.newM0 {
+			ctx.valid = false
+		}
 		in := assemble(t, s.dma)
 		want := bytes.Join(assemble(t, s.want), nil)
 		got, err := LowerLDSDMA(ctx, in[0], 40)
