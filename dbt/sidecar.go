@@ -491,7 +491,69 @@ type vmInFlight struct {
 	// any is true when some lowered access may be in flight (at a block
 	// start: unknown, so true).
 	any bool
+	// hazV and hazA are the data registers of the last lowered store with
+	// more than 64 bits of data while hazLeft of the two wait states a
+	// write of them needs after it are still to come.
+	hazV, hazA live.Set
+	hazLeft    int
 }
+
+// nopWord is s_nop n (n+1 wait states).
+func nopWord(n int) uint32 { return 0xbf800000 | uint32(n) }
+
+// storeHazard follows host instruction hin (word w0) after a wide lowered
+// store: it returns s_nop words to put before hin when hin writes the
+// store's data registers too soon.
+func (f *vmInFlight) storeHazard(hin *isa.Inst, w0 uint32) []byte {
+	if f.hazLeft <= 0 {
+		return nil
+	}
+	switch {
+	case w0>>16 == 0xbf80: // s_nop N
+		f.hazLeft -= int(w0&0xf) + 1
+		return nil
+	case vlds.WaitsAllVM(w0): // the store has completed
+		f.hazLeft = 0
+		return nil
+	}
+	for _, o := range hin.Operands {
+		if o.Kind != isa.KindReg || !o.Role.Defines() {
+			continue
+		}
+		var set *live.Set
+		switch o.Class {
+		case isa.VGPR:
+			set = &f.hazV
+		case isa.AGPR:
+			set = &f.hazA
+		default:
+			continue
+		}
+		for r := int(o.Reg); r < int(o.Reg)+int(max(o.Width, 1)); r++ {
+			if set.Has(r) {
+				n := f.hazLeft
+				f.hazLeft = 0
+				return binary.LittleEndian.AppendUint32(nil, nopWord(n-1))
+			}
+		}
+	}
+	f.hazLeft--
+	return nil
+}
+
+// flushHazard returns the wait states a wide store still needs where
+// the emission cannot see what follows (a block's end).
+func (f *vmInFlight) flushHazard(code []byte) []byte {
+	if f.hazLeft <= 0 {
+		return code
+	}
+	n := f.hazLeft
+	f.hazLeft = 0
+	return binary.LittleEndian.AppendUint32(code, nopWord(n-1))
+}
+
+// PlacesStoreWaitStates implements vlds.StoreHazards: track places them.
+func (c sidecarCtx) PlacesStoreWaitStates() bool { return true }
 
 // clobberable reports whether a destination register of a load in flight
 // is not read after the instruction whose live-after set is after: the
@@ -537,6 +599,7 @@ func (kt *kernelT) track(p *sidecarPlan, seg []byte, lowered bool) ([]byte, erro
 		h := seg[off : off+int(hin.Size)]
 		off += int(hin.Size)
 		w0 := binary.LittleEndian.Uint32(h)
+		out = append(out, p.vm.storeHazard(&hin, w0)...)
 		if w, ok := vlds.SidecarWait(w0); ok {
 			out = binary.LittleEndian.AppendUint32(out, w)
 			out = append(out, h[4:]...)
@@ -553,6 +616,17 @@ func (kt *kernelT) track(p *sidecarPlan, seg []byte, lowered bool) ([]byte, erro
 		}
 		if lowered && len(h) == 8 && w0>>26 == 0x37 && w0>>14&3 == 2 {
 			p.vm.any = true
+			if r, n, acc := vlds.WideStoreData(w0, binary.LittleEndian.Uint32(h[4:])); n > 0 {
+				p.vm.hazV, p.vm.hazA = live.Set{}, live.Set{}
+				if acc {
+					p.vm.hazA.Add(int(r), n)
+				} else {
+					p.vm.hazV.Add(int(r), n)
+				}
+				p.vm.hazLeft = 2
+				out = append(out, h...)
+				continue
+			}
 			if r, n, acc := vlds.LoadDestination(w0, binary.LittleEndian.Uint32(h[4:])); n > 0 {
 				if acc {
 					p.vm.a.Add(int(r), n)
@@ -817,8 +891,12 @@ func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
 					p.vm = vmInFlight{any: true}
 					p.addr = cachedAddr{}
 				}
-				if p.vm.clobberable(kt.live.After(in.PC)) || last && p.vm.loads && in.Info != nil && in.Info.Branch != isa.BranchNone {
+				branch := last && in.Info != nil && in.Info.Branch != isa.BranchNone
+				if p.vm.clobberable(kt.live.After(in.PC)) || branch && p.vm.loads {
 					code = p.vm.wait(code)
+				}
+				if branch {
+					code = p.vm.flushHazard(code)
 				}
 			}
 			var why string
@@ -826,8 +904,11 @@ func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
 			if why != "" {
 				return fmt.Sprintf("%#x %s: %s", in.PC, in.Name(), why)
 			}
-			if p.host == nil && last && p.vm.loads {
-				code = p.vm.wait(code)
+			if p.host == nil && last {
+				if p.vm.loads {
+					code = p.vm.wait(code)
+				}
+				code = p.vm.flushHazard(code)
 			}
 		}
 	}

@@ -28,8 +28,8 @@ type inFlight struct {
 // (leaving the N youngest), DS and scalar memory operations likewise by
 // lgkmcnt(N). It fails when an instruction names a register that an
 // operation still in flight writes, when a lowered access may be in flight
-// at s_barrier or s_endpgm, and when a store of more than 64 bits is not
-// followed by two wait states before the next instruction. The simulator
+// at s_barrier or s_endpgm, and when an instruction writes the data of a
+// lowered store of more than 64 bits less than two wait states after it. The simulator
 // completes every access at once, so this is how a missing wait shows.
 func checkSidecarWaits(t *testing.T, obj []byte, sc *Sidecar) (waits int) {
 	t.Helper()
@@ -47,7 +47,10 @@ func checkSidecarWaits(t *testing.T, obj []byte, sc *Sidecar) (waits int) {
 		}
 		return q
 	}
-	wideStore := false
+	// Data registers of the last lowered store of more than 64 bits and
+	// the wait states still due before they may be written.
+	var wideData []inFlight
+	wideLeft := 0
 	for off := 0; off+4 <= len(body); {
 		in, err := gfx9.Decode(body[off:], sc.Entry+uint64(off), isa.GFX942)
 		if err != nil || in.Size == 0 {
@@ -55,10 +58,23 @@ func checkSidecarWaits(t *testing.T, obj []byte, sc *Sidecar) (waits int) {
 		}
 		name := in.Name()
 		w0 := binary.LittleEndian.Uint32(body[off:])
-		if wideStore && !(name == "s_nop" && w0&0xffff >= 1) && !(name == "s_waitcnt" && w0&0xf == 0 && w0>>14&3 == 0) {
-			t.Errorf("sidecar +%#x: %s follows a store of more than 64 bits without two wait states", off, name)
+		if wideLeft > 0 {
+			switch {
+			case name == "s_nop":
+				wideLeft -= int(w0&0xf) + 1
+			case name == "s_waitcnt" && w0&0xf == 0 && w0>>14&3 == 0:
+				wideLeft = 0
+			default:
+				for _, o := range in.Operands {
+					for _, p := range wideData {
+						if o.Kind == isa.KindReg && o.Role.Defines() && o.Class == p.class && int(o.Reg) < p.reg+p.n && p.reg < int(o.Reg)+int(max(o.Width, 1)) {
+							t.Errorf("sidecar +%#x: %s writes the data of the store at +%#x %d wait states too early", off, gfx9.Print(&in), p.at, wideLeft)
+						}
+					}
+				}
+				wideLeft--
+			}
 		}
-		wideStore = false
 		switch {
 		case name == "s_waitcnt":
 			waits++
@@ -98,7 +114,11 @@ func checkSidecarWaits(t *testing.T, obj []byte, sc *Sidecar) (waits int) {
 			op.lowered = in.Format == isa.GLOBAL && w0>>16&1 != 0
 			vm = append(vm, op)
 			if op.lowered && (name == "global_store_dwordx3" || name == "global_store_dwordx4") {
-				wideStore = true
+				for _, o := range in.Operands {
+					if o.Kind == isa.KindReg && o.Role.Uses() && (o.Class == isa.VGPR || o.Class == isa.AGPR) && o.Width >= 3 {
+						wideData, wideLeft = []inFlight{{class: o.Class, reg: int(o.Reg), n: int(o.Width), at: off}}, 2
+					}
+				}
 			}
 		case isa.DS, isa.SMEM:
 			lgkm = append(lgkm, op)

@@ -81,6 +81,15 @@ type DeadTemps interface {
 	DeadVGPR() (uint16, bool)
 }
 
+// StoreHazards is implemented by a Context that places the wait states
+// after a store with more than 64 bits of data itself (only where an
+// instruction writing the data registers follows too closely); Lower then
+// emits no s_nop after such a store.
+type StoreHazards interface {
+	// PlacesStoreWaitStates reports whether the Context does.
+	PlacesStoreWaitStates() bool
+}
+
 // Kind says how an operation is handled in a sidecar.
 type Kind uint8
 
@@ -350,6 +359,8 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 	// address returns a VGPR and immediate for byte offset off.
 	cache, _ := ctx.(AddressCache)
 	dead, _ := ctx.(DeadTemps)
+	sh, _ := ctx.(StoreHazards)
+	placesNops := sh != nil && sh.PlacesStoreWaitStates()
 	var restore []uint32
 	address := func(off uint32) (uint16, int32, error) {
 		if off <= maxImm {
@@ -404,7 +415,7 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 			return nil, err
 		}
 		emit(flat(d.Global, 0, a, data0, base, imm, true, acc))
-		if d.Dwords > 2 {
+		if d.Dwords > 2 && !placesNops {
 			out = append(out, nop1)
 		}
 	case Load2:
@@ -463,7 +474,7 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 			data = t
 		}
 		emit(flat(d.Global, vdst, a, data, base, imm, d.Kind == AtomicRtn, acc))
-		if d.Cmp && d.Dwords == 2 {
+		if d.Cmp && d.Dwords == 2 && !placesNops {
 			out = append(out, nop1) // 128 bits of data
 		}
 	}
@@ -523,6 +534,25 @@ func SidecarWait(w uint32) (uint32, bool) {
 // memory operation (vmcnt 0).
 func WaitsAllVM(w uint32) bool {
 	return w>>16 == 0xbf8c && w&0xf == 0 && w>>14&3 == 0
+}
+
+// WideStoreData returns the data registers of a global (FLAT, global
+// segment) store or atomic of host code with more than 64 bits of data
+// (w0, w1 its words): a VALU write of them needs two wait states after it
+// on gfx940. n is 0 for anything else; acc selects AGPRs.
+func WideStoreData(w0, w1 uint32) (first uint16, n int, acc bool) {
+	if w0>>26 != 0x37 || w0>>14&3 != 2 {
+		return 0, 0, false
+	}
+	switch w0 >> 18 & 0x7f {
+	case gStoreDwordx3:
+		n = 3
+	case gStoreDwordx4, gAtomicCmpswap + gAtomicX2:
+		n = 4
+	default:
+		return 0, 0, false
+	}
+	return uint16(w1 >> 8 & 0xff), n, w1>>23&1 != 0
 }
 
 // LoadDestination returns the registers a global (FLAT, global segment)
