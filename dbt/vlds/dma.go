@@ -9,8 +9,8 @@ import (
 // active lane's data to LDS at (M0 & 0x3ffff) + instruction offset +
 // lane * max(size, 4). The lowering loads into a scratch VGPR as the plain
 // load would (sub-dword loads zero- or sign-extend to the dword LDS
-// receives), waits, computes the lane's LDS address and stores the dword
-// to the backing store. The store is not waited for: the guest waits for
+// receives), computes the lane's LDS address while the load is in flight,
+// waits and stores the dword to the backing store. The store is not waited for: the guest waits for
 // LDS DMA with vmcnt, which counts the store, the last vector memory
 // operation of the lowering, in the load's place.
 
@@ -145,7 +145,9 @@ func LowerLDSDMA(ctx Context, raw []byte, base uint16) ([]byte, error) {
 		load1 = w1&^(0xff<<24) | uint32(data)<<24
 		off = uint32(imm) & 0xfff
 	}
-	out := []uint32{load0, load1, waitVM0}
+	// The lane offsets do not depend on the data: they are computed
+	// while the load is in flight.
+	out := []uint32{load0, load1}
 	switch {
 	case cached:
 	case idCached:
@@ -173,6 +175,6 @@ func LowerLDSDMA(ctx Context, raw []byte, base uint16) ([]byte, error) {
 		}
 	}
 	st := flat(gStoreDword, 0, lane, data, base, int32(off), true, false)
-	out = append(out, st[0], st[1])
+	out = append(out, waitVM0, st[0], st[1])
 	return appendWords(nil, out...), nil
 }

@@ -187,7 +187,7 @@ func TestLowerRejects(t *testing.T) {
 
 // TestLowerLDSDMA checks the load-to-LDS lowering against llvm-mc-19.
 func TestLowerLDSDMA(t *testing.T) {
-	tail := "s_waitcnt vmcnt(0)\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v201, v201, 2, v202\n"
+	tail := "v_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v201, v201, 2, v202\ns_waitcnt vmcnt(0)\n"
 	cases := []struct{ in, want string }{
 		{"buffer_load_dword v1, s[8:11], 0 offen offset:16 lds", "buffer_load_dword v200, v1, s[8:11], 0 offen offset:16\n" + tail + "global_store_dword v201, v200, s[40:41] offset:16 sc0"},
 		{"buffer_load_ubyte v1, s[8:11], s3 offen lds", "buffer_load_ubyte v200, v1, s[8:11], s3 offen\n" + tail + "global_store_dword v201, v200, s[40:41] sc0"},
@@ -272,8 +272,8 @@ func TestLayout(t *testing.T) {
 // maxLowered bounds the host code of one lowered instruction: the longest
 // forms are the 64-bit compare-and-swap with an offset past the 13-bit
 // immediate (v_add_u32 with a literal, four v_mov_b32, the atomic, the
-// s_nop of the 128-bit data: 36 bytes) and the LDS DMA load (load, wait,
-// four VOP3, store: 52 bytes).
+// s_nop of the 128-bit data: 36 bytes) and the LDS DMA load (load, four
+// VOP3, wait, store: 52 bytes).
 const maxLowered = 64
 
 // TestLowerBounded sweeps every DS opcode and every LDS DMA major opcode
@@ -428,10 +428,10 @@ func TestLowerLDSDMALaneCache(t *testing.T) {
 		dma, want string
 		newM0     bool
 	}{
-		{"buffer_load_dword v1, s[8:11], 0 offen lds", "buffer_load_dword v200, v1, s[8:11], 0 offen\ns_waitcnt vmcnt(0)\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v220, v201, 2, v202\nglobal_store_dword v220, v200, s[40:41] sc0", false},
+		{"buffer_load_dword v1, s[8:11], 0 offen lds", "buffer_load_dword v200, v1, s[8:11], 0 offen\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v220, v201, 2, v202\ns_waitcnt vmcnt(0)\nglobal_store_dword v220, v200, s[40:41] sc0", false},
 		{"buffer_load_dword v1, s[8:11], 0 offen offset:256 lds", "buffer_load_dword v203, v1, s[8:11], 0 offen offset:256\ns_waitcnt vmcnt(0)\nglobal_store_dword v220, v203, s[40:41] offset:256 sc0", false},
 		{"global_load_lds_dword v2, s[4:5] offset:512", "global_load_dword v204, v2, s[4:5] offset:512\ns_waitcnt vmcnt(0)\nglobal_store_dword v220, v204, s[40:41] offset:512 sc0", false},
-		{"buffer_load_dword v1, s[8:11], 0 offen offset:16 lds", "buffer_load_dword v205, v1, s[8:11], 0 offen offset:16\ns_waitcnt vmcnt(0)\nv_bfe_u32 v206, m0, 0, 18\nv_lshl_add_u32 v206, v201, 2, v206\nglobal_store_dword v206, v205, s[40:41] offset:16 sc0", true},
+		{"buffer_load_dword v1, s[8:11], 0 offen offset:16 lds", "buffer_load_dword v205, v1, s[8:11], 0 offen offset:16\nv_bfe_u32 v206, m0, 0, 18\nv_lshl_add_u32 v206, v201, 2, v206\ns_waitcnt vmcnt(0)\nglobal_store_dword v206, v205, s[40:41] offset:16 sc0", true},
 	}
 	ctx := &laneCtx{}
 	for _, s := range steps {
