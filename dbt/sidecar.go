@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -318,6 +319,91 @@ type sidecarPlan struct {
 	vm vmInFlight
 	// addr is the gfx942 emission's address cache (see sidecarCtx).
 	addr cachedAddr
+	// dma holds the LDS DMA stores not issued yet (vlds.DeferredStores).
+	dma []deferredStore
+}
+
+// deferredStore is the store of an LDS DMA lowering issued later.
+type deferredStore struct {
+	words      [2]uint32
+	data, lane uint16
+}
+
+// DeferStore implements vlds.DeferredStores: accepted unless a scratch
+// VGPR of the lowering is borrowed (its restore would come first) or in
+// spill-per-use mode.
+func (c sidecarCtx) DeferStore(store [2]uint32, data, lane uint16) bool {
+	if c.p.spill || len(c.kt.borrowed) > 0 || len(c.p.dma) >= maxDeferredDMA {
+		return false
+	}
+	c.p.dma = append(c.p.dma, deferredStore{words: store, data: data, lane: lane})
+	return true
+}
+
+// maxDeferredDMA bounds a run of deferred LDS DMA stores (each holds two
+// VGPRs).
+const maxDeferredDMA = 16
+
+// defers reports whether VGPR r holds data or an address of a deferred
+// store.
+func (p *sidecarPlan) defers(r int) bool {
+	for _, d := range p.dma {
+		if int(d.data) == r || int(d.lane) == r {
+			return true
+		}
+	}
+	return false
+}
+
+// flushDMA appends the deferred LDS DMA stores to code: s_waitcnt
+// vmcnt(0) for their loads, then the stores.
+func (p *sidecarPlan) flushDMA(code []byte) []byte {
+	if len(p.dma) == 0 {
+		return code
+	}
+	code = p.vm.wait(code)
+	for _, d := range p.dma {
+		code = binary.LittleEndian.AppendUint32(code, d.words[0])
+		code = binary.LittleEndian.AppendUint32(code, d.words[1])
+	}
+	p.vm.any = true
+	p.dma = p.dma[:0]
+	return code
+}
+
+// keepsDMA reports whether host instruction hin (not lowered code) may
+// run while LDS DMA stores are deferred: a VALU or SALU instruction that
+// is no wait, barrier, end or control flow, writes no EXEC (M0 is fine:
+// the lane offsets are computed) and names none of their VGPRs.
+func (p *sidecarPlan) keepsDMA(hin *isa.Inst) bool {
+	if hin.Info == nil || hin.Info.Branch != isa.BranchNone || hin.Info.ImplicitWrites&isa.ImpEXEC != 0 || hin.Info.Mem != isa.MemNone {
+		return false
+	}
+	switch hin.Format {
+	case isa.SOP1, isa.SOP2, isa.SOPK, isa.SOPC, isa.VOP1, isa.VOP2, isa.VOP3:
+	default:
+		return false
+	}
+	if strings.HasPrefix(hin.Name(), "s_waitcnt") || strings.HasPrefix(hin.Name(), "v_cmpx") {
+		return false
+	}
+	for _, o := range hin.Operands {
+		if o.Kind != isa.KindReg {
+			continue
+		}
+		n := int(max(o.Width, 1))
+		if o.Role.Defines() && (o.Class == isa.Special && o.Reg != uint16(isa.RegM0) || o.Class == isa.SGPR && int(o.Reg)+n > 102 && !(int(o.Reg) == 124 && n == 1)) {
+			return false
+		}
+		if o.Class == isa.VGPR {
+			for r := int(o.Reg); r < int(o.Reg)+n; r++ {
+				if p.defers(r) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // cachedAddr is a scratch VGPR that holds a DS address VGPR plus k at the
@@ -428,6 +514,10 @@ func (kt *kernelT) reserveCached(p *sidecarPlan) {
 	}
 	if p.addr.idValid {
 		kt.take(p.addr.id)
+	}
+	for _, d := range p.dma {
+		kt.take(d.data)
+		kt.take(d.lane)
 	}
 }
 
@@ -559,7 +649,7 @@ func (c sidecarCtx) PlacesStoreWaitStates() bool { return true }
 // is not read after the instruction whose live-after set is after: the
 // scratch allocator may hand such a register out (or the guest write it)
 // while the load's data can still arrive.
-func (f *vmInFlight) clobberable(after *live.Regs) bool {
+func (f *vmInFlight) clobberable(after *live.Regs, deferred func(r int) bool) bool {
 	if !f.loads {
 		return false
 	}
@@ -567,8 +657,15 @@ func (f *vmInFlight) clobberable(after *live.Regs) bool {
 		return true
 	}
 	for w := range f.v {
-		if f.v[w]&^after.V[w] != 0 || f.a[w]&^after.A[w] != 0 {
+		if f.a[w]&^after.A[w] != 0 {
 			return true
+		}
+		for m := f.v[w] &^ after.V[w]; m != 0; m &= m - 1 {
+			// A deferred DMA store's data VGPR is kept from other uses
+			// until its flush, which waits.
+			if !deferred(64*w + bits.TrailingZeros64(m)) {
+				return true
+			}
 		}
 	}
 	return false
@@ -890,12 +987,14 @@ func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
 				if i == 0 {
 					p.vm = vmInFlight{any: true}
 					p.addr = cachedAddr{}
+					p.dma = p.dma[:0] // the previous block flushed
 				}
 				branch := last && in.Info != nil && in.Info.Branch != isa.BranchNone
-				if p.vm.clobberable(kt.live.After(in.PC)) || branch && p.vm.loads {
+				if p.vm.clobberable(kt.live.After(in.PC), p.defers) || branch && p.vm.loads {
 					code = p.vm.wait(code)
 				}
-				if branch {
+				if branch || in.Info == nil {
+					code = p.flushDMA(code)
 					code = p.vm.flushHazard(code)
 				}
 			}
@@ -905,6 +1004,7 @@ func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
 				return fmt.Sprintf("%#x %s: %s", in.PC, in.Name(), why)
 			}
 			if p.host == nil && last {
+				code = p.flushDMA(code)
 				if p.vm.loads {
 					code = p.vm.wait(code)
 				}
@@ -956,6 +1056,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		if err != nil {
 			return code, err.Error()
 		}
+		code = p.flushDMA(code)
 		if out, err = kt.track(p, out, d.Kind != vlds.Native); err != nil {
 			return code, err.Error()
 		}
@@ -975,7 +1076,9 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 	code = kt.one(code, b, i, in)
 	if len(kt.body.Fixups) != nfx {
 		// Control flow and PC-relative windows carry no LDS access (nor
-		// a wait, a barrier or the end of the program).
+		// a wait, a barrier or the end of the program); the deferred
+		// DMA stores were issued before control flow (emitSidecarBlocks)
+		// and PC-relative windows are scalar code.
 		p.addr = cachedAddr{}
 		return code, ""
 	}
@@ -1024,6 +1127,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 				return code, err.Error()
 			}
 			d, _ := vlds.Lookup(hw0)
+			low = p.flushDMA(low)
 			if out, err = kt.track(p, out, d.Kind != vlds.Native); err != nil {
 				return code, err.Error()
 			}
@@ -1049,6 +1153,9 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		case vlds.TouchesLDS(hw0) || (hin.Mod.LDS && hin.Format == isa.MUBUF):
 			return code, fmt.Sprintf("host %s accesses LDS and has no virtual-LDS lowering", hin.Name())
 		default:
+			if len(p.dma) > 0 && !p.keepsDMA(&hin) {
+				low = p.flushDMA(low)
+			}
 			t, err := kt.track(p, h, false)
 			if err != nil {
 				return code, err.Error()

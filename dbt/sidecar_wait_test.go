@@ -128,6 +128,47 @@ func checkSidecarWaits(t *testing.T, obj []byte, sc *Sidecar) (waits int) {
 	return waits
 }
 
+// checkDMAStoresBeforeBarrier fails when a lowered store (sc0) of a
+// straight-line sidecar body stores a register that a VMEM load without
+// sc0 (an LDS DMA lowering's load, in waitsKernel) loaded before the last
+// s_barrier: the store of an LDS DMA the guest ordered before the barrier
+// was issued after it (deferred too long).
+func checkDMAStoresBeforeBarrier(t *testing.T, obj []byte, sc *Sidecar) {
+	t.Helper()
+	f, err := loader.Parse(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := f.Section(".text")
+	body := ts.Data[sc.Entry-ts.Addr:][:sc.Bytes]
+	loadedAt := map[int]int{}
+	barrier := -1
+	for off := 0; off+4 <= len(body); {
+		in, err := gfx9.Decode(body[off:], sc.Entry+uint64(off), isa.GFX942)
+		if err != nil || in.Size == 0 {
+			t.Fatalf("sidecar +%#x: does not decode", off)
+		}
+		w0 := binary.LittleEndian.Uint32(body[off:])
+		switch {
+		case in.Name() == "s_barrier":
+			barrier = off
+		case (in.Format == isa.MUBUF || in.Format == isa.GLOBAL) && w0>>16&1 == 0:
+			for _, o := range in.Operands {
+				if o.Kind == isa.KindReg && o.Class == isa.VGPR && o.Role.Defines() {
+					loadedAt[int(o.Reg)] = off
+				}
+			}
+		case in.Format == isa.GLOBAL && w0>>16&1 != 0 && strings.HasPrefix(in.Name(), "global_store"):
+			for _, o := range in.Operands {
+				if at, ok := loadedAt[int(o.Reg)]; ok && o.Kind == isa.KindReg && o.Class == isa.VGPR && o.Role.Uses() && at < barrier {
+					t.Errorf("sidecar +%#x: %s stores v%d loaded at +%#x, before the s_barrier at +%#x", off, gfx9.Print(&in), o.Reg, at, barrier)
+				}
+			}
+		}
+		off += int(in.Size)
+	}
+}
+
 // waitsKernel exercises the sidecar's waits: lowered stores then a barrier,
 // lowered loads mixed with a native ds_bpermute (still counted by lgkmcnt)
 // under a partial lgkmcnt(1) wait, a 128-bit store whose data is rewritten
@@ -225,6 +266,7 @@ func TestSidecarWaits(t *testing.T) {
 			sc := res.Sidecars[0]
 			assertNoHardwareLDS(t, res.Object, &sc)
 			waits := checkSidecarWaits(t, res.Object, &sc)
+			checkDMAStoresBeforeBarrier(t, res.Object, &sc)
 			// The sidecar may add a wait per barrier, one per LDS DMA load
 			// (between its load and its store), one at the end and the
 			// prologue's to the guest's.

@@ -36,6 +36,18 @@ type LaneAddressCache interface {
 	CacheLaneID(reg uint16)
 }
 
+// DeferredStores is implemented by a Context that can issue the store of
+// an LDS DMA lowering later, after further DMA loads, behind one wait for
+// all of them (a run of DMA loads then waits once instead of once per
+// load). DeferStore returns false when it cannot; the lowering then waits
+// and stores itself. A Context that accepts keeps the data and lane VGPRs
+// unchanged and EXEC as it is until it has issued the stores, and issues
+// them (after s_waitcnt vmcnt(0)) before anything that could observe or
+// need them.
+type DeferredStores interface {
+	DeferStore(store [2]uint32, data, lane uint16) bool
+}
+
 // MUBUF and FLAT opcodes of the LDS DMA forms gfx942 runs natively.
 const (
 	mubufLoadUbyte  = 16
@@ -175,6 +187,9 @@ func LowerLDSDMA(ctx Context, raw []byte, base uint16) ([]byte, error) {
 		}
 	}
 	st := flat(gStoreDword, 0, lane, data, base, int32(off), true, false)
+	if ds, ok := ctx.(DeferredStores); ok && ds.DeferStore(st, data, lane) {
+		return appendWords(nil, out...), nil
+	}
 	out = append(out, waitVM0, st[0], st[1])
 	return appendWords(nil, out...), nil
 }

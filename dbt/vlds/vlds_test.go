@@ -491,3 +491,34 @@ func TestLowerInPlaceOffset(t *testing.T) {
 		}
 	}
 }
+
+// deferCtx is fakeCtx that accepts every deferred LDS DMA store.
+type deferCtx struct {
+	fakeCtx
+	stores [][2]uint32
+}
+
+func (c *deferCtx) DeferStore(st [2]uint32, data, lane uint16) bool {
+	c.stores = append(c.stores, st)
+	return true
+}
+
+// TestLowerLDSDMADeferred: a Context that defers the store gets the load
+// and the lane offsets only, and the store's words (llvm-mc-19) to issue
+// after its wait.
+func TestLowerLDSDMADeferred(t *testing.T) {
+	in := assemble(t, "buffer_load_dword v1, s[8:11], 0 offen offset:16 lds")
+	want := bytes.Join(assemble(t, "buffer_load_dword v200, v1, s[8:11], 0 offen offset:16\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v201, v201, 2, v202"), nil)
+	st := bytes.Join(assemble(t, "global_store_dword v201, v200, s[40:41] offset:16 sc0"), nil)
+	ctx := &deferCtx{}
+	got, err := LowerLDSDMA(ctx, in[0], 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("got % x\nwant % x", got, want)
+	}
+	if len(ctx.stores) != 1 || !bytes.Equal(appendWords(nil, ctx.stores[0][0], ctx.stores[0][1]), st) {
+		t.Errorf("deferred %x, want % x", ctx.stores, st)
+	}
+}
