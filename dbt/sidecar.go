@@ -321,6 +321,13 @@ type sidecarPlan struct {
 	addr cachedAddr
 	// dma holds the LDS DMA stores not issued yet (vlds.DeferredStores).
 	dma []deferredStore
+	// flushAt lists the source instructions before which the deferred
+	// stores are issued whatever the instruction: those whose host code
+	// came with fixups (branches, windows, subroutine calls), which the
+	// lowering does not inspect. An emission that finds a new one
+	// deferred stores over sets redo and is repeated.
+	flushAt map[uint64]bool
+	redo    bool
 }
 
 // deferredStore is the store of an LDS DMA lowering issued later.
@@ -913,6 +920,7 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	arch, _ := kt.archVGPRs()
 	kt.needArch = arch
 	p.lowered = 0
+	p.dma, p.redo = p.dma[:0], false
 	sc := kt.scope
 	if len(sc.Errors) > 0 || len(sc.Blocks) == 0 {
 		return "the scope has decode or control-flow errors"
@@ -1012,6 +1020,10 @@ func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
 			}
 		}
 	}
+	if p.redo {
+		p.redo = false
+		return kt.emitSidecar(p) // deferred DMA stores met code the lowering does not inspect
+	}
 	kt.body.Code = kt.appendShared(code)
 	return kt.finishSidecar(p)
 }
@@ -1071,14 +1083,23 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 	// Everything else (including guest-only DS forms such as the
 	// transposed reads, which a rule expands into host DS code) goes
 	// through the normal emitter; its host code is then lowered.
+	if p.host == nil && p.flushAt[in.PC] {
+		code = p.flushDMA(code)
+	}
 	at := len(code)
 	nfx := len(kt.body.Fixups)
 	code = kt.one(code, b, i, in)
 	if len(kt.body.Fixups) != nfx {
-		// Control flow and PC-relative windows carry no LDS access (nor
-		// a wait, a barrier or the end of the program); the deferred
-		// DMA stores were issued before control flow (emitSidecarBlocks)
-		// and PC-relative windows are scalar code.
+		if p.host == nil && len(p.dma) > 0 {
+			if p.flushAt == nil {
+				p.flushAt = map[uint64]bool{}
+			}
+			p.flushAt[in.PC], p.redo = true, true
+		}
+		// Control flow, PC-relative windows and subroutine calls carry
+		// no LDS access (nor a wait, a barrier or the end of the
+		// program); deferred DMA stores must be issued before them
+		// (flushAt).
 		p.addr = cachedAddr{}
 		return code, ""
 	}
