@@ -71,7 +71,8 @@ const (
 	op3PAccRead  = 0x58 // VOP3P v_accvgpr_read_b32
 	op3PAccWrite = 0x59 // VOP3P v_accvgpr_write_b32
 	op2MulF32    = 0x05
-	srcF4        = 246 // inline 4.0
+	op3AndOrB32  = 0x201 // VOP3 v_and_or_b32
+	srcF4        = 246   // inline 4.0
 	f32Quarter   = 0x3e800000
 )
 
@@ -119,6 +120,13 @@ type FP8MFMAForm struct {
 	ScaledOut bool
 	// A and B say how each operand's -0 bytes are cleared.
 	A, B OperandMode
+	// Spare, when HasSpare, is a second scratch VGPR: the -0 clearing of
+	// a register then takes three VALU operations instead of four.
+	Spare    uint16
+	HasSpare bool
+	// TailFree drops the wait after the scaling of D by 4: the next two
+	// instructions do not name D (see FP8MFMAShape.TailFree).
+	TailFree bool
 }
 
 // OperandMode says how an FP8 MFMA expansion clears an operand's -0 bytes.
@@ -237,9 +245,18 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		mask, maskLit = srcVGPR+k, 0
 	}
 	// clear appends the -0 clearing of register y (a VGPR) reading x (a
-	// source code).
+	// source code). Per byte b, t = b & 0x7f and s = t + 0x7f (no carry
+	// leaves the byte) has bit 7 set exactly when t != 0, so
+	// (b & s) | t keeps b except for the sign bit of 0x80: three
+	// operations with the spare register, else b & (s | 0x7f) in four.
 	clear := func(y uint16, xr uint16) {
 		w = append(w, vop2(op2AndB32, u, mask, xr-srcVGPR, maskLit)...)
+		if form.HasSpare {
+			w = append(w, vop2(op2AddU32, form.Spare, mask, u, maskLit)...)
+			a := vop3(op3AndOrB32, y, xr, srcVGPR+form.Spare, srcVGPR+u)
+			w = append(w, a[0], a[1])
+			return
+		}
 		w = append(w, vop2(op2AddU32, u, mask, u, maskLit)...)
 		w = append(w, vop2(op2OrB32, u, mask, u, maskLit)...)
 		w = append(w, vop2(op2AndB32, y, xr, u, 0)...)
@@ -272,6 +289,23 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 			w = append(w, a[0], a[1])
 		}
 	}
+	// The wait before the first host MFMA separates it from the VALU
+	// writes of this expansion that it reads (the GFX940 rule in LLVM's
+	// GCNHazardRecognizer::checkMAIHazards90A: a VALU write of a VGPR or
+	// AGPR read by an MFMA as SrcA/B/C needs 2 wait states; each issued
+	// instruction is one). It is needed when C is scaled or an operand
+	// is copied (the VALU writes come just before), and for in-place
+	// clearing of a single-part MFMA. A four-part MFMA whose operands
+	// are cleared in place or clean needs none: the last registers
+	// cleared are those of part 3, which three MFMA issues separate
+	// from their reader, and the registers of the earlier parts were
+	// cleared before them. With clean operands and C zero or already
+	// scaled, the expansion writes nothing the MFMA reads: the waits
+	// before it are the guest's own (the same rules hold on gfx950, and
+	// the translation never shortens the code between the guest's
+	// instructions).
+	leadWait := form.A == Copy || form.B == Copy || (src2 != srcZero && !form.ScaledIn) ||
+		(parts == 1 && (form.A == InPlace || form.B == InPlace))
 	for p := 0; p < parts; p++ {
 		// 1b. Sanitized copies of this part's A and B register pairs.
 		for _, op := range ops {
@@ -294,15 +328,14 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 			}
 		}
 		// 3. The gfx942 MFMA on the sanitized operands (VGPRs: acc bits
-		// clear), chained through D after the first part. At least 16
-		// VALU operations and the s_nop separate it from any earlier
-		// MFMA's write of D that it reads as C. A later part needs no
+		// clear), chained through D after the first part (leadWait
+		// above says when the first waits). A later part needs no
 		// s_nop unless it copied an operand just before: it reads as C
 		// exactly the D the previous part's MFMA wrote (a full-register
 		// SrcC dependency, which needs no wait states on gfx942 for these
 		// 8- and 16-pass XDL MFMAs), and its A and B were written before
-		// the first part's s_nop.
-		if p == 0 || form.A == Copy || form.B == Copy {
+		// the first part's MFMA.
+		if (p == 0 && leadWait) || form.A == Copy || form.B == Copy {
 			w = append(w, sNop(4))
 		}
 		nw0 := w0&^(0x7f<<16) | hostOp<<16
@@ -335,7 +368,13 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 			w = append(w, vop2(op2MulF32, vdst+i, srcF4, vdst+i, 0)...)
 		}
 	}
-	w = append(w, sNop(4))
+	// A VALU write of D read by a following MFMA (as SrcA/B/C) or DPP
+	// operation needs 2 wait states (GFX940 rules in LLVM's
+	// GCNHazardRecognizer: checkMAIHazards90A, and the DPP VGPR rule);
+	// none when the next two instructions do not name D.
+	if !form.TailFree {
+		w = append(w, sNop(4))
+	}
 	return appendWords(nil, w...), nil
 }
 
@@ -357,9 +396,11 @@ func emitFP8MFMAForm(ctx Context, in *isa.Inst, raw []byte, sh FP8MFMAShape) ([]
 	if err != nil {
 		return nil, err
 	}
-	form := FP8MFMAForm{K: -1, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B}
-	u, err := ctx.TempVGPRs(2)
+	form := FP8MFMAForm{K: -1, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree}
+	u, err := ctx.TempVGPRs(3)
 	if err == nil {
+		form.K, form.Spare, form.HasSpare = int(u[1]), u[2], true
+	} else if u, err = ctx.TempVGPRs(2); err == nil {
 		form.K = int(u[1])
 	} else if u, err = ctx.TempVGPRs(1); err != nil {
 		return nil, err
@@ -380,11 +421,15 @@ const FP8MFMARuleName = "mfma-fp8-ocp"
 type FP8MFMAShape struct {
 	ScaledIn, ScaledOut bool
 	A, B                OperandMode
+	// TailFree says the two instructions after the MFMA are in its block
+	// and name none of D's registers: the wait after the VALU scaling of
+	// D (for an MFMA or DPP reader of D) is not needed.
+	TailFree bool
 }
 
 // fp8Shaped are the rule's variants by shape (index 0 is unused: the
 // registered rule).
-var fp8Shaped [36]*Rule
+var fp8Shaped [72]*Rule
 
 func (sh FP8MFMAShape) index() int {
 	i := int(sh.A)*3 + int(sh.B)
@@ -394,6 +439,9 @@ func (sh FP8MFMAShape) index() int {
 	if sh.ScaledOut {
 		i += 18
 	}
+	if sh.TailFree {
+		i += 36
+	}
 	return i
 }
 
@@ -402,7 +450,7 @@ func init() {
 	base.Shared = fp8SharedForm(FP8MFMAShape{})
 	fp8Shaped[0] = base
 	for i := 1; i < len(fp8Shaped); i++ {
-		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
+		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18%2 != 0, TailFree: i/36 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
 		if sh.index() != i {
 			panic("rules: FP8 MFMA shape index")
 		}
@@ -439,6 +487,7 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn
 	}
 	sh.ScaledIn, sh.ScaledOut = FP8MFMAChain(block, i)
 	in := block[i]
+	sh.TailFree = !sh.ScaledOut && tailFree(block, i)
 	if _, ok := fp8MFMA[in.Name()]; !ok || scope == nil || memo == nil || in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP != 0 || len(in.Operands) != 4 {
 		return sh
 	}
@@ -465,6 +514,33 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn
 		}
 	}
 	return sh
+}
+
+// tailFree reports whether the two instructions after the FP8 MFMA
+// block[i] are in the block, are described and name none of the
+// registers of its D.
+func tailFree(block []*isa.Inst, i int) bool {
+	acc, _, ok := chainAcc(block[i])
+	if !ok || i+2 >= len(block) {
+		return false
+	}
+	for _, x := range block[i+1 : i+3] {
+		if x.Info == nil {
+			return false
+		}
+		wide := !x.Info.Targets.Has(isa.GFX942)
+		for k := range x.Operands {
+			o := x.Operands[k]
+			if wide {
+				// Its decoded operands may be narrower than what it names.
+				o.Width = max(o.Width, 16)
+			}
+			if acc.overlaps(&o) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // clearedBefore reports whether an earlier FP8 MFMA of block, before

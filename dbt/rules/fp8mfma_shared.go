@@ -26,13 +26,15 @@ const fp8SharedMin = 32
 // fp8SharedRegs are the scratch registers of one body.
 type fp8SharedRegs struct {
 	ta, tb, u, k uint16
+	spare        uint16
+	hasSpare     bool
 	used         []uint16
 }
 
 // fp8SharedForm returns the Shared form of the FP8 MFMA rule in shape sh.
 func fp8SharedForm(sh FP8MFMAShape) *Shared {
-	form := func(k int) FP8MFMAForm {
-		return FP8MFMAForm{K: k, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B}
+	form := func(r fp8SharedRegs) FP8MFMAForm {
+		return FP8MFMAForm{K: int(r.k), ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Spare: r.spare, HasSpare: r.hasSpare}
 	}
 	code := func(in *isa.Inst, raw []byte, r fp8SharedRegs) ([]byte, error) {
 		m, ok := fp8MFMA[in.Name()]
@@ -40,7 +42,7 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 			return nil, fieldErr(in, "shape", uint32(len(raw)))
 		}
 		w := words(raw)
-		return FP8MFMAFormCode(w[0], w[1], m.op, m.cd, m.parts, r.ta, r.tb, r.u, form(int(r.k)))
+		return FP8MFMAFormCode(w[0], w[1], m.op, m.cd, m.parts, r.ta, r.tb, r.u, form(r))
 	}
 	layout := func(regs SharedRegs) (fp8SharedRegs, error) {
 		var r fp8SharedRegs
@@ -55,13 +57,16 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 		if err := p.ones(&r.u, &r.k); err != nil {
 			return r, err
 		}
+		if len(p.free) > 0 && p.ones(&r.spare) == nil {
+			r.hasSpare = true
+		}
 		r.used = p.used
 		return r, nil
 	}
 	return &Shared{
 		Key: func(in *isa.Inst, raw []byte) (string, bool) {
 			// The length does not depend on which registers are scratch.
-			c, err := code(in, raw, fp8SharedRegs{ta: 0, tb: 2, u: 4, k: 5})
+			c, err := code(in, raw, fp8SharedRegs{ta: 0, tb: 2, u: 4, k: 5, spare: 6, hasSpare: true})
 			if err != nil || len(c) < fp8SharedMin {
 				return "", false
 			}

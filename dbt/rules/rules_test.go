@@ -501,6 +501,8 @@ func (wv *wave) run(t *testing.T, code []byte) {
 					out[l] = b + uint32(bitsCount(uint64(a)&(1<<l-1)&0xffffffff))
 				case op3MbcntHi:
 					out[l] = b + uint32(bitsCount((uint64(a)<<32)&(1<<l-1)))
+				case op3AndOrB32:
+					out[l] = a&b | wv.src(w1>>18&0x1ff, l)
 				case op3CndmaskB32:
 					p := w1 >> 18 & 0x1ff
 					mask := uint64(wv.s[p]) | uint64(wv.s[p+1])<<32

@@ -1,0 +1,197 @@
+package rules
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+)
+
+// TestFP8ClearEveryByte clears every byte value in every byte position of
+// the A and B registers of an FP8 MFMA (in place, VGPR and AGPR operands,
+// in the three- and four-operation forms, with the mask in the constant
+// register or as literals) and checks that exactly the 0x80 bytes became
+// 0x00; in copy mode the guest registers keep their bytes.
+func TestFP8ClearEveryByte(t *testing.T) {
+	for _, acc := range []bool{false, true} {
+		for _, mode := range []OperandMode{InPlace, Copy} {
+			for _, spare := range []bool{false, true} {
+				for _, k := range []int{-1, 105} {
+					name := fmt.Sprintf("acc %v mode %d spare %v K %d", acc, mode, spare, k)
+					var wv wave
+					AB := &wv.v
+					if acc {
+						AB = &wv.a
+					}
+					// Lane l, register r: byte b holds (4l + r + 64b) mod 256,
+					// so each byte position sees all 256 codes.
+					for l := 0; l < 64; l++ {
+						for r := 0; r < 4; r++ {
+							var x uint32
+							for b := 0; b < 4; b++ {
+								x |= uint32(4*l+r+64*b) & 0xff << (8 * b)
+							}
+							AB[10+r][l] = x
+						}
+					}
+					orig := *AB
+					w0 := uint32(0xd3800000 | 0x73<<16 | 40)
+					w1 := uint32(256+10) | uint32(256+12)<<9 | uint32(srcZero)<<18
+					if acc {
+						w1 |= 3 << 27
+					}
+					code, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, FP8MFMAForm{K: k, ScaledOut: true, A: mode, B: mode, Spare: 106, HasSpare: spare})
+					if err != nil {
+						t.Fatal(err)
+					}
+					wv.run(t, code)
+					for r := 0; r < 4; r++ {
+						got := AB[10+r]
+						if mode == Copy {
+							if got != orig[10+r] {
+								t.Fatalf("%s: guest register %d changed", name, r)
+							}
+							got = wv.v[100+r]
+						}
+						for l := 0; l < 64; l++ {
+							for b := 0; b < 32; b += 8 {
+								in, out := orig[10+r][l]>>b&0xff, got[l]>>b&0xff
+								want := in
+								if in == 0x80 {
+									want = 0
+								}
+								if out != want {
+									t.Fatalf("%s: register %d lane %d byte %d: %#x -> %#x, want %#x", name, r, l, b/8, in, out, want)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFP8MFMAWaitStates decodes FP8 MFMA expansions in every operand mode,
+// chain form, part count, accumulator file and with or without the spare
+// and constant registers, and checks the gfx942 wait states they must
+// provide themselves (LLVM's GCNHazardRecognizer, GFX940 rules): a VALU
+// write of a register an MFMA reads is at least 2 wait states before it,
+// and a VALU access of a register an N-pass XDL MFMA wrote at least N+3
+// after it; each instruction is one wait state, s_nop n is n+1.
+func TestFP8MFMAWaitStates(t *testing.T) {
+	type write struct {
+		at    int // wait-state position of the writer
+		mfma  bool
+		needs int // wait states a VALU access needs after an MFMA write
+	}
+	for _, op := range []struct {
+		op        uint32
+		cd, parts int
+		guest     uint32
+	}{{0x73, 4, 1, 0x73}, {0x77, 16, 1, 0x77}, {0x73, 4, 4, 0x2d}, {0x77, 16, 4, 0x2e}} {
+		for mode := 0; mode < 9; mode++ {
+			for form := 0; form < 16; form++ {
+				for _, accAB := range []bool{false, true} {
+					f := FP8MFMAForm{K: 105, ScaledIn: form&1 != 0, ScaledOut: form&2 != 0, HasSpare: form&4 != 0, Spare: 106, TailFree: form&8 != 0,
+						A: OperandMode(mode / 3), B: OperandMode(mode % 3)}
+					w0 := 0xd3800000 | op.guest<<16 | 40
+					w1 := uint32(256+10) | uint32(256+20)<<9 | uint32(256+40)<<18
+					if accAB {
+						w1 |= 3 << 27
+					}
+					code, err := FP8MFMAFormCode(w0, w1, op.op, op.cd, op.parts, 100, 102, 104, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					name := fmt.Sprintf("op %#x parts %d form %+v accAB %v", op.op, op.parts, f, accAB)
+					last := map[[2]int]write{} // (file, reg) -> last write
+					at := 0
+					for pc := 0; pc < len(code); {
+						in, err := gfx9.Decode(code[pc:], uint64(pc), isa.GFX942)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						pc += int(in.Size)
+						if in.Name() == "s_nop" {
+							at += int(in.Operands[0].Imm) + 1
+							continue
+						}
+						mfma := in.Info.Flags&isa.FlagMFMA != 0
+						regs := func(o *isa.Operand, fn func(k [2]int)) {
+							if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) {
+								return
+							}
+							lo, hi := o.Regs()
+							for r := lo; r <= hi; r++ {
+								fn([2]int{int(o.Class), r})
+							}
+						}
+						for k := range in.Operands {
+							o := &in.Operands[k]
+							regs(o, func(r [2]int) {
+								wr, ok := last[r]
+								if !ok {
+									return
+								}
+								gap := at - wr.at - 1
+								switch {
+								case mfma && !wr.mfma && o.Role.Uses() && gap < 2:
+									t.Errorf("%s: %s reads %v %d wait states after a VALU write, needs 2", name, gfx9.Print(&in), r, gap)
+								case !mfma && wr.mfma && gap < wr.needs:
+									t.Errorf("%s: %s accesses %v %d wait states after an MFMA write, needs %d", name, gfx9.Print(&in), r, gap, wr.needs)
+								}
+							})
+						}
+						for k := range in.Operands {
+							o := &in.Operands[k]
+							if !o.Role.Defines() {
+								continue
+							}
+							regs(o, func(r [2]int) {
+								passes := 4
+								if op.cd > 4 {
+									passes = 8
+								}
+								last[r] = write{at: at, mfma: mfma, needs: passes + 3}
+							})
+						}
+						at++
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFP8MFMATailFree checks when the wait after the scaling of D is
+// dropped: the next two instructions are in the block and do not name D.
+func TestFP8MFMATailFree(t *testing.T) {
+	mfma := []uint32{0xd3800000 | 0x73<<16 | 40, (256 + 10) | (256+12)<<9 | srcZero<<18}
+	nop := []uint32{0xbf800000}
+	for _, c := range []struct {
+		name  string
+		words [][]uint32
+		want  bool
+	}{
+		{"free", [][]uint32{mfma, nop, nop, {0x7e640329}}, true},    // third: v_mov_b32 v50, v41
+		{"reader", [][]uint32{mfma, nop, {0x7e640329}, nop}, false}, // second: v_mov_b32 v50, v41
+		{"writer", [][]uint32{mfma, {0x7e520332}, nop, nop}, false}, // first: v_mov_b32 v41, v50
+		{"end", [][]uint32{mfma, nop}, false},
+	} {
+		var block []*isa.Inst
+		pc := uint64(0)
+		for _, w := range c.words {
+			in, err := gfx9.Decode(appendWords(nil, w...), pc, isa.GFX950)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			pc += uint64(in.Size)
+			block = append(block, &in)
+		}
+		if sh := FP8MFMAShapeAt(block, 0, nil, nil); sh.TailFree != c.want {
+			t.Errorf("%s: TailFree %v, want %v", c.name, sh.TailFree, c.want)
+		}
+	}
+}
