@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -345,11 +346,50 @@ func TestFP8MFMAShapeAt(t *testing.T) {
 		}
 		block = append(block, &in)
 	}
+	// The first MFMA clears a20 (A of the second) and v[14:15] (B of the
+	// third) ahead of them: nothing writes them in between.
 	memo = map[string]any{}
-	for i, w := range [][2]OperandMode{{InPlace, InPlace}, {Copy, Clean}, {Clean, InPlace}} {
+	for i, w := range [][2]OperandMode{{InPlace, InPlace}, {Clean, Clean}, {Clean, Clean}} {
 		sh := FP8MFMAShapeAt(block, i, memo, scope)
 		if [2]OperandMode{sh.A, sh.B} != w {
 			t.Errorf("AGPR block, instruction %d: modes %v %v, want %v", i, sh.A, sh.B, w)
+		}
+		ahead := fmt.Sprint(sh.Ahead)
+		if want := map[int]string{0: "[{true 20 2} {false 14 2}]"}[i]; ahead != want && !(want == "" && len(sh.Ahead) == 0) {
+			t.Errorf("AGPR block, instruction %d: ahead %s, want %s", i, ahead, want)
+		}
+	}
+	// Without the scope's read set the second MFMA's a20 would not be
+	// cleared ahead when another instruction reads it: a20 read by a
+	// v_accvgpr_read in the scope makes it a copy again.
+	reader, err := gfx9.Decode(appendWords(nil, 0xd3d84032, 0x18000114), 0x100, isa.GFX950) // v_accvgpr_read_b32 v50, a20
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo = map[string]any{}
+	withReader := func(fn func(*isa.Inst)) { scope(fn); fn(&reader) }
+	if sh := FP8MFMAShapeAt(block, 1, memo, withReader); sh.A != Copy {
+		t.Errorf("a20 read elsewhere: mode %v, want copy", sh.A)
+	}
+	if sh := FP8MFMAShapeAt(block, 0, memo, withReader); len(sh.Ahead) != 1 {
+		t.Errorf("a20 read elsewhere: ahead %v, want only v[14:15]", sh.Ahead)
+	}
+	// A wait for memory between them: nothing is cleared ahead across
+	// it (a20, used once, is copied; v[14:15] is cleared by the first
+	// MFMA after the wait).
+	wait, err := gfx9.Decode(appendWords(nil, 0xbf8c0f70), 0x100, isa.GFX950) // s_waitcnt vmcnt(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := []*isa.Inst{block[0], &wait, block[1], block[2]}
+	memo = map[string]any{}
+	for i, w := range map[int]struct {
+		modes [2]OperandMode
+		ahead string
+	}{0: {[2]OperandMode{InPlace, InPlace}, "[]"}, 2: {[2]OperandMode{Copy, Clean}, "[{false 14 2}]"}, 3: {[2]OperandMode{Clean, Clean}, "[]"}} {
+		sh := FP8MFMAShapeAt(waited, i, memo, scope)
+		if [2]OperandMode{sh.A, sh.B} != w.modes || fmt.Sprint(sh.Ahead) != w.ahead {
+			t.Errorf("waited block, instruction %d: modes %v %v ahead %v, want %v %s", i, sh.A, sh.B, sh.Ahead, w.modes, w.ahead)
 		}
 	}
 	// Without a scope nothing is cleared in place.

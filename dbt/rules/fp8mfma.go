@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -127,6 +128,16 @@ type FP8MFMAForm struct {
 	// TailFree drops the wait after the scaling of D by 4: the next two
 	// instructions do not name D (see FP8MFMAShape.TailFree).
 	TailFree bool
+	// Ahead are registers this expansion clears in place, before its
+	// own, for later FP8 MFMAs of the block (FP8MFMAShape.Ahead).
+	Ahead []FP8Regs
+}
+
+// FP8Regs are consecutive VGPRs or AGPRs.
+type FP8Regs struct {
+	AGPR bool
+	Reg  uint16
+	N    uint8
 }
 
 // OperandMode says how an FP8 MFMA expansion clears an operand's -0 bytes.
@@ -240,7 +251,7 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 	}
 	// mask is the source code and literal of the byte mask 0x7f7f7f7f.
 	mask, maskLit := uint16(srcLit), uint32(0x7f7f7f7f)
-	if form.K >= 0 && (form.A != Clean || form.B != Clean) {
+	if form.K >= 0 && (form.A != Clean || form.B != Clean || len(form.Ahead) > 0) {
 		w = append(w, vmovLit(k, 0x7f7f7f7f)...)
 		mask, maskLit = srcVGPR+k, 0
 	}
@@ -267,6 +278,33 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		dst  uint16
 		mode OperandMode
 	}{{src0, w1>>27&1 != 0, ta, form.A}, {src1, w1>>28&1 != 0, tb, form.B}}
+	// clearReg clears register x (an AGPR through the scratch pair ta)
+	// in place.
+	clearReg := func(x uint16, acc bool) {
+		if !acc {
+			clear(x, srcVGPR+x)
+			return
+		}
+		r := accRead(ta, x)
+		w = append(w, r[0], r[1])
+		clear(ta, srcVGPR+ta)
+		a := accWrite(x, ta)
+		w = append(w, a[0], a[1])
+	}
+	// 0. Registers of later MFMAs cleared ahead of them (first, so that
+	// this expansion's own MFMA issues, or its s_nop, separate them from
+	// a reader right after it).
+	for _, g := range form.Ahead {
+		if int(g.Reg)+int(g.N) > 256 {
+			return nil, fmt.Errorf("registers cleared ahead run past 255")
+		}
+		if g.AGPR == accCD && int(g.Reg) < int(vdst)+cd && int(vdst) < int(g.Reg)+int(g.N) {
+			return nil, fmt.Errorf("registers cleared ahead overlap D")
+		}
+		for i := uint16(0); i < uint16(g.N); i++ {
+			clearReg(g.Reg+i, g.AGPR)
+		}
+	}
 	// 1a. Operands cleared in place, all parts at once (an AGPR goes
 	// through the scratch pair ta).
 	for _, op := range ops {
@@ -278,15 +316,7 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 			if x > 255 {
 				return nil, fmt.Errorf("operand registers run past 255")
 			}
-			if !op.acc {
-				clear(x, srcVGPR+x)
-				continue
-			}
-			r := accRead(ta, x)
-			w = append(w, r[0], r[1])
-			clear(ta, srcVGPR+ta)
-			a := accWrite(x, ta)
-			w = append(w, a[0], a[1])
+			clearReg(x, op.acc)
 		}
 	}
 	// The wait before the first host MFMA separates it from the VALU
@@ -304,8 +334,11 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 	// before it are the guest's own (the same rules hold on gfx950, and
 	// the translation never shortens the code between the guest's
 	// instructions).
+	// Registers cleared ahead are written before this expansion's own
+	// and read by a later MFMA, at the earliest right after this one: a
+	// four-part expansion's MFMA issues are enough, a single part waits.
 	leadWait := form.A == Copy || form.B == Copy || (src2 != srcZero && !form.ScaledIn) ||
-		(parts == 1 && (form.A == InPlace || form.B == InPlace))
+		(parts == 1 && (form.A == InPlace || form.B == InPlace || len(form.Ahead) > 0))
 	for p := 0; p < parts; p++ {
 		// 1b. Sanitized copies of this part's A and B register pairs.
 		for _, op := range ops {
@@ -396,7 +429,7 @@ func emitFP8MFMAForm(ctx Context, in *isa.Inst, raw []byte, sh FP8MFMAShape) ([]
 	if err != nil {
 		return nil, err
 	}
-	form := FP8MFMAForm{K: -1, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree}
+	form := FP8MFMAForm{K: -1, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead}
 	u, err := ctx.TempVGPRs(3)
 	if err == nil {
 		form.K, form.Spare, form.HasSpare = int(u[1]), u[2], true
@@ -425,6 +458,9 @@ type FP8MFMAShape struct {
 	// and name none of D's registers: the wait after the VALU scaling of
 	// D (for an MFMA or DPP reader of D) is not needed.
 	TailFree bool
+	// Ahead are A/B registers of later FP8 MFMAs of the block that this
+	// expansion clears in place (they are Clean there).
+	Ahead []FP8Regs
 }
 
 // fp8Shaped are the rule's variants by shape (index 0 is unused: the
@@ -469,17 +505,57 @@ func FP8MFMARule(sh FP8MFMAShape) *Rule {
 	if sh.A > Clean || sh.B > Clean {
 		return fp8Shaped[0]
 	}
-	return fp8Shaped[sh.index()]
+	if len(sh.Ahead) == 0 {
+		return fp8Shaped[sh.index()]
+	}
+	key := sh.key()
+	fp8AheadRules.Lock()
+	defer fp8AheadRules.Unlock()
+	if r, ok := fp8AheadRules.m[key]; ok {
+		return r
+	}
+	r := *fp8Shaped[0]
+	sh.Ahead = append([]FP8Regs(nil), sh.Ahead...)
+	r.Shared = fp8SharedForm(sh)
+	r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+		return emitFP8MFMAForm(ctx, in, raw, sh)
+	}
+	if fp8AheadRules.m == nil {
+		fp8AheadRules.m = map[string]*Rule{}
+	}
+	fp8AheadRules.m[key] = &r
+	return &r
+}
+
+// fp8AheadRules are the rule's variants with registers cleared ahead, by
+// shape key (one rule per shape, so that equal shapes share plans and
+// bodies).
+var fp8AheadRules struct {
+	sync.Mutex
+	m map[string]*Rule
+}
+
+// key names the shape: its index and the registers cleared ahead.
+func (sh FP8MFMAShape) key() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", sh.index())
+	for _, g := range sh.Ahead {
+		f := 'v'
+		if g.AGPR {
+			f = 'a'
+		}
+		fmt.Fprintf(&b, "/%c%d+%d", f, g.Reg, g.N)
+	}
+	return b.String()
 }
 
 // FP8MFMAShapeAt returns the shape of the FP8 MFMA block[i]: its chain
 // links (FP8MFMAChain) and, when scope is given (it calls fn for every
 // instruction of the kernel scope; the result is kept in memo), the
-// clearing mode of each operand: InPlace when no other instruction of the
-// scope reads its registers (for an AGPR operand, only when a later FP8
-// MFMA of the block reads it again), Clean when an earlier FP8 MFMA of
-// the block read the same registers as A or B, in place, and nothing
-// between wrote them or EXEC.
+// clearing of its operands whose registers no other instruction of the
+// scope reads (fp8PlanBlock): each is cleared once per definition, by the
+// first FP8 MFMA of the block that may (Ahead of it), and Clean at the
+// MFMAs after it.
 func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(*isa.Inst))) FP8MFMAShape {
 	var sh FP8MFMAShape
 	if i < 0 || i >= len(block) {
@@ -488,7 +564,7 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn
 	sh.ScaledIn, sh.ScaledOut = FP8MFMAChain(block, i)
 	in := block[i]
 	sh.TailFree = !sh.ScaledOut && tailFree(block, i)
-	if _, ok := fp8MFMA[in.Name()]; !ok || scope == nil || memo == nil || in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP != 0 || len(in.Operands) != 4 {
+	if !fp8Eligible(in) || scope == nil || memo == nil {
 		return sh
 	}
 	rs, _ := memo[fp8InPlaceKey].(*fp8ReadSet)
@@ -496,24 +572,146 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn
 		rs = fp8ScopeReads(scope)
 		memo[fp8InPlaceKey] = rs
 	}
-	modes := [2]*OperandMode{&sh.A, &sh.B}
-	m := fp8MFMA[in.Name()]
-	for n := 0; n < 2; n++ {
-		o := &in.Operands[1+n]
-		// The decoded width must be what the expansion clears.
-		if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) || int(o.Width) != 2*m.parts || rs.has(o) {
-			continue
+	plans, _ := memo[fp8PlanKey].(map[*isa.Inst]*fp8BlockPlan)
+	if plans == nil {
+		plans = map[*isa.Inst]*fp8BlockPlan{}
+		memo[fp8PlanKey] = plans
+	}
+	pl := plans[block[0]]
+	if pl == nil || len(pl.modes) != len(block) {
+		pl = fp8PlanBlock(block, rs)
+		plans[block[0]] = pl
+	}
+	sh.A, sh.B = pl.modes[i][0], pl.modes[i][1]
+	sh.Ahead = pl.ahead[i]
+	return sh
+}
+
+// fp8PlanKey is the pair.Site memo key of the block plans.
+const fp8PlanKey = "rules.fp8-plan"
+
+// fp8Eligible reports whether in is an FP8 MFMA the rule expands with the
+// operand modes (FP8 formats, no broadcast).
+func fp8Eligible(in *isa.Inst) bool {
+	_, ok := fp8MFMA[in.Name()]
+	return ok && in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP == 0 && len(in.Operands) == 4
+}
+
+// fp8BlockPlan is the -0 clearing of one block's FP8 MFMA operands: the
+// mode of each MFMA's A and B, and the registers each clears ahead of
+// later MFMAs.
+type fp8BlockPlan struct {
+	modes [][2]OperandMode
+	ahead [][]FP8Regs
+}
+
+// fp8PlanBlock plans the clearing of the A and B operands of the FP8
+// MFMAs of block whose registers nothing but FP8 MFMA A/B operands reads
+// in the scope (not in rs; for those readers 0x80 and 0x00 are both
+// zero). Walking the block, such an operand is
+//
+//   - Clean when each of its registers was cleared earlier in the block
+//     and nothing wrote it since;
+//   - cleared Ahead by the first FP8 MFMA (the anchor) after both its
+//     last write in the block and the last instruction that waits for
+//     memory (s_waitcnt: a load may still be writing it before), writes
+//     EXEC, indexes VGPRs or is not described; Clean at the MFMA itself;
+//   - cleared InPlace by the MFMA itself when it is its own anchor (an
+//     AGPR only when a later MFMA of the block reads it again: else a
+//     copy costs two moves less);
+//
+// and Copy otherwise. Writes end a register's clean state; EXEC writes,
+// VGPR indexing and undescribed instructions end all.
+func fp8PlanBlock(block []*isa.Inst, rs *fp8ReadSet) *fp8BlockPlan {
+	pl := &fp8BlockPlan{modes: make([][2]OperandMode, len(block)), ahead: make([][]FP8Regs, len(block))}
+	var cleared [2][256]bool
+	var lastWrite [2][256]int // index+1 of the last writer in the block
+	var anchors []int
+	file := func(c isa.RegClass) int {
+		if c == isa.AGPR {
+			return 1
 		}
-		switch {
-		case clearedBefore(block, i, o):
-			*modes[n] = Clean
-		case o.Class == isa.VGPR || reusedAfter(block, i, o):
-			// In place costs an AGPR two more moves than a copy: only
-			// when a later MFMA of the block finds it clean.
-			*modes[n] = InPlace
+		return 0
+	}
+	for p, x := range block {
+		if fp8Eligible(x) {
+			anchors = append(anchors, p)
+			m := fp8MFMA[x.Name()]
+			for n := 0; n < 2; n++ {
+				o := &x.Operands[1+n]
+				// The decoded width must be what the expansion clears.
+				if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) || int(o.Width) != 2*m.parts || int(o.Reg)+int(o.Width) > 256 || rs.has(o) {
+					continue
+				}
+				f := file(o.Class)
+				clean, lw := true, 0
+				for r := int(o.Reg); r < int(o.Reg)+int(o.Width); r++ {
+					clean = clean && cleared[f][r]
+					lw = max(lw, lastWrite[f][r])
+				}
+				if clean {
+					pl.modes[p][n] = Clean
+					continue
+				}
+				a := p
+				for _, q := range anchors {
+					if q >= lw {
+						a = q
+						break
+					}
+				}
+				if a == p {
+					if o.Class == isa.AGPR && !reusedAfter(block, p, o) {
+						continue
+					}
+					pl.modes[p][n] = InPlace
+				} else {
+					pl.modes[p][n] = Clean
+					pl.ahead[a] = append(pl.ahead[a], FP8Regs{AGPR: o.Class == isa.AGPR, Reg: uint16(o.Reg), N: uint8(o.Width)})
+				}
+				for r := int(o.Reg); r < int(o.Reg)+int(o.Width); r++ {
+					cleared[f][r] = true
+				}
+			}
+		}
+		all := x.Info == nil || x.Info.ImplicitWrites&isa.ImpEXEC != 0
+		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
+			all = true
+		}
+		if x.Info != nil {
+			wide := !x.Info.Targets.Has(isa.GFX942)
+			for k := range x.Operands {
+				y := x.Operands[k]
+				if y.Kind != isa.KindReg || !y.Role.Defines() {
+					continue
+				}
+				if y.Class == isa.Special {
+					if r := isa.SpecialReg(y.Reg); r == isa.RegEXECLo || r == isa.RegEXECHi {
+						all = true
+					}
+				}
+				if y.Class != isa.VGPR && y.Class != isa.AGPR {
+					continue
+				}
+				if wide {
+					// Its decoded operands may be narrower than what it writes.
+					y.Width = max(y.Width, 16)
+				}
+				f := file(y.Class)
+				for r := int(y.Reg); r < int(y.Reg)+int(y.Width) && r < 256; r++ {
+					cleared[f][r] = false
+					lastWrite[f][r] = p + 1
+				}
+			}
+		}
+		if all {
+			cleared = [2][256]bool{}
+		}
+		if all || x.Info.Branch != isa.BranchNone || x.Info.Flags&isa.FlagWaitcnt != 0 {
+			anchors = anchors[:0]
 		}
 	}
-	return sh
+	return pl
 }
 
 // tailFree reports whether the two instructions after the FP8 MFMA
@@ -543,22 +741,9 @@ func tailFree(block []*isa.Inst, i int) bool {
 	return true
 }
 
-// clearedBefore reports whether an earlier FP8 MFMA of block, before
-// block[i], read exactly the registers of o as its A or B operand with
-// nothing between writing them, writing EXEC or indexing VGPRs.
-func clearedBefore(block []*isa.Inst, i int, o *isa.Operand) bool {
-	for p := i - 1; p >= 0; p-- {
-		if found, stop := reuseStep(block[p], o); found || stop {
-			return found
-		}
-	}
-	return false
-}
-
 // reusedAfter reports whether a later FP8 MFMA of block, after block[i],
 // reads exactly the registers of o as A or B with nothing between
-// writing them, writing EXEC or indexing VGPRs: the same test as
-// clearedBefore, from the other end.
+// writing them, writing EXEC or indexing VGPRs.
 func reusedAfter(block []*isa.Inst, i int, o *isa.Operand) bool {
 	for p := i + 1; p < len(block); p++ {
 		if found, stop := reuseStep(block[p], o); found || stop {

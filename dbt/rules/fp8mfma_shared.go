@@ -34,7 +34,7 @@ type fp8SharedRegs struct {
 // fp8SharedForm returns the Shared form of the FP8 MFMA rule in shape sh.
 func fp8SharedForm(sh FP8MFMAShape) *Shared {
 	form := func(r fp8SharedRegs) FP8MFMAForm {
-		return FP8MFMAForm{K: int(r.k), ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Spare: r.spare, HasSpare: r.hasSpare}
+		return FP8MFMAForm{K: int(r.k), ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead, Spare: r.spare, HasSpare: r.hasSpare}
 	}
 	code := func(in *isa.Inst, raw []byte, r fp8SharedRegs) ([]byte, error) {
 		m, ok := fp8MFMA[in.Name()]
@@ -70,7 +70,7 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 			if err != nil || len(c) < fp8SharedMin {
 				return "", false
 			}
-			return fmt.Sprintf("mfma-fp8/%s/%d", hex.EncodeToString(raw), sh.index()), true
+			return fmt.Sprintf("mfma-fp8/%s/%s", hex.EncodeToString(raw), sh.key()), true
 		},
 		Site: func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
 			r, err := layout(regs)
@@ -89,7 +89,19 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 			}
 			return code(in, raw, r)
 		},
-		Names: fp8SharedNames,
+		Names: func(in *isa.Inst, raw []byte) ([]uint16, bool) {
+			names, ok := fp8SharedNames(in, raw)
+			for _, g := range sh.Ahead {
+				for i := uint16(0); i < uint16(g.N); i++ {
+					r := g.Reg + i
+					if g.AGPR {
+						r += 256
+					}
+					names = append(names, r)
+				}
+			}
+			return names, ok
+		},
 	}
 }
 

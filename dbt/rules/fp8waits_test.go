@@ -11,11 +11,12 @@ import (
 // TestFP8ClearEveryByte clears every byte value in every byte position of
 // the A and B registers of an FP8 MFMA (in place, VGPR and AGPR operands,
 // in the three- and four-operation forms, with the mask in the constant
-// register or as literals) and checks that exactly the 0x80 bytes became
-// 0x00; in copy mode the guest registers keep their bytes.
+// register or as literals, or ahead of a later MFMA) and checks that
+// exactly the 0x80 bytes became 0x00; in copy mode the guest registers
+// keep their bytes.
 func TestFP8ClearEveryByte(t *testing.T) {
 	for _, acc := range []bool{false, true} {
-		for _, mode := range []OperandMode{InPlace, Copy} {
+		for _, mode := range []OperandMode{InPlace, Copy, Clean} {
 			for _, spare := range []bool{false, true} {
 				for _, k := range []int{-1, 105} {
 					name := fmt.Sprintf("acc %v mode %d spare %v K %d", acc, mode, spare, k)
@@ -41,7 +42,12 @@ func TestFP8ClearEveryByte(t *testing.T) {
 					if acc {
 						w1 |= 3 << 27
 					}
-					code, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, FP8MFMAForm{K: k, ScaledOut: true, A: mode, B: mode, Spare: 106, HasSpare: spare})
+					f := FP8MFMAForm{K: k, ScaledOut: true, A: mode, B: mode, Spare: 106, HasSpare: spare}
+					if mode == Clean {
+						// The same registers cleared ahead of a later MFMA.
+						f.Ahead = []FP8Regs{{AGPR: acc, Reg: 10, N: 2}, {AGPR: acc, Reg: 12, N: 2}}
+					}
+					code, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, f)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -75,7 +81,7 @@ func TestFP8ClearEveryByte(t *testing.T) {
 
 // TestFP8MFMAWaitStates decodes FP8 MFMA expansions in every operand mode,
 // chain form, part count, accumulator file and with or without the spare
-// and constant registers, and checks the gfx942 wait states they must
+// register and registers cleared ahead, and checks the gfx942 wait states they must
 // provide themselves (LLVM's GCNHazardRecognizer, GFX940 rules): a VALU
 // write of a register an MFMA reads is at least 2 wait states before it,
 // and a VALU access of a register an N-pass XDL MFMA wrote at least N+3
@@ -96,6 +102,10 @@ func TestFP8MFMAWaitStates(t *testing.T) {
 				for _, accAB := range []bool{false, true} {
 					f := FP8MFMAForm{K: 105, ScaledIn: form&1 != 0, ScaledOut: form&2 != 0, HasSpare: form&4 != 0, Spare: 106, TailFree: form&8 != 0,
 						A: OperandMode(mode / 3), B: OperandMode(mode % 3)}
+					if form&4 != 0 {
+						// Registers of a later MFMA cleared ahead of it.
+						f.Ahead = []FP8Regs{{AGPR: accAB, Reg: 30, N: 4}}
+					}
 					w0 := 0xd3800000 | op.guest<<16 | 40
 					w1 := uint32(256+10) | uint32(256+20)<<9 | uint32(256+40)<<18
 					if accAB {
@@ -158,6 +168,19 @@ func TestFP8MFMAWaitStates(t *testing.T) {
 							})
 						}
 						at++
+					}
+					// A later MFMA may read the registers cleared ahead
+					// right after the expansion.
+					for _, g := range f.Ahead {
+						class := isa.VGPR
+						if g.AGPR {
+							class = isa.AGPR
+						}
+						for r := int(g.Reg); r < int(g.Reg)+int(g.N); r++ {
+							if wr, ok := last[[2]int{int(class), r}]; !ok || at-wr.at-1 < 2 {
+								t.Errorf("%s: register %d cleared ahead %d wait states before the end (written: %v), needs 2", name, r, at-wr.at-1, ok)
+							}
+						}
 					}
 				}
 			}
