@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,9 @@ import (
 // with subroutines forced). The first MFMA of the block clears the
 // operands of the later ones ahead of them, except across what must stop
 // it: a redefinition of an operand (an AGPR write, and a VGPR written
-// under a partial EXEC), an s_waitcnt and EXEC writes. The stored
+// under a partial EXEC), an s_waitcnt and EXEC writes; operands that
+// become the D of a later MFMA and are read as such are still cleared in
+// place. The stored
 // accumulators must be equal, and the chained MFMA whose operands were
 // cleared ahead must translate to the host MFMA alone (its own bytes).
 func TestFP8MFMAClearAheadOnSimulator(t *testing.T) {
@@ -57,8 +60,12 @@ func TestFP8MFMAClearAheadOnSimulator(t *testing.T) {
 	s.WriteString("  s_mov_b64 exec, 0xffff\n  v_mov_b32_e32 v10, v40\n  v_mov_b32_e32 v11, v41\n  s_mov_b64 exec, -1\n  s_nop 4\n")
 	mf("v[38:41]", "a[14:15]", "v[10:11]", "0")
 	mf("v[38:41]", "a[0:1]", "v[16:17]", "v[38:41]")
-	s.WriteString("  s_nop 7\n  s_nop 7\n  s_nop 7\n")
-	s.WriteString("  v_lshlrev_b32_e32 v60, 6, v0\n  s_waitcnt lgkmcnt(0)\n  global_store_dwordx4 v60, v[30:33], s[8:9]\n  global_store_dwordx4 v60, v[34:37], s[8:9] offset:16\n  global_store_dwordx4 v60, v[38:41], s[8:9] offset:32\n  s_endpgm\n")
+	// v[14:17], FP8 operands above, become the D of a zero-C MFMA that a
+	// VALU operation and a store read: those reads see the MFMA's values,
+	// so the operands were still cleared in place, not copied.
+	mf("v[14:17]", "a[2:3]", "a[8:9]", "0")
+	s.WriteString("  s_nop 7\n  s_nop 7\n  s_nop 7\n  v_add_f32_e32 v14, 1.0, v14\n")
+	s.WriteString("  v_lshlrev_b32_e32 v60, 6, v0\n  s_waitcnt lgkmcnt(0)\n  global_store_dwordx4 v60, v[30:33], s[8:9]\n  global_store_dwordx4 v60, v[34:37], s[8:9] offset:16\n  global_store_dwordx4 v60, v[38:41], s[8:9] offset:32\n  global_store_dwordx4 v60, v[14:17], s[8:9] offset:48\n  s_endpgm\n")
 	s.WriteString(".rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 144\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 128\n.end_amdhsa_kernel\n")
 	path := filepath.Join(t.TempDir(), "k.s")
 	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
@@ -88,6 +95,9 @@ func TestFP8MFMAClearAheadOnSimulator(t *testing.T) {
 		text := d.String()
 		if strings.Contains(text, "a[2:3], a[10:11]") || !strings.Contains(text, "v_accvgpr_write_b32 a10") {
 			t.Errorf("the second MFMA's operands are not cleared ahead by the first:\n%s", text)
+		}
+		if !regexp.MustCompile(`\+ v_mfma_f32_16x16x32_fp8_fp8 v\[34:37\], v\[\d+:\d+\], v\[14:15\]`).MatchString(text) {
+			t.Errorf("v[14:15] (read later only as the D of an MFMA) is copied, not cleared in place:\n%s", text)
 		}
 	}
 }

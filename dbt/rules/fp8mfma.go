@@ -551,12 +551,12 @@ func (sh FP8MFMAShape) key() string {
 
 // FP8MFMAShapeAt returns the shape of the FP8 MFMA block[i]: its chain
 // links (FP8MFMAChain) and, when scope is given (it calls fn for every
-// instruction of the kernel scope; the result is kept in memo), the
+// block of the kernel scope; the result is kept in memo), the
 // clearing of its operands whose registers no other instruction of the
 // scope reads (fp8PlanBlock): each is cleared once per definition, by the
 // first FP8 MFMA of the block that may (Ahead of it), and Clean at the
 // MFMAs after it.
-func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(*isa.Inst))) FP8MFMAShape {
+func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(block []*isa.Inst))) FP8MFMAShape {
 	var sh FP8MFMAShape
 	if i < 0 || i >= len(block) {
 		return sh
@@ -946,12 +946,14 @@ type fp8ReadSet struct {
 	all  bool
 }
 
-func (s *fp8ReadSet) add(o *isa.Operand, wide bool) {
-	f := &s.v
+// addUnless adds the registers of o (widened to 16 with wide) that
+// killed does not hold.
+func (s *fp8ReadSet) addUnless(o *isa.Operand, wide bool, killed *[2][256]bool) {
+	f, k := &s.v, &killed[0]
 	switch o.Class {
 	case isa.VGPR:
 	case isa.AGPR:
-		f = &s.a
+		f, k = &s.a, &killed[1]
 	default:
 		return
 	}
@@ -960,6 +962,9 @@ func (s *fp8ReadSet) add(o *isa.Operand, wide bool) {
 		n = max(n, 16)
 	}
 	for r := int(o.Reg); r < int(o.Reg)+n && r < 512; r++ {
+		if r < 256 && k[r] {
+			continue
+		}
 		f[r] = true
 	}
 }
@@ -981,31 +986,58 @@ func (s *fp8ReadSet) has(o *isa.Operand) bool {
 	return false
 }
 
-// fp8ScopeReads computes the read set of a scope's instructions (insts
-// calls fn for each).
-func fp8ScopeReads(insts func(fn func(*isa.Inst))) *fp8ReadSet {
+// fp8ScopeReads computes the read set of a scope's blocks (blocks calls
+// fn for each). A read does not count when an FP8 MFMA of the same block
+// wrote the register as D before it, with no EXEC write between: in the
+// lanes it reads, the value is the MFMA's, not one that a clearing could
+// have changed (the D of a zero-C MFMA, which the next MFMAs of a chain
+// read as C and other instructions read after it).
+func fp8ScopeReads(blocks func(fn func(block []*isa.Inst))) *fp8ReadSet {
 	s := &fp8ReadSet{}
-	insts(func(x *isa.Inst) {
-		if x.Info == nil {
-			s.all = true
-			return
-		}
-		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
-			s.all = true
-			return
-		}
-		_, fp8 := fp8MFMA[x.Name()]
-		fp8 = fp8 && x.Mod.CBSZ|x.Mod.ABID|x.Mod.BLGP == 0 && len(x.Operands) == 4
-		wide := !x.Info.Targets.Has(isa.GFX942) && !fp8
-		for i := range x.Operands {
-			o := &x.Operands[i]
-			if o.Kind != isa.KindReg || !o.Role.Uses() {
-				continue
+	blocks(func(block []*isa.Inst) {
+		var killed [2][256]bool
+		for _, x := range block {
+			if x.Info == nil {
+				s.all = true
+				return
 			}
-			if fp8 && (i == 1 || i == 2) {
-				continue
+			if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
+				s.all = true
+				return
 			}
-			s.add(o, wide)
+			fp8 := fp8Eligible(x)
+			wide := !x.Info.Targets.Has(isa.GFX942) && !fp8
+			for i := range x.Operands {
+				o := &x.Operands[i]
+				if o.Kind != isa.KindReg || !o.Role.Uses() {
+					continue
+				}
+				if fp8 && (i == 1 || i == 2) {
+					continue
+				}
+				s.addUnless(o, wide, &killed)
+			}
+			if x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+				killed = [2][256]bool{}
+			}
+			for i := range x.Operands {
+				o := &x.Operands[i]
+				if o.Kind != isa.KindReg || !o.Role.Defines() || o.Class != isa.Special {
+					continue
+				}
+				if r := isa.SpecialReg(o.Reg); r == isa.RegEXECLo || r == isa.RegEXECHi {
+					killed = [2][256]bool{}
+				}
+			}
+			if acc, _, ok := chainAcc(x); ok && fp8 {
+				f := 0
+				if acc.class == isa.AGPR {
+					f = 1
+				}
+				for r := acc.reg; r < acc.reg+acc.n && r < 256; r++ {
+					killed[f][r] = true
+				}
+			}
 		}
 	})
 	return s

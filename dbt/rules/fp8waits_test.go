@@ -218,3 +218,40 @@ func TestFP8MFMATailFree(t *testing.T) {
 		}
 	}
 }
+
+// TestFP8ScopeReadsAfterMFMAWrite checks the read set: a register read by
+// a VALU operation after a zero-C FP8 MFMA of the same block wrote it as
+// D does not count (the value read is the MFMA's), unless EXEC is written
+// between or the read is in another block.
+func TestFP8ScopeReadsAfterMFMAWrite(t *testing.T) {
+	dec := func(w ...uint32) *isa.Inst {
+		in, err := gfx9.Decode(appendWords(nil, w...), 0, isa.GFX950)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &in
+	}
+	mfma := dec(0xd3800000|0x73<<16|40, (256+10)|(256+12)<<9|srcZero<<18) // v[40:43] = v[10:11] x v[12:13]
+	read := dec(0x7e640329)                                               // v_mov_b32 v50, v41
+	exec := dec(0xbefe0180)                                               // s_mov_b64 exec, 0
+	v41 := &isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: 41, Width: 1}
+	for _, c := range []struct {
+		name   string
+		blocks [][]*isa.Inst
+		want   bool
+	}{
+		{"after the MFMA", [][]*isa.Inst{{mfma, read}}, false},
+		{"before the MFMA", [][]*isa.Inst{{read, mfma}}, true},
+		{"EXEC between", [][]*isa.Inst{{mfma, exec, read}}, true},
+		{"other block", [][]*isa.Inst{{mfma}, {read}}, true},
+	} {
+		rs := fp8ScopeReads(func(fn func([]*isa.Inst)) {
+			for _, b := range c.blocks {
+				fn(b)
+			}
+		})
+		if got := rs.has(v41); got != c.want {
+			t.Errorf("%s: v41 in the read set %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -78,18 +78,16 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
 	d := legalize.DecideInto(in, raw, guest, isa.GFX942, hostDecodeInto, hostScratch(site.Memo))
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
-		var scope func(fn func(*isa.Inst))
+		var scope func(fn func([]*isa.Inst))
 		if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {
-			scope = func(fn func(*isa.Inst)) {
+			scope = func(fn func([]*isa.Inst)) {
 				for _, l := range site.Scope.Blocks {
 					b := site.Graph.Blocks[l]
 					if b == nil {
-						fn(&isa.Inst{}) // undescribed: nothing is cleared in place
+						fn([]*isa.Inst{{}}) // undescribed: nothing is cleared in place
 						continue
 					}
-					for _, x := range b.Insts {
-						fn(x)
-					}
+					fn(b.Insts)
 				}
 			}
 		}
