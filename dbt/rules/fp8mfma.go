@@ -674,6 +674,27 @@ func fp8PlanBlock(block []*isa.Inst, rs *fp8ReadSet) *fp8BlockPlan {
 				}
 			}
 		}
+		if x.Info != nil {
+			// A read other than as FP8 MFMA A/B (one that fp8ScopeReads
+			// let pass, after an MFMA wrote the register): nothing is
+			// cleared ahead across it.
+			eligible := fp8Eligible(x)
+			wide := !x.Info.Targets.Has(isa.GFX942) && !eligible
+			for k := range x.Operands {
+				y := x.Operands[k]
+				if y.Kind != isa.KindReg || !y.Role.Uses() || (y.Class != isa.VGPR && y.Class != isa.AGPR) || (eligible && (k == 1 || k == 2)) {
+					continue
+				}
+				if wide {
+					y.Width = max(y.Width, 16)
+				}
+				f := file(y.Class)
+				for r := int(y.Reg); r < int(y.Reg)+int(y.Width) && r < 256; r++ {
+					cleared[f][r] = false
+					lastWrite[f][r] = p + 1
+				}
+			}
+		}
 		all := x.Info == nil || x.Info.ImplicitWrites&isa.ImpEXEC != 0
 		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
 			all = true
@@ -988,10 +1009,11 @@ func (s *fp8ReadSet) has(o *isa.Operand) bool {
 
 // fp8ScopeReads computes the read set of a scope's blocks (blocks calls
 // fn for each). A read does not count when an FP8 MFMA of the same block
-// wrote the register as D before it, with no EXEC write between: in the
-// lanes it reads, the value is the MFMA's, not one that a clearing could
-// have changed (the D of a zero-C MFMA, which the next MFMAs of a chain
-// read as C and other instructions read after it).
+// wrote the register as D before it, with no EXEC write and no FP8 MFMA
+// A/B read of it between: in the lanes it reads, the value is the MFMA's,
+// not one that a clearing could have changed (the D of a zero-C MFMA,
+// which the next MFMAs of a chain read as C and other instructions read
+// after it). fp8PlanBlock never clears ahead across such a read.
 func fp8ScopeReads(blocks func(fn func(block []*isa.Inst))) *fp8ReadSet {
 	s := &fp8ReadSet{}
 	blocks(func(block []*isa.Inst) {
@@ -1013,6 +1035,16 @@ func fp8ScopeReads(blocks func(fn func(block []*isa.Inst))) *fp8ReadSet {
 					continue
 				}
 				if fp8 && (i == 1 || i == 2) {
+					// It may clear them: later reads see what it left.
+					if o.Class == isa.VGPR || o.Class == isa.AGPR {
+						f := &killed[0]
+						if o.Class == isa.AGPR {
+							f = &killed[1]
+						}
+						for r := int(o.Reg); r < int(o.Reg)+int(o.Width) && r < 256; r++ {
+							f[r] = false
+						}
+					}
 					continue
 				}
 				s.addUnless(o, wide, &killed)

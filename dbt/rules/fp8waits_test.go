@@ -255,3 +255,50 @@ func TestFP8ScopeReadsAfterMFMAWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestFP8ReadAfterMFMAWriteAndClear checks the two conditions that keep a
+// read let pass by fp8ScopeReads (after an MFMA wrote the register as D)
+// from seeing a cleared value: an FP8 MFMA reading the register as A/B
+// between makes the read count, and no MFMA before the read clears the
+// register ahead of an FP8 reader after it.
+func TestFP8ReadAfterMFMAWriteAndClear(t *testing.T) {
+	dec := func(w ...uint32) *isa.Inst {
+		in, err := gfx9.Decode(appendWords(nil, w...), 0, isa.GFX950)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &in
+	}
+	mf := func(d, a, b uint32) *isa.Inst {
+		return dec(0xd3800000|0x73<<16|d, (256+a)|(256+b)<<9|srcZero<<18)
+	}
+	kill := mf(10, 20, 22)   // v[10:13] = v[20:21] x v[22:23]
+	other := mf(40, 24, 26)  // v[40:43] = v[24:25] x v[26:27]
+	reader := mf(44, 10, 28) // v[44:47] = v[10:11] x v[28:29]
+	read := dec(0x7e64030a)  // v_mov_b32 v50, v10
+	v10 := &isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: 10, Width: 2}
+	// kill, FP8 reader, read: the read counts.
+	block := []*isa.Inst{kill, reader, read}
+	rs := fp8ScopeReads(func(fn func([]*isa.Inst)) { fn(block) })
+	if !rs.has(v10) {
+		t.Error("v10 read after an FP8 MFMA read it as A does not count")
+	}
+	// kill, other MFMA, read, FP8 reader: the reader clears v[10:11]
+	// itself, not the other MFMA ahead of it.
+	block = []*isa.Inst{kill, other, read, reader}
+	rs = fp8ScopeReads(func(fn func([]*isa.Inst)) { fn(block) })
+	if rs.has(v10) {
+		t.Fatal("v10 read after the MFMA that wrote it counts")
+	}
+	pl := fp8PlanBlock(block, rs)
+	for i, a := range pl.ahead {
+		for _, g := range a {
+			if !g.AGPR && g.Reg <= 11 && 10 < g.Reg+uint16(g.N) {
+				t.Errorf("instruction %d clears %v ahead, before the read of v10", i, g)
+			}
+		}
+	}
+	if pl.modes[3][0] != InPlace {
+		t.Errorf("reader's A: mode %v, want in place", pl.modes[3][0])
+	}
+}
