@@ -967,6 +967,33 @@ type fp8ReadSet struct {
 	all  bool
 }
 
+// fp8FullWrite returns the registers x writes whole in every lane it
+// writes, for the writes fp8ScopeReads lets hide an earlier value: the D
+// of an FP8 MFMA the rule expands (C zero or D), and v_mov_b32 (VOP1 or
+// VOP3, not DPP or SDWA) and v_accvgpr_write_b32 to one register.
+func fp8FullWrite(x *isa.Inst) (fp8Acc, bool) {
+	if acc, _, ok := chainAcc(x); ok {
+		return acc, true
+	}
+	switch x.Name() {
+	case "v_mov_b32":
+		if x.Format != isa.VOP1 && x.Format != isa.VOP3 {
+			return fp8Acc{}, false
+		}
+	case "v_accvgpr_write_b32":
+	default:
+		return fp8Acc{}, false
+	}
+	if len(x.Operands) == 0 {
+		return fp8Acc{}, false
+	}
+	d := &x.Operands[0]
+	if d.Kind != isa.KindReg || !d.Role.Defines() || (d.Class != isa.VGPR && d.Class != isa.AGPR) || d.Width != 1 {
+		return fp8Acc{}, false
+	}
+	return fp8Acc{d.Class, int(d.Reg), 1}, true
+}
+
 // addUnless adds the registers of o (widened to 16 with wide) that
 // killed does not hold.
 func (s *fp8ReadSet) addUnless(o *isa.Operand, wide bool, killed *[2][256]bool) {
@@ -1008,12 +1035,14 @@ func (s *fp8ReadSet) has(o *isa.Operand) bool {
 }
 
 // fp8ScopeReads computes the read set of a scope's blocks (blocks calls
-// fn for each). A read does not count when an FP8 MFMA of the same block
-// wrote the register as D before it, with no EXEC write and no FP8 MFMA
-// A/B read of it between: in the lanes it reads, the value is the MFMA's,
-// not one that a clearing could have changed (the D of a zero-C MFMA,
-// which the next MFMAs of a chain read as C and other instructions read
-// after it). fp8PlanBlock never clears ahead across such a read.
+// fn for each). A read does not count when an instruction of the same
+// block wrote the whole register before it (fp8FullWrite: an FP8 MFMA's
+// D, a move), with no EXEC write and no FP8 MFMA A/B read of it between:
+// in the lanes it reads, the value is that write's, not one that a
+// clearing could have changed (the D of a zero-C MFMA, which the next
+// MFMAs of a chain read as C and other instructions read after it; an
+// accumulator zeroed by moves). fp8PlanBlock never clears ahead across
+// such a read.
 func fp8ScopeReads(blocks func(fn func(block []*isa.Inst))) *fp8ReadSet {
 	s := &fp8ReadSet{}
 	blocks(func(block []*isa.Inst) {
@@ -1061,7 +1090,7 @@ func fp8ScopeReads(blocks func(fn func(block []*isa.Inst))) *fp8ReadSet {
 					killed = [2][256]bool{}
 				}
 			}
-			if acc, _, ok := chainAcc(x); ok && fp8 {
+			if acc, ok := fp8FullWrite(x); ok {
 				f := 0
 				if acc.class == isa.AGPR {
 					f = 1

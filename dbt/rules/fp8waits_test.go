@@ -221,8 +221,9 @@ func TestFP8MFMATailFree(t *testing.T) {
 
 // TestFP8ScopeReadsAfterMFMAWrite checks the read set: a register read by
 // a VALU operation after a zero-C FP8 MFMA of the same block wrote it as
-// D does not count (the value read is the MFMA's), unless EXEC is written
-// between or the read is in another block.
+// D, or a move wrote it, does not count (the value read is that write's),
+// unless EXEC is written between, the read is in another block or the
+// move writes part of the register (SDWA).
 func TestFP8ScopeReadsAfterMFMAWrite(t *testing.T) {
 	dec := func(w ...uint32) *isa.Inst {
 		in, err := gfx9.Decode(appendWords(nil, w...), 0, isa.GFX950)
@@ -244,6 +245,8 @@ func TestFP8ScopeReadsAfterMFMAWrite(t *testing.T) {
 		{"before the MFMA", [][]*isa.Inst{{read, mfma}}, true},
 		{"EXEC between", [][]*isa.Inst{{mfma, exec, read}}, true},
 		{"other block", [][]*isa.Inst{{mfma}, {read}}, true},
+		{"after a move", [][]*isa.Inst{{dec(0x7e520280), read}}, false},                  // v_mov_b32 v41, 0
+		{"after an SDWA move", [][]*isa.Inst{{dec(0x7e5202f9, 0x00061080), read}}, true}, // v_mov_b32_sdwa v41, v128 dst_sel:BYTE_0
 	} {
 		rs := fp8ScopeReads(func(fn func([]*isa.Inst)) {
 			for _, b := range c.blocks {
