@@ -318,7 +318,7 @@ func TestFP8MFMAShapeAt(t *testing.T) {
 		pc += uint64(in.Size)
 		block = append(block, &in)
 	}
-	scope := func(fn func([]*isa.Inst)) { fn(block) }
+	scope := func(fn func([]*isa.Inst, []int, bool)) { fn(block, nil, true) }
 	want := map[int][2]OperandMode{0: {InPlace, InPlace}, 1: {Clean, Clean}, 3: {InPlace, Clean}, 5: {Copy, Clean}}
 	memo := map[string]any{}
 	for i, w := range want {
@@ -363,7 +363,7 @@ func TestFP8MFMAShapeAt(t *testing.T) {
 		t.Fatal(err)
 	}
 	memo = map[string]any{}
-	withReader := func(fn func([]*isa.Inst)) { scope(fn); fn([]*isa.Inst{&reader}) }
+	withReader := func(fn func([]*isa.Inst, []int, bool)) { scope(fn); fn([]*isa.Inst{&reader}, nil, true) }
 	if sh := FP8MFMAShapeAt(block, 1, memo, withReader); sh.A != Copy {
 		t.Errorf("a20 read elsewhere: mode %v, want copy", sh.A)
 	}

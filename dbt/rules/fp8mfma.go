@@ -550,13 +550,13 @@ func (sh FP8MFMAShape) key() string {
 }
 
 // FP8MFMAShapeAt returns the shape of the FP8 MFMA block[i]: its chain
-// links (FP8MFMAChain) and, when scope is given (it calls fn for every
-// block of the kernel scope; the result is kept in memo), the
+// links (FP8MFMAChain) and, when scope is given (the kernel scope's
+// blocks and edges; the result is kept in memo), the
 // clearing of its operands whose registers no other instruction of the
 // scope reads (fp8PlanBlock): each is cleared once per definition, by the
 // first FP8 MFMA of the block that may (Ahead of it), and Clean at the
 // MFMAs after it.
-func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(block []*isa.Inst))) FP8MFMAShape {
+func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8ScopeFunc) FP8MFMAShape {
 	var sh FP8MFMAShape
 	if i < 0 || i >= len(block) {
 		return sh
@@ -969,34 +969,40 @@ type fp8ReadSet struct {
 
 // fp8FullWrite returns the registers x writes whole in every lane it
 // writes, for the writes fp8ScopeReads lets hide an earlier value: the D
-// of an FP8 MFMA the rule expands (C zero or D), and v_mov_b32 (VOP1 or
-// VOP3, not DPP or SDWA) and v_accvgpr_write_b32 to one register.
+// of an FP8 MFMA the rule expands (C zero or D), and the destination of
+// the operations of fp8WholeWriters (not in DPP or SDWA form: those may
+// write some rows or bytes only).
 func fp8FullWrite(x *isa.Inst) (fp8Acc, bool) {
 	if acc, _, ok := chainAcc(x); ok {
 		return acc, true
 	}
-	switch x.Name() {
-	case "v_mov_b32":
-		if x.Format != isa.VOP1 && x.Format != isa.VOP3 {
-			return fp8Acc{}, false
-		}
-	case "v_accvgpr_write_b32":
-	default:
-		return fp8Acc{}, false
-	}
-	if len(x.Operands) == 0 {
+	n, ok := fp8WholeWriters[x.Name()]
+	if !ok || x.Format == isa.SDWA || x.Format == isa.DPP || len(x.Operands) == 0 {
 		return fp8Acc{}, false
 	}
 	d := &x.Operands[0]
-	if d.Kind != isa.KindReg || !d.Role.Defines() || (d.Class != isa.VGPR && d.Class != isa.AGPR) || d.Width != 1 {
+	if d.Kind != isa.KindReg || !d.Role.Defines() || (d.Class != isa.VGPR && d.Class != isa.AGPR) || int(d.Width) != n {
 		return fp8Acc{}, false
 	}
-	return fp8Acc{d.Class, int(d.Reg), 1}, true
+	return fp8Acc{d.Class, int(d.Reg), n}, true
+}
+
+// fp8WholeWriters are operations whose destination (of this many
+// registers) is written whole, 32 bits a register, in every active lane:
+// moves, the byte permutation and the packed f32 operations.
+var fp8WholeWriters = map[string]int{
+	"v_mov_b32":           1,
+	"v_accvgpr_write_b32": 1,
+	"v_perm_b32":          1,
+	"v_pk_mul_f32":        2,
+	"v_pk_fma_f32":        2,
+	"v_pk_add_f32":        2,
+	"v_pk_mov_b32":        2,
 }
 
 // addUnless adds the registers of o (widened to 16 with wide) that
 // killed does not hold.
-func (s *fp8ReadSet) addUnless(o *isa.Operand, wide bool, killed *[2][256]bool) {
+func (s *fp8ReadSet) addUnless(o *isa.Operand, wide bool, killed *fp8Killed) {
 	f, k := &s.v, &killed[0]
 	switch o.Class {
 	case isa.VGPR:
@@ -1034,72 +1040,148 @@ func (s *fp8ReadSet) has(o *isa.Operand) bool {
 	return false
 }
 
-// fp8ScopeReads computes the read set of a scope's blocks (blocks calls
-// fn for each). A read does not count when an instruction of the same
-// block wrote the whole register before it (fp8FullWrite: an FP8 MFMA's
-// D, a move), with no EXEC write and no FP8 MFMA A/B read of it between:
-// in the lanes it reads, the value is that write's, not one that a
-// clearing could have changed (the D of a zero-C MFMA, which the next
-// MFMAs of a chain read as C and other instructions read after it; an
-// accumulator zeroed by moves). fp8PlanBlock never clears ahead across
-// such a read.
-func fp8ScopeReads(blocks func(fn func(block []*isa.Inst))) *fp8ReadSet {
-	s := &fp8ReadSet{}
-	blocks(func(block []*isa.Inst) {
-		var killed [2][256]bool
-		for _, x := range block {
-			if x.Info == nil {
-				s.all = true
-				return
+// FP8ScopeFunc calls fn for every block of a kernel scope, in order,
+// with the indexes (in that order) of its successors in the scope and
+// whether it may be entered other than through those edges (a root, a
+// call target, a return point, or with unknown predecessors).
+type FP8ScopeFunc func(fn func(block []*isa.Inst, succs []int, entry bool))
+
+// fp8Killed are the registers (VGPRs, AGPRs) whose value a whole write
+// has replaced since the last EXEC write (fp8ScopeReads).
+type fp8Killed [2][256]bool
+
+// fp8ScopeReads computes the read set of a scope's blocks. A read does
+// not count when, on every path to it, an instruction wrote the whole
+// register (fp8FullWrite: an FP8 MFMA's D, a move, a permutation) with no
+// EXEC write and no FP8 MFMA A/B read of it after: in the lanes it reads,
+// the value is that write's, not one that a clearing could have changed
+// (the D of a zero-C MFMA, which the next MFMAs of a chain read as C and
+// other instructions read after it; an accumulator zeroed by moves). The
+// paths are followed over the scope's edges (a must analysis: entry
+// blocks start with nothing written). fp8PlanBlock never clears ahead
+// across such a read.
+func fp8ScopeReads(scope FP8ScopeFunc) *fp8ReadSet {
+	var blocks [][]*isa.Inst
+	var succs [][]int
+	var entry []bool
+	scope(func(b []*isa.Inst, ss []int, e bool) {
+		blocks = append(blocks, b)
+		succs = append(succs, ss)
+		entry = append(entry, e)
+	})
+	n := len(blocks)
+	preds := make([][]int, n)
+	for b, ss := range succs {
+		for _, t := range ss {
+			if t < 0 || t >= n {
+				entry[b] = true // an edge out of the listed blocks: be safe
+				continue
 			}
-			if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
-				s.all = true
-				return
-			}
-			fp8 := fp8Eligible(x)
-			wide := !x.Info.Targets.Has(isa.GFX942) && !fp8
-			for i := range x.Operands {
-				o := &x.Operands[i]
-				if o.Kind != isa.KindReg || !o.Role.Uses() {
-					continue
-				}
-				if fp8 && (i == 1 || i == 2) {
-					// It may clear them: later reads see what it left.
-					if o.Class == isa.VGPR || o.Class == isa.AGPR {
-						f := &killed[0]
-						if o.Class == isa.AGPR {
-							f = &killed[1]
-						}
-						for r := int(o.Reg); r < int(o.Reg)+int(o.Width) && r < 256; r++ {
-							f[r] = false
-						}
-					}
-					continue
-				}
-				s.addUnless(o, wide, &killed)
-			}
-			if x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
-				killed = [2][256]bool{}
-			}
-			for i := range x.Operands {
-				o := &x.Operands[i]
-				if o.Kind != isa.KindReg || !o.Role.Defines() || o.Class != isa.Special {
-					continue
-				}
-				if r := isa.SpecialReg(o.Reg); r == isa.RegEXECLo || r == isa.RegEXECHi {
-					killed = [2][256]bool{}
-				}
-			}
-			if acc, ok := fp8FullWrite(x); ok {
-				f := 0
-				if acc.class == isa.AGPR {
-					f = 1
-				}
-				for r := acc.reg; r < acc.reg+acc.n && r < 256; r++ {
-					killed[f][r] = true
-				}
+			preds[t] = append(preds[t], b)
+		}
+	}
+	// Must analysis: out starts full (except at entries) and shrinks.
+	in := make([]fp8Killed, n)
+	out := make([]fp8Killed, n)
+	for b := range out {
+		for f := range out[b] {
+			for r := range out[b][f] {
+				out[b][f][r] = true
 			}
 		}
-	})
+	}
+	s := &fp8ReadSet{}
+	for changed := true; changed; {
+		changed = false
+		for b := 0; b < n; b++ {
+			k := fp8Killed{}
+			if !entry[b] && len(preds[b]) > 0 {
+				k = out[preds[b][0]]
+				for _, p := range preds[b][1:] {
+					for f := range k {
+						for r := range k[f] {
+							k[f][r] = k[f][r] && out[p][f][r]
+						}
+					}
+				}
+			}
+			in[b] = k
+			fp8WalkBlock(blocks[b], &k, nil)
+			if k != out[b] {
+				out[b] = k
+				changed = true
+			}
+		}
+	}
+	for b := 0; b < n; b++ {
+		k := in[b]
+		fp8WalkBlock(blocks[b], &k, s)
+	}
 	return s
+}
+
+// fp8WalkBlock runs block over killed (fp8ScopeReads) and, when s is
+// given, adds the reads that count to it.
+func fp8WalkBlock(block []*isa.Inst, killed *fp8Killed, s *fp8ReadSet) {
+	for _, x := range block {
+		if x.Info == nil {
+			if s != nil {
+				s.all = true
+			}
+			*killed = fp8Killed{}
+			return
+		}
+		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
+			if s != nil {
+				s.all = true
+			}
+			*killed = fp8Killed{}
+			return
+		}
+		fp8 := fp8Eligible(x)
+		wide := !x.Info.Targets.Has(isa.GFX942) && !fp8
+		for i := range x.Operands {
+			o := &x.Operands[i]
+			if o.Kind != isa.KindReg || !o.Role.Uses() {
+				continue
+			}
+			if fp8 && (i == 1 || i == 2) {
+				// It may clear them: later reads see what it left.
+				if o.Class == isa.VGPR || o.Class == isa.AGPR {
+					f := &killed[0]
+					if o.Class == isa.AGPR {
+						f = &killed[1]
+					}
+					for r := int(o.Reg); r < int(o.Reg)+int(o.Width) && r < 256; r++ {
+						f[r] = false
+					}
+				}
+				continue
+			}
+			if s != nil {
+				s.addUnless(o, wide, killed)
+			}
+		}
+		if x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+			*killed = fp8Killed{}
+		}
+		for i := range x.Operands {
+			o := &x.Operands[i]
+			if o.Kind != isa.KindReg || !o.Role.Defines() || o.Class != isa.Special {
+				continue
+			}
+			if r := isa.SpecialReg(o.Reg); r == isa.RegEXECLo || r == isa.RegEXECHi {
+				*killed = fp8Killed{}
+			}
+		}
+		if acc, ok := fp8FullWrite(x); ok {
+			f := 0
+			if acc.class == isa.AGPR {
+				f = 1
+			}
+			for r := acc.reg; r < acc.reg+acc.n && r < 256; r++ {
+				killed[f][r] = true
+			}
+		}
+	}
 }

@@ -248,9 +248,9 @@ func TestFP8ScopeReadsAfterMFMAWrite(t *testing.T) {
 		{"after a move", [][]*isa.Inst{{dec(0x7e520280), read}}, false},                  // v_mov_b32 v41, 0
 		{"after an SDWA move", [][]*isa.Inst{{dec(0x7e5202f9, 0x00061080), read}}, true}, // v_mov_b32_sdwa v41, v128 dst_sel:BYTE_0
 	} {
-		rs := fp8ScopeReads(func(fn func([]*isa.Inst)) {
+		rs := fp8ScopeReads(func(fn func([]*isa.Inst, []int, bool)) {
 			for _, b := range c.blocks {
-				fn(b)
+				fn(b, nil, true)
 			}
 		})
 		if got := rs.has(v41); got != c.want {
@@ -282,14 +282,14 @@ func TestFP8ReadAfterMFMAWriteAndClear(t *testing.T) {
 	v10 := &isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: 10, Width: 2}
 	// kill, FP8 reader, read: the read counts.
 	block := []*isa.Inst{kill, reader, read}
-	rs := fp8ScopeReads(func(fn func([]*isa.Inst)) { fn(block) })
+	rs := fp8ScopeReads(func(fn func([]*isa.Inst, []int, bool)) { fn(block, nil, true) })
 	if !rs.has(v10) {
 		t.Error("v10 read after an FP8 MFMA read it as A does not count")
 	}
 	// kill, other MFMA, read, FP8 reader: the reader clears v[10:11]
 	// itself, not the other MFMA ahead of it.
 	block = []*isa.Inst{kill, other, read, reader}
-	rs = fp8ScopeReads(func(fn func([]*isa.Inst)) { fn(block) })
+	rs = fp8ScopeReads(func(fn func([]*isa.Inst, []int, bool)) { fn(block, nil, true) })
 	if rs.has(v10) {
 		t.Fatal("v10 read after the MFMA that wrote it counts")
 	}
@@ -303,5 +303,51 @@ func TestFP8ReadAfterMFMAWriteAndClear(t *testing.T) {
 	}
 	if pl.modes[3][0] != InPlace {
 		t.Errorf("reader's A: mode %v, want in place", pl.modes[3][0])
+	}
+}
+
+// TestFP8ScopeReadsAcrossBlocks checks the must analysis over the
+// scope's edges: a read after a whole write in a predecessor does not
+// count when every path to it has the write (a loop that does not
+// redefine the register included), and counts when one predecessor
+// lacks it, when the loop reads the register as an FP8 MFMA operand, or
+// when the reading block is an entry.
+func TestFP8ScopeReadsAcrossBlocks(t *testing.T) {
+	dec := func(w ...uint32) *isa.Inst {
+		in, err := gfx9.Decode(appendWords(nil, w...), 0, isa.GFX950)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &in
+	}
+	mov := dec(0x7e520280)                                               // v_mov_b32 v41, 0
+	read := dec(0x7e640329)                                              // v_mov_b32 v50, v41
+	nop := dec(0xbf800000)                                               // s_nop 0
+	fp8 := dec(0xd3800000|0x73<<16|60, (256+40)|(256+12)<<9|srcZero<<18) // reads v[40:41] as A
+	v41 := &isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: 41, Width: 1}
+	type blk struct {
+		insts []*isa.Inst
+		succs []int
+		entry bool
+	}
+	for _, c := range []struct {
+		name   string
+		blocks []blk
+		want   bool
+	}{
+		{"straight", []blk{{[]*isa.Inst{mov}, []int{1}, true}, {[]*isa.Inst{read}, nil, false}}, false},
+		{"entry", []blk{{[]*isa.Inst{mov}, []int{1}, true}, {[]*isa.Inst{read}, nil, true}}, true},
+		{"diamond", []blk{{[]*isa.Inst{nop}, []int{1, 2}, true}, {[]*isa.Inst{mov}, []int{3}, false}, {[]*isa.Inst{nop}, []int{3}, false}, {[]*isa.Inst{read}, nil, false}}, true},
+		{"loop", []blk{{[]*isa.Inst{mov}, []int{1}, true}, {[]*isa.Inst{read, nop}, []int{1, 2}, false}, {[]*isa.Inst{nop}, nil, false}}, false},
+		{"loop with FP8 read", []blk{{[]*isa.Inst{mov}, []int{1}, true}, {[]*isa.Inst{read, fp8}, []int{1, 2}, false}, {[]*isa.Inst{nop}, nil, false}}, true},
+	} {
+		rs := fp8ScopeReads(func(fn func([]*isa.Inst, []int, bool)) {
+			for _, b := range c.blocks {
+				fn(b.insts, b.succs, b.entry)
+			}
+		})
+		if got := rs.has(v41); got != c.want {
+			t.Errorf("%s: v41 in the read set %v, want %v", c.name, got, c.want)
+		}
 	}
 }

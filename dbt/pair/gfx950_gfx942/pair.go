@@ -78,22 +78,63 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
 	d := legalize.DecideInto(in, raw, guest, isa.GFX942, hostDecodeInto, hostScratch(site.Memo))
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
-		var scope func(fn func([]*isa.Inst))
+		var scope rules.FP8ScopeFunc
 		if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {
-			scope = func(fn func([]*isa.Inst)) {
-				for _, l := range site.Scope.Blocks {
-					b := site.Graph.Blocks[l]
-					if b == nil {
-						fn([]*isa.Inst{{}}) // undescribed: nothing is cleared in place
-						continue
-					}
-					fn(b.Insts)
-				}
-			}
+			scope = func(fn func([]*isa.Inst, []int, bool)) { fp8Scope(site, fn) }
 		}
 		d.Rule = rules.FP8MFMARule(rules.FP8MFMAShapeAt(site.Block, site.Index, site.Memo, scope))
 	}
 	return d
+}
+
+// fp8Scope lists the blocks of site's kernel scope for the FP8 MFMA rule
+// (rules.FP8ScopeFunc): successors by index, and as entries the roots,
+// call targets, return points, undescribed blocks and blocks with an edge
+// from outside the scope.
+func fp8Scope(site pair.Site, fn func([]*isa.Inst, []int, bool)) {
+	index := make(map[uint64]int, len(site.Scope.Blocks))
+	for i, l := range site.Scope.Blocks {
+		index[l] = i
+	}
+	entry := make([]bool, len(site.Scope.Blocks))
+	for _, r := range site.Scope.Roots {
+		if i, ok := index[r]; ok {
+			entry[i] = true
+		}
+	}
+	inScope := make([]int, len(site.Scope.Blocks)) // edges into each block from the scope
+	for _, l := range site.Scope.Blocks {
+		b := site.Graph.Blocks[l]
+		if b == nil {
+			continue
+		}
+		for _, c := range b.Calls {
+			for _, a := range []uint64{c.Callee, c.Cont, b.End} {
+				if i, ok := index[a]; ok {
+					entry[i] = true // call target, return point
+				}
+			}
+		}
+		for _, t := range b.Succs {
+			if i, ok := index[t]; ok {
+				inScope[i]++
+			}
+		}
+	}
+	for i, l := range site.Scope.Blocks {
+		b := site.Graph.Blocks[l]
+		if b == nil {
+			fn([]*isa.Inst{{}}, nil, true) // undescribed: nothing is cleared in place
+			continue
+		}
+		var succs []int
+		for _, t := range b.Succs {
+			if j, ok := index[t]; ok {
+				succs = append(succs, j)
+			}
+		}
+		fn(b.Insts, succs, entry[i] || inScope[i] == 0)
+	}
 }
 
 // Relocated implements pair.Pair: the encodings are shared.
