@@ -32,12 +32,13 @@ import (
 //     registers, with nothing between naming them or writing EXEC, keep
 //     the accumulator scaled by 1/4 from the first to the last (step 2 on
 //     entry, step 4 on exit only);
-//   - operands that nothing but FP8 MFMA A/B operands reads in the kernel
-//     scope are cleared in the guest registers themselves (for those
-//     readers 0x80 and 0x00 are both zero), and not again by a later MFMA
-//     of the block reading the same registers before anything writes them
-//     or EXEC. A VALU write of an MFMA's SrcA/B registers after it issued
-//     is no hazard on gfx942 (only SrcC reads are).
+//   - operands whose value nothing but FP8 MFMA A/B operands reads in the
+//     kernel scope (fp8ScopeReads) are cleared in the guest registers
+//     themselves (for those readers 0x80 and 0x00 are both zero), once
+//     per definition in a block: by the first FP8 MFMA after the last
+//     write (fp8PlanBlock), ahead of the later MFMAs reading them, which
+//     then clear nothing. A VALU write of an MFMA's SrcA/B registers
+//     after it issued is no hazard on gfx942 (only SrcC reads are).
 
 // FP8MFMABound documents the differences.
 const FP8MFMABound = "products and sums as the gfx942 MFMA computes them; OCP NaN codes (0x7f, 0xff) are read as finite values; accumulators are scaled by 1/4 and 4, exact unless |C| < 2^-124 or |D| >= 2^126"
@@ -135,9 +136,9 @@ type FP8MFMAForm struct {
 
 // FP8Regs are consecutive VGPRs or AGPRs.
 type FP8Regs struct {
-	AGPR bool
-	Reg  uint16
-	N    uint8
+	AGPR bool   // AGPRs, else VGPRs
+	Reg  uint16 // the first register
+	N    uint8  // how many
 }
 
 // OperandMode says how an FP8 MFMA expansion clears an operand's -0 bytes.
