@@ -61,9 +61,9 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 	}
 	opt.NoListing = *stats
 	opt.Wave64 = *wave64
-	total := &disasm.Stats{}
 	code := 0
-	for _, r := range disasmFiles(files, opt) {
+	listers := disasmListers(len(files))
+	for _, r := range disasmFiles(files, opt, listers) {
 		if _, err := stdout.Write(r.out); err != nil {
 			fmt.Fprintf(stderr, "rocjitsu disasm: %v\n", err)
 			return 1
@@ -71,11 +71,13 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 		if r.err != nil {
 			fmt.Fprintf(stderr, "rocjitsu disasm: %v\n", r.err)
 			code = 1
-			continue
 		}
-		total.Add(r.st)
 	}
 	if *stats {
+		total := &disasm.Stats{}
+		for _, l := range listers {
+			total.Add(l.Stats())
+		}
 		if err := total.WriteHistogram(stdout); err != nil {
 			fmt.Fprintf(stderr, "rocjitsu disasm: %v\n", err)
 			return 1
@@ -85,20 +87,29 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 }
 
 // disasmResult is one file's listing (written before its error, as the
-// sequential listing would be) and statistics.
+// sequential listing would be).
 type disasmResult struct {
 	out []byte
-	st  *disasm.Stats
 	err error
 }
 
-// disasmFiles disassembles files on up to GOMAXPROCS goroutines and yields
-// the results in file order; at most a few listings are held at once, and
-// a listing's storage is reused once yield has returned (yield must not
-// keep r.out).
-func disasmFiles(files []string, opt disasm.Options) func(yield func(int, disasmResult) bool) {
+// disasmListers returns one Lister per worker of disasmFiles over n files.
+func disasmListers(n int) []*disasm.Lister {
+	ls := make([]*disasm.Lister, min(runtime.GOMAXPROCS(0), n))
+	for i := range ls {
+		ls[i] = &disasm.Lister{}
+	}
+	return ls
+}
+
+// disasmFiles disassembles files on one goroutine per Lister (each lists,
+// and counts, the files it is given) and yields the results in file order;
+// at most a few listings are held at once, and a listing's storage is
+// reused once yield has returned (yield must not keep r.out). The
+// Listers' counts are complete once the sequence has ended.
+func disasmFiles(files []string, opt disasm.Options, listers []*disasm.Lister) func(yield func(int, disasmResult) bool) {
 	return func(yield func(int, disasmResult) bool) {
-		workers := min(runtime.GOMAXPROCS(0), len(files))
+		workers := len(listers)
 		slots := make([]chan disasmResult, len(files))
 		for i := range slots {
 			slots[i] = make(chan disasmResult, 1)
@@ -110,15 +121,20 @@ func disasmFiles(files []string, opt disasm.Options) func(yield func(int, disasm
 		defer close(stop)
 		// free holds the listings already written, for reuse.
 		free := make(chan []byte, 2*workers+1)
-		for w := 0; w < workers; w++ {
+		for _, l := range listers {
 			go func() {
+				// raw holds the file being listed; its storage is
+				// reused for the next file.
+				var raw []byte
 				for i := range next {
 					var buf []byte
 					select {
 					case buf = <-free:
 					default:
 					}
-					slots[i] <- disasmOne(files[i], opt, buf)
+					var r disasmResult
+					r, raw = disasmOne(l, files[i], opt, buf, raw)
+					slots[i] <- r
 				}
 			}()
 		}
@@ -153,10 +169,12 @@ func disasmFiles(files []string, opt disasm.Options) func(yield func(int, disasm
 	}
 }
 
-func disasmOne(name string, opt disasm.Options, buf []byte) disasmResult {
-	f, err := objfile.Open(name)
+// disasmOne lists the file name with l into buf's storage, reading the
+// file into raw's; it returns the result and the file's storage.
+func disasmOne(l *disasm.Lister, name string, opt disasm.Options, buf, raw []byte) (disasmResult, []byte) {
+	f, raw, err := objfile.OpenInto(name, raw)
 	if err != nil {
-		return disasmResult{out: buf[:0], err: err}
+		return disasmResult{out: buf[:0], err: err}, raw
 	}
 	if cap(buf) == 0 {
 		// About 25 bytes of listing per byte of code.
@@ -166,6 +184,6 @@ func disasmOne(name string, opt disasm.Options, buf []byte) disasmResult {
 		}
 		buf = make([]byte, 0, n)
 	}
-	st, out, err := disasm.AppendListing(buf[:0], f, name, opt)
-	return disasmResult{out: out, st: st, err: err}
+	out, err := l.AppendListing(buf[:0], f, name, opt)
+	return disasmResult{out: out, err: err}, raw
 }

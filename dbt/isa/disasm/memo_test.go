@@ -90,7 +90,7 @@ func TestMemoScaledMFMAPair(t *testing.T) {
 // TestMemoTable checks the open-addressing table against a map through
 // several resizes, with colliding and zero keys.
 func TestMemoTable(t *testing.T) {
-	tab := newMemoTable()
+	var tab memoTable
 	ref := map[uint64]uint64{}
 	x := uint64(1)
 	for i := 0; i < 50000; i++ {
@@ -107,20 +107,72 @@ func TestMemoTable(t *testing.T) {
 		if _, ok := ref[k]; !ok || i%3 == 0 {
 			v := x | 1
 			ref[k] = v
-			tab.put(k, v)
+			tab.put(k, memoVal(v))
 		}
 	}
 	if tab.n != len(ref) {
 		t.Fatalf("table holds %d keys, want %d", tab.n, len(ref))
 	}
 	for k, v := range ref {
-		if got, ok := tab.get(k); !ok || got != v {
-			t.Fatalf("get(%#x) = %#x, %v; want %#x", k, got, ok, v)
+		if got := tab.get(k); got != memoVal(v) {
+			t.Fatalf("get(%#x) = %#x; want %#x", k, got, v)
 		}
 	}
 	for k := uint64(1 << 20); k < 1<<20+1000; k++ {
-		if _, ok := tab.get(k); ok {
+		if tab.get(k) != 0 {
 			t.Fatalf("get(%#x) found a key never put", k)
 		}
+	}
+}
+
+// TestListerAcrossObjects: one Lister listing every gfx942 and gfx950
+// object in turn, for its own target, for the other GFX9 target and in
+// counting mode (so that its memo carries entries from object to object
+// and starts over when the target or the mode changes), prints each
+// listing as a memo-less listing of that object alone, and its Stats are
+// the sum of theirs.
+func TestListerAcrossObjects(t *testing.T) {
+	var files []string
+	for _, arch := range []string{"gfx942", "gfx950"} {
+		files = append(files, corpus(t, arch)...)
+		tk, _ := filepath.Glob(filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", arch, "*.co"))
+		files = append(files, tk...)
+	}
+	var l Lister
+	want := &Stats{ByMnemonic: map[string]int{}}
+	var buf []byte
+	for round := 0; round < 2; round++ {
+		for i, p := range files {
+			f, err := objfile.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			other := isa.GFX950
+			if f.Target == isa.GFX950 {
+				other = isa.GFX942
+			}
+			opts := []Options{{}, {Target: other}}
+			if i%5 == 0 {
+				opts = append(opts, Options{NoListing: true})
+			}
+			for _, opt := range opts {
+				buf, err = l.AppendListing(buf[:0], f, p, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.noMemo = true
+				st, ref, err := AppendListing(nil, f, p, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(buf, ref) {
+					t.Fatalf("%s (round %d, %+v): the Lister's listing differs from the object's own", filepath.Base(p), round, opt)
+				}
+				want.Add(st)
+			}
+		}
+	}
+	if got := l.Stats(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Lister stats: %d instructions, %d unknown; want %d, %d", got.Instructions, got.Unknown, want.Instructions, want.Unknown)
 	}
 }

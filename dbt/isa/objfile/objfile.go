@@ -9,6 +9,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 
@@ -124,4 +125,48 @@ func read(f *elf.File, b []byte, path string, flags uint32) (*File, error) {
 	}
 	sort.SliceStable(out.Symbols, func(i, j int) bool { return out.Symbols[i].Addr < out.Symbols[j].Addr })
 	return out, nil
+}
+
+// OpenInto is Open reading the file into buf's storage when it is large
+// enough (buf is overwritten); it returns the File and the storage, for
+// the next call once the File is no longer needed (its sections' Data
+// share it).
+func OpenInto(path string, buf []byte) (*File, []byte, error) {
+	b, err := readFile(path, buf)
+	if err != nil {
+		return nil, buf, fmt.Errorf("objfile: %w", err)
+	}
+	f, err := Parse(b, path)
+	return f, b, err
+}
+
+// readFile reads the file at path into buf's storage, or into new storage
+// when buf is too small.
+func readFile(path string, buf []byte) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if n := fi.Size(); n >= 0 && n < 1<<40 && int(n) > cap(buf) {
+		buf = make([]byte, 0, int(n)+512)
+	}
+	b := buf[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := fh.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
