@@ -311,7 +311,10 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 			}
 			_, branch := in.BranchTarget()
 			remember := memo != nil && err == nil && !branch && gfx9.DecodeWindow(in, target) == size && size <= 8
-			if !listing && remember {
+			switch {
+			case memo != nil && !remember:
+				memo.skip()
+			case !listing && remember:
 				memo.putCount(data[off:off+size], in.Enc)
 			}
 			if listing {

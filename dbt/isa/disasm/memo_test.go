@@ -87,11 +87,11 @@ func TestMemoScaledMFMAPair(t *testing.T) {
 	}
 }
 
-// TestMemoTable checks the open-addressing table against a map through
+// TestMemoTable checks the open-addressing table of entry indexes against a map through
 // several resizes, with colliding and zero keys.
 func TestMemoTable(t *testing.T) {
 	var tab memoTable
-	ref := map[uint64]uint64{}
+	ref := map[uint64]int{}
 	x := uint64(1)
 	for i := 0; i < 50000; i++ {
 		x ^= x << 13
@@ -105,21 +105,21 @@ func TestMemoTable(t *testing.T) {
 			k = 0
 		}
 		if _, ok := ref[k]; !ok || i%3 == 0 {
-			v := x | 1
+			v := int(x >> 40) // an entry index
 			ref[k] = v
-			tab.put(k, memoVal(v))
+			tab.put(k, v)
 		}
 	}
 	if tab.n != len(ref) {
 		t.Fatalf("table holds %d keys, want %d", tab.n, len(ref))
 	}
 	for k, v := range ref {
-		if got := tab.get(k); got != memoVal(v) {
-			t.Fatalf("get(%#x) = %#x; want %#x", k, got, v)
+		if got := tab.get(k); got != v {
+			t.Fatalf("get(%#x) = %d; want %d", k, got, v)
 		}
 	}
 	for k := uint64(1 << 20); k < 1<<20+1000; k++ {
-		if tab.get(k) != 0 {
+		if tab.get(k) >= 0 {
 			t.Fatalf("get(%#x) found a key never put", k)
 		}
 	}
