@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"syscall"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/disasm"
@@ -61,6 +63,9 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 	}
 	opt.NoListing = *stats
 	opt.Wave64 = *wave64
+	if f, ok := stdout.(*os.File); ok && !*stats {
+		growPipe(f)
+	}
 	code := 0
 	listers := disasmListers(len(files))
 	for _, r := range disasmFiles(files, opt, listers) {
@@ -84,6 +89,26 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// pipeSize is the buffer size growPipe asks for: a few listings of large
+// objects, so that the listing is not written 64 KB (the default) per
+// wake-up of the reader.
+const pipeSize = 1 << 20
+
+// growPipe raises the kernel buffer of f to pipeSize when f is a pipe
+// (Linux F_SETPIPE_SZ; the request fails harmlessly where the limit is
+// lower or f is not a pipe).
+func growPipe(f *os.File) {
+	if runtime.GOOS != "linux" {
+		return
+	}
+	const fSetPipeSz = 1031
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		return
+	}
+	syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fSetPipeSz, pipeSize)
 }
 
 // disasmResult is one file's listing (written before its error, as the
