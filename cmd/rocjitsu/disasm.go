@@ -118,13 +118,10 @@ type disasmResult struct {
 	err error
 }
 
-// disasmListers returns one Lister per worker of disasmFiles over n files.
+// disasmListers returns one Lister per worker of disasmFiles over n files
+// (they share their memo).
 func disasmListers(n int) []*disasm.Lister {
-	ls := make([]*disasm.Lister, min(runtime.GOMAXPROCS(0), n))
-	for i := range ls {
-		ls[i] = &disasm.Lister{}
-	}
-	return ls
+	return disasm.NewListers(min(runtime.GOMAXPROCS(0), n))
 }
 
 // disasmFiles disassembles files on one goroutine per Lister (each lists,

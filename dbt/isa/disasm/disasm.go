@@ -150,7 +150,7 @@ func nearestSymbols(heads map[uint64]string, addrs []uint64) func(uint64) (strin
 // Write disassembles every executable section of f to w. name is the file
 // name printed in the header.
 func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, error) {
-	var l Lister
+	l := Lister{set: newMemoSet(memoSize(f))}
 	buf := make([]byte, 0, flushAt+1024)
 	out, err := l.appendListing(buf, w, f, name, opt)
 	if err != nil {
@@ -166,7 +166,7 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 // is in the returned slice (nothing is written elsewhere). Callers that
 // keep a listing in memory reuse dst's storage.
 func AppendListing(dst []byte, f *objfile.File, name string, opt Options) (*Stats, []byte, error) {
-	var l Lister
+	l := Lister{set: newMemoSet(memoSize(f))}
 	out, err := l.appendListing(dst, nil, f, name, opt)
 	if err != nil {
 		return nil, out, err
@@ -176,16 +176,68 @@ func AppendListing(dst []byte, f *objfile.File, name string, opt Options) (*Stat
 
 // Lister lists code objects one after another, keeping from one object to
 // the next what does not depend on the object: the GFX9 instruction memo
-// (the line printed for instruction bytes seen before) and its buffers.
-// It counts the instructions of every object it lists. The zero Lister is
-// ready to use; a Lister is not safe for concurrent use.
+// (the line printed for instruction bytes seen before). It counts the
+// instructions of every object it lists. The zero Lister is ready to use;
+// a Lister is not safe for concurrent use, but the Listers of NewListers
+// share one memo and run concurrently.
 type Lister struct {
-	memo memo
-	in   isa.Inst
+	set   *memoSet
+	users map[memoKey]*memoUser
+	in    isa.Inst
 	// counts holds, per family, the instructions listed by encoding row
 	// (Inst.Enc); instructions and unknown are the totals.
 	counts                [2][]int
 	instructions, unknown int
+}
+
+// NewListers returns n Listers that share their memo, for listing objects
+// on n goroutines: an instruction decoded by one is reused by all.
+func NewListers(n int) []*Lister {
+	set := newMemoSet(memoMaxEntries)
+	ls := make([]*Lister, n)
+	for i := range ls {
+		ls[i] = &Lister{set: set}
+	}
+	return ls
+}
+
+// memoUser returns the Lister's use of its memo for k.
+func (l *Lister) memoUser(k memoKey) *memoUser {
+	if u := l.users[k]; u != nil {
+		return u
+	}
+	if l.set == nil {
+		l.set = newMemoSet(memoMaxEntries)
+	}
+	if l.users == nil {
+		l.users = map[memoKey]*memoUser{}
+	}
+	u := newMemoUser(l.set.memo(k))
+	l.users[k] = u
+	return u
+}
+
+// count adds one to counts[enc], growing counts as needed.
+func count(counts []int, enc uint16) []int {
+	if int(enc) >= len(counts) {
+		counts = append(counts, make([]int, max(int(enc)+1, 2*len(counts))-len(counts))...)
+	}
+	counts[enc]++
+	return counts
+}
+
+// memoSize is the memo size for listing f alone: room for every
+// instruction of its code, within memoMaxEntries.
+func memoSize(f *objfile.File) int {
+	words := 0
+	for _, s := range f.Sections {
+		words += len(s.Data) / 4
+	}
+	n := 256
+	for n < words && n < memoMaxEntries {
+		n *= 2
+	}
+	return n
 }
 
 // AppendListing appends the listing of f to dst, as the package function
@@ -247,10 +299,9 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 	counts := l.counts[fam]
 	// memo holds the lines of the GFX9 instructions seen before, for this
 	// target and mode.
-	var memo *memo
+	var memo *memoUser
 	if fam == familyGFX9 && !opt.noMemo {
-		memo = &l.memo
-		memo.use(target, listing)
+		memo = l.memoUser(memoKey{target, listing})
 	}
 	for _, sec := range f.Sections {
 		if listing {
@@ -278,7 +329,7 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 			if memo != nil {
 				if v, size := memo.get(data[off:]); size != 0 {
 					l.instructions++
-					counts[v.enc()]++
+					counts = count(counts, v.enc())
 					if listing {
 						out = memo.appendLine(out, v, pc)
 						if w != nil && len(out) >= flushAt {
@@ -304,10 +355,7 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 			} else {
 				size = int(in.Size)
 				l.instructions++
-				if int(in.Enc) >= len(counts) {
-					counts = append(counts, make([]int, max(int(in.Enc)+1, 2*len(counts))-len(counts))...)
-				}
-				counts[in.Enc]++
+				counts = count(counts, in.Enc)
 			}
 			_, branch := in.BranchTarget()
 			remember := memo != nil && err == nil && !branch && gfx9.DecodeWindow(in, target) == size && size <= 8

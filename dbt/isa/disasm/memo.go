@@ -1,6 +1,11 @@
 package disasm
 
-import "github.com/rocjitsu/rocjitsu/dbt/isa"
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
 
 // memo remembers GFX9 instructions whose decoding depends on their own
 // bytes only (gfx9.DecodeWindow is their size) and whose text has no
@@ -15,69 +20,96 @@ import "github.com/rocjitsu/rocjitsu/dbt/isa"
 // sequence in another kernel or object) is found by comparing the bytes
 // with that successor, in memory order, before any hash lookup.
 //
-// A memo is for one target and one mode (listing or counting); use starts
-// it over when either changes, and it starts over when it holds
-// memoMaxLines bytes of lines or memoMaxEntries instructions, so its memory
-// stays bounded across objects.
+// A memo is for one target and one mode (listing or counting) and is
+// shared by the Listers of one memoSet, which read and add entries
+// concurrently: an entry is written before its index is published (a
+// compare-and-swap into a table slot, an atomic store of a successor) and
+// never changes after, except for its successor. Its storage is allocated
+// once; when it is full (maxEntries entries, memoMaxChunks chunks of
+// lines) it stops growing, so its memory stays bounded across objects.
 type memo struct {
-	target  isa.Target
-	listing bool
-	used    bool
 	w4, w8  memoTable
 	entries []memoEntry
-	// lines holds the lines in chunks of memoChunk bytes, filled in
-	// turn (a chunk never moves, so storing a line copies only it).
-	lines [][]byte
-	// chunk is the index in lines of the chunk being filled.
-	chunk int
-	// last is the index of the previous instruction's entry, or -1 when
-	// the previous instruction has none.
-	last int
+	n       atomic.Int64 // entries claimed (may pass len(entries))
+	// chunks holds the lines in chunks of memoChunk bytes; each is
+	// claimed (nchunks) and filled by one user, and its slice is set once.
+	chunks  [memoMaxChunks][]byte
+	nchunks atomic.Int32
 }
 
 const (
 	memoChunk      = 1 << 18
-	memoMaxLines   = 64 * memoChunk
-	memoMaxEntries = 1 << 18
+	memoMaxChunks  = 64
+	memoMaxEntries = 1 << 17
 )
 
-// memoEntry is one remembered instruction.
+// memoEntry is one remembered instruction; all but next are set before
+// the entry is published.
 type memoEntry struct {
 	key  uint64 // the instruction's word (size 4) or doubleword (size 8)
 	val  memoVal
-	next uint32 // 1 + the index of the entry seen after this one, or 0
-	size uint32 // 4 or 8
+	next atomic.Uint32 // 1 + the index of the entry seen after this one, or 0
+	size uint32        // 4 or 8
 }
 
-// memoVal locates an entry's line: its chunk in memo.lines (bits 18-31)
-// and its offset in the chunk (0-17),
-// the offset of the address digits in the line (32-39), the length of the
-// line after them (40-47, at least 1: the newline); and holds the encoding
-// row (48-63).
+// memoVal locates an entry's line: its chunk in memo.chunks (bits 18-31)
+// and its offset in the chunk (0-17), the offset of the address digits in
+// the line (32-39), the length of the line after them (40-47, at least 1:
+// the newline); and holds the encoding row (48-63).
 type memoVal uint64
 
 func (v memoVal) enc() uint16 { return uint16(v >> 48) }
 
-// use prepares the memo for listing (or counting, listing false) code of
-// target t.
-func (m *memo) use(t isa.Target, listing bool) {
-	if m.used && m.target == t && m.listing == listing {
-		return
-	}
-	m.reset()
-	m.target, m.listing, m.used = t, listing, true
+// newMemo returns a memo of up to maxEntries entries (a power of two).
+func newMemo(maxEntries int) *memo {
+	m := &memo{entries: make([]memoEntry, maxEntries)}
+	m.w4.init(2 * maxEntries)
+	m.w8.init(2 * maxEntries)
+	return m
 }
 
-func (m *memo) reset() {
-	m.w4.clear()
-	m.w8.clear()
-	m.entries = m.entries[:0]
-	for i := range m.lines {
-		m.lines[i] = m.lines[i][:0]
-	}
-	m.chunk = 0
-	m.last = -1
+// memoKey names a memo of a memoSet.
+type memoKey struct {
+	target  isa.Target
+	listing bool
 }
+
+// memoSet holds the memos shared by a group of Listers, one per target and
+// mode.
+type memoSet struct {
+	mu         sync.Mutex
+	memos      map[memoKey]*memo
+	maxEntries int
+}
+
+func newMemoSet(maxEntries int) *memoSet {
+	return &memoSet{memos: map[memoKey]*memo{}, maxEntries: maxEntries}
+}
+
+func (s *memoSet) memo(k memoKey) *memo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.memos[k]
+	if m == nil {
+		m = newMemo(s.maxEntries)
+		s.memos[k] = m
+	}
+	return m
+}
+
+// memoUser is one Lister's use of a memo: the previous instruction's entry
+// and the chunk it fills with lines.
+type memoUser struct {
+	m *memo
+	// last is the index of the previous instruction's entry, or -1 when
+	// the previous instruction has none.
+	last int
+	// chunk is the index of the chunk this user fills, or -1; fill is
+	// the length of its lines.
+	chunk, fill int
+}
+
+func newMemoUser(m *memo) *memoUser { return &memoUser{m: m, last: -1, chunk: -1} }
 
 // matches reports whether the instruction at the start of b is e's.
 func (e *memoEntry) matches(b []byte) bool {
@@ -94,11 +126,12 @@ func (e *memoEntry) matches(b []byte) bool {
 // from the 64-bit ones, so that most instructions take one lookup; a wrong
 // guess would only cost a decode, since an entry found in either table is
 // the instruction's.
-func (m *memo) get(b []byte) (memoVal, int) {
-	if m.last >= 0 {
-		if n := m.entries[m.last].next; n != 0 {
+func (u *memoUser) get(b []byte) (memoVal, int) {
+	m := u.m
+	if u.last >= 0 {
+		if n := m.entries[u.last].next.Load(); n != 0 {
 			if e := &m.entries[n-1]; e.matches(b) {
-				m.last = int(n - 1)
+				u.last = int(n - 1)
 				return e.val, int(e.size)
 			}
 		}
@@ -106,149 +139,144 @@ func (m *memo) get(b []byte) (memoVal, int) {
 	i := -1
 	w := le32(b)
 	if w>>31 == 0 || w>>30 == 2 || w>>26 == 0x35 {
-		i = m.w4.get(uint64(w))
+		i = m.w4.get(uint64(w), m.entries)
 	}
 	if i < 0 && len(b) >= 8 {
-		i = m.w8.get(le64(b))
+		i = m.w8.get(le64(b), m.entries)
 	}
 	if i < 0 {
 		return 0, 0
 	}
-	if m.last >= 0 {
-		m.entries[m.last].next = uint32(i + 1)
-	}
-	m.last = i
+	u.follow(i)
 	e := &m.entries[i]
 	return e.val, int(e.size)
 }
 
+// follow records entry i as the successor of the last one.
+func (u *memoUser) follow(i int) {
+	if u.last >= 0 {
+		if e := &u.m.entries[u.last]; e.next.Load() != uint32(i+1) {
+			e.next.Store(uint32(i + 1))
+		}
+	}
+	u.last = i
+}
+
 // skip records that the instruction after the last one has no entry.
-func (m *memo) skip() { m.last = -1 }
+func (u *memoUser) skip() { u.last = -1 }
 
 // putCount remembers the encoding row of the instruction raw (4 or 8
 // bytes), for counting.
-func (m *memo) putCount(raw []byte, enc uint16) {
-	if len(m.entries) >= memoMaxEntries {
-		m.reset()
-	}
-	m.put(raw, memoVal(enc)<<48|1<<40)
+func (u *memoUser) putCount(raw []byte, enc uint16) {
+	u.put(raw, memoVal(enc)<<48|1<<40)
 }
 
 // putLine remembers the encoding row and the listing line of the
 // instruction raw (4 or 8 bytes): a tab, the text, the padding, "// ",
 // the 12 address digits, ':', the words and a newline.
-func (m *memo) putLine(raw []byte, enc uint16, line []byte) {
+func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
+	m := u.m
 	pcAt := len(line) - 1 - 9*(len(raw)/4) - 1 - 12
 	tail := len(line) - pcAt - 12
-	if pcAt < 0 || pcAt > 0xff || tail > 0xff {
-		m.skip()
+	if pcAt < 0 || pcAt > 0xff || tail > 0xff || m.n.Load() >= int64(len(m.entries)) {
+		u.skip()
 		return
 	}
-	if len(m.entries) >= memoMaxEntries {
-		m.reset()
+	if u.chunk < 0 || u.fill+len(line) > memoChunk {
+		c := int(m.nchunks.Add(1)) - 1
+		if c >= memoMaxChunks {
+			u.chunk = -1
+			u.skip()
+			return
+		}
+		m.chunks[c] = make([]byte, memoChunk)
+		u.chunk, u.fill = c, 0
 	}
-	if m.chunk < len(m.lines) && len(m.lines[m.chunk])+len(line) > memoChunk {
-		m.chunk++
-	}
-	if m.chunk == memoMaxLines/memoChunk {
-		m.reset()
-	}
-	if m.chunk == len(m.lines) {
-		m.lines = append(m.lines, make([]byte, 0, memoChunk))
-	}
-	c := m.lines[m.chunk]
-	v := memoVal(enc)<<48 | memoVal(tail)<<40 | memoVal(pcAt)<<32 | memoVal(m.chunk)<<18 | memoVal(len(c))
-	m.lines[m.chunk] = append(c, line...)
-	m.put(raw, v)
+	v := memoVal(enc)<<48 | memoVal(tail)<<40 | memoVal(pcAt)<<32 | memoVal(u.chunk)<<18 | memoVal(u.fill)
+	u.fill += copy(m.chunks[u.chunk][u.fill:], line)
+	u.put(raw, v)
 }
 
-// put adds the entry of raw, after the last one.
-func (m *memo) put(raw []byte, v memoVal) {
-	i := len(m.entries)
-	e := memoEntry{val: v, size: uint32(len(raw))}
+// put adds the entry of raw, after the last one, unless the memo is full.
+func (u *memoUser) put(raw []byte, v memoVal) {
+	m := u.m
+	i := int(m.n.Add(1)) - 1
+	if i >= len(m.entries) {
+		u.skip()
+		return
+	}
+	e := &m.entries[i]
+	e.val, e.size = v, uint32(len(raw))
 	if len(raw) == 4 {
 		e.key = uint64(le32(raw))
-		m.w4.put(e.key, i)
+		m.w4.put(e.key, i, m.entries)
 	} else {
 		e.key = le64(raw)
-		m.w8.put(e.key, i)
+		m.w8.put(e.key, i, m.entries)
 	}
-	m.entries = append(m.entries, e)
-	if m.last >= 0 {
-		m.entries[m.last].next = uint32(i + 1)
-	}
-	m.last = i
+	u.follow(i)
 }
 
 // appendLine appends the line of v with the address pc.
-func (m *memo) appendLine(out []byte, v memoVal, pc uint64) []byte {
+func (u *memoUser) appendLine(out []byte, v memoVal, pc uint64) []byte {
 	off := int(v & (memoChunk - 1))
 	pcAt := int(v >> 32 & 0xff)
 	n := pcAt + 12 + int(v>>40&0xff)
 	i := len(out)
-	out = append(out, m.lines[v>>18&0x3fff][off:off+n]...)
+	out = append(out, u.m.chunks[v>>18&0x3fff][off:off+n]...)
 	putDigits(out[i+pcAt:i+pcAt+12], pc, &hexPairsUpper)
 	return out
 }
 
-// memoTable is an open-addressing hash table from uint64 keys to entry
-// indexes.
+// memoTable is an open-addressing hash table of entry indexes, keyed by
+// the entries' keys, of fixed size (twice the entries it can hold, so it
+// never fills). Its slots hold 1 + an entry index, or 0 when empty; they
+// are set once, by compare-and-swap.
 type memoTable struct {
-	slots []memoSlot
+	slots []atomic.Uint32
 	shift uint // 64 - log2(len(slots))
-	n     int
 }
 
-// memoSlot is a table slot: a key and 1 + its entry index, or 0 when the
-// slot is empty.
-type memoSlot struct {
-	key uint64
-	idx uint32
+// init makes a table of size slots (a power of two).
+func (t *memoTable) init(size int) {
+	t.slots = make([]atomic.Uint32, size)
+	t.shift = 64
+	for s := size; s > 1; s >>= 1 {
+		t.shift--
+	}
 }
 
-// clear empties the table, keeping its storage.
-func (t *memoTable) clear() {
-	clear(t.slots)
-	t.n = 0
+func (t *memoTable) home(key uint64) int {
+	return int((key * 0x9E3779B97F4A7C15) >> t.shift)
 }
 
-// slot returns the index of key, or of the empty slot where it goes.
-func (t *memoTable) slot(key uint64) int {
+// get returns the index of the entry of key, or -1.
+func (t *memoTable) get(key uint64, entries []memoEntry) int {
 	mask := len(t.slots) - 1
-	i := int((key*0x9E3779B97F4A7C15)>>t.shift) & mask
-	for t.slots[i].idx != 0 && t.slots[i].key != key {
-		i = (i + 1) & mask
-	}
-	return i
-}
-
-// get returns the entry index of key, or -1.
-func (t *memoTable) get(key uint64) int {
-	if t.n == 0 {
-		return -1
-	}
-	return int(t.slots[t.slot(key)].idx) - 1
-}
-
-// put sets the entry index of key to idx.
-func (t *memoTable) put(key uint64, idx int) {
-	if 2*(t.n+1) > len(t.slots) {
-		old := t.slots
-		size := max(4096, 2*len(old))
-		t.slots, t.n = make([]memoSlot, size), 0
-		t.shift = 64
-		for s := size; s > 1; s >>= 1 {
-			t.shift--
+	for i := t.home(key); ; i = (i + 1) & mask {
+		s := t.slots[i].Load()
+		if s == 0 {
+			return -1
 		}
-		for _, s := range old {
-			if s.idx != 0 {
-				t.put(s.key, int(s.idx)-1)
+		if entries[s-1].key == key {
+			return int(s - 1)
+		}
+	}
+}
+
+// put publishes entry idx under key, unless key has an entry already.
+func (t *memoTable) put(key uint64, idx int, entries []memoEntry) {
+	mask := len(t.slots) - 1
+	for i := t.home(key); ; i = (i + 1) & mask {
+		s := t.slots[i].Load()
+		if s == 0 {
+			if t.slots[i].CompareAndSwap(0, uint32(idx+1)) {
+				return
 			}
+			s = t.slots[i].Load()
+		}
+		if entries[s-1].key == key {
+			return
 		}
 	}
-	i := t.slot(key)
-	if t.slots[i].idx == 0 {
-		t.n++
-	}
-	t.slots[i] = memoSlot{key, uint32(idx + 1)}
 }

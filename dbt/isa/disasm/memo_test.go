@@ -2,6 +2,7 @@ package disasm
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -87,39 +88,38 @@ func TestMemoScaledMFMAPair(t *testing.T) {
 	}
 }
 
-// TestMemoTable checks the open-addressing table of entry indexes against a map through
-// several resizes, with colliding and zero keys.
+// TestMemoTable checks the table of entry indexes against a map, with
+// colliding and zero keys and keys put twice (the first entry stays).
 func TestMemoTable(t *testing.T) {
 	var tab memoTable
+	tab.init(1 << 16)
+	entries := make([]memoEntry, 1<<15)
 	ref := map[uint64]int{}
 	x := uint64(1)
-	for i := 0; i < 50000; i++ {
+	for i := range entries {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		k := x & 0xffff // many repeats
+		k := x & 0x3fff // many repeats
 		if i%7 == 0 {
 			k = uint64(i) << 40 // same low bits
 		}
 		if i == 3 {
 			k = 0
 		}
-		if _, ok := ref[k]; !ok || i%3 == 0 {
-			v := int(x >> 40) // an entry index
-			ref[k] = v
-			tab.put(k, v)
+		entries[i].key = k
+		tab.put(k, i, entries)
+		if _, ok := ref[k]; !ok {
+			ref[k] = i
 		}
 	}
-	if tab.n != len(ref) {
-		t.Fatalf("table holds %d keys, want %d", tab.n, len(ref))
-	}
 	for k, v := range ref {
-		if got := tab.get(k); got != v {
+		if got := tab.get(k, entries); got != v {
 			t.Fatalf("get(%#x) = %d; want %d", k, got, v)
 		}
 	}
 	for k := uint64(1 << 20); k < 1<<20+1000; k++ {
-		if tab.get(k) >= 0 {
+		if tab.get(k, entries) >= 0 {
 			t.Fatalf("get(%#x) found a key never put", k)
 		}
 	}
@@ -174,5 +174,54 @@ func TestListerAcrossObjects(t *testing.T) {
 	}
 	if got := l.Stats(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Lister stats: %d instructions, %d unknown; want %d, %d", got.Instructions, got.Unknown, want.Instructions, want.Unknown)
+	}
+}
+
+// TestListersConcurrent: the Listers of NewListers, listing the GFX9
+// objects on their own goroutines through their shared memo, each print
+// every object as a memo-less listing of that object alone (run with -race
+// to check the memo's publication order).
+func TestListersConcurrent(t *testing.T) {
+	var files []*objfile.File
+	var names []string
+	for _, arch := range []string{"gfx942", "gfx950"} {
+		for _, p := range corpus(t, arch) {
+			f, err := objfile.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, names = append(files, f), append(names, p)
+		}
+	}
+	want := make([][]byte, len(files))
+	for i, f := range files {
+		_, want[i], _ = AppendListing(nil, f, names[i], Options{noMemo: true})
+	}
+	ls := NewListers(3)
+	errs := make(chan error, len(ls))
+	for w, l := range ls {
+		go func() {
+			var buf []byte
+			for round := 0; round < 2; round++ {
+				for k := range files {
+					i := (k + w*len(files)/len(ls)) % len(files)
+					var err error
+					buf, err = l.AppendListing(buf[:0], files[i], names[i], Options{})
+					if err == nil && !bytes.Equal(buf, want[i]) {
+						err = fmt.Errorf("%s (Lister %d, round %d): listing differs from the memo-less one", filepath.Base(names[i]), w, round)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range ls {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
