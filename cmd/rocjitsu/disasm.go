@@ -67,7 +67,7 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 		growPipe(f)
 	}
 	code := 0
-	listers := disasmListers(len(files))
+	listers := disasmListers(files)
 	for _, r := range disasmFiles(files, opt, listers) {
 		if _, err := stdout.Write(r.out); err != nil {
 			fmt.Fprintf(stderr, "rocjitsu disasm: %v\n", err)
@@ -118,10 +118,16 @@ type disasmResult struct {
 	err error
 }
 
-// disasmListers returns one Lister per worker of disasmFiles over n files
-// (they share their memo).
-func disasmListers(n int) []*disasm.Lister {
-	return disasm.NewListers(min(runtime.GOMAXPROCS(0), n))
+// disasmListers returns one Lister per worker of disasmFiles over files
+// (they share their memo, sized by the files' total size).
+func disasmListers(files []string) []*disasm.Lister {
+	size := int64(0)
+	for _, name := range files {
+		if fi, err := os.Stat(name); err == nil {
+			size += fi.Size()
+		}
+	}
+	return disasm.NewListers(min(runtime.GOMAXPROCS(0), len(files)), int(min(size/4, 1<<30)))
 }
 
 // disasmFiles disassembles files on one goroutine per Lister (each lists,

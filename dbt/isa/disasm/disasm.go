@@ -191,9 +191,11 @@ type Lister struct {
 }
 
 // NewListers returns n Listers that share their memo, for listing objects
-// on n goroutines: an instruction decoded by one is reused by all.
-func NewListers(n int) []*Lister {
-	set := newMemoSet(memoMaxEntries)
+// on n goroutines: an instruction decoded by one is reused by all. words
+// bounds the code they will list, in 4-byte words (the memo is sized for
+// it, within its limit of memoMaxEntries instructions).
+func NewListers(n, words int) []*Lister {
+	set := newMemoSet(memoSizeFor(words))
 	ls := make([]*Lister, n)
 	for i := range ls {
 		ls[i] = &Lister{set: set}
@@ -233,6 +235,12 @@ func memoSize(f *objfile.File) int {
 	for _, s := range f.Sections {
 		words += len(s.Data) / 4
 	}
+	return memoSizeFor(words)
+}
+
+// memoSizeFor is the memo size for words of code: a power of two from 256
+// to memoMaxEntries.
+func memoSizeFor(words int) int {
 	n := 256
 	for n < words && n < memoMaxEntries {
 		n *= 2

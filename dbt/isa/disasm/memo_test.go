@@ -197,7 +197,7 @@ func TestListersConcurrent(t *testing.T) {
 	for i, f := range files {
 		_, want[i], _ = AppendListing(nil, f, names[i], Options{noMemo: true})
 	}
-	ls := NewListers(3)
+	ls := NewListers(3, 1<<20)
 	errs := make(chan error, len(ls))
 	for w, l := range ls {
 		go func() {
