@@ -15,8 +15,10 @@ import (
 // doubleword: a word that decodes as a 4-byte instruction does so whatever
 // follows it, so the two tables never disagree.
 //
-// Entries are kept in the order they were made, and each records the
-// entries that followed it the last two times it was seen: code that
+// Entries are kept in the order they were made, and each user records,
+// for each entry, the entries that followed it the last two times the
+// user saw it (each its own, so that Listers listing different code do
+// not overwrite each other's and share no written memory): code that
 // repeats (the same sequence in another kernel or object) is found by
 // comparing the bytes with those successors before any hash lookup (on the
 // 300-object listing of BenchmarkDisasmListing, 80% of the instructions
@@ -25,8 +27,8 @@ import (
 // A memo is for one target and one mode (listing or counting) and is
 // shared by the Listers of one memoSet, which read and add entries
 // concurrently: an entry is written before its index is published (a
-// compare-and-swap into a table slot, an atomic store of a successor) and
-// never changes after, except for its successor. Its storage is allocated
+// compare-and-swap into a table slot) and never changes after. Its
+// storage is allocated
 // once; when it is full (maxEntries entries, memoMaxChunks chunks of
 // lines) it stops growing, so its memory stays bounded across objects.
 type memo struct {
@@ -45,15 +47,11 @@ const (
 	memoMaxEntries = 1 << 17
 )
 
-// memoEntry is one remembered instruction; all but next are set before
-// the entry is published.
+// memoEntry is one remembered instruction, set before it is published.
 type memoEntry struct {
 	key uint64 // the instruction's word (size 4) or doubleword (size 8)
 	val memoVal
-	// next and prev are 1 + the index of the entry seen after this one
-	// the last time and the time before, or 0.
-	next, prev atomic.Uint32
-	size       uint32 // 4 or 8
+	size uint32 // 4 or 8
 }
 
 // memoVal locates an entry's line: its chunk in memo.chunks (bits 18-31)
@@ -108,12 +106,18 @@ type memoUser struct {
 	// last is the index of the previous instruction's entry, or -1 when
 	// the previous instruction has none.
 	last int
+	// next and prev hold, by entry index, 1 + the index of the entry
+	// this user saw after that one the last time and the time before,
+	// or 0.
+	next, prev []uint32
 	// chunk is the index of the chunk this user fills, or -1; fill is
 	// the length of its lines.
 	chunk, fill int
 }
 
-func newMemoUser(m *memo) *memoUser { return &memoUser{m: m, last: -1, chunk: -1} }
+func newMemoUser(m *memo) *memoUser {
+	return &memoUser{m: m, last: -1, chunk: -1, next: make([]uint32, len(m.entries)), prev: make([]uint32, len(m.entries))}
+}
 
 // matches reports whether the instruction at the start of b is e's.
 func (e *memoEntry) matches(b []byte) bool {
@@ -133,14 +137,13 @@ func (e *memoEntry) matches(b []byte) bool {
 func (u *memoUser) get(b []byte) (memoVal, int) {
 	m := u.m
 	if u.last >= 0 {
-		l := &m.entries[u.last]
-		if n := l.next.Load(); n != 0 {
+		if n := u.next[u.last]; n != 0 {
 			if e := &m.entries[n-1]; e.matches(b) {
 				u.last = int(n - 1)
 				return e.val, int(e.size)
 			}
 		}
-		if n := l.prev.Load(); n != 0 {
+		if n := u.prev[u.last]; n != 0 {
 			if e := &m.entries[n-1]; e.matches(b) {
 				u.last = int(n - 1)
 				return e.val, int(e.size)
@@ -166,10 +169,9 @@ func (u *memoUser) get(b []byte) (memoVal, int) {
 // follow records entry i as the successor of the last one.
 func (u *memoUser) follow(i int) {
 	if u.last >= 0 {
-		e := &u.m.entries[u.last]
-		if n := e.next.Load(); n != uint32(i+1) {
-			e.prev.Store(n)
-			e.next.Store(uint32(i + 1))
+		if n := u.next[u.last]; n != uint32(i+1) {
+			u.prev[u.last] = n
+			u.next[u.last] = uint32(i + 1)
 		}
 	}
 	u.last = i
