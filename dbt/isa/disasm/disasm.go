@@ -184,6 +184,7 @@ type Lister struct {
 	set   *memoSet
 	users map[memoKey]*memoUser
 	in    isa.Inst
+	buf   []byte // WriteListing's
 	// counts holds, per family, the instructions listed by encoding row
 	// (Inst.Enc); instructions and unknown are the totals.
 	counts                [2][]int
@@ -274,8 +275,29 @@ func (l *Lister) Stats() *Stats {
 	return st
 }
 
-// flushAt is the size at which Write hands its buffer to the writer.
-const flushAt = 1 << 16
+// flushAt is the size at which Write and WriteListing hand their buffer
+// to the writer: small enough to stay in a core's cache, large enough for
+// few writes.
+const flushAt = 1 << 18
+
+// WriteListing writes the listing of f to w, through one buffer the
+// Lister keeps (flushAt bytes at a time), and adds the object's
+// instructions to the Lister's counts. It returns w's error or the
+// listing's, as Write does.
+func (l *Lister) WriteListing(w io.Writer, f *objfile.File, name string, opt Options) error {
+	if l.buf == nil {
+		l.buf = make([]byte, 0, flushAt+1024)
+	}
+	out, err := l.appendListing(l.buf[:0], w, f, name, opt)
+	l.buf = out[:0]
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(out); err != nil {
+		return err
+	}
+	return nil
+}
 
 // appendListing appends the listing of f to out; when w is not nil, it
 // writes out to w (and starts over) whenever out passes flushAt.

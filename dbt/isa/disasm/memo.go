@@ -49,8 +49,8 @@ const (
 
 // memoEntry is one remembered instruction, set before it is published.
 type memoEntry struct {
-	key uint64 // the instruction's word (size 4) or doubleword (size 8)
-	val memoVal
+	key  uint64 // the instruction's word (size 4) or doubleword (size 8)
+	val  memoVal
 	size uint32 // 4 or 8
 }
 
