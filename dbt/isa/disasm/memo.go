@@ -12,8 +12,12 @@ import (
 // PC-relative operand: their encoding row and, when listing, their whole
 // listing line, address digits included (appendLine overwrites them).
 // 4-byte instructions are keyed by their word, 8-byte ones by their
-// doubleword: a word that decodes as a 4-byte instruction does so whatever
-// follows it, so the two tables never disagree.
+// doubleword, in one table: a word that decodes as a 4-byte instruction
+// does so whatever follows it, so a key names one instruction size, and an
+// entry found for the doubleword at an address is the instruction there
+// whatever its size (a 4-byte entry only matches when the next word is
+// zero); an entry found for the word must be a 4-byte one (an 8-byte one
+// is an instruction whose second word is zero, a zero literal).
 //
 // Entries are kept in the order they were made, and each user records,
 // for each entry, the entries that followed it the last two times the
@@ -32,7 +36,7 @@ import (
 // once; when it is full (maxEntries entries, memoMaxChunks chunks of
 // lines) it stops growing, so its memory stays bounded across objects.
 type memo struct {
-	w4, w8  memoTable
+	table   memoTable
 	entries []memoEntry
 	n       atomic.Int64 // entries claimed (may pass len(entries))
 	// chunks holds the lines in chunks of memoChunk bytes; each is
@@ -65,8 +69,7 @@ func (v memoVal) enc() uint16 { return uint16(v >> 48) }
 // newMemo returns a memo of up to maxEntries entries (a power of two).
 func newMemo(maxEntries int) *memo {
 	m := &memo{entries: make([]memoEntry, maxEntries)}
-	m.w4.init(2 * maxEntries)
-	m.w8.init(2 * maxEntries)
+	m.table.init(2 * maxEntries)
 	return m
 }
 
@@ -153,10 +156,13 @@ func (u *memoUser) get(b []byte) (memoVal, int) {
 	i := -1
 	w := le32(b)
 	if w>>31 == 0 || w>>30 == 2 || w>>26 == 0x35 {
-		i = m.w4.get(uint64(w), m.entries)
+		i = m.table.get(uint64(w), m.entries)
+		if i >= 0 && m.entries[i].size != 4 {
+			i = -1
+		}
 	}
 	if i < 0 && len(b) >= 8 {
-		i = m.w8.get(le64(b), m.entries)
+		i = m.table.get(le64(b), m.entries)
 	}
 	if i < 0 {
 		return 0, 0
@@ -224,10 +230,10 @@ func (u *memoUser) put(raw []byte, v memoVal) {
 	e.val, e.size = v, uint32(len(raw))
 	if len(raw) == 4 {
 		e.key = uint64(le32(raw))
-		m.w4.put(e.key, i, m.entries)
+		m.table.put(e.key, i, m.entries)
 	} else {
 		e.key = le64(raw)
-		m.w8.put(e.key, i, m.entries)
+		m.table.put(e.key, i, m.entries)
 	}
 	u.follow(i)
 }

@@ -88,6 +88,33 @@ func TestMemoScaledMFMAPair(t *testing.T) {
 	}
 }
 
+// TestMemoZeroLiteral: an 8-byte instruction whose literal is zero has the
+// key of its first word alone; the memo must not take it for the same
+// instruction with another literal (nor the 4-byte instruction that is
+// followed by a zero word for an 8-byte one).
+func TestMemoZeroLiteral(t *testing.T) {
+	movLit := uint32(0xBE8000FF) // s_mov_b32 s0, literal
+	nop := uint32(0xBF800000)    // s_nop 0
+	words := []uint32{movLit, 0, movLit, 0x12345678, nop, 0, nop, 0x7f, movLit, 0}
+	data := make([]byte, 4*len(words))
+	for i, w := range words {
+		data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+	}
+	f := &objfile.File{Target: isa.GFX942, Sections: []objfile.Section{{Name: ".text", Addr: 0x1000, Data: data}},
+		Symbols: []objfile.Symbol{{Name: "k", Addr: 0x1000, Func: true}}}
+	_, with, err := AppendListing(nil, f, "t.co", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, without, _ := AppendListing(nil, f, "t.co", Options{noMemo: true})
+	if !bytes.Equal(with, without) {
+		t.Fatalf("memo changes the listing:\n%s\nwant\n%s", with, without)
+	}
+	if !bytes.Contains(with, []byte("0x12345678")) {
+		t.Fatalf("listing lacks the second literal:\n%s", with)
+	}
+}
+
 // TestMemoTable checks the table of entry indexes against a map, with
 // colliding and zero keys and keys put twice (the first entry stays).
 func TestMemoTable(t *testing.T) {
