@@ -107,6 +107,10 @@ func disasmStream(files []string, opt disasm.Options, l *disasm.Lister, stdout, 
 		if err == nil {
 			err = l.WriteListing(ew, f, name, opt)
 		}
+		if err != nil {
+			// What was listed before goes out before the message.
+			l.Flush(ew)
+		}
 		if ew.err != nil {
 			fmt.Fprintf(stderr, "rocjitsu disasm: %v\n", ew.err)
 			return exitWrite
@@ -115,6 +119,10 @@ func disasmStream(files []string, opt disasm.Options, l *disasm.Lister, stdout, 
 			fmt.Fprintf(stderr, "rocjitsu disasm: %v\n", err)
 			code = 1
 		}
+	}
+	if l.Flush(ew); ew.err != nil {
+		fmt.Fprintf(stderr, "rocjitsu disasm: %v\n", ew.err)
+		return exitWrite
 	}
 	return code
 }

@@ -282,21 +282,32 @@ const flushAt = 1 << 18
 
 // WriteListing writes the listing of f to w, through one buffer the
 // Lister keeps (flushAt bytes at a time), and adds the object's
-// instructions to the Lister's counts. It returns w's error or the
-// listing's, as Write does.
+// instructions to the Lister's counts. The end of the listing may stay in
+// the buffer, to be written with the next listing's start: Flush writes
+// it. It returns w's error or the listing's, as Write does.
 func (l *Lister) WriteListing(w io.Writer, f *objfile.File, name string, opt Options) error {
 	if l.buf == nil {
 		l.buf = make([]byte, 0, flushAt+1024)
 	}
-	out, err := l.appendListing(l.buf[:0], w, f, name, opt)
-	l.buf = out[:0]
+	out, err := l.appendListing(l.buf, w, f, name, opt)
+	l.buf = out
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(out); err != nil {
-		return err
+	if len(out) >= flushAt {
+		return l.Flush(w)
 	}
 	return nil
+}
+
+// Flush writes what WriteListing left in the Lister's buffer.
+func (l *Lister) Flush(w io.Writer) error {
+	if len(l.buf) == 0 {
+		return nil
+	}
+	_, err := w.Write(l.buf)
+	l.buf = l.buf[:0]
+	return err
 }
 
 // appendListing appends the listing of f to out; when w is not nil, it

@@ -252,3 +252,33 @@ func TestListersConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteListing: WriteListing and Flush write what AppendListing lists,
+// object after object, the end of one listing joined to the next.
+func TestWriteListing(t *testing.T) {
+	var want []byte
+	var got bytes.Buffer
+	var l Lister
+	for round := 0; round < 2; round++ {
+		for _, p := range corpus(t, "gfx942") {
+			f, err := objfile.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, ref, err := AppendListing(nil, f, p, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, ref...)
+			if err := l.WriteListing(&got, f, p, Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := l.Flush(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("WriteListing wrote %d bytes, want the %d of AppendListing", got.Len(), len(want))
+	}
+}
