@@ -39,10 +39,13 @@ type memo struct {
 	table   memoTable
 	entries []memoEntry
 	n       atomic.Int64 // entries claimed (may pass len(entries))
-	// chunks holds the lines in chunks of memoChunk bytes; each is
+	// chunks holds the lines in chunks of chunkSize bytes; each is
 	// claimed (nchunks) and filled by one user, and its slice is set once.
 	chunks  [memoMaxChunks][]byte
 	nchunks atomic.Int32
+	// chunkSize is the size of a chunk: memoChunk, or less for a memo of
+	// few entries.
+	chunkSize int
 }
 
 const (
@@ -68,7 +71,7 @@ func (v memoVal) enc() uint16 { return uint16(v >> 48) }
 
 // newMemo returns a memo of up to maxEntries entries (a power of two).
 func newMemo(maxEntries int) *memo {
-	m := &memo{entries: make([]memoEntry, maxEntries)}
+	m := &memo{entries: make([]memoEntry, maxEntries), chunkSize: min(memoChunk, max(1<<12, maxEntries<<7))}
 	m.table.init(2 * maxEntries)
 	return m
 }
@@ -203,14 +206,14 @@ func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
 		u.skip()
 		return
 	}
-	if u.chunk < 0 || u.fill+len(line) > memoChunk {
+	if u.chunk < 0 || u.fill+len(line) > m.chunkSize {
 		c := int(m.nchunks.Add(1)) - 1
 		if c >= memoMaxChunks {
 			u.chunk = -1
 			u.skip()
 			return
 		}
-		m.chunks[c] = make([]byte, memoChunk)
+		m.chunks[c] = make([]byte, m.chunkSize)
 		u.chunk, u.fill = c, 0
 	}
 	v := memoVal(enc)<<48 | memoVal(tail)<<40 | memoVal(pcAt)<<32 | memoVal(u.chunk)<<18 | memoVal(u.fill)
