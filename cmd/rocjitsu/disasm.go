@@ -192,7 +192,7 @@ type disasmResult struct {
 // left to the writer and to whatever reads the listing. With one Lister,
 // the listing is streamed (disasmStream): on the 2-core machine of
 // BenchmarkDisasmListing, listing on two goroutines and handing the
-// listings to a writer cost 1.4-1.6x the CPU time of streaming from one
+// listings to a writer cost 1.35-1.6x the CPU time of streaming from one
 // and was no faster in wall time under load.
 func disasmListers(files []string) []*disasm.Lister {
 	size := int64(0)
