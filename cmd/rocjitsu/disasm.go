@@ -177,7 +177,13 @@ func growPipe(f *os.File) {
 	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		return
 	}
-	syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fSetPipeSz, pipeSize)
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	rc.Control(func(fd uintptr) {
+		syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSz, pipeSize)
+	})
 }
 
 // disasmResult is one file's listing (written before its error, as the

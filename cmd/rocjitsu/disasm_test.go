@@ -7,7 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa/disasm"
@@ -165,5 +168,39 @@ func TestDisasmParallelMatchesStream(t *testing.T) {
 	}
 	if want := one[0].Stats(); !reflect.DeepEqual(total, want) || want.Instructions == 0 {
 		t.Fatalf("parallel counts %d instructions, streamed %d", total.Instructions, want.Instructions)
+	}
+}
+
+// TestGrowPipe: growPipe raises a pipe's buffer to pipeSize (Linux, where
+// the system's limit allows it).
+func TestGrowPipe(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("F_SETPIPE_SZ is Linux's")
+	}
+	if b, err := os.ReadFile("/proc/sys/fs/pipe-max-size"); err == nil {
+		if n, _ := strconv.Atoi(strings.TrimSpace(string(b))); n < pipeSize {
+			t.Skipf("pipe-max-size %d < %d", n, pipeSize)
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	const fGetPipeSz = 1032
+	size := func() int {
+		rc, err := w.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n uintptr
+		rc.Control(func(fd uintptr) { n, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, fGetPipeSz, 0) })
+		return int(n)
+	}
+	before := size()
+	growPipe(w)
+	if got := size(); got != pipeSize || before == pipeSize {
+		t.Fatalf("pipe buffer %d bytes before growPipe, %d after; want %d after", before, got, pipeSize)
 	}
 }
