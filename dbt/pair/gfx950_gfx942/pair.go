@@ -74,7 +74,9 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 
 // Decide implements pair.Pair.
 // An FP8 MFMA of a chain in its block (consecutive MFMAs accumulating into
-// the same registers) gets the rule form that keeps the accumulator scaled.
+// the same registers) gets the rule form that keeps the accumulator scaled;
+// an inline 16-bit transposed read of a run through one address VGPR the
+// form that emits the run at its first read.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
 	d := legalize.DecideInto(in, raw, guest, isa.GFX942, hostDecodeInto, hostScratch(site.Memo))
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
@@ -94,6 +96,11 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 			}
 		}
 		d.Rule = rules.FP8MFMARule(rules.FP8MFMAShapeAt(site.Block, site.Index, site.Memo, scope))
+	}
+	if d.Rule != nil && d.Rule.Name == rules.ReadTrRuleName && site.InlineLDS && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.ReadTrRunRule(site.Block, site.Index, site.Memo); r != nil {
+			d.Rule = r
+		}
 	}
 	return d
 }
