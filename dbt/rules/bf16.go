@@ -5,12 +5,15 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 )
 
+// CvtPkBF16RuleName is the v_cvt_pk_bf16_f32 rule's name.
+const CvtPkBF16RuleName = "cvt-pk-bf16"
+
 // BF16Bound is the documented difference of the bf16 conversion rule.
 const BF16Bound = "round-to-nearest-even as with the default MODE; f32 denormal inputs are converted (not flushed); a NaN keeps its sign and upper payload with the quiet bit set"
 
 func init() {
 	register(Pair{isa.GFX950, isa.GFX942}, &Rule{
-		Name:     "cvt-pk-bf16",
+		Name:     CvtPkBF16RuleName,
 		Ops:      []string{"v_cvt_pk_bf16_f32"},
 		Fidelity: report.Approximate,
 		Bound:    BF16Bound,
