@@ -77,11 +77,18 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 // the same registers) gets the rule form that keeps the accumulator scaled;
 // an inline 16-bit transposed read of a run through one address VGPR the
 // form that emits the run at its first read; a v_cvt_pk_bf16_f32 whose
-// registers recur often in the scope the in-place subroutine form.
+// registers recur often in the scope the in-place subroutine form; a
+// v_permlane16_swap_b32 far enough from any EXEC write in its block the
+// form without the s_nop.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
 	d := legalize.DecideInto(in, raw, guest, isa.GFX942, hostDecodeInto, hostScratch(site.Memo))
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
 		d.Rule = rules.FP8MFMARule(rules.FP8MFMAShapeAt(site.Block, site.Index, site.Memo, scopeWalker(site)))
+	}
+	if d.Rule != nil && d.Rule.Name == rules.Permlane16RuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.Permlane16RuleAt(site.Block, site.Index); r != nil {
+			d.Rule = r
+		}
 	}
 	if d.Rule != nil && d.Rule.Name == rules.CvtPkBF16RuleName {
 		if r := rules.CvtPkBF16RuleAt(in, site.Memo, scopeWalker(site)); r != nil {
