@@ -122,3 +122,80 @@ func TestReadTrRunOnSimulator(t *testing.T) {
 		check(fmt.Sprintf("sidecar (spill %v)", spill), out[0])
 	}
 }
+
+// TestReadTrDestSharedOnSimulator: twelve gfx950 ds_read_b64_tr_b16 into
+// one AGPR pair (the reads apart, each result copied out and stored),
+// through lane-scattered addresses with offsets 0 to 88: translated with
+// the subroutine form keyed by the destination (the body writes the
+// AGPRs: the translation's only two v_accvgpr_write_b32 are in it), inline
+// and with every scratch register borrowed, every lane's results must
+// equal readTrRef and the guest's on the simulated gfx950.
+func TestReadTrDestSharedOnSimulator(t *testing.T) {
+	const op, n = 227, 12 // ds_read_b64_tr_b16
+	var s strings.Builder
+	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n")
+	s.WriteString("  s_mov_b32 s10, 0x9e3779b1\n  v_lshlrev_b32 v1, 6, v0\n")
+	for i := 0; i < 16; i++ {
+		fmt.Fprintf(&s, "  v_lshl_add_u32 v3, v0, 4, %d\n  v_mul_lo_u32 v3, v3, s10\n  v_xor_b32 v3, 0x5bd1e995, v3\n  ds_write_b32 v1, v3 offset:%d\n", i, 4*i)
+	}
+	s.WriteString("  s_waitcnt lgkmcnt(0)\n  v_mul_u32_u24 v4, 91, v0\n  v_add_u32 v4, 200, v4\n  v_and_b32 v4, 0xff, v4\n  v_lshlrev_b32 v4, 3, v4\n  v_mul_u32_u24 v30, 8*12, v0\n")
+	for k := 0; k < n; k++ {
+		s.WriteString(dsWord(op, true, uint32(8*k), 4, 2)) // a[2:3] <- [v4 + 8k]
+		fmt.Fprintf(&s, "  s_waitcnt lgkmcnt(0)\n  v_accvgpr_read_b32 v12, a2\n  v_accvgpr_read_b32 v13, a3\n  global_store_dwordx2 v30, v[12:13], s[8:9] offset:%d\n", 8*k)
+	}
+	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size 4096\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 32\n.end_amdhsa_kernel\n")
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guest := buildGuestFrom(t, path)
+	mem := make([]byte, 4096)
+	for i := 0; i < 1024; i++ {
+		binary.LittleEndian.PutUint32(mem[4*i:], uint32(i)*0x9e3779b1^0x5bd1e995)
+	}
+	base := func(lane int) int { return (lane*91 + 200) & 255 * 8 }
+	check := func(name string, out []byte) {
+		t.Helper()
+		for lane := 0; lane < 64; lane++ {
+			for k := 0; k < n; k++ {
+				want := readTrRef(16, mem, func(l int) int { return base(l) + 8*k }, lane)
+				if got := binary.LittleEndian.Uint64(out[8*n*lane+8*k:]); got != want {
+					t.Fatalf("%s: lane %d read %d: %#016x, reference %#016x", name, lane, k, got, want)
+				}
+			}
+		}
+	}
+	check("gfx950 guest", runKernelOn(t, guest, "gfx950", 64*8*n))
+	for _, v := range []struct {
+		name   string
+		opt    Options
+		writes int // v_accvgpr_write_b32 in the translation
+	}{
+		{"subroutine", Options{}, 2},
+		{"inline", Options{noShared: true}, 2 * n},
+		{"spill", Options{forceSpill: true}, 2 * n},
+	} {
+		v.opt.Name = "readtr-dest-" + v.name
+		res, err := Translate(guest, v.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		verifyObject(t, v.opt.Name, guest, res.Object)
+		text := textOf(t, res.Object)
+		w := 0
+		for off := 0; off < len(text); {
+			in, err := gfx9DecodeForTest(text[off:], uint64(off))
+			if err != nil {
+				t.Fatalf("%s: host code at %#x: %v", v.name, off, err)
+			}
+			if in.Name() == "v_accvgpr_write_b32" {
+				w++
+			}
+			off += int(in.Size)
+		}
+		if w != v.writes {
+			t.Fatalf("%s: %d v_accvgpr_write_b32 in the translation, want %d", v.name, w, v.writes)
+		}
+		check(v.name, runKernelOn(t, res.Object, "gfx942", 64*8*n))
+	}
+}

@@ -76,7 +76,9 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 // An FP8 MFMA of a chain in its block (consecutive MFMAs accumulating into
 // the same registers) gets the rule form that keeps the accumulator scaled;
 // an inline 16-bit transposed read of a run through one address VGPR the
-// form that emits the run at its first read; a v_cvt_pk_bf16_f32 whose
+// form that emits the run at its first read (otherwise, into an AGPR pair
+// many reads of the scope write, the subroutine form keyed by that pair);
+// a v_cvt_pk_bf16_f32 whose
 // registers recur often in the scope the in-place subroutine form; a
 // v_permlane16_swap_b32 far enough from any EXEC write in its block the
 // form without the s_nop.
@@ -97,6 +99,10 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 	}
 	if d.Rule != nil && d.Rule.Name == rules.ReadTrRuleName && site.InlineLDS && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
 		if r := rules.ReadTrRunRule(site.Block, site.Index, site.Memo); r != nil {
+			d.Rule = r
+		}
+	} else if d.Rule != nil && d.Rule.Name == rules.ReadTrRuleName {
+		if r := rules.ReadTrDestRuleAt(in, site.Memo, scopeWalker(site)); r != nil {
 			d.Rule = r
 		}
 	}
