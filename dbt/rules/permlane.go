@@ -139,13 +139,9 @@ func permlaneSwapCode(rows int, d, s, x, y, a uint16, nop bool) []byte {
 		w = append(w, sx[0], sx[1], sy[0], sy[1])
 		rowsD, rowsS = 0xa, 0x5
 	} else {
-		lo := vop3(op3MbcntLo, a, srcOnes, srcZero, 0)
-		hi := vop3(op3MbcntHi, a, srcOnes, srcVGPR+a, 0)
-		w = append(w, lo[0], lo[1], hi[0], hi[1])
-		w = append(w, vop2(op2XorB32, a, inlineInt(32), a, 0)...)
-		w = append(w, vop2(op2LshlrevB32, a, inlineInt(2), a, 0)...)
-		bx := dsRead(dsOpBpermute, x, a, s, 0)
-		by := dsRead(dsOpBpermute, y, a, d, 0)
+		w = append(w, laneBytes(a)...)
+		bx := dsRead(dsOpBpermute, x, a, s, partnerOffset32)
+		by := dsRead(dsOpBpermute, y, a, d, partnerOffset32)
 		w = append(w, bx[0], bx[1], by[0], by[1])
 		rowsD, rowsS = 0xc, 0x3
 	}
@@ -153,12 +149,26 @@ func permlaneSwapCode(rows int, d, s, x, y, a uint16, nop bool) []byte {
 	if rows == 16 && nop {
 		// A DPP operation needs 5 wait states after a VALU write of
 		// EXEC (a guest v_cmpx just before): the two swizzles and the
-		// wait give 3 (the 32-row form's address VALU makes 7).
+		// wait give 3 (the 32-row form's address VALU makes 6).
 		w = append(w, sNop(1))
 	}
 	w = append(w, movRows(d, x, rowsD)...) // upper lanes take vsrc's lower lanes
 	w = append(w, movRows(s, y, rowsS)...) // lower lanes of vsrc take vdst's upper lanes
 	return appendWords(nil, w...)
+}
+
+// partnerOffset32 is the ds_bpermute_b32 offset that makes lane l read
+// lane l^32: the instruction offset is added to the byte address 4l and
+// only address bits 7:2 select the lane, so 4l+128 selects (l+32) mod 64
+// (no v_xor_b32 of the lane id).
+const partnerOffset32 = 128
+
+// laneBytes returns code setting VGPR a to 4 * the lane id.
+func laneBytes(a uint16) []uint32 {
+	lo := vop3(op3MbcntLo, a, srcOnes, srcZero, 0)
+	hi := vop3(op3MbcntHi, a, srcOnes, srcVGPR+a, 0)
+	w := []uint32{lo[0], lo[1], hi[0], hi[1]}
+	return append(w, vop2(op2LshlrevB32, a, inlineInt(2), a, 0)...)
 }
 
 // dppSrc is the VOP1/VOP2 src0 code that selects the DPP word.
@@ -180,12 +190,8 @@ func PermlaneSelfSwapCode(rows int, d, x, a uint16) []byte {
 		sx := dsRead(dsOpSwizzle, x, d, 0, 0x401f)
 		w = append(w, sx[0], sx[1])
 	} else {
-		lo := vop3(op3MbcntLo, a, srcOnes, srcZero, 0)
-		hi := vop3(op3MbcntHi, a, srcOnes, srcVGPR+a, 0)
-		w = append(w, lo[0], lo[1], hi[0], hi[1])
-		w = append(w, vop2(op2XorB32, a, inlineInt(32), a, 0)...)
-		w = append(w, vop2(op2LshlrevB32, a, inlineInt(2), a, 0)...)
-		bx := dsRead(dsOpBpermute, x, a, d, 0)
+		w = append(w, laneBytes(a)...)
+		bx := dsRead(dsOpBpermute, x, a, d, partnerOffset32)
 		w = append(w, bx[0], bx[1])
 	}
 	w = append(w, waitLGKMCnt0, vop1(op1MovB32, d, srcVGPR+x))

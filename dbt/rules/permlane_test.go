@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -73,3 +74,26 @@ func (f *fixedTemps) TempVGPRRange(n, align int) (uint16, error) {
 	return f.v[0], nil
 }
 func (f *fixedTemps) TempSGPRPair() (uint16, error) { return 40, nil }
+
+// TestPermlane32Partner: the 32-row swap reads lane l^32 through the
+// ds_bpermute_b32 offset (4l+128 wraps at 256), with no v_xor_b32 of the
+// lane id: 56 bytes (the self swap 36).
+func TestPermlane32Partner(t *testing.T) {
+	for _, c := range []struct {
+		code []byte
+		n    int
+	}{
+		{PermlaneSwapCode(32, 5, 6, 100, 101, 102), 56},
+		{PermlaneSelfSwapCode(32, 5, 100, 102), 36},
+	} {
+		lines := disasm(t, c.code)
+		for _, l := range lines {
+			if strings.HasPrefix(l, "v_xor") || strings.HasPrefix(l, "ds_bpermute_b32") && !strings.HasSuffix(strings.TrimSpace(l), "offset:128") {
+				t.Fatalf("%q in %q", l, lines)
+			}
+		}
+		if len(c.code) != c.n {
+			t.Fatalf("%d bytes, want %d: %q", len(c.code), c.n, lines)
+		}
+	}
+}

@@ -486,7 +486,7 @@ func (wv *wave) run(t *testing.T, code []byte) {
 					}
 					out[l] = wv.v[addr][l&^31|(l&31)^16]
 				case dsOpBpermute:
-					out[l] = wv.v[data][wv.v[addr][l]/4%64]
+					out[l] = wv.v[data][(wv.v[addr][l]+off)/4%64] // the offset is added; address bits 7:2 pick the lane
 				default:
 					t.Fatalf("DS op %#x", op)
 				}
