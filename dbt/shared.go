@@ -146,7 +146,7 @@ func (kt *kernelT) sharedAt(b *cfg.Block, i int) *rules.Shared {
 		}
 	}
 	var s *rules.Shared
-	d := kt.pair.Decide(in, kt.raw(in), kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo()})
+	d := kt.pair.Decide(in, kt.raw(in), kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo(), InlineLDS: kt.inlineLDS()})
 	if d.Rule != nil && d.Action != report.Reject {
 		s = d.Rule.Shared
 	}

@@ -74,7 +74,14 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 
 // Decide implements pair.Pair.
 // An FP8 MFMA of a chain in its block (consecutive MFMAs accumulating into
-// the same registers) gets the rule form that keeps the accumulator scaled.
+// the same registers) gets the rule form that keeps the accumulator scaled;
+// an inline 16-bit transposed read of a run through one address VGPR the
+// form that emits the run at its first read (otherwise, into an AGPR pair
+// many reads of the scope write, the subroutine form keyed by that pair);
+// a v_cvt_pk_bf16_f32 whose
+// registers recur often in the scope the in-place subroutine form; a
+// v_permlane16_swap_b32 far enough from any EXEC write in its block the
+// form without the s_nop.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
 	d := legalize.DecideInto(in, raw, guest, isa.GFX942, hostDecodeInto, hostScratch(site.Memo))
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
@@ -83,6 +90,25 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 			scope = func(fn func([]*isa.Inst, []int, bool)) { fp8Scope(site, fn) }
 		}
 		d.Rule = rules.FP8MFMARule(rules.FP8MFMAShapeAt(site.Block, site.Index, site.Memo, scope))
+	}
+	if d.Rule != nil && d.Rule.Name == rules.Permlane16RuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.Permlane16RuleAt(site.Block, site.Index); r != nil {
+			d.Rule = r
+		}
+	}
+	if d.Rule != nil && d.Rule.Name == rules.CvtPkBF16RuleName {
+		if r := rules.CvtPkBF16RuleAt(in, site.Memo, scopeWalker(site)); r != nil {
+			d.Rule = r
+		}
+	}
+	if d.Rule != nil && d.Rule.Name == rules.ReadTrRuleName && site.InlineLDS && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.ReadTrRunRule(site.Block, site.Index, site.Memo); r != nil {
+			d.Rule = r
+		}
+	} else if d.Rule != nil && d.Rule.Name == rules.ReadTrRuleName {
+		if r := rules.ReadTrDestRuleAt(in, site.Memo, scopeWalker(site)); r != nil {
+			d.Rule = r
+		}
 	}
 	return d
 }
@@ -134,6 +160,27 @@ func fp8Scope(site pair.Site, fn func([]*isa.Inst, []int, bool)) {
 			}
 		}
 		fn(b.Insts, succs, entry[i] || inScope[i] == 0)
+	}
+}
+
+// scopeWalker returns a walk over the instructions of site's kernel scope
+// (an undescribed block as one empty instruction), or nil when the scope
+// is not known or has errors.
+func scopeWalker(site pair.Site) func(fn func(*isa.Inst)) {
+	if site.Graph == nil || site.Scope == nil || len(site.Scope.Errors) != 0 {
+		return nil
+	}
+	return func(fn func(*isa.Inst)) {
+		for _, l := range site.Scope.Blocks {
+			b := site.Graph.Blocks[l]
+			if b == nil {
+				fn(&isa.Inst{}) // undescribed: nothing is cleared in place
+				continue
+			}
+			for _, x := range b.Insts {
+				fn(x)
+			}
+		}
 	}
 }
 
