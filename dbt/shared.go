@@ -57,6 +57,8 @@ type sharedPlan struct {
 	// the save and restore stubs of keys whose fixed registers are saved.
 	bodies map[string][]byte
 	saves  map[string][2][]byte
+	// tails is the length of each body's shareable tail (Shared.Tail).
+	tails map[string]int
 	// agprs is the most AGPRs a key's saves use.
 	agprs int
 	// sites are the addresses of the uses; lists is each key's register
@@ -176,7 +178,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 		return p
 	}
 	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{},
-		inline: map[string]bool{}, inMemory: map[string]bool{}}
+		tails: map[string]int{}, inline: map[string]bool{}, inMemory: map[string]bool{}}
 	kt.shared.plans[r] = p
 	st := kt.shared
 	if !st.scanned {
@@ -359,6 +361,9 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 			return code, false
 		}
 		p.lists[key], p.bodies[key] = regs.V, body
+		if r.Tail != nil {
+			p.tails[key] = r.Tail(in, raw, regs)
+		}
 		if sv != nil {
 			p.saves[key] = [2][]byte{sv, rs}
 			p.inMemory[key] = !p.saveOK
@@ -485,13 +490,33 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 	}
 	at := map[sharedCall]int{}
 	bodies, saves := st.nCopies, st.nCopies > 0 && kt.needAGPRs > 0
+	// tails are the offsets of the shareable tails emitted so far, by
+	// rule and bytes (the return after each is the plan's).
+	type tailKey struct {
+		rule *rules.Shared
+		code string
+	}
+	tails := map[tailKey]int{}
 	for _, c := range st.order {
 		p := st.plans[c.rule]
 		at[c] = len(code)
 		switch c.part {
 		case 0:
-			code = append(code, p.bodies[c.key]...)
+			b := p.bodies[c.key]
 			bodies++
+			if n := p.tails[c.key]; n > 0 && n <= len(b) {
+				k := tailKey{c.rule, string(b[len(b)-n:])}
+				head := len(code) + len(b) - n
+				if off, ok := tails[k]; ok && (head+4-off)/4 <= 1<<15 {
+					// The body's head, then a branch into the tail
+					// emitted before (which returns).
+					code = append(code, b[:len(b)-n]...)
+					code = binary.LittleEndian.AppendUint32(code, kt.pair.Words().SOPP(place.OpBranch, int16((off-len(code)-4)/4)))
+					continue
+				}
+				tails[k] = head
+			}
+			code = append(code, b...)
 		default:
 			code = append(code, p.saves[c.key][c.part-1]...)
 			saves = true

@@ -388,9 +388,18 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		// D stays scaled; the next reader of D is the chain's next MFMA.
 		return appendWords(nil, w...), nil
 	}
-	// 4. Wait for the result (an XDL write of D read and written by VALU),
-	// then scale D by 4.
-	w = append(w, xdlVALUWaits(cd)...)
+	w = append(w, fp8ScaleOut(vdst, cd, accCD, u, form.TailFree)...)
+	return appendWords(nil, w...), nil
+}
+
+// fp8ScaleOut returns the end of an FP8 MFMA expansion that does not
+// keep D scaled: the wait for the last host MFMA's result (an XDL write
+// of D read and written by VALU), D scaled by 4 (an AGPR D through the
+// scratch u) and, unless tailFree, the wait after it. It names no
+// register but D and u, and is straight-line code without branches, so
+// bodies ending in equal copies of it may share one (Shared.Tail).
+func fp8ScaleOut(vdst uint16, cd int, accCD bool, u uint16, tailFree bool) []uint32 {
+	w := xdlVALUWaits(cd)
 	for i := uint16(0); i < uint16(cd); i++ {
 		if accCD {
 			r := accRead(u, vdst+i)
@@ -406,10 +415,10 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 	// operation needs 2 wait states (GFX940 rules in LLVM's
 	// GCNHazardRecognizer: checkMAIHazards90A, and the DPP VGPR rule);
 	// none when the next two instructions do not name D.
-	if !form.TailFree {
+	if !tailFree {
 		w = append(w, sNop(4))
 	}
-	return appendWords(nil, w...), nil
+	return w
 }
 
 func emitFP8MFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {

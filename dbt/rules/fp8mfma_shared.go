@@ -89,6 +89,20 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 			}
 			return code(in, raw, r)
 		},
+		Tail: func(in *isa.Inst, raw []byte, regs SharedRegs) int {
+			// The scaling of D by 4 after the last host MFMA: equal in
+			// the bodies of every FP8 MFMA with the same D and shape.
+			m, ok := fp8MFMA[in.Name()]
+			if !ok || len(raw) != 8 || sh.ScaledOut {
+				return 0
+			}
+			r, err := layout(regs)
+			if err != nil {
+				return 0
+			}
+			w0 := words(raw)[0]
+			return 4 * len(fp8ScaleOut(uint16(w0&0xff), m.cd, w0>>15&1 != 0, r.u, sh.TailFree))
+		},
 		Names: func(in *isa.Inst, raw []byte) ([]uint16, bool) {
 			names, ok := fp8SharedNames(in, raw)
 			for _, g := range sh.Ahead {
