@@ -491,9 +491,10 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 	at := map[sharedCall]int{}
 	bodies, saves := st.nCopies, st.nCopies > 0 && kt.needAGPRs > 0
 	// tails are the offsets of the shareable tails emitted so far, by
-	// rule and bytes (the return after each is the plan's).
+	// bytes and return pair (the s_setpc_b64 after each): executing a
+	// tail of equal bytes is the same, whichever rule made it.
 	type tailKey struct {
-		rule *rules.Shared
+		ret  uint16
 		code string
 	}
 	tails := map[tailKey]int{}
@@ -505,7 +506,7 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 			b := p.bodies[c.key]
 			bodies++
 			if n := p.tails[c.key]; n > 0 && n <= len(b) {
-				k := tailKey{c.rule, string(b[len(b)-n:])}
+				k := tailKey{p.ret, string(b[len(b)-n:])}
 				head := len(code) + len(b) - n
 				if off, ok := tails[k]; ok && (head+4-off)/4 <= 1<<15 {
 					// The body's head, then a branch into the tail
