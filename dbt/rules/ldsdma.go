@@ -108,7 +108,19 @@ func emitBufferLoadLDS(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 // inline expansion. The body accesses LDS, so virtual-LDS sidecars keep
 // the inline form.
 
-var bufferLoadLDSShared = &Shared{Key: bufferLoadLDSKey, Site: bufferLoadLDSSite, Body: bufferLoadLDSBody, Names: bufferLoadLDSNames, LDS: true}
+var bufferLoadLDSShared = &Shared{Key: bufferLoadLDSKey, Site: bufferLoadLDSSite, Body: bufferLoadLDSBody, Names: bufferLoadLDSNames, Tail: bufferLoadLDSTail, LDS: true}
+
+// bufferLoadLDSTail: everything after the load (the waits, the lane's LDS
+// address from M0 and the ds_write of the data quad) names only the fixed
+// registers and the instruction offset, so the bodies of loads through
+// different address registers or resources share it.
+func bufferLoadLDSTail(in *isa.Inst, raw []byte, regs SharedRegs) int {
+	body, err := bufferLoadLDSBody(in, raw, regs)
+	if err != nil || len(body) < 8 {
+		return 0
+	}
+	return len(body) - 8
+}
 
 func bufferLoadLDSKey(in *isa.Inst, raw []byte) (string, bool) {
 	if bufferLoadLDSCheck(in, raw) != nil {
