@@ -259,3 +259,148 @@ func emitPermlaneSwapNop(ctx Context, in *isa.Inst, raw []byte, nop bool) ([]byt
 	}
 	return permlaneSwapCode(rows, d, s, t[0], t[1], a, nop), nil
 }
+
+// Pairs of 16-row swaps (issue 15: the aiter bf16 GEMMs swap two register
+// pairs back to back, v16/v18 then v17/v19). Two adjacent
+// v_permlane16_swap_b32 of a block on four distinct registers, with at
+// most s_nop between them (gfx950 code separates them with s_nop 1), are
+// emitted at the first: its two swizzles, the second's two, one wait and
+// the four DPP moves, instead of a wait (and s_nop) each. The second swap
+// then emits nothing, and the s_nop between them stays after the pair's
+// code: the second reads and writes only its own two registers, which the
+// first neither reads nor writes, and the first's temporaries are dead
+// after the first, so none is one of the second's registers (both are
+// read by it, hence live). The four swizzles and the wait give the
+// DPP moves the wait states after a VALU write of EXEC without an s_nop.
+
+// permlane16PairKey is the pair.Site.Memo entry holding, per second swap
+// of a pair, whether the first's code of the current emission covers it.
+const permlane16PairKey = "rules/permlane16-pair"
+
+// permlane16Regs returns the registers of a VOP1 v_permlane16_swap_b32
+// with vdst != vsrc, from its decoded operands.
+func permlane16Regs(in *isa.Inst) (d, s uint16, ok bool) {
+	if in == nil || in.Name() != "v_permlane16_swap_b32" || in.Format != isa.VOP1 || in.Size != 4 || len(in.Operands) != 2 {
+		return 0, 0, false
+	}
+	a, b := in.Operands[0], in.Operands[1]
+	if a.Kind != isa.KindReg || b.Kind != isa.KindReg || a.Class != isa.VGPR || b.Class != isa.VGPR || a.Width != 1 || b.Width != 1 || a.Reg == b.Reg {
+		return 0, 0, false
+	}
+	return a.Reg, b.Reg, true
+}
+
+// permlane16PairAt reports where block[i] stands in the pairs of its run
+// of two-register 16-row swaps (adjacent, or with only s_nop between them;
+// paired from the run's start, a pair only when its four registers are
+// distinct): first says block[i] opens a pair, and next is the index of
+// the swap that closes it; second says block[i] closes one.
+func permlane16PairAt(block []*isa.Inst, i int) (first, second bool, next int) {
+	ok := func(j int) bool {
+		_, _, ok := permlane16Regs(block[j])
+		return ok
+	}
+	if i < 0 || i >= len(block) || !ok(i) {
+		return false, false, 0
+	}
+	// step returns the swap after (dir 1) or before (-1) block[j] across
+	// s_nop only, or -1.
+	step := func(j, dir int) int {
+		for j += dir; j >= 0 && j < len(block); j += dir {
+			if block[j].Name() != "s_nop" {
+				if ok(j) {
+					return j
+				}
+				return -1
+			}
+		}
+		return -1
+	}
+	pos := 0
+	for j := step(i, -1); j >= 0; j = step(j, -1) {
+		pos++
+	}
+	distinct := func(j, k int) bool {
+		d1, s1, _ := permlane16Regs(block[j])
+		d2, s2, _ := permlane16Regs(block[k])
+		return d1 != d2 && d1 != s2 && s1 != d2 && s1 != s2
+	}
+	if pos%2 == 0 {
+		k := step(i, 1)
+		return k >= 0 && distinct(i, k), false, k
+	}
+	return false, distinct(step(i, -1), i), 0
+}
+
+// Permlane16PairRuleAt returns the form of the 16-row swap rule for
+// block[i] when it opens or closes a pair (see above), nil otherwise; memo
+// is the pair's per-scope cache (pair.Site.Memo).
+func Permlane16PairRuleAt(block []*isa.Inst, i int, memo map[string]any) *Rule {
+	if memo == nil || i < 0 || i >= len(block) {
+		return nil
+	}
+	first, second, k := permlane16PairAt(block, i)
+	if !first && !second {
+		return nil
+	}
+	covered, _ := memo[permlane16PairKey].(map[uint64]bool)
+	if covered == nil {
+		covered = map[uint64]bool{}
+		memo[permlane16PairKey] = covered
+	}
+	base := For(isa.GFX950, isa.GFX942, "v_permlane16_swap_b32")
+	if base == nil {
+		return nil
+	}
+	r := *base
+	if second {
+		r.Emit = func(ctx Context, in *isa.Inst, b []byte) ([]byte, error) {
+			if covered[in.PC] {
+				// The first swap of the pair emitted this one.
+				return []byte{}, nil
+			}
+			return emitPermlaneSwap(ctx, in, b)
+		}
+		return &r
+	}
+	next := block[k]
+	r.Emit = func(ctx Context, in *isa.Inst, b []byte) ([]byte, error) {
+		// A mark of an earlier emission of the scope is cleared first:
+		// the second swap emits itself unless this code covers it.
+		covered[next.PC] = false
+		d1, s1, ok1 := permlane16Regs(in)
+		d2, s2, ok2 := permlane16Regs(next)
+		if !ok1 || !ok2 || len(b) != 4 || words(b)[0] != 0x7e000000|uint32(d1)<<17|0x59<<9|uint32(srcVGPR+s1) {
+			return nil, fieldErr(in, "permlane16 pair", 0)
+		}
+		t, err := ctx.TempVGPRs(4)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range t {
+			if x == d2 || x == s2 {
+				return nil, fieldErr(in, "pair scratch", uint32(x))
+			}
+		}
+		covered[next.PC] = true
+		return Permlane16PairCode(d1, s1, d2, s2, t[0], t[1], t[2], t[3]), nil
+	}
+	return &r
+}
+
+// Permlane16PairCode returns host code for v_permlane16_swap_b32 d1, s1
+// then v_permlane16_swap_b32 d2, s2 (four distinct VGPRs), with
+// temporaries x1, y1, x2, y2.
+func Permlane16PairCode(d1, s1, d2, s2, x1, y1, x2, y2 uint16) []byte {
+	var w []uint32
+	for _, p := range [][2]uint16{{x1, s1}, {y1, d1}, {x2, s2}, {y2, d2}} {
+		sw := dsRead(dsOpSwizzle, p[0], p[1], 0, 0x401f) // lane l reads l^16
+		w = append(w, sw[0], sw[1])
+	}
+	w = append(w, waitLGKMCnt0)
+	w = append(w, movRows(d1, x1, 0xa)...)
+	w = append(w, movRows(s1, y1, 0x5)...)
+	w = append(w, movRows(d2, x2, 0xa)...)
+	w = append(w, movRows(s2, y2, 0x5)...)
+	return appendWords(nil, w...)
+}

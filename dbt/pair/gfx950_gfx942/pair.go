@@ -92,7 +92,9 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 		d.Rule = rules.FP8MFMARule(rules.FP8MFMAShapeAt(site.Block, site.Index, site.Memo, scope))
 	}
 	if d.Rule != nil && d.Rule.Name == rules.Permlane16RuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
-		if r := rules.Permlane16RuleAt(site.Block, site.Index); r != nil {
+		if r := rules.Permlane16PairRuleAt(site.Block, site.Index, site.Memo); r != nil {
+			d.Rule = r
+		} else if r := rules.Permlane16RuleAt(site.Block, site.Index); r != nil {
 			d.Rule = r
 		}
 	}
