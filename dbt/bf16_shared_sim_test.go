@@ -75,7 +75,23 @@ func TestCvtPkBF16SharedAgainstGFX950Simulator(t *testing.T) {
 // per triple on the guest's registers: a use is the call alone) and inline;
 // each translation on the simulated gfx942 must store what the guest
 // stores on the simulated gfx950.
+//
+// With the two conversions adjacent they are a run: its first conversion
+// calls one body converting both (8 calls, one body; the second emits
+// nothing), which must also store what the guest stores.
 func TestCvtPkBF16InPlaceAgainstGFX950Simulator(t *testing.T) {
+	t.Run("separate", func(t *testing.T) {
+		testCvtPkBF16InPlace(t, "  s_nop 0\n", "16 long expansions call 2 per-kernel subroutines placed after the code", 16)
+	})
+	t.Run("run", func(t *testing.T) {
+		testCvtPkBF16InPlace(t, "", "8 long expansions call 1 per-kernel subroutines placed after the code", 8)
+	})
+}
+
+// testCvtPkBF16InPlace is TestCvtPkBF16InPlaceAgainstGFX950Simulator with
+// sep between the two conversions, the subroutine note want and calls
+// uses of the bodies.
+func testCvtPkBF16InPlace(t *testing.T, sep, want string, calls int) {
 	cvt := func(vdst int, src0, src1 uint32) string {
 		return fmt.Sprintf("  .long %#x, %#x\n", 0xd2680000|uint32(vdst), src0|src1<<9)
 	}
@@ -85,6 +101,7 @@ func TestCvtPkBF16InPlaceAgainstGFX950Simulator(t *testing.T) {
 	s.WriteString("  s_mov_b32 s11, 0x9e3779b1\n  v_mul_lo_u32 v1, v0, s11\n  v_or_b32 v2, 0x7f800000, v1\n  v_alignbit_b32 v3, v1, v1, 13\n  v_lshlrev_b32 v4, 16, v0\n  v_or_b32 v4, 0x8000, v4\n  v_mul_u32_u24 v30, 64, v0\n  s_waitcnt lgkmcnt(0)\n")
 	for i := 0; i < 8; i++ {
 		s.WriteString(cvt(20, v(1), v(2)))
+		s.WriteString(sep)
 		s.WriteString(cvt(3, v(3), v(4)))
 		fmt.Fprintf(&s, "  global_store_dword v30, v20, s[8:9] offset:%d\n  global_store_dword v30, v3, s[8:9] offset:%d\n", 8*i, 8*i+4)
 		s.WriteString("  v_alignbit_b32 v1, v2, v1, 7\n  v_xor_b32 v2, v1, v2\n  v_add_u32 v3, v3, v1\n  v_alignbit_b32 v4, v4, v2, 19\n")
@@ -95,14 +112,14 @@ func TestCvtPkBF16InPlaceAgainstGFX950Simulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	guest := buildGuestFrom(t, path)
-	want := runKernelOn(t, guest, "gfx950", 64*64)
+	gfx950 := runKernelOn(t, guest, "gfx950", 64*64)
 	var sizes []int
 	for _, c := range []struct {
 		name string
 		opt  Options
 		note string
 	}{
-		{"subroutine", Options{}, "16 long expansions call 2 per-kernel subroutines placed after the code"},
+		{"subroutine", Options{}, want},
 		{"inline", Options{noShared: true}, ""},
 	} {
 		c.opt.Name = "cvtpk-inplace-" + c.name
@@ -130,16 +147,16 @@ func TestCvtPkBF16InPlaceAgainstGFX950Simulator(t *testing.T) {
 				off += int(in.Size)
 			}
 		}
-		if got := runKernelOn(t, res.Object, "gfx942", 64*64); !bytes.Equal(got, want) {
+		if got := runKernelOn(t, res.Object, "gfx942", 64*64); !bytes.Equal(got, gfx950) {
 			for i := 0; i < len(got); i += 4 {
-				if !bytes.Equal(got[i:i+4], want[i:i+4]) {
-					t.Fatalf("%s: lane %d store %d: translated % x, gfx950 % x", c.name, i/64, i%64/4, got[i:i+4], want[i:i+4])
+				if !bytes.Equal(got[i:i+4], gfx950[i:i+4]) {
+					t.Fatalf("%s: lane %d store %d: translated % x, gfx950 % x", c.name, i/64, i%64/4, got[i:i+4], gfx950[i:i+4])
 				}
 			}
 		}
 	}
-	// 16 calls and two bodies, against 16 copies of the 100-byte expansion.
-	if sizes[0] >= sizes[1]-16*(100-4)+2*104+64 {
+	// The calls and bodies, against 16 copies of the 100-byte expansion.
+	if sizes[0] >= sizes[1]-16*100+4*calls+2*104+64 {
 		t.Fatalf(".text %d bytes with the in-place subroutines, %d inline", sizes[0], sizes[1])
 	}
 }

@@ -98,7 +98,13 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 			d.Rule = r
 		}
 	}
-	if d.Rule != nil && d.Rule.Name == rules.CvtPkBF16RuleName {
+	if d.Rule != nil && d.Rule.Name == rules.CvtPkBF16RuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.CvtPkBF16RunRuleAt(site.Block, site.Index, site.Memo, scopeWalker(site)); r != nil {
+			d.Rule = r
+		} else if r := rules.CvtPkBF16RuleAt(in, site.Memo, scopeWalker(site)); r != nil {
+			d.Rule = r
+		}
+	} else if d.Rule != nil && d.Rule.Name == rules.CvtPkBF16RuleName {
 		if r := rules.CvtPkBF16RuleAt(in, site.Memo, scopeWalker(site)); r != nil {
 			d.Rule = r
 		}
