@@ -17,7 +17,8 @@ import (
 // separates them with s_nop 1): a run of three (a pair, then one alone)
 // and two swaps sharing a register (no pair) on simulated gfx950, and the
 // translation on simulated gfx942 must give the same registers. The pair
-// waits once for its four swizzles: .text holds one s_waitcnt
+// waits once for its four swizzles, and the s_nop between its two swaps
+// is dropped: .text holds one s_waitcnt
 // lgkmcnt(0) for the pair, one for each of the three single swaps and the guest's own.
 func TestPermlane16PairAgainstGFX950Simulator(t *testing.T) {
 	var s strings.Builder
@@ -47,6 +48,10 @@ func TestPermlane16PairAgainstGFX950Simulator(t *testing.T) {
 	}
 	for _, sec := range f.Sections {
 		if sec.Name == ".text" {
+			// The guest's seven s_nop 1 but the one inside the pair.
+			if n := bytes.Count(sec.Data, binary.LittleEndian.AppendUint32(nil, 0xbf800001)); n != 6 {
+				t.Errorf(".text holds %d s_nop 1, want 6", n)
+			}
 			if n := bytes.Count(sec.Data, binary.LittleEndian.AppendUint32(nil, 0xbf8cc07f)); n != 5 {
 				t.Errorf(".text holds %d s_waitcnt lgkmcnt(0), want 5 (the pair's, three single swaps', the guest's)", n)
 			}

@@ -404,3 +404,31 @@ func Permlane16PairCode(d1, s1, d2, s2, x1, y1, x2, y2 uint16) []byte {
 	w = append(w, movRows(s2, y2, 0x5)...)
 	return appendWords(nil, w...)
 }
+
+// Permlane16PairNopRuleName is the rule of an s_nop between the two swaps
+// of a pair.
+const Permlane16PairNopRuleName = "permlane16-pair-nop"
+
+var permlane16PairNop = &Rule{Name: Permlane16PairNopRuleName, Ops: []string{"s_nop"}, Fidelity: report.Exact,
+	Emit: func(Context, *isa.Inst, []byte) ([]byte, error) { return []byte{}, nil }}
+
+// Permlane16PairNopAt returns the rule that drops block[j], an s_nop
+// between the two swaps of a pair (see Permlane16PairRuleAt), and nil
+// for any other instruction. The s_nop separated the guest's swaps; the
+// pair's code needs no wait states inside it, and after it the code that
+// follows the second swap sees what it saw after the second swap's own
+// code (DPP moves last), so the s_nop after the second swap, which is
+// kept, is all it waits for.
+func Permlane16PairNopAt(block []*isa.Inst, j int) *Rule {
+	if j < 0 || j >= len(block) || block[j].Name() != "s_nop" {
+		return nil
+	}
+	i := j - 1
+	for i >= 0 && block[i].Name() == "s_nop" {
+		i--
+	}
+	if first, _, k := permlane16PairAt(block, i); first && k > j {
+		return permlane16PairNop
+	}
+	return nil
+}

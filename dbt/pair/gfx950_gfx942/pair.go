@@ -16,6 +16,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/dbt/rules"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
 	"github.com/rocjitsu/rocjitsu/loader/target"
@@ -84,6 +85,11 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 // form without the s_nop.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
 	d := legalize.DecideInto(in, raw, guest, isa.GFX942, hostDecodeInto, hostScratch(site.Memo))
+	if in.Name() == "s_nop" && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.Permlane16PairNopAt(site.Block, site.Index); r != nil {
+			d.Rule, d.Action, d.Fidelity = r, report.Expand, r.Fidelity
+		}
+	}
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
 		var scope rules.FP8ScopeFunc
 		if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {
