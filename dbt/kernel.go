@@ -99,7 +99,9 @@ type kernelT struct {
 	// shared holds the scope's subroutine plans and calls (shared.go);
 	// forceShared calls a body even from a key's only use, noShared never
 	// calls one (tests).
-	shared                *sharedState
+	shared *sharedState
+	// decided caches the pair's decisions for the scope (decide.go).
+	decided               decisions
 	forceShared, noShared bool
 	// sharedReach, when set, places the bodies in the code with this
 	// call reach (tests).
@@ -454,7 +456,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			m.notes = append([]string(nil), kt.rep.Notes[notes0:]...)
 		}
 	}
-	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo()})
+	d := kt.decide(b, i)
 	if d.Rule != nil && d.Action != report.Reject {
 		d.Action = report.Expand
 		if d.Rule.Name == "" {
