@@ -101,6 +101,8 @@ type kernelT struct {
 	// forceShared calls a body even from a key's only use, noShared never
 	// calls one (tests).
 	shared *sharedState
+	// tallies remembers where each kind is in rep.Kinds (tally).
+	tallies map[tallyKey]int
 	// decided caches the pair's decisions for the scope (decide.go).
 	decided               decisions
 	forceShared, noShared bool
@@ -321,11 +323,11 @@ func (kt *kernelT) raw(in *isa.Inst) []byte {
 
 func (kt *kernelT) reject(in *isa.Inst, why string) {
 	kt.rep.Reject(report.Rejection{Offset: in.PC, Mnemonic: in.Name(), Reason: why})
-	kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Reject, Fidelity: report.Rejected, Count: 1})
+	kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Reject, Fidelity: report.Rejected, Count: 1})
 }
 
 func (kt *kernelT) relocated(in *isa.Inst) {
-	kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Relocate, Fidelity: report.Exact, Count: 1})
+	kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Relocate, Fidelity: report.Exact, Count: 1})
 }
 
 // window appends a reserved window of n bytes of NOPs.
@@ -437,7 +439,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	if ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && !kt.noReuse {
 		m := &kt.memo[ord]
 		kt.needArch = max(kt.needArch, int(m.needArch))
-		kt.rep.Tally(kindOf(in, kt.emitDecision(b, i)))
+		kt.tally(kindOf(in, kt.emitDecision(b, i)))
 		for _, n := range kt.memoNotes[m.notes0:m.notes1] {
 			kt.rep.Notes = appendOnce(kt.rep.Notes, n)
 		}
@@ -460,7 +462,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	d := kt.emitDecision(b, i)
 	switch d.Action {
 	case report.Identity, report.Substitute:
-		kt.rep.Tally(kindOf(in, d))
+		kt.tally(kindOf(in, d))
 		remember(raw)
 		return append(code, raw...)
 	case report.Expand, report.Lower:
@@ -481,7 +483,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 				return append(code, raw...)
 			}
 		}
-		kt.rep.Tally(kindOf(in, d))
+		kt.tally(kindOf(in, d))
 		remember(out)
 		return append(code, out...)
 	}

@@ -422,7 +422,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	code = append(code, site.Tail...)
 	st.uses++
-	kt.rep.Tally(kind)
+	kt.tally(kind)
 	return code, true
 }
 

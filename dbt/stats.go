@@ -48,3 +48,38 @@ func (kt *kernelT) staticCost(code []byte, pc uint64) *report.Cost {
 
 // classOf is cost.Of of in's mnemonic.
 func classOf(in *isa.Inst) cost.Class { return cost.Of(in.Name()) }
+
+// tallyKey is what report.Kernel.Tally merges kinds by.
+type tallyKey struct {
+	mnemonic string
+	action   report.Action
+	rule     string
+}
+
+// tally is kt.rep.Tally with the position of each kind in kt.rep.Kinds
+// remembered (the report's own lookup scans every kind of the kernel).
+// A remembered position is checked before use: the report may have been
+// reset or reordered since.
+func (kt *kernelT) tally(kind report.Kind) {
+	key := tallyKey{kind.Mnemonic, kind.Action, kind.Rule}
+	if i, ok := kt.tallies[key]; ok && i < len(kt.rep.Kinds) {
+		if e := &kt.rep.Kinds[i]; e.Mnemonic == key.mnemonic && e.Action == key.action && e.Rule == key.rule {
+			if kt.rep.Fidelity == "" {
+				kt.rep.Fidelity = report.Exact
+			}
+			kt.rep.Fidelity = kt.rep.Fidelity.Worse(kind.Fidelity)
+			e.Count += kind.Count
+			return
+		}
+	}
+	kt.rep.Tally(kind)
+	if kt.tallies == nil {
+		kt.tallies = map[tallyKey]int{}
+	}
+	for i := range kt.rep.Kinds {
+		if e := &kt.rep.Kinds[i]; e.Mnemonic == key.mnemonic && e.Action == key.action && e.Rule == key.rule {
+			kt.tallies[key] = i
+			return
+		}
+	}
+}
