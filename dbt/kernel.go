@@ -103,6 +103,8 @@ type kernelT struct {
 	shared *sharedState
 	// tallies remembers where each kind is in rep.Kinds (tally).
 	tallies map[tallyKey]int
+	// decisionTallies is the same by operation, rule and action.
+	decisionTallies map[decisionKey]int
 	// decided caches the pair's decisions for the scope (decide.go).
 	decided               decisions
 	forceShared, noShared bool
@@ -439,7 +441,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	if ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && !kt.noReuse {
 		m := &kt.memo[ord]
 		kt.needArch = max(kt.needArch, int(m.needArch))
-		kt.tally(kindOf(in, kt.emitDecision(b, i)))
+		kt.tallyDecision(in, kt.emitDecision(b, i))
 		for _, n := range kt.memoNotes[m.notes0:m.notes1] {
 			kt.rep.Notes = appendOnce(kt.rep.Notes, n)
 		}
@@ -462,7 +464,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	d := kt.emitDecision(b, i)
 	switch d.Action {
 	case report.Identity, report.Substitute:
-		kt.tally(kindOf(in, d))
+		kt.tallyDecision(in, d)
 		remember(raw)
 		return append(code, raw...)
 	case report.Expand, report.Lower:
@@ -483,7 +485,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 				return append(code, raw...)
 			}
 		}
-		kt.tally(kindOf(in, d))
+		kt.tallyDecision(in, d)
 		remember(out)
 		return append(code, out...)
 	}

@@ -3,7 +3,9 @@ package dbt
 import (
 	"github.com/rocjitsu/rocjitsu/dbt/cost"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
 )
 
 // ClassCounts converts a cost tally to the report's form.
@@ -81,5 +83,54 @@ func (kt *kernelT) tally(kind report.Kind) {
 			kt.tallies[key] = i
 			return
 		}
+	}
+}
+
+// decisionKey identifies the report kind of an instruction translated by
+// a decision without hashing its strings: the operation, the rule and
+// the action (tallyDecision).
+type decisionKey struct {
+	info   *isa.OpInfo
+	rule   *rules.Rule
+	action uint8
+}
+
+// actionCode numbers the actions a decision tallies with (0: any
+// other), for a key that hashes no string.
+func actionCode(a report.Action) uint8 {
+	switch a {
+	case report.Identity:
+		return 1
+	case report.Substitute:
+		return 2
+	case report.Expand:
+		return 3
+	case report.Lower:
+		return 4
+	}
+	return 0
+}
+
+// tallyDecision is tally(kindOf(in, d)) with the kind's position found
+// by pointers (the operation and rule) instead of by its strings.
+func (kt *kernelT) tallyDecision(in *isa.Inst, d legalize.Decision) {
+	kind := kindOf(in, d)
+	key := decisionKey{in.Info, d.Rule, actionCode(d.Action)}
+	if i, ok := kt.decisionTallies[key]; ok && key.action != 0 && i < len(kt.rep.Kinds) {
+		if e := &kt.rep.Kinds[i]; e.Mnemonic == kind.Mnemonic && e.Action == kind.Action && e.Rule == kind.Rule {
+			if kt.rep.Fidelity == "" {
+				kt.rep.Fidelity = report.Exact
+			}
+			kt.rep.Fidelity = kt.rep.Fidelity.Worse(kind.Fidelity)
+			e.Count += kind.Count
+			return
+		}
+	}
+	kt.tally(kind)
+	if i, ok := kt.tallies[tallyKey{kind.Mnemonic, kind.Action, kind.Rule}]; ok && key.action != 0 {
+		if kt.decisionTallies == nil {
+			kt.decisionTallies = map[decisionKey]int{}
+		}
+		kt.decisionTallies[key] = i
 	}
 }
