@@ -50,9 +50,12 @@ const (
 var identity = legalize.Decision{Action: report.Identity, Fidelity: report.Exact}
 
 // position returns the scope position of b.Insts[i], or -1 when b is
-// not a block of the scope (resetting the cache when the scope or the
-// facts the pair is told changed).
+// not a block of the scope or the cache is off (resetting the cache when
+// the scope or the facts the pair is told changed).
 func (kt *kernelT) position(b *cfg.Block, i int) int {
+	if kt.noDecisionCache {
+		return -1
+	}
 	c := &kt.decided
 	if c.scope != kt.scope || c.flat != kt.flat || c.agprBase != kt.agprBase() {
 		*c = decisions{scope: kt.scope, flat: kt.flat, agprBase: kt.agprBase(), base: make(map[uint64]int, len(kt.scope.Blocks))}

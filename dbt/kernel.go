@@ -93,6 +93,8 @@ type kernelT struct {
 	emittedFor *place.Body
 	// noReuse disables memo (tests compare both paths).
 	noReuse bool
+	// noDecisionCache disables decided (tests compare both paths).
+	noDecisionCache bool
 	// selfSet caches selfUses for the instruction selfFor: the VGPRs
 	// (host numbering, 0-511) it names.
 	selfFor *isa.Inst

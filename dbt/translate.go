@@ -54,6 +54,9 @@ type Options struct {
 	Diff bool
 	// noReuse makes a re-emission recompute every instruction (tests).
 	noReuse bool
+	// noDecisionCache asks the pair for every decision and form again
+	// (tests compare both paths).
+	noDecisionCache bool
 	// forceSpill makes every scratch-register request borrow live
 	// registers through private memory (tests of the spill path).
 	forceSpill bool
@@ -162,7 +165,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse, forceShared: opt.forceShared, noShared: opt.noShared, sharedReach: opt.sharedReach,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse, noDecisionCache: opt.noDecisionCache, forceShared: opt.forceShared, noShared: opt.noShared, sharedReach: opt.sharedReach,
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)
