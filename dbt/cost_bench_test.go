@@ -91,15 +91,19 @@ func BenchmarkStaticGrowth(b *testing.B) {
 // and max over kernels of executed host/guest instructions, the same over
 // the gfx950-only kernels (the ones that exercise expansions: MFMA splits,
 // conversions, permlane swaps...), the class-weighted ratio
-// (cost.DefaultWeights), the per-class ratios over all kernels, and the
-// translation against the native gfx942 build.
+// (cost.DefaultWeights), the per-class ratios over all kernels, the
+// translation against the native gfx942 build, and the median and total
+// ratios in dbt/cost's issue-cycle model (passes: each MFMA weighs its
+// passes on its ISA, every other instruction one; a model, not cycles).
 func BenchmarkDynamicRatio(b *testing.B) {
 	root := projectpath.MustRoot(b)
 	cases := kernelref.AllCases()
-	var ratios, only950, weighted, native []float64
+	var ratios, only950, weighted, native, passes, nativePasses, only950Passes []float64
 	var g, h cost.Counts
+	var gp, hp uint64
 	for n := 0; n < b.N; n++ {
 		ratios, only950, weighted, native, g, h = ratios[:0], only950[:0], weighted[:0], native[:0], cost.Counts{}, cost.Counts{}
+		passes, nativePasses, only950Passes, gp, hp = passes[:0], nativePasses[:0], only950Passes[:0], 0, 0
 		for i := range cases {
 			c := &cases[i]
 			if !c.HasTarget("gfx950") || c.DynamicLDS() != 0 {
@@ -113,14 +117,17 @@ func BenchmarkDynamicRatio(b *testing.B) {
 			if err != nil {
 				continue // expected rejections (indirect calls through memory)
 			}
-			gc, _, err := simcost.Run(c, guest, "gfx950")
+			gm, _, err := simcost.Measure(c, guest, "gfx950")
 			if err != nil {
 				b.Fatal(err)
 			}
-			hc, out, err := simcost.Run(c, res.Object, "gfx942")
+			hm, out, err := simcost.Measure(c, res.Object, "gfx942")
 			if err != nil {
 				b.Fatal(err)
 			}
+			gc, hc := gm.Counts, hm.Counts
+			passes = append(passes, float64(hm.Passes)/float64(gm.Passes))
+			gp, hp = gp+gm.Passes, hp+hm.Passes
 			if err := c.Check(out); err != nil {
 				b.Fatalf("%s: translation on gfx942: %v", c.Name, err)
 			}
@@ -135,25 +142,28 @@ func BenchmarkDynamicRatio(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				nc, _, err := simcost.Run(c, nat, "gfx942")
+				nm, _, err := simcost.Measure(c, nat, "gfx942")
 				if err != nil {
 					b.Fatal(err)
 				}
+				nc := nm.Counts
 				_, rn := cost.Ratio(nc, hc)
 				native = append(native, rn)
+				nativePasses = append(nativePasses, float64(hm.Passes)/float64(nm.Passes))
 				nativeN = fmt.Sprint(nc.Total())
 			} else {
 				only950 = append(only950, r)
+				only950Passes = append(only950Passes, passes[len(passes)-1])
 			}
 			if n == 0 {
-				b.Logf("%-32s guest %9d host %9d  %.3fx  weighted %.3fx  (native gfx942 %s)", c.Name, gc.Total(), hc.Total(), r, weighted[len(weighted)-1], nativeN)
+				b.Logf("%-32s guest %9d host %9d  %.3fx  weighted %.3fx  passes %.3fx  (native gfx942 %s)", c.Name, gc.Total(), hc.Total(), r, weighted[len(weighted)-1], passes[len(passes)-1], nativeN)
 			}
 		}
 	}
 	if len(ratios) == 0 {
 		b.Fatal("no kernel ran")
 	}
-	for _, xs := range [][]float64{ratios, only950, weighted, native} {
+	for _, xs := range [][]float64{ratios, only950, weighted, native, passes, nativePasses, only950Passes} {
 		sort.Float64s(xs)
 	}
 	b.ReportMetric(float64(len(ratios)), "kernels")
@@ -164,8 +174,12 @@ func BenchmarkDynamicRatio(b *testing.B) {
 		b.ReportMetric(float64(len(only950)), "gfx950-only-kernels")
 		b.ReportMetric(quantile(only950, 0.5), "gfx950-only-p50-ratio")
 		b.ReportMetric(only950[len(only950)-1], "gfx950-only-max-ratio")
+		b.ReportMetric(quantile(only950Passes, 0.5), "gfx950-only-p50-passes-ratio")
 	}
 	b.ReportMetric(quantile(native, 0.5), "p50-vs-native-gfx942")
+	b.ReportMetric(quantile(passes, 0.5), "p50-passes-ratio")
+	b.ReportMetric(float64(hp)/float64(gp), "total-passes-ratio")
+	b.ReportMetric(quantile(nativePasses, 0.5), "p50-passes-vs-native-gfx942")
 	per, tot := cost.Ratio(g, h)
 	b.ReportMetric(tot, "total-dyn-ratio")
 	b.ReportMetric(per[cost.MFMA], "mfma-ratio")

@@ -15,10 +15,12 @@ import (
 // scope and emission asks again for each one: both share one answer.
 // Most instructions pass through unchanged; they share one entry.
 type decisions struct {
-	// scope, flat and agprBase are what the answers were computed for.
-	scope    *cfg.Scope
-	flat     bool
-	agprBase int
+	// scope, flat, agprBase and inlineLDS are what the answers were
+	// computed for.
+	scope     *cfg.Scope
+	flat      bool
+	agprBase  int
+	inlineLDS bool
 	// base maps a block's leader to the position of its first
 	// instruction; last and lastBase cache the latest lookup.
 	base     map[uint64]int
@@ -57,8 +59,8 @@ func (kt *kernelT) position(b *cfg.Block, i int) int {
 		return -1
 	}
 	c := &kt.decided
-	if c.scope != kt.scope || c.flat != kt.flat || c.agprBase != kt.agprBase() {
-		*c = decisions{scope: kt.scope, flat: kt.flat, agprBase: kt.agprBase(), base: make(map[uint64]int, len(kt.scope.Blocks))}
+	if c.scope != kt.scope || c.flat != kt.flat || c.agprBase != kt.agprBase() || c.inlineLDS != kt.inlineLDS() {
+		*c = decisions{scope: kt.scope, flat: kt.flat, agprBase: kt.agprBase(), inlineLDS: kt.inlineLDS(), base: make(map[uint64]int, len(kt.scope.Blocks))}
 		n := 0
 		for _, l := range kt.scope.Blocks {
 			if blk := kt.g.Blocks[l]; blk != nil {
@@ -95,7 +97,7 @@ func (kt *kernelT) decide(b *cfg.Block, i int) legalize.Decision {
 		}
 	}
 	in := b.Insts[i]
-	d := kt.pair.Decide(in, kt.raw(in), kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo()})
+	d := kt.pair.Decide(in, kt.raw(in), kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo(), InlineLDS: kt.inlineLDS()})
 	if n >= 0 {
 		noForm := c.slot[n] == slotNoForm
 		if d == identity {

@@ -867,6 +867,14 @@ func (kt *kernelT) selfUses(r int) bool {
 	return kt.selfSet[r>>6]&(1<<(r&63)) != 0
 }
 
+// ReserveVGPRs implements rules.VGPRReserver: regs are not handed out as
+// scratch registers for the rest of the instruction's translation.
+func (kt *kernelT) ReserveVGPRs(regs ...uint16) {
+	for _, r := range regs {
+		kt.taken.add(int(r))
+	}
+}
+
 func (kt *kernelT) take(r uint16) {
 	kt.taken.add(int(r))
 	if int(r)+1 > kt.needArch {
@@ -1057,6 +1065,10 @@ func (kt *kernelT) inScope(a uint64) bool {
 	b := kt.g.Blocks[kt.scope.Blocks[i]]
 	return a >= b.Start && a < b.End
 }
+
+// inlineLDS says the uses of rules whose subroutine form accesses LDS are
+// emitted inline (as sharedSite decides).
+func (kt *kernelT) inlineLDS() bool { return kt.sidecar || kt.noShared || kt.forceSpill }
 
 // pairMemo returns the pair's per-scope cache, creating it on first use.
 func (kt *kernelT) pairMemo() map[string]any {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/rocjitsu/rocjitsu/dbt/cost"
 	"github.com/rocjitsu/rocjitsu/dbt/vlds"
 	"github.com/rocjitsu/rocjitsu/hsa/sim"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
@@ -20,8 +21,13 @@ type side struct {
 	k     *sim.Kernel
 	// writer maps every pager-window word written to the code-object
 	// offset of the instruction that last wrote it.
-	writer   map[uint64]uint64
+	writer map[uint64]uint64
+	// executed, classes and passes are what the last dispatch ran: its
+	// instructions, those by dbt/cost class and their weight in the
+	// issue-cycle model (sim.Stats).
 	executed uint64
+	classes  cost.Counts
+	passes   uint64
 }
 
 // newSide loads image on a new agent for target whose memory is paged by
@@ -62,8 +68,14 @@ type sidecarRun struct {
 // dispatch runs the kernel over grid in workgroups of block with the
 // explicit arguments ka (through the sidecar sc when set).
 func (s *side) dispatch(grid, block [3]uint32, ka []byte, dyn uint32, sc *sidecarRun) error {
-	before := s.agent.Stats.Instructions
-	defer func() { s.executed = s.agent.Stats.Instructions - before }()
+	before := s.agent.Stats
+	defer func() {
+		after := s.agent.Stats
+		s.executed, s.passes = after.Instructions-before.Instructions, after.Passes-before.Passes
+		for c := range s.classes {
+			s.classes[c] = after.Classes[c] - before.Classes[c]
+		}
+	}()
 	if sc == nil {
 		return s.agent.DispatchExt(s.k, grid, block, ka, dyn, 0)
 	}

@@ -117,6 +117,16 @@ type Result struct {
 	// side ran.
 	GuestInstructions uint64 `json:"guest_instructions"`
 	HostInstructions  uint64 `json:"host_instructions"`
+	// GuestClasses and HostClasses are those instructions by execution
+	// class (dbt/cost: MFMA/WMMA, VALU, memory, SALU, other).
+	GuestClasses report.ClassCounts `json:"guest_classes"`
+	HostClasses  report.ClassCounts `json:"host_classes"`
+	// GuestPasses and HostPasses weigh them in dbt/cost's issue-cycle
+	// model, a model and not a cycle count: each MFMA counts its passes
+	// on its ISA (LLVM's scheduling model for gfx942 and gfx950), every
+	// other instruction one.
+	GuestPasses uint64 `json:"guest_passes"`
+	HostPasses  uint64 `json:"host_passes"`
 	// Pages is the number of pages compared; WrittenWords the words
 	// either side wrote; DifferingWords those that differ.
 	Pages          int `json:"pages"`
@@ -394,6 +404,8 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 	gerr := g.dispatch(r.Grid, block, args.Kernarg, dyn, nil)
 	herr := h.dispatch(r.Grid, block, args.Kernarg, dyn, sc)
 	r.GuestInstructions, r.HostInstructions = g.executed, h.executed
+	r.GuestClasses, r.HostClasses = dbt.ClassCounts(g.classes), dbt.ClassCounts(h.classes)
+	r.GuestPasses, r.HostPasses = g.passes, h.passes
 	classify(r, g, h, gerr, herr, tr.PCMap, code)
 }
 

@@ -41,9 +41,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	factor := fs.Uint64("budget-factor", verify.HostBudgetFactor, "the host (or instrumented) side may run this many times the guest's budget")
 	noProfiles := fs.Bool("no-profiles", false, "give every kernel the plain argument synthesis, without the per-family argument profiles")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
+	native := fs.String("native", "", "instead of translating, run the same-named object of this `DIR`, a native build for the host, with the guest's inputs and compare it with the guest (its executed instructions are the translation's baseline)")
+	stats := fs.Bool("stats", false, "print each kernel's executed instructions by class and their issue-cycle model weight (MFMA passes, 1 per other instruction) on both sides, and their host/guest summary over the kernels that ran alike")
 	instr := fs.String("instrument", "", "instead of translating, instrument each object with these `rocjitsu sqtt instrument` OPTIONS (e.g. \"--barriers --memory 4:8 --loops\") and compare the instrumented run with the plain one on the object's own target (--host is ignored)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--budget-factor N] [--no-profiles] [--json FILE] [--instrument \"OPTIONS\"]")
+		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--budget-factor N] [--no-profiles] [--stats] [--native DIR] [--json FILE] [--instrument \"OPTIONS\"]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -57,6 +59,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	f, err := mem.ParseFill(*fill)
 	if err != nil {
 		fmt.Fprintf(stderr, "rocjitsu verify: %v\n", err)
+		return 2
+	}
+	if *native != "" && *instr != "" {
+		fmt.Fprintln(stderr, "rocjitsu verify: --native and --instrument exclude each other")
 		return 2
 	}
 	var instOpt *instrument.Options
@@ -92,9 +98,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			o := opt
 			o.Seed = *seed + uint64(i)
 			var rs []verify.Result
-			if instOpt != nil {
+			switch {
+			case instOpt != nil:
 				rs, err = instrumentedRun(filepath.Base(p), b, *instOpt, o)
-			} else {
+			case *native != "":
+				rs, err = nativeRun(p, b, *native, o)
+			default:
 				rs, err = verify.Object(filepath.Base(p), b, o)
 			}
 			if err != nil {
@@ -104,6 +113,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			}
 			for _, r := range rs {
 				fmt.Fprintln(stdout, line(r, *seeds > 1))
+				if *stats {
+					fmt.Fprintln(stdout, statsLine(r))
+				}
 			}
 			all = append(all, rs...)
 		}
@@ -118,8 +130,19 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			status = 1
 		}
 	}
+	if *stats {
+		fmt.Fprintln(stdout, verify.CostOf(all))
+	}
 	fmt.Fprintln(stdout, verify.Summarize(all))
 	return status
+}
+
+// statsLine is a kernel's --stats line: executed instructions by class,
+// guest/host, and the issue-cycle model's weights.
+func statsLine(r verify.Result) string {
+	g, h := r.GuestClasses, r.HostClasses
+	return fmt.Sprintf("  executed guest/host: %d/%d (mfma %d/%d, valu %d/%d, memory %d/%d, salu %d/%d, other %d/%d); issue-cycle model %d/%d passes",
+		r.GuestInstructions, r.HostInstructions, g.MFMA, h.MFMA, g.VALU, h.VALU, g.Memory, h.Memory, g.SALU, h.SALU, g.Other, h.Other, r.GuestPasses, r.HostPasses)
 }
 
 // instrumentedRun instruments the object b with io and compares the
@@ -130,6 +153,17 @@ func instrumentedRun(name string, b []byte, io instrument.Options, o verify.Opti
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return verify.Compare(name, b, res.Object, o)
+}
+
+// nativeRun compares the guest object at path (bytes b) with its
+// same-named native build in dir (verify.Native).
+func nativeRun(path string, b []byte, dir string, o verify.Options) ([]verify.Result, error) {
+	name := filepath.Base(path)
+	nat, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("%s: native build: %w", name, err)
+	}
+	return verify.Native(name, b, nat, o)
 }
 
 // line is one kernel's text line.

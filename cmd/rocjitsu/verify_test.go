@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -109,5 +110,88 @@ func TestVerifyProfiles(t *testing.T) {
 		if len(doc.Kernels) != 1 || doc.Kernels[0].Profile != c.profile || doc.Kernels[0].Outcome != "identical" {
 			t.Fatalf("%v: %+v", c.flags, doc.Kernels)
 		}
+	}
+}
+
+// TestVerifyStats: --stats prints each kernel's executed instructions by
+// class and its issue-cycle weight on both sides, and the host/guest
+// summary; the JSON has the same counts, whose classes add up to the
+// instructions. The scaled FP8 MFMA of gfx950_mfma_scale_agpr becomes
+// several gfx942 MFMAs, so the host runs more MFMAs and MFMA passes.
+func TestVerifyStats(t *testing.T) {
+	dir := filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", "gfx950")
+	js := filepath.Join(t.TempDir(), "v.json")
+	var out, errb bytes.Buffer
+	code := runMain([]string{"verify", filepath.Join(dir, "gfx950_mfma_scale_agpr.co"), filepath.Join(dir, "vector_add.co"), "--fill", "int", "--stats", "--json", js}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type classes struct{ MFMA, VALU, Memory, SALU, Other uint64 }
+	var doc struct {
+		Kernels []struct {
+			Name              string
+			GuestInstructions uint64  `json:"guest_instructions"`
+			HostInstructions  uint64  `json:"host_instructions"`
+			GuestClasses      classes `json:"guest_classes"`
+			HostClasses       classes `json:"host_classes"`
+			GuestPasses       uint64  `json:"guest_passes"`
+			HostPasses        uint64  `json:"host_passes"`
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Kernels) != 2 {
+		t.Fatalf("json %+v", doc.Kernels)
+	}
+	sum := func(c classes) uint64 { return c.MFMA + c.VALU + c.Memory + c.SALU + c.Other }
+	text := out.String()
+	for _, k := range doc.Kernels {
+		if sum(k.GuestClasses) != k.GuestInstructions || sum(k.HostClasses) != k.HostInstructions || k.GuestInstructions == 0 {
+			t.Errorf("%s: classes %+v / %+v do not add up to %d / %d", k.Name, k.GuestClasses, k.HostClasses, k.GuestInstructions, k.HostInstructions)
+		}
+		want := fmt.Sprintf("  executed guest/host: %d/%d (mfma %d/%d, valu %d/%d, memory %d/%d, salu %d/%d, other %d/%d); issue-cycle model %d/%d passes\n",
+			k.GuestInstructions, k.HostInstructions, k.GuestClasses.MFMA, k.HostClasses.MFMA, k.GuestClasses.VALU, k.HostClasses.VALU,
+			k.GuestClasses.Memory, k.HostClasses.Memory, k.GuestClasses.SALU, k.HostClasses.SALU, k.GuestClasses.Other, k.HostClasses.Other, k.GuestPasses, k.HostPasses)
+		if !strings.Contains(text, want) {
+			t.Errorf("%s: no line %q in\n%s", k.Name, want, text)
+		}
+	}
+	m, va := doc.Kernels[0], doc.Kernels[1]
+	if m.HostClasses.MFMA <= m.GuestClasses.MFMA || m.GuestPasses <= m.GuestInstructions || m.HostPasses <= m.GuestPasses {
+		t.Errorf("scaled MFMA: %+v", m)
+	}
+	if va.GuestClasses.MFMA != 0 || va.GuestPasses != va.GuestInstructions {
+		t.Errorf("vector_add: %+v", va)
+	}
+	if !regexp.MustCompile(`(?m)^executed host/guest over 2 kernels: p50 [0-9.]+x, max [0-9.]+x, total [0-9.]+x \(mfma [0-9.]+x, valu [0-9.]+x, memory [0-9.]+x, salu [0-9.]+x\); issue-cycle model \(MFMA passes, 1 per other instruction\): p50 [0-9.]+x, total [0-9.]+x$`).MatchString(text) {
+		t.Errorf("no summary line in\n%s", text)
+	}
+}
+
+// TestVerifyNative: --native DIR runs the same-named native gfx942 build
+// instead of a translation and compares it with the guest; a missing
+// native object is an error, and --native excludes --instrument.
+func TestVerifyNative(t *testing.T) {
+	root := filepath.Join(projectpath.MustRoot(t), "testdata", "kernels")
+	var out, errb bytes.Buffer
+	code := runMain([]string{"verify", filepath.Join(root, "gfx950", "vector_add.co"), "--native", filepath.Join(root, "gfx942"), "--fill", "int", "--stats"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "vector_add.co vector_add -> gfx942: identical") || !strings.Contains(out.String(), "1 kernels: 1 identical") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := runMain([]string{"verify", filepath.Join(root, "gfx950", "vector_add.co"), "--native", t.TempDir()}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "native build") {
+		t.Fatalf("missing native object: exit %d: %s", code, errb.String())
+	}
+	if code := runMain([]string{"verify", filepath.Join(root, "gfx950", "vector_add.co"), "--native", filepath.Join(root, "gfx942"), "--instrument", "--barriers"}, &out, &errb); code != 2 {
+		t.Fatalf("--native with --instrument: exit %d", code)
 	}
 }

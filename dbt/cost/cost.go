@@ -2,6 +2,9 @@
 // them (MFMA, VALU, memory, SALU, other) and tallies instruction counts per
 // class, so the translator's output can be compared with its input: the
 // static count of a code object and the dynamic count a simulator executes.
+// It also holds the issue-cycle model (passes.go): the MFMA passes of
+// gfx942 and gfx950 from LLVM's scheduling model, with every other
+// instruction weighing one pass.
 package cost
 
 import (
@@ -14,7 +17,8 @@ type Class int
 
 // The classes, in report order.
 const (
-	// MFMA: matrix instructions (v_mfma*, v_smfmac*).
+	// MFMA: matrix instructions (v_mfma*, v_smfmac* and gfx12's v_wmma*,
+	// v_swmmac*).
 	MFMA Class = iota
 	// VALU: other vector ALU instructions (v_*).
 	VALU
@@ -51,7 +55,8 @@ func Of(name string) Class {
 		}
 	}
 	switch {
-	case strings.HasPrefix(name, "v_mfma") || strings.HasPrefix(name, "v_smfmac"):
+	case strings.HasPrefix(name, "v_mfma") || strings.HasPrefix(name, "v_smfmac") ||
+		strings.HasPrefix(name, "v_wmma") || strings.HasPrefix(name, "v_swmmac"):
 		return MFMA
 	case strings.HasPrefix(name, "v_"):
 		return VALU

@@ -9,6 +9,8 @@ func TestOf(t *testing.T) {
 	for name, want := range map[string]Class{
 		"v_mfma_f32_16x16x32_fp8_fp8": MFMA,
 		"v_smfmac_f32_16x16x64_bf16":  MFMA,
+		"v_wmma_f32_16x16x16_f16":     MFMA,
+		"v_swmmac_f32_16x16x32_bf16":  MFMA,
 		"v_add_f32_e32":               VALU,
 		"v_cvt_pk_fp8_f32":            VALU,
 		"global_load_dwordx4":         Memory,

@@ -1,6 +1,9 @@
 package rules
 
 import (
+	"fmt"
+	"sync"
+
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
 
@@ -85,4 +88,124 @@ func vgprNames(vdst uint16, srcs ...uint16) []uint16 {
 		}
 	}
 	return out
+}
+
+// The in-place subroutine form (issue 15: the aiter bf16 GEMM epilogues
+// convert the same four register triples 32 times each): where a kernel
+// scope has cvtPkBF16InPlaceMin or more uses with the same destination
+// and sources, they share a body on those registers, with only the
+// temporaries fixed, so a use is the s_call_b64 alone (4 bytes and 15
+// executed instructions with the body and the return, instead of 16 bytes
+// and 18). Fewer uses of a triple keep the copying form: a body per
+// triple would cost more bytes than the copies it saves.
+
+// cvtPkBF16InPlaceMin is the fewest uses of one triple given its own body
+// (a body is 100 bytes plus the return; a use saves 12).
+const cvtPkBF16InPlaceMin = 8
+
+var cvtPkBF16InPlaceShared = &Shared{Key: cvtPkBF16InPlaceKey, Site: cvtPkBF16InPlaceSite, Body: cvtPkBF16InPlaceBody, Names: cvtPkBF16Names, SGPRPair: true}
+
+var (
+	cvtPkBF16InPlaceOnce sync.Once
+	cvtPkBF16InPlace     *Rule
+)
+
+// cvtPkBF16TriplesKey is the pair.Site.Memo entry counting a scope's
+// v_cvt_pk_bf16_f32 uses per register triple.
+const cvtPkBF16TriplesKey = "rules.cvt-pk-bf16-triples"
+
+// cvtPkBF16Triple returns the 9-bit operand codes of a
+// v_cvt_pk_bf16_f32's destination and register sources.
+func cvtPkBF16Triple(in *isa.Inst) ([3]uint16, bool) {
+	var t [3]uint16
+	if in.Name() != "v_cvt_pk_bf16_f32" || len(in.Operands) != 3 {
+		return t, false
+	}
+	for k, o := range in.Operands {
+		switch {
+		case o.Kind != isa.KindReg || o.Width != 1:
+			return t, false
+		case o.Class == isa.VGPR:
+			t[k] = srcVGPR + o.Reg
+		case o.Class == isa.SGPR && k > 0 && o.Reg < 106:
+			t[k] = o.Reg
+		default:
+			return t, false
+		}
+	}
+	return t, true
+}
+
+// CvtPkBF16RuleAt returns the cvt-pk-bf16 rule for in with the in-place
+// subroutine form when the kernel scope (scope walks its instructions;
+// memo is the pair's per-scope cache) has cvtPkBF16InPlaceMin or more uses
+// with in's destination and sources, and nil otherwise (the rule as
+// registered).
+func CvtPkBF16RuleAt(in *isa.Inst, memo map[string]any, scope func(fn func(*isa.Inst))) *Rule {
+	t, ok := cvtPkBF16Triple(in)
+	if !ok || memo == nil || scope == nil {
+		return nil
+	}
+	counts, _ := memo[cvtPkBF16TriplesKey].(map[[3]uint16]int)
+	if counts == nil {
+		counts = map[[3]uint16]int{}
+		scope(func(x *isa.Inst) {
+			if u, ok := cvtPkBF16Triple(x); ok {
+				counts[u]++
+			}
+		})
+		memo[cvtPkBF16TriplesKey] = counts
+	}
+	if counts[t] < cvtPkBF16InPlaceMin {
+		return nil
+	}
+	cvtPkBF16InPlaceOnce.Do(func() {
+		if base := For(isa.GFX950, isa.GFX942, "v_cvt_pk_bf16_f32"); base != nil {
+			r := *base
+			r.Shared = cvtPkBF16InPlaceShared
+			cvtPkBF16InPlace = &r
+		}
+	})
+	return cvtPkBF16InPlace
+}
+
+func cvtPkBF16InPlaceKey(in *isa.Inst, raw []byte) (string, bool) {
+	vdst, src0, src1, err := cvtPkBF16Fields(in, raw)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("cvt-pk-bf16/%d,%d,%d", vdst, src0, src1), true
+}
+
+// cvtPkBF16InPlaceLayout: the three temporaries.
+func cvtPkBF16InPlaceLayout(regs []uint16) ([3]uint16, []uint16, error) {
+	var r [3]uint16
+	p := &regPool{free: append([]uint16(nil), regs...)}
+	if err := p.ones(&r[0], &r[1], &r[2]); err != nil {
+		return r, nil, err
+	}
+	return r, p.used, nil
+}
+
+func cvtPkBF16InPlaceSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
+	if _, _, _, err := cvtPkBF16Fields(in, raw); err != nil {
+		return SharedSite{}, err
+	}
+	_, used, err := cvtPkBF16InPlaceLayout(regs.V)
+	if err != nil {
+		return SharedSite{}, err
+	}
+	return SharedSite{Used: used}, nil
+}
+
+func cvtPkBF16InPlaceBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
+	vdst, src0, src1, err := cvtPkBF16Fields(in, raw)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := cvtPkBF16InPlaceLayout(regs.V)
+	if err != nil {
+		return nil, err
+	}
+	return CvtPkBF16Code(vdst, src0, src1, r[0], r[1], r[2], regs.SPair), nil
 }

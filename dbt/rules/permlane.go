@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"sync"
+
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 )
@@ -19,10 +21,78 @@ import (
 // PermlaneBound documents the partial-EXEC difference.
 const PermlaneBound = "exact when both lanes of every swapped pair are active (full EXEC); a lane whose partner is inactive reads the partner's register value instead of the hardware's inactive-lane behaviour"
 
+// Permlane16RuleName is the v_permlane16_swap_b32 rule's name.
+const Permlane16RuleName = "permlane16-swap"
+
 func init() {
 	p := Pair{isa.GFX950, isa.GFX942}
-	register(p, &Rule{Name: "permlane16-swap", Ops: []string{"v_permlane16_swap_b32"}, Fidelity: report.Approximate, Bound: PermlaneBound, Emit: emitPermlaneSwap})
+	register(p, &Rule{Name: Permlane16RuleName, Ops: []string{"v_permlane16_swap_b32"}, Fidelity: report.Approximate, Bound: PermlaneBound, Emit: emitPermlaneSwap})
 	register(p, &Rule{Name: "permlane32-swap", Ops: []string{"v_permlane32_swap_b32"}, Fidelity: report.Approximate, Bound: PermlaneBound, Emit: emitPermlaneSwap})
+}
+
+// permlaneExecWaits is the wait states a DPP operation needs after a VALU
+// write of EXEC on gfx9; permlane16Own is those the 16-row expansion's
+// two swizzles and wait give before its first DPP move.
+const (
+	permlaneExecWaits = 5
+	permlane16Own     = 3
+)
+
+var (
+	permlane16NoNopOnce sync.Once
+	permlane16NoNop     *Rule
+)
+
+// Permlane16RuleAt returns the permlane16-swap rule without the s_nop
+// before the DPP moves when the instructions of block before block[i]
+// give the wait states themselves: nothing among the last of them (at
+// least permlaneExecWaits-permlane16Own wait states, counting each
+// instruction as one and s_nop N as N+1; every host expansion of a guest
+// instruction is at least that long) writes EXEC. It returns nil (the
+// rule as registered, with the s_nop) when it cannot tell, for example
+// near the start of the block.
+func Permlane16RuleAt(block []*isa.Inst, i int) *Rule {
+	if i < 0 || i >= len(block) || block[i].Name() != "v_permlane16_swap_b32" {
+		return nil
+	}
+	need, got := permlaneExecWaits-permlane16Own, 0
+	for j := i - 1; j >= 0 && got < need; j-- {
+		x := block[j]
+		if x.Info == nil || writesEXEC(x) {
+			return nil
+		}
+		if x.Name() == "s_nop" && len(x.Operands) == 1 && x.Operands[0].Kind == isa.KindImm {
+			got += int(x.Operands[0].Imm&0xf) + 1
+		} else {
+			got++
+		}
+	}
+	if got < need {
+		return nil
+	}
+	permlane16NoNopOnce.Do(func() {
+		if base := For(isa.GFX950, isa.GFX942, "v_permlane16_swap_b32"); base != nil {
+			r := *base
+			r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+				return emitPermlaneSwapNop(ctx, in, raw, false)
+			}
+			permlane16NoNop = &r
+		}
+	})
+	return permlane16NoNop
+}
+
+// writesEXEC says x writes EXEC, named or implicitly.
+func writesEXEC(x *isa.Inst) bool {
+	if x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+		return true
+	}
+	for _, o := range x.Operands {
+		if o.Kind == isa.KindReg && o.Role.Defines() && o.Class == isa.Special && (isa.SpecialReg(o.Reg) == isa.RegEXECLo || isa.SpecialReg(o.Reg) == isa.RegEXECHi) {
+			return true
+		}
+	}
+	return false
 }
 
 const (
@@ -54,6 +124,12 @@ func sMovLit(sdst uint16, v uint32) []uint32 {
 // v_permlane<rows>_swap_b32 (rows 16 or 32) does, with temporaries x, y
 // and a (a only for 32).
 func PermlaneSwapCode(rows int, d, s, x, y, a uint16) []byte {
+	return permlaneSwapCode(rows, d, s, x, y, a, true)
+}
+
+// permlaneSwapCode is PermlaneSwapCode; nop says the 16-row form waits
+// with s_nop 1 for a VALU write of EXEC just before it.
+func permlaneSwapCode(rows int, d, s, x, y, a uint16, nop bool) []byte {
 	var w []uint32
 	// Rows of d that take s's partner lanes, and rows of s that take d's.
 	var rowsD, rowsS uint32
@@ -63,26 +139,36 @@ func PermlaneSwapCode(rows int, d, s, x, y, a uint16) []byte {
 		w = append(w, sx[0], sx[1], sy[0], sy[1])
 		rowsD, rowsS = 0xa, 0x5
 	} else {
-		lo := vop3(op3MbcntLo, a, srcOnes, srcZero, 0)
-		hi := vop3(op3MbcntHi, a, srcOnes, srcVGPR+a, 0)
-		w = append(w, lo[0], lo[1], hi[0], hi[1])
-		w = append(w, vop2(op2XorB32, a, inlineInt(32), a, 0)...)
-		w = append(w, vop2(op2LshlrevB32, a, inlineInt(2), a, 0)...)
-		bx := dsRead(dsOpBpermute, x, a, s, 0)
-		by := dsRead(dsOpBpermute, y, a, d, 0)
+		w = append(w, laneBytes(a)...)
+		bx := dsRead(dsOpBpermute, x, a, s, partnerOffset32)
+		by := dsRead(dsOpBpermute, y, a, d, partnerOffset32)
 		w = append(w, bx[0], bx[1], by[0], by[1])
 		rowsD, rowsS = 0xc, 0x3
 	}
 	w = append(w, waitLGKMCnt0)
-	if rows == 16 {
+	if rows == 16 && nop {
 		// A DPP operation needs 5 wait states after a VALU write of
 		// EXEC (a guest v_cmpx just before): the two swizzles and the
-		// wait give 3 (the 32-row form's address VALU makes 7).
+		// wait give 3 (the 32-row form's address VALU makes 6).
 		w = append(w, sNop(1))
 	}
 	w = append(w, movRows(d, x, rowsD)...) // upper lanes take vsrc's lower lanes
 	w = append(w, movRows(s, y, rowsS)...) // lower lanes of vsrc take vdst's upper lanes
 	return appendWords(nil, w...)
+}
+
+// partnerOffset32 is the ds_bpermute_b32 offset that makes lane l read
+// lane l^32: the instruction offset is added to the byte address 4l and
+// only address bits 7:2 select the lane, so 4l+128 selects (l+32) mod 64
+// (no v_xor_b32 of the lane id).
+const partnerOffset32 = 128
+
+// laneBytes returns code setting VGPR a to 4 * the lane id.
+func laneBytes(a uint16) []uint32 {
+	lo := vop3(op3MbcntLo, a, srcOnes, srcZero, 0)
+	hi := vop3(op3MbcntHi, a, srcOnes, srcVGPR+a, 0)
+	w := []uint32{lo[0], lo[1], hi[0], hi[1]}
+	return append(w, vop2(op2LshlrevB32, a, inlineInt(2), a, 0)...)
 }
 
 // dppSrc is the VOP1/VOP2 src0 code that selects the DPP word.
@@ -104,12 +190,8 @@ func PermlaneSelfSwapCode(rows int, d, x, a uint16) []byte {
 		sx := dsRead(dsOpSwizzle, x, d, 0, 0x401f)
 		w = append(w, sx[0], sx[1])
 	} else {
-		lo := vop3(op3MbcntLo, a, srcOnes, srcZero, 0)
-		hi := vop3(op3MbcntHi, a, srcOnes, srcVGPR+a, 0)
-		w = append(w, lo[0], lo[1], hi[0], hi[1])
-		w = append(w, vop2(op2XorB32, a, inlineInt(32), a, 0)...)
-		w = append(w, vop2(op2LshlrevB32, a, inlineInt(2), a, 0)...)
-		bx := dsRead(dsOpBpermute, x, a, d, 0)
+		w = append(w, laneBytes(a)...)
+		bx := dsRead(dsOpBpermute, x, a, d, partnerOffset32)
 		w = append(w, bx[0], bx[1])
 	}
 	w = append(w, waitLGKMCnt0, vop1(op1MovB32, d, srcVGPR+x))
@@ -117,6 +199,11 @@ func PermlaneSelfSwapCode(rows int, d, x, a uint16) []byte {
 }
 
 func emitPermlaneSwap(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+	return emitPermlaneSwapNop(ctx, in, raw, true)
+}
+
+// emitPermlaneSwapNop emits the swap; nop as in permlaneSwapCode.
+func emitPermlaneSwapNop(ctx Context, in *isa.Inst, raw []byte, nop bool) ([]byte, error) {
 	rows := 16
 	if in.Name() == "v_permlane32_swap_b32" {
 		rows = 32
@@ -170,5 +257,5 @@ func emitPermlaneSwap(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	if rows == 32 {
 		a = t[2]
 	}
-	return PermlaneSwapCode(rows, d, s, t[0], t[1], a), nil
+	return permlaneSwapCode(rows, d, s, t[0], t[1], a, nop), nil
 }

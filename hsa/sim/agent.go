@@ -39,6 +39,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/rocjitsu/rocjitsu/dbt/cost"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/wave"
 )
@@ -88,6 +89,14 @@ type Agent struct {
 type Stats struct {
 	// Instructions is the number of wave instructions executed.
 	Instructions uint64
+	// Classes counts the executed wave instructions by dbt/cost class
+	// (MFMA/WMMA, VALU, memory, SALU, other); they add up to Instructions.
+	Classes cost.Counts
+	// Passes is the executed instructions' weight in dbt/cost's
+	// issue-cycle model (a model, not a cycle count): each MFMA counts its
+	// passes on the agent's target (gfx942, gfx950; cost.MFMAPasses),
+	// every other instruction one.
+	Passes uint64
 	// LaneInstructions counts vector instructions once per active lane
 	// and scalar instructions once.
 	LaneInstructions uint64
@@ -627,7 +636,7 @@ func (a *Agent) runGroup(k *Kernel, ws []*wave.Wave, used *uint64) error {
 				continue
 			}
 			if !w.AtBarrier {
-				before := w.Count
+				before, classes, passes := w.Count, w.Classes, w.Passes
 				limit, budget := a.MaxInstructions, false
 				if a.Budget > 0 {
 					if *used >= a.Budget {
@@ -639,6 +648,10 @@ func (a *Agent) runGroup(k *Kernel, ws []*wave.Wave, used *uint64) error {
 				}
 				err := w.Run(limit)
 				a.Stats.Instructions += w.Count - before
+				for c := range classes {
+					a.Stats.Classes[c] += w.Classes[c] - classes[c]
+				}
+				a.Stats.Passes += w.Passes - passes
 				*used += w.Count - before
 				if err != nil && budget && w.Count-before >= limit {
 					return &TimeoutError{Kernel: k.Name, Executed: *used, Offset: w.PC - k.codeBase()}

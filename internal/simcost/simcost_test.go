@@ -1,31 +1,14 @@
 package simcost
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cost"
-	"github.com/rocjitsu/rocjitsu/internal/fuzzguard"
 	"github.com/rocjitsu/rocjitsu/internal/kernelref"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
-
-func TestTraceCounter(t *testing.T) {
-	var c cost.Counts
-	tc := &traceCounter{counts: &c}
-	in := "wave 0 0x0000 exec ffffffffffffffff s_load_dwordx2 s[0:1]\nwave 0 0x0008 exec ffffffffffffffff v_mfma_f32_16x16x16_f16 v[0:3]\nwave 1 0x000c exec 00000000000000ff v_add"
-	if _, err := tc.Write([]byte(in)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tc.Write([]byte("_f32_e32 v0, v1, v2\nnot a trace line\n")); err != nil {
-		t.Fatal(err)
-	}
-	if c[cost.Memory] != 1 || c[cost.MFMA] != 1 || c[cost.VALU] != 1 || tc.bad != 1 {
-		t.Fatalf("counts %v bad %d", c, tc.bad)
-	}
-}
 
 func TestRunVectorAdd(t *testing.T) {
 	root := projectpath.MustRoot(t)
@@ -52,29 +35,27 @@ func TestRunVectorAdd(t *testing.T) {
 	}
 }
 
-// FuzzTraceCounter: any byte stream, split anywhere, is accepted without
-// a panic, and every complete line is either counted or reported bad.
-func FuzzTraceCounter(f *testing.F) {
-	f.Add([]byte("wave 0 0x0000 exec ffffffffffffffff s_endpgm\n"), 7)
-	f.Add([]byte("wave 1 0x0010 exec 0000000000000001 v_mfma_f32_16x16x16_f16 v[0:3]\nbad\n"), 0)
-	f.Add([]byte("\n\n\nwave"), 2)
-	f.Fuzz(func(t *testing.T, data []byte, cut int) {
-		fuzzguard.RunArgs(t, []any{data, cut}, func() {
-			var c cost.Counts
-			tc := &traceCounter{counts: &c}
-			if cut < 0 || cut > len(data) {
-				cut = len(data) / 2
-			}
-			if n, err := tc.Write(data[:cut]); err != nil || n != cut {
-				t.Fatalf("Write: %d, %v", n, err)
-			}
-			if n, err := tc.Write(data[cut:]); err != nil || n != len(data)-cut {
-				t.Fatalf("Write: %d, %v", n, err)
-			}
-			lines := uint64(bytes.Count(data, []byte("\n")))
-			if got := c.Total() + uint64(tc.bad); got != lines {
-				t.Fatalf("%d lines, %d counted + %d bad", lines, c.Total(), tc.bad)
-			}
-		})
-	})
+// TestMeasureMFMA: the 32x32x8 f16 MFMA kernel's one MFMA per wave weighs
+// its 8 gfx942 passes, every other instruction one; the case's results
+// match the reference.
+func TestMeasureMFMA(t *testing.T) {
+	c, ok := kernelref.Lookup("mfma_f32_32x32x8f16")
+	if !ok {
+		t.Fatal("no mfma_f32_32x32x8f16 case")
+	}
+	img, err := os.ReadFile(filepath.Join(projectpath.MustRoot(t), c.Object("gfx942")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, out, err := Measure(&c, img, "gfx942")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Check(out); err != nil {
+		t.Fatal(err)
+	}
+	n, mfma := m.Counts.Total(), m.Counts[cost.MFMA]
+	if mfma == 0 || m.Passes != n-mfma+8*mfma {
+		t.Fatalf("%v: %d passes, want %d", m.Counts, m.Passes, n-mfma+8*mfma)
+	}
 }

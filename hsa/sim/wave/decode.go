@@ -94,6 +94,9 @@ type Inst struct {
 	DPP  *DPP
 
 	exec func(w *Wave, in *Inst) error
+	// class is the instruction's dbt/cost class and passes its weight in
+	// the issue-cycle model (classify).
+	class, passes uint8
 
 	// gfx12 decoding (gfx12_decode.go): the instruction is gfx12 code; t16
 	// marks a true16 .h operand run as VOP3 op_sel; dual holds the X and Y

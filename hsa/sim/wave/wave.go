@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rocjitsu/rocjitsu/dbt/cost"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
 )
 
@@ -81,6 +82,13 @@ type Wave struct {
 	FlushF32, FlushF64 bool
 	// Count is the number of instructions the wave executed.
 	Count uint64
+	// Classes counts the executed instructions by dbt/cost class (they
+	// add up to Count).
+	Classes cost.Counts
+	// Passes is the executed instructions' weight in dbt/cost's
+	// issue-cycle model: the passes of each MFMA on the wave's target
+	// (gfx942, gfx950), one for every other instruction.
+	Passes uint64
 	// Lanes is the number of lane-instructions (active lanes of vector
 	// instructions, one per scalar instruction).
 	Lanes uint64
@@ -182,6 +190,7 @@ func (w *Wave) Reset(p *Program, m *mem.Memory, g *Group, target Target, pc uint
 	w.scalePC = 0
 	w.barrierPhase = 0
 	w.Count, w.Lanes = 0, 0
+	w.Classes, w.Passes = cost.Counts{}, 0
 	w.Clock = 0
 }
 
@@ -200,6 +209,8 @@ func (w *Wave) Run(limit uint64) error {
 		pc := w.PC
 		w.PC += uint64(in.Size)
 		w.Count++
+		w.Classes[in.class]++
+		w.Passes += uint64(in.passes)
 		if w.gprIdx {
 			in = w.indexed(in)
 		}
@@ -265,6 +276,8 @@ func (w *Wave) Step() error {
 	pc := w.PC
 	w.PC += uint64(in.Size)
 	w.Count++
+	w.Classes[in.class]++
+	w.Passes += uint64(in.passes)
 	if w.vskip && in.Fmt >= FmtVOP2 && in.Fmt != FmtVOPD {
 		return nil
 	}
@@ -449,6 +462,7 @@ func (p *Program) decode(pc uint64) (*Inst, error) {
 	}
 	in.PC = pc
 	in.epoch = p.epoch
+	classify(in, p.target)
 	return in, nil
 }
 
