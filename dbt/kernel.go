@@ -437,10 +437,14 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		return kt.getpc(code, b, i, in, raw)
 	}
 	// A re-emission (after placement asked for long branches) gives
-	// every other instruction the same host code: reuse it.
+	// every other instruction the same host code: reuse it. Not in a
+	// sidecar: there the host code is lowered after this returns, and the
+	// lowering must not take the scratch VGPRs (kt.taken) or private
+	// slots (kt.borrowed) the expansion took, which a reuse does not
+	// record.
 	ord := kt.ordinal
 	kt.ordinal++
-	if ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && !kt.noReuse {
+	if ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && !kt.noReuse && !kt.sidecar {
 		m := &kt.memo[ord]
 		kt.needArch = max(kt.needArch, int(m.needArch))
 		kt.tallyDecision(in, kt.emitDecision(b, i))
