@@ -100,9 +100,8 @@ type sharedState struct {
 	// live is the analysis the plans were made for.
 	live  *live.Info
 	plans map[*rules.Shared]*sharedPlan
-	// chosen caches sharedAt's answer per instruction; scan lists the
-	// scope's instructions that have a form (made once, for every plan).
-	chosen  map[*isa.Inst]*rules.Shared
+	// scan lists the scope's instructions that have a form (made once,
+	// for every plan).
 	scan    []sharedUse
 	scanned bool
 	// body is the emission the rest belongs to (reset with it): calls
@@ -127,35 +126,13 @@ type sharedState struct {
 // Shared of the rule its Decide picks (a rule such as the FP8 MFMA's has a
 // variant per block shape, each with its own form), asked only when the
 // registry rule has a form; nil when there is none. Uses of one form share
-// a plan. The answers are kept per liveness analysis.
+// a plan. The answers are kept per scope (decide.go).
 func (kt *kernelT) sharedAt(b *cfg.Block, i int) *rules.Shared {
 	in := b.Insts[i]
 	if f, ok := kt.pair.(pair.SharedForms); ok {
 		return f.SharedForm(in, kt.agprBase())
 	}
-	r := rules.ForInst(kt.guest, kt.host, in)
-	if r == nil || r.Shared == nil {
-		return nil
-	}
-	var memo map[*isa.Inst]*rules.Shared
-	if kt.shared != nil && kt.shared.live == kt.live {
-		if kt.shared.chosen == nil {
-			kt.shared.chosen = map[*isa.Inst]*rules.Shared{}
-		}
-		memo = kt.shared.chosen
-		if s, ok := memo[in]; ok {
-			return s
-		}
-	}
-	var s *rules.Shared
-	d := kt.pair.Decide(in, kt.raw(in), kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo(), InlineLDS: kt.inlineLDS()})
-	if d.Rule != nil && d.Action != report.Reject {
-		s = d.Rule.Shared
-	}
-	if memo != nil {
-		memo[in] = s
-	}
-	return s
+	return kt.sharedFormAt(b, i)
 }
 
 // chosenForm reports whether form, the Shared of the rule the pair's
@@ -371,7 +348,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	st := kt.shared
 	if st.body != kt.body {
-		*st = sharedState{live: st.live, plans: st.plans, chosen: st.chosen, scan: st.scan, scanned: st.scanned, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
+		*st = sharedState{live: st.live, plans: st.plans, scan: st.scan, scanned: st.scanned, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
 	}
 	reach := sharedReach
 	if kt.sharedReach > 0 {
@@ -450,7 +427,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	code = append(code, site.Tail...)
 	st.uses++
-	kt.rep.Tally(kind)
+	kt.tally(kind)
 	return code, true
 }
 
