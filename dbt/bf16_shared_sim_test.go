@@ -67,3 +67,96 @@ func TestCvtPkBF16SharedAgainstGFX950Simulator(t *testing.T) {
 		}
 	}
 }
+
+// TestCvtPkBF16InPlaceAgainstGFX950Simulator: two register triples of
+// v_cvt_pk_bf16_f32 used eight times each (one whose destination is its
+// first source), the sources changed between uses (NaNs, infinities and
+// ties among them), translated with the in-place subroutine form (one body
+// per triple on the guest's registers: a use is the call alone) and inline;
+// each translation on the simulated gfx942 must store what the guest
+// stores on the simulated gfx950.
+//
+// With the two conversions adjacent they are a run: its first conversion
+// calls one body converting both (8 calls, one body; the second emits
+// nothing), which must also store what the guest stores.
+func TestCvtPkBF16InPlaceAgainstGFX950Simulator(t *testing.T) {
+	t.Run("separate", func(t *testing.T) {
+		testCvtPkBF16InPlace(t, "  s_nop 0\n", "16 long expansions call 2 per-kernel subroutines placed after the code", 16)
+	})
+	t.Run("run", func(t *testing.T) {
+		testCvtPkBF16InPlace(t, "", "8 long expansions call 1 per-kernel subroutines placed after the code", 8)
+	})
+}
+
+// testCvtPkBF16InPlace is TestCvtPkBF16InPlaceAgainstGFX950Simulator with
+// sep between the two conversions, the subroutine note want and calls
+// uses of the bodies.
+func testCvtPkBF16InPlace(t *testing.T, sep, want string, calls int) {
+	cvt := func(vdst int, src0, src1 uint32) string {
+		return fmt.Sprintf("  .long %#x, %#x\n", 0xd2680000|uint32(vdst), src0|src1<<9)
+	}
+	v := func(r int) uint32 { return uint32(256 + r) }
+	var s strings.Builder
+	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n")
+	s.WriteString("  s_mov_b32 s11, 0x9e3779b1\n  v_mul_lo_u32 v1, v0, s11\n  v_or_b32 v2, 0x7f800000, v1\n  v_alignbit_b32 v3, v1, v1, 13\n  v_lshlrev_b32 v4, 16, v0\n  v_or_b32 v4, 0x8000, v4\n  v_mul_u32_u24 v30, 64, v0\n  s_waitcnt lgkmcnt(0)\n")
+	for i := 0; i < 8; i++ {
+		s.WriteString(cvt(20, v(1), v(2)))
+		s.WriteString(sep)
+		s.WriteString(cvt(3, v(3), v(4)))
+		fmt.Fprintf(&s, "  global_store_dword v30, v20, s[8:9] offset:%d\n  global_store_dword v30, v3, s[8:9] offset:%d\n", 8*i, 8*i+4)
+		s.WriteString("  v_alignbit_b32 v1, v2, v1, 7\n  v_xor_b32 v2, v1, v2\n  v_add_u32 v3, v3, v1\n  v_alignbit_b32 v4, v4, v2, 19\n")
+	}
+	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 40\n.end_amdhsa_kernel\n")
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guest := buildGuestFrom(t, path)
+	gfx950 := runKernelOn(t, guest, "gfx950", 64*64)
+	var sizes []int
+	for _, c := range []struct {
+		name string
+		opt  Options
+		note string
+	}{
+		{"subroutine", Options{}, want},
+		{"inline", Options{noShared: true}, ""},
+	} {
+		c.opt.Name = "cvtpk-inplace-" + c.name
+		res, err := Translate(guest, c.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		notes := fmt.Sprint(res.Report.Kernels[0].Notes)
+		if c.note != "" && !strings.Contains(notes, c.note) || c.note == "" && strings.Contains(notes, "subroutine") {
+			t.Fatalf("%s: notes %s, want %q", c.name, notes, c.note)
+		}
+		verifyObject(t, c.opt.Name, guest, res.Object)
+		text := textOf(t, res.Object)
+		sizes = append(sizes, len(text))
+		if c.name == "subroutine" {
+			// No operand is copied in or out (the guest has no v_mov_b32).
+			for off := 0; off < len(text); {
+				in, err := gfx9DecodeForTest(text[off:], uint64(off))
+				if err != nil {
+					t.Fatalf("host code at %#x: %v", off, err)
+				}
+				if in.Name() == "v_mov_b32" {
+					t.Fatalf("a copy at %#x: the uses are not the call alone", off)
+				}
+				off += int(in.Size)
+			}
+		}
+		if got := runKernelOn(t, res.Object, "gfx942", 64*64); !bytes.Equal(got, gfx950) {
+			for i := 0; i < len(got); i += 4 {
+				if !bytes.Equal(got[i:i+4], gfx950[i:i+4]) {
+					t.Fatalf("%s: lane %d store %d: translated % x, gfx950 % x", c.name, i/64, i%64/4, got[i:i+4], gfx950[i:i+4])
+				}
+			}
+		}
+	}
+	// The calls and bodies, against 16 copies of the 100-byte expansion.
+	if sizes[0] >= sizes[1]-16*100+4*calls+2*104+64 {
+		t.Fatalf(".text %d bytes with the in-place subroutines, %d inline", sizes[0], sizes[1])
+	}
+}

@@ -83,8 +83,9 @@ type kernelT struct {
 	// memo holds, by emission ordinal, the host code of the non-control
 	// instructions of the last emission; ordinal counts them in the
 	// current one.
-	memo    []emitMemo
-	ordinal int
+	memo      []emitMemo
+	memoNotes []string
+	ordinal   int
 	// lastLen is the length of the last emission's code.
 	lastLen int
 	// emitted lists emittedFor's Map entries in emission order.
@@ -92,6 +93,8 @@ type kernelT struct {
 	emittedFor *place.Body
 	// noReuse disables memo (tests compare both paths).
 	noReuse bool
+	// noDecisionCache disables decided (tests compare both paths).
+	noDecisionCache bool
 	// selfSet caches selfUses for the instruction selfFor: the VGPRs
 	// (host numbering, 0-511) it names.
 	selfFor *isa.Inst
@@ -99,7 +102,13 @@ type kernelT struct {
 	// shared holds the scope's subroutine plans and calls (shared.go);
 	// forceShared calls a body even from a key's only use, noShared never
 	// calls one (tests).
-	shared                *sharedState
+	shared *sharedState
+	// tallies remembers where each kind is in rep.Kinds (tally).
+	tallies map[tallyKey]int
+	// decisionTallies is the same by operation, rule and action.
+	decisionTallies map[decisionKey]int
+	// decided caches the pair's decisions for the scope (decide.go).
+	decided               decisions
 	forceShared, noShared bool
 	// sharedReach, when set, places the bodies in the code with this
 	// call reach (tests).
@@ -318,11 +327,11 @@ func (kt *kernelT) raw(in *isa.Inst) []byte {
 
 func (kt *kernelT) reject(in *isa.Inst, why string) {
 	kt.rep.Reject(report.Rejection{Offset: in.PC, Mnemonic: in.Name(), Reason: why})
-	kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Reject, Fidelity: report.Rejected, Count: 1})
+	kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Reject, Fidelity: report.Rejected, Count: 1})
 }
 
 func (kt *kernelT) relocated(in *isa.Inst) {
-	kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Relocate, Fidelity: report.Exact, Count: 1})
+	kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Relocate, Fidelity: report.Exact, Count: 1})
 }
 
 // window appends a reserved window of n bytes of NOPs.
@@ -428,20 +437,24 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		return kt.getpc(code, b, i, in, raw)
 	}
 	// A re-emission (after placement asked for long branches) gives
-	// every other instruction the same host code: reuse it.
+	// every other instruction the same host code: reuse it. Not in a
+	// sidecar: there the host code is lowered after this returns, and the
+	// lowering must not take the scratch VGPRs (kt.taken) or private
+	// slots (kt.borrowed) the expansion took, which a reuse does not
+	// record.
 	ord := kt.ordinal
 	kt.ordinal++
-	if ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && !kt.noReuse {
+	if ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && !kt.noReuse && !kt.sidecar {
 		m := &kt.memo[ord]
-		kt.needArch = max(kt.needArch, m.needArch)
-		kt.rep.Tally(m.kind)
-		for _, n := range m.notes {
+		kt.needArch = max(kt.needArch, int(m.needArch))
+		kt.tallyDecision(in, kt.emitDecision(b, i))
+		for _, n := range kt.memoNotes[m.notes0:m.notes1] {
 			kt.rep.Notes = appendOnce(kt.rep.Notes, n)
 		}
 		return append(code, m.out...)
 	}
 	notes0 := len(kt.rep.Notes)
-	remember := func(out []byte, kind report.Kind) {
+	remember := func(out []byte) {
 		if kt.memo == nil {
 			kt.memo = make([]emitMemo, kt.scopeInsts())
 		}
@@ -449,28 +462,20 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			kt.memo = append(kt.memo, emitMemo{})
 		}
 		m := &kt.memo[ord]
-		m.pc, m.ok, m.out, m.kind, m.needArch, m.notes = in.PC, true, out, kind, kt.needArch, nil
-		if len(kt.rep.Notes) > notes0 {
-			m.notes = append([]string(nil), kt.rep.Notes[notes0:]...)
-		}
+		m.pc, m.ok, m.out, m.needArch = in.PC, true, out, int32(kt.needArch)
+		m.notes0 = int32(len(kt.memoNotes))
+		kt.memoNotes = append(kt.memoNotes, kt.rep.Notes[notes0:]...)
+		m.notes1 = int32(len(kt.memoNotes))
 	}
-	d := kt.pair.Decide(in, raw, kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo()})
-	if d.Rule != nil && d.Action != report.Reject {
-		d.Action = report.Expand
-		if d.Rule.Name == "" {
-			d.Action = report.Lower
-		}
-	}
+	d := kt.emitDecision(b, i)
 	switch d.Action {
 	case report.Identity, report.Substitute:
-		kind := report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1}
-		kt.rep.Tally(kind)
-		remember(raw, kind)
+		kt.tallyDecision(in, d)
+		remember(raw)
 		return append(code, raw...)
 	case report.Expand, report.Lower:
 		if d.Rule.Shared != nil {
-			kind := report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1}
-			if out, ok := kt.sharedSite(code, b, i, in, raw, d.Rule, kind); ok {
+			if out, ok := kt.sharedSite(code, b, i, in, raw, d.Rule, kindOf(in, d)); ok {
 				return out
 			}
 		}
@@ -486,9 +491,8 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 				return append(code, raw...)
 			}
 		}
-		kind := report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1}
-		kt.rep.Tally(kind)
-		remember(out, kind)
+		kt.tallyDecision(in, d)
+		remember(out)
 		return append(code, out...)
 	}
 	kt.reject(in, d.Reason)
@@ -867,6 +871,14 @@ func (kt *kernelT) selfUses(r int) bool {
 	return kt.selfSet[r>>6]&(1<<(r&63)) != 0
 }
 
+// ReserveVGPRs implements rules.VGPRReserver: regs are not handed out as
+// scratch registers for the rest of the instruction's translation.
+func (kt *kernelT) ReserveVGPRs(regs ...uint16) {
+	for _, r := range regs {
+		kt.taken.add(int(r))
+	}
+}
+
 func (kt *kernelT) take(r uint16) {
 	kt.taken.add(int(r))
 	if int(r)+1 > kt.needArch {
@@ -874,16 +886,38 @@ func (kt *kernelT) take(r uint16) {
 	}
 }
 
-// emitMemo is one instruction's host code and tally from an earlier
-// emission of the same scope.
+// emitMemo is one instruction's host code from an earlier emission of
+// the same scope (its tally comes from the scope's cached decision).
 type emitMemo struct {
 	pc       uint64
-	ok       bool
 	out      []byte
-	kind     report.Kind
-	needArch int
-	// notes are the report notes the instruction added.
-	notes []string
+	needArch int32
+	// notes0 and notes1 bound, in kernelT.memoNotes, the report notes
+	// the instruction added.
+	notes0, notes1 int32
+	ok             bool
+}
+
+// emitDecision is the scope's decision for b.Insts[i] with a rule's
+// action named as emission reports it: Expand for a named rule, Lower
+// for an unnamed one.
+func (kt *kernelT) emitDecision(b *cfg.Block, i int) legalize.Decision {
+	d := kt.decide(b, i)
+	if d.Rule != nil && d.Action != report.Reject {
+		d.Action = report.Expand
+		if d.Rule.Name == "" {
+			d.Action = report.Lower
+		}
+	}
+	return d
+}
+
+// kindOf is the report kind of one instance of in translated by d.
+func kindOf(in *isa.Inst, d legalize.Decision) report.Kind {
+	if d.Action == report.Identity || d.Action == report.Substitute {
+		return report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1}
+	}
+	return report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1}
 }
 
 // regSet is a set of VGPR numbers 0-511.
@@ -1035,6 +1069,10 @@ func (kt *kernelT) inScope(a uint64) bool {
 	b := kt.g.Blocks[kt.scope.Blocks[i]]
 	return a >= b.Start && a < b.End
 }
+
+// inlineLDS says the uses of rules whose subroutine form accesses LDS are
+// emitted inline (as sharedSite decides).
+func (kt *kernelT) inlineLDS() bool { return kt.sidecar || kt.noShared || kt.forceSpill }
 
 // pairMemo returns the pair's per-scope cache, creating it on first use.
 func (kt *kernelT) pairMemo() map[string]any {

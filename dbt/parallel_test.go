@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/bitop3"
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
 
 // TestParallelKernelsDeterministic: emitting the kernels of one object on
@@ -92,4 +93,28 @@ func reemitGuest(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return buildGuestFrom(t, path)
+}
+
+// TestDecisionCache: the decisions and subroutine forms cached per scope
+// (decide.go) give the same objects and reports as asking the pair at
+// every question, for every aiter object and gfx950 test kernel, on both
+// hosts.
+func TestDecisionCache(t *testing.T) {
+	paths := append(corpus(t, "gfx950"), testKernels(t, "gfx950")...)
+	for _, host := range []isa.Target{isa.GFX942, isa.GFX1201} {
+		for _, p := range paths {
+			guest, name := readFile(t, p), filepath.Base(p)
+			a, errA := Translate(guest, Options{Name: name, Host: host})
+			b, errB := Translate(guest, Options{Name: name, Host: host, noDecisionCache: true})
+			if (errA == nil) != (errB == nil) {
+				t.Fatalf("%s for %s: errors %v / %v", name, host, errA, errB)
+			}
+			if a == nil || b == nil {
+				continue
+			}
+			if !bytes.Equal(a.Object, b.Object) || !reflect.DeepEqual(a.Report, b.Report) {
+				t.Fatalf("%s for %s: the decision cache changes the translation", name, host)
+			}
+		}
+	}
 }

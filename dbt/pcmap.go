@@ -108,16 +108,3 @@ func (kt *kernelT) bodyPairs() []pcOff {
 	}
 	return mapPairs(kt.body.Map)
 }
-
-// guestOrder returns the guest addresses of kt.body ascending.
-func (kt *kernelT) guestOrder() []uint64 {
-	xs := kt.bodyPairs()
-	addrs := make([]uint64, len(xs))
-	for i, x := range xs {
-		addrs[i] = x.guest
-	}
-	if !slices.IsSorted(addrs) {
-		slices.Sort(addrs)
-	}
-	return addrs
-}

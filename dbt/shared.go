@@ -57,6 +57,8 @@ type sharedPlan struct {
 	// the save and restore stubs of keys whose fixed registers are saved.
 	bodies map[string][]byte
 	saves  map[string][2][]byte
+	// tails is the length of each body's shareable tail (Shared.Tail).
+	tails map[string]int
 	// agprs is the most AGPRs a key's saves use.
 	agprs int
 	// sites are the addresses of the uses; lists is each key's register
@@ -98,9 +100,8 @@ type sharedState struct {
 	// live is the analysis the plans were made for.
 	live  *live.Info
 	plans map[*rules.Shared]*sharedPlan
-	// chosen caches sharedAt's answer per instruction; scan lists the
-	// scope's instructions that have a form (made once, for every plan).
-	chosen  map[*isa.Inst]*rules.Shared
+	// scan lists the scope's instructions that have a form (made once,
+	// for every plan).
 	scan    []sharedUse
 	scanned bool
 	// body is the emission the rest belongs to (reset with it): calls
@@ -125,35 +126,13 @@ type sharedState struct {
 // Shared of the rule its Decide picks (a rule such as the FP8 MFMA's has a
 // variant per block shape, each with its own form), asked only when the
 // registry rule has a form; nil when there is none. Uses of one form share
-// a plan. The answers are kept per liveness analysis.
+// a plan. The answers are kept per scope (decide.go).
 func (kt *kernelT) sharedAt(b *cfg.Block, i int) *rules.Shared {
 	in := b.Insts[i]
 	if f, ok := kt.pair.(pair.SharedForms); ok {
 		return f.SharedForm(in, kt.agprBase())
 	}
-	r := rules.ForInst(kt.guest, kt.host, in)
-	if r == nil || r.Shared == nil {
-		return nil
-	}
-	var memo map[*isa.Inst]*rules.Shared
-	if kt.shared != nil && kt.shared.live == kt.live {
-		if kt.shared.chosen == nil {
-			kt.shared.chosen = map[*isa.Inst]*rules.Shared{}
-		}
-		memo = kt.shared.chosen
-		if s, ok := memo[in]; ok {
-			return s
-		}
-	}
-	var s *rules.Shared
-	d := kt.pair.Decide(in, kt.raw(in), kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo()})
-	if d.Rule != nil && d.Action != report.Reject {
-		s = d.Rule.Shared
-	}
-	if memo != nil {
-		memo[in] = s
-	}
-	return s
+	return kt.sharedFormAt(b, i)
 }
 
 // chosenForm reports whether form, the Shared of the rule the pair's
@@ -176,7 +155,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 		return p
 	}
 	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{},
-		inline: map[string]bool{}, inMemory: map[string]bool{}}
+		tails: map[string]int{}, inline: map[string]bool{}, inMemory: map[string]bool{}}
 	kt.shared.plans[r] = p
 	st := kt.shared
 	if !st.scanned {
@@ -359,6 +338,9 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 			return code, false
 		}
 		p.lists[key], p.bodies[key] = regs.V, body
+		if r.Tail != nil {
+			p.tails[key] = r.Tail(in, raw, regs)
+		}
 		if sv != nil {
 			p.saves[key] = [2][]byte{sv, rs}
 			p.inMemory[key] = !p.saveOK
@@ -366,7 +348,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	st := kt.shared
 	if st.body != kt.body {
-		*st = sharedState{live: st.live, plans: st.plans, chosen: st.chosen, scan: st.scan, scanned: st.scanned, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
+		*st = sharedState{live: st.live, plans: st.plans, scan: st.scan, scanned: st.scanned, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
 	}
 	reach := sharedReach
 	if kt.sharedReach > 0 {
@@ -445,7 +427,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	code = append(code, site.Tail...)
 	st.uses++
-	kt.rep.Tally(kind)
+	kt.tally(kind)
 	return code, true
 }
 
@@ -485,13 +467,34 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 	}
 	at := map[sharedCall]int{}
 	bodies, saves := st.nCopies, st.nCopies > 0 && kt.needAGPRs > 0
+	// tails are the offsets of the shareable tails emitted so far, by
+	// bytes and return pair (the s_setpc_b64 after each): executing a
+	// tail of equal bytes is the same, whichever rule made it.
+	type tailKey struct {
+		ret  uint16
+		code string
+	}
+	tails := map[tailKey]int{}
 	for _, c := range st.order {
 		p := st.plans[c.rule]
 		at[c] = len(code)
 		switch c.part {
 		case 0:
-			code = append(code, p.bodies[c.key]...)
+			b := p.bodies[c.key]
 			bodies++
+			if n := p.tails[c.key]; n > 0 && n <= len(b) {
+				k := tailKey{p.ret, string(b[len(b)-n:])}
+				head := len(code) + len(b) - n
+				if off, ok := tails[k]; ok && (head+4-off)/4 <= 1<<15 {
+					// The body's head, then a branch into the tail
+					// emitted before (which returns).
+					code = append(code, b[:len(b)-n]...)
+					code = binary.LittleEndian.AppendUint32(code, kt.pair.Words().SOPP(place.OpBranch, int16((off-len(code)-4)/4)))
+					continue
+				}
+				tails[k] = head
+			}
+			code = append(code, b...)
 		default:
 			code = append(code, p.saves[c.key][c.part-1]...)
 			saves = true

@@ -1074,9 +1074,9 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		}
 		if d.Kind != vlds.Native {
 			p.lowered++
-			kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: "virtual-lds", Fidelity: report.Exact, Count: 1})
+			kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: "virtual-lds", Fidelity: report.Exact, Count: 1})
 		} else {
-			kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Identity, Fidelity: report.Exact, Count: 1})
+			kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Identity, Fidelity: report.Exact, Count: 1})
 		}
 		return append(code, out...), ""
 	}
@@ -1186,7 +1186,7 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		off += int(hin.Size)
 	}
 	if changed {
-		kt.rep.Tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: "virtual-lds", Fidelity: report.Exact, Count: 1})
+		kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Expand, Rule: "virtual-lds", Fidelity: report.Exact, Count: 1})
 	}
 	return append(code[:at], low...), ""
 }

@@ -3,7 +3,9 @@ package dbt
 import (
 	"github.com/rocjitsu/rocjitsu/dbt/cost"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
+	"github.com/rocjitsu/rocjitsu/dbt/rules"
 )
 
 // ClassCounts converts a cost tally to the report's form.
@@ -48,3 +50,87 @@ func (kt *kernelT) staticCost(code []byte, pc uint64) *report.Cost {
 
 // classOf is cost.Of of in's mnemonic.
 func classOf(in *isa.Inst) cost.Class { return cost.Of(in.Name()) }
+
+// tallyKey is what report.Kernel.Tally merges kinds by.
+type tallyKey struct {
+	mnemonic string
+	action   report.Action
+	rule     string
+}
+
+// tally is kt.rep.Tally with the position of each kind in kt.rep.Kinds
+// remembered (the report's own lookup scans every kind of the kernel).
+// A remembered position is checked before use: the report may have been
+// reset or reordered since.
+func (kt *kernelT) tally(kind report.Kind) {
+	key := tallyKey{kind.Mnemonic, kind.Action, kind.Rule}
+	if i, ok := kt.tallies[key]; ok && i < len(kt.rep.Kinds) {
+		if e := &kt.rep.Kinds[i]; e.Mnemonic == key.mnemonic && e.Action == key.action && e.Rule == key.rule {
+			if kt.rep.Fidelity == "" {
+				kt.rep.Fidelity = report.Exact
+			}
+			kt.rep.Fidelity = kt.rep.Fidelity.Worse(kind.Fidelity)
+			e.Count += kind.Count
+			return
+		}
+	}
+	kt.rep.Tally(kind)
+	if kt.tallies == nil {
+		kt.tallies = map[tallyKey]int{}
+	}
+	for i := range kt.rep.Kinds {
+		if e := &kt.rep.Kinds[i]; e.Mnemonic == key.mnemonic && e.Action == key.action && e.Rule == key.rule {
+			kt.tallies[key] = i
+			return
+		}
+	}
+}
+
+// decisionKey identifies the report kind of an instruction translated by
+// a decision without hashing its strings: the operation, the rule and
+// the action (tallyDecision).
+type decisionKey struct {
+	info   *isa.OpInfo
+	rule   *rules.Rule
+	action uint8
+}
+
+// actionCode numbers the actions a decision tallies with (0: any
+// other), for a key that hashes no string.
+func actionCode(a report.Action) uint8 {
+	switch a {
+	case report.Identity:
+		return 1
+	case report.Substitute:
+		return 2
+	case report.Expand:
+		return 3
+	case report.Lower:
+		return 4
+	}
+	return 0
+}
+
+// tallyDecision is tally(kindOf(in, d)) with the kind's position found
+// by pointers (the operation and rule) instead of by its strings.
+func (kt *kernelT) tallyDecision(in *isa.Inst, d legalize.Decision) {
+	kind := kindOf(in, d)
+	key := decisionKey{in.Info, d.Rule, actionCode(d.Action)}
+	if i, ok := kt.decisionTallies[key]; ok && key.action != 0 && i < len(kt.rep.Kinds) {
+		if e := &kt.rep.Kinds[i]; e.Mnemonic == kind.Mnemonic && e.Action == kind.Action && e.Rule == kind.Rule {
+			if kt.rep.Fidelity == "" {
+				kt.rep.Fidelity = report.Exact
+			}
+			kt.rep.Fidelity = kt.rep.Fidelity.Worse(kind.Fidelity)
+			e.Count += kind.Count
+			return
+		}
+	}
+	kt.tally(kind)
+	if i, ok := kt.tallies[tallyKey{kind.Mnemonic, kind.Action, kind.Rule}]; ok && key.action != 0 {
+		if kt.decisionTallies == nil {
+			kt.decisionTallies = map[decisionKey]int{}
+		}
+		kt.decisionTallies[key] = i
+	}
+}

@@ -24,9 +24,11 @@ package dbt
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,6 +54,9 @@ type Options struct {
 	Diff bool
 	// noReuse makes a re-emission recompute every instruction (tests).
 	noReuse bool
+	// noDecisionCache asks the pair for every decision and form again
+	// (tests compare both paths).
+	noDecisionCache bool
 	// forceSpill makes every scratch-register request borrow live
 	// registers through private memory (tests of the spill path).
 	forceSpill bool
@@ -160,7 +165,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	for i := range kernels {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
-			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse, forceShared: opt.forceShared, noShared: opt.noShared, sharedReach: opt.sharedReach,
+			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse, noDecisionCache: opt.noDecisionCache, forceShared: opt.forceShared, noShared: opt.noShared, sharedReach: opt.sharedReach,
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)
@@ -243,7 +248,16 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	keepDeadCode(newText, text, kts, placed, hostDecode, gt == opt.Host)
 	// 6. Resource feedback and 7. commit.
 	spec := loader.PatchSpec{Text: newText, Descriptors: map[string]kd.Descriptor{}, Mach: hostProc.Mach}
-	hostAt := map[uint64]uint64{} // source address -> host address
+	// Source address -> host address, the first kernel's where scopes
+	// share code, each kernel's entry before its body.
+	var srcs, hosts []uint64
+	if n := len(kts); n > 0 {
+		m := n
+		for _, kt := range kts {
+			m += len(kt.body.Map)
+		}
+		srcs, hosts = make([]uint64, 0, m), make([]uint64, 0, m)
+	}
 	for i, kt := range kts {
 		p := placed[i]
 		rep.Kernels[i].HostEntry = p.Entry
@@ -254,13 +268,9 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 			at := p.Base - text.Addr
 			rep.Kernels[i].Static = kt.staticCost(newText[at:at+uint64(len(kt.body.Code))], p.Base)
 		}
-		if _, dup := hostAt[kt.k.EntryAddr]; !dup {
-			hostAt[kt.k.EntryAddr] = p.Entry
-		}
-		for _, a := range kt.guestOrder() {
-			if _, dup := hostAt[a]; !dup {
-				hostAt[a] = p.Base + uint64(kt.body.Map[a])
-			}
+		srcs, hosts = append(srcs, kt.k.EntryAddr), append(hosts, p.Entry)
+		for _, x := range kt.bodyPairs() {
+			srcs, hosts = append(srcs, x.guest), append(hosts, p.Base+uint64(x.off))
 		}
 		d, err := kt.descriptor()
 		if err != nil {
@@ -270,7 +280,8 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		rep.Kernels[i].Notes = kt.rep.Notes
 		spec.Descriptors[kt.k.Symbol] = d
 	}
-	spec.TextMap = place.TextMap(text.Addr, hostAt, uint64(len(newText)))
+	sortPairs(srcs, hosts)
+	spec.TextMap = place.TextMapSorted(text.Addr, srcs, hosts, uint64(len(newText)))
 	n := 0
 	for _, kt := range kts {
 		n += len(kt.body.Map)
@@ -464,4 +475,21 @@ func grownMetadata(f *loader.File, kts []*kernelT, ds map[string]kd.Descriptor, 
 		}
 	}
 	return md, nil
+}
+
+// sortPairs sorts srcs ascending, hosts with them, keeping the order of
+// equal sources (the first counts in place.TextMapSorted).
+func sortPairs(srcs, hosts []uint64) {
+	if slices.IsSorted(srcs) {
+		return
+	}
+	idx := make([]int, len(srcs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(srcs[a], srcs[b]) })
+	s, h := slices.Clone(srcs), slices.Clone(hosts)
+	for i, j := range idx {
+		srcs[i], hosts[i] = s[j], h[j]
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -79,7 +80,7 @@ func runBatch(ins []string, dir, repPath string, host isa.Target, stats bool, jo
 		}()
 	}
 	go func() {
-		for i := range ins {
+		for _, i := range largestFirst(ins) {
 			next <- i
 		}
 		close(next)
@@ -125,6 +126,22 @@ func runBatch(ins []string, dir, repPath string, host isa.Target, stats bool, jo
 		}
 	}
 	return rc
+}
+
+// largestFirst returns the indexes of ins by decreasing file size (ties
+// and unreadable files in input order): started first, the largest
+// objects do not leave one worker translating alone at the end.
+func largestFirst(ins []string) []int {
+	order := make([]int, len(ins))
+	size := make([]int64, len(ins))
+	for i, in := range ins {
+		order[i] = i
+		if st, err := os.Stat(in); err == nil {
+			size[i] = st.Size()
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size[order[a]] > size[order[b]] })
+	return order
 }
 
 // translateOne reads in, translates it and writes dir/BASENAME.

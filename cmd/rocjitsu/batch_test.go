@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,5 +62,23 @@ func TestTranslateBatch(t *testing.T) {
 	// Two inputs with one base name would overwrite each other.
 	if rc := runMain([]string{"translate", "-o", dir, ins[0], ins[0]}, &stdout, &stderr); rc != 2 {
 		t.Fatalf("duplicate base names: exit %d, want 2", rc)
+	}
+}
+
+// TestLargestFirst checks the batch dispatch order: by decreasing size,
+// equal sizes and missing files in input order.
+func TestLargestFirst(t *testing.T) {
+	dir := t.TempDir()
+	var ins []string
+	for i, n := range []int{3, 10, 1, 10} {
+		p := filepath.Join(dir, fmt.Sprintf("o%d.co", i))
+		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, p)
+	}
+	ins = append(ins, filepath.Join(dir, "missing.co"))
+	if got, want := largestFirst(ins), []int{1, 3, 0, 2, 4}; !slices.Equal(got, want) {
+		t.Fatalf("largestFirst = %v, want %v", got, want)
 	}
 }

@@ -6,9 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/rocjitsu/rocjitsu/dbt/isa/disasm"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
@@ -135,4 +140,67 @@ func mustRun(t *testing.T, args ...string) []byte {
 		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 	}
 	return out.Bytes()
+}
+
+// TestDisasmParallelMatchesStream: listing on several goroutines (as on
+// machines with more cores) writes what streaming from one Lister writes,
+// errors included and in the same place, and counts the same.
+func TestDisasmParallelMatchesStream(t *testing.T) {
+	aiter, _ := filepath.Glob(filepath.Join(projectpath.MustShared(t, "corpus", "aiter", "gfx942"), "*.co"))
+	if len(aiter) < 6 {
+		t.Fatal("too few gfx942 objects")
+	}
+	files := append(append(append([]string{}, aiter[:6]...), filepath.Join(t.TempDir(), "missing.co")), aiter[:6]...)
+	var streamOut, streamErr, parOut, parErr bytes.Buffer
+	one := disasm.NewListers(1, 1<<20)
+	codeStream := disasmStream(files, disasm.Options{}, one[0], &streamOut, &streamErr)
+	many := disasm.NewListers(3, 1<<20)
+	codePar := disasmParallel(files, disasm.Options{}, many, &parOut, &parErr)
+	if codeStream != 1 || codePar != 1 {
+		t.Fatalf("exit codes %d (stream), %d (parallel); want 1 for the missing file", codeStream, codePar)
+	}
+	if !bytes.Equal(streamOut.Bytes(), parOut.Bytes()) || streamErr.String() != parErr.String() {
+		t.Fatalf("parallel listing (%d bytes, errors %q) differs from the streamed one (%d bytes, errors %q)", parOut.Len(), parErr.String(), streamOut.Len(), streamErr.String())
+	}
+	total := &disasm.Stats{}
+	for _, l := range many {
+		total.Add(l.Stats())
+	}
+	if want := one[0].Stats(); !reflect.DeepEqual(total, want) || want.Instructions == 0 {
+		t.Fatalf("parallel counts %d instructions, streamed %d", total.Instructions, want.Instructions)
+	}
+}
+
+// TestGrowPipe: growPipe raises a pipe's buffer to pipeSize (Linux, where
+// the system's limit allows it).
+func TestGrowPipe(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("F_SETPIPE_SZ is Linux's")
+	}
+	if b, err := os.ReadFile("/proc/sys/fs/pipe-max-size"); err == nil {
+		if n, _ := strconv.Atoi(strings.TrimSpace(string(b))); n < pipeSize {
+			t.Skipf("pipe-max-size %d < %d", n, pipeSize)
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	const fGetPipeSz = 1032
+	size := func() int {
+		rc, err := w.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n uintptr
+		rc.Control(func(fd uintptr) { n, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, fGetPipeSz, 0) })
+		return int(n)
+	}
+	before := size()
+	growPipe(w)
+	if got := size(); got != pipeSize || before == pipeSize {
+		t.Fatalf("pipe buffer %d bytes before growPipe, %d after; want %d after", before, got, pipeSize)
+	}
 }

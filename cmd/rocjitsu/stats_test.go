@@ -19,7 +19,7 @@ func TestTranslateStats(t *testing.T) {
 	if rc := runMain([]string{"translate", "--to", "gfx942", "--stats", in, "-o", out, "--report", rep}, &stdout, &stderr); rc != 0 {
 		t.Fatalf("exit %d: %s", rc, stderr.String())
 	}
-	for _, want := range []string{"x)", "static instructions: guest", "executed instructions: guest"} {
+	for _, want := range []string{"x)", "static instructions: guest", "executed instructions: guest", "issue-cycle model"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Fatalf("no %q in\n%s", want, stderr.String())
 		}
@@ -40,6 +40,10 @@ func TestTranslateStats(t *testing.T) {
 	// more VALU instructions than the guest, and the same memory ones.
 	if k.Dynamic.Host.VALU <= k.Dynamic.Guest.VALU || k.Dynamic.Host.Memory != k.Dynamic.Guest.Memory {
 		t.Fatalf("dynamic counts %+v", *k.Dynamic)
+	}
+	// No MFMA on either side: every executed instruction weighs one pass.
+	if k.Dynamic.GuestPasses != k.Dynamic.Guest.Total() || k.Dynamic.HostPasses != k.Dynamic.Host.Total() {
+		t.Fatalf("issue-cycle passes %d/%d, counts %d/%d", k.Dynamic.GuestPasses, k.Dynamic.HostPasses, k.Dynamic.Guest.Total(), k.Dynamic.Host.Total())
 	}
 	if k.Static.Ratio() <= 1 || k.Dynamic.Ratio() <= 1 {
 		t.Fatalf("ratios static %v dynamic %v", k.Static.Ratio(), k.Dynamic.Ratio())

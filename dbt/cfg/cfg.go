@@ -165,6 +165,7 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 		push(r.Addr)
 	}
 	extra := map[uint64][]uint64{} // indirect consumer -> recovered targets
+	built := false
 	for round := 0; ; round++ {
 		for len(work) > 0 {
 			a := work[len(work)-1]
@@ -191,10 +192,13 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 			}
 		}
 		if !changed && len(work) == 0 {
+			built = true // the blocks just built are final
 			break
 		}
 	}
-	g.buildBlocks(leaders, extra)
+	if !built {
+		g.buildBlocks(leaders, extra)
+	}
 	g.classifyIndirect(extra, opt.MaxTargets)
 	return g, nil
 }

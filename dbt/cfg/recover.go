@@ -245,8 +245,11 @@ func (g *Graph) flowEdges() (succ map[uint64][]uint64, calls map[uint64][]uint64
 // consumer whose target pair holds a small concrete set of in-text,
 // aligned addresses, that set (sorted).
 func (g *Graph) recover(maxTargets int) map[uint64][]uint64 {
-	in := g.dataflow()
 	out := map[uint64][]uint64{}
+	if !g.hasIndirect() {
+		return out // nothing to recover: no data flow
+	}
+	in := g.dataflow()
 	for _, l := range g.Order {
 		b := g.Blocks[l]
 		st := in[l]
@@ -255,7 +258,7 @@ func (g *Graph) recover(maxTargets int) map[uint64][]uint64 {
 		}
 		s := *st
 		for _, x := range b.Insts {
-			if x.Info.Branch == isa.BranchIndirect || (x.Info.Branch == isa.BranchCall && x.Name() == "s_swappc_b64") {
+			if isIndirectConsumer(x) {
 				if ts, ok := s.targets(x, g.Text, maxTargets); ok {
 					out[x.PC] = ts
 				}
@@ -306,6 +309,23 @@ func (s *state) targets(x *isa.Inst, text Text, maxTargets int) ([]uint64, bool)
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
 	return ts, true
+}
+
+// hasIndirect reports whether a block ends in an indirect consumer
+// (s_setpc_b64, s_swappc_b64 and the like end their blocks).
+func (g *Graph) hasIndirect() bool {
+	for _, l := range g.Order {
+		if b := g.Blocks[l]; b != nil && len(b.Insts) > 0 && isIndirectConsumer(b.Last()) {
+			return true
+		}
+	}
+	return false
+}
+
+// isIndirectConsumer reports whether x transfers control through a
+// register pair whose targets recover looks for.
+func isIndirectConsumer(x *isa.Inst) bool {
+	return x.Info.Branch == isa.BranchIndirect || (x.Info.Branch == isa.BranchCall && x.Name() == "s_swappc_b64")
 }
 
 // dataflow computes block entry states. Roots start all-unknown.

@@ -91,6 +91,9 @@ type Site struct {
 	Graph *cfg.Graph
 	Scope *cfg.Scope
 	Memo  map[string]any
+	// InlineLDS says rules whose subroutine form accesses LDS are emitted
+	// inline here (a virtual-LDS sidecar, or subroutines turned off).
+	InlineLDS bool
 }
 
 // Plan is what the shared pipeline knows about one kernel when the host

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -292,5 +293,32 @@ func TestGFX12WordsMatchLLVM(t *testing.T) {
 	}
 	if w.HasBranch(0x0a) { // s_cbranch_cdbgsys has no gfx12 form
 		t.Error("GFX12 claims a form for SOPP 0x0a")
+	}
+}
+
+// TestTextMapSorted checks the slice form of the text map against the
+// map form at every offset around mapped, unmapped and duplicated
+// addresses (the first pair of a duplicated address counts).
+func TestTextMapSorted(t *testing.T) {
+	const base, newLen = 0x1000, 0x90
+	srcs := []uint64{0x1000, 0x1004, 0x1004, 0x1010, 0x1020, 0x1020}
+	hosts := []uint64{0x1000, 0x1008, 0x1100, 0x1030, 0x1050, 0x1000}
+	m := map[uint64]uint64{}
+	for i, a := range srcs {
+		if _, dup := m[a]; !dup {
+			m[a] = hosts[i]
+		}
+	}
+	want := TextMap(base, m, newLen)
+	got := TextMapSorted(base, slices.Clone(srcs), slices.Clone(hosts), newLen)
+	for off := uint64(0); off < 0x80; off++ {
+		w, wok := want(off)
+		g, gok := got(off)
+		if w != g || wok != gok {
+			t.Fatalf("offset %#x: got %#x %v, want %#x %v", off, g, gok, w, wok)
+		}
+	}
+	if g, _ := got(4); g != 8 {
+		t.Fatalf("duplicated address: got %#x, want the first pair's 0x8", g)
 	}
 }

@@ -171,6 +171,12 @@ func (c ClassCounts) Total() uint64 { return c.MFMA + c.VALU + c.Memory + c.SALU
 type Cost struct {
 	Guest ClassCounts `json:"guest"`
 	Host  ClassCounts `json:"host"`
+	// GuestPasses and HostPasses weigh executed instructions in
+	// dbt/cost's issue-cycle model (MFMA passes on each side's ISA, one
+	// per other instruction; a model, not a cycle count). Zero for
+	// static counts and when the caller did not measure them.
+	GuestPasses uint64 `json:"guest_passes,omitempty"`
+	HostPasses  uint64 `json:"host_passes,omitempty"`
 }
 
 // Ratio is the host/guest ratio of the totals (0 when the guest has no
@@ -196,6 +202,10 @@ func writeCost(b *strings.Builder, what string, c *Cost) {
 			r = fmt.Sprintf("%.2fx", float64(h[i])/float64(g[i]))
 		}
 		fmt.Fprintf(b, "      %-7s %10d -> %10d  %s\n", name, g[i], h[i], r)
+	}
+	if c.GuestPasses > 0 {
+		fmt.Fprintf(b, "      issue-cycle model (MFMA passes, 1 per other instruction): %d -> %d  %.2fx\n",
+			c.GuestPasses, c.HostPasses, float64(c.HostPasses)/float64(c.GuestPasses))
 	}
 }
 

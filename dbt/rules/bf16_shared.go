@@ -1,6 +1,10 @@
 package rules
 
 import (
+	"fmt"
+	"slices"
+	"sync"
+
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
 
@@ -85,4 +89,300 @@ func vgprNames(vdst uint16, srcs ...uint16) []uint16 {
 		}
 	}
 	return out
+}
+
+// The in-place subroutine form (issue 15: the aiter bf16 GEMM epilogues
+// convert the same four register triples 32 times each): where a kernel
+// scope has cvtPkBF16InPlaceMin or more uses with the same destination
+// and sources, they share a body on those registers, with only the
+// temporaries fixed, so a use is the s_call_b64 alone (4 bytes and 15
+// executed instructions with the body and the return, instead of 16 bytes
+// and 18). Fewer uses of a triple keep the copying form: a body per
+// triple would cost more bytes than the copies it saves.
+
+// cvtPkBF16InPlaceMin is the fewest uses of one triple given its own body
+// (a body is 100 bytes plus the return; a use saves 12).
+const cvtPkBF16InPlaceMin = 8
+
+var cvtPkBF16InPlaceShared = &Shared{Key: cvtPkBF16InPlaceKey, Site: cvtPkBF16InPlaceSite, Body: cvtPkBF16InPlaceBody, Names: cvtPkBF16Names, SGPRPair: true}
+
+var (
+	cvtPkBF16InPlaceOnce sync.Once
+	cvtPkBF16InPlace     *Rule
+)
+
+// cvtPkBF16TriplesKey is the pair.Site.Memo entry counting a scope's
+// v_cvt_pk_bf16_f32 uses per register triple.
+const cvtPkBF16TriplesKey = "rules.cvt-pk-bf16-triples"
+
+// cvtPkBF16Triple returns the 9-bit operand codes of a
+// v_cvt_pk_bf16_f32's destination and register sources.
+func cvtPkBF16Triple(in *isa.Inst) ([3]uint16, bool) {
+	var t [3]uint16
+	if in.Name() != "v_cvt_pk_bf16_f32" || len(in.Operands) != 3 {
+		return t, false
+	}
+	for k, o := range in.Operands {
+		switch {
+		case o.Kind != isa.KindReg || o.Width != 1:
+			return t, false
+		case o.Class == isa.VGPR:
+			t[k] = srcVGPR + o.Reg
+		case o.Class == isa.SGPR && k > 0 && o.Reg < 106:
+			t[k] = o.Reg
+		default:
+			return t, false
+		}
+	}
+	return t, true
+}
+
+// CvtPkBF16RuleAt returns the cvt-pk-bf16 rule for in with the in-place
+// subroutine form when the kernel scope (scope walks its instructions;
+// memo is the pair's per-scope cache) has cvtPkBF16InPlaceMin or more uses
+// with in's destination and sources, and nil otherwise (the rule as
+// registered).
+func CvtPkBF16RuleAt(in *isa.Inst, memo map[string]any, scope func(fn func(*isa.Inst))) *Rule {
+	t, ok := cvtPkBF16Triple(in)
+	if !ok || memo == nil || scope == nil {
+		return nil
+	}
+	counts, _ := memo[cvtPkBF16TriplesKey].(map[[3]uint16]int)
+	if counts == nil {
+		counts = map[[3]uint16]int{}
+		scope(func(x *isa.Inst) {
+			if u, ok := cvtPkBF16Triple(x); ok {
+				counts[u]++
+			}
+		})
+		memo[cvtPkBF16TriplesKey] = counts
+	}
+	if counts[t] < cvtPkBF16InPlaceMin {
+		return nil
+	}
+	cvtPkBF16InPlaceOnce.Do(func() {
+		if base := For(isa.GFX950, isa.GFX942, "v_cvt_pk_bf16_f32"); base != nil {
+			r := *base
+			r.Shared = cvtPkBF16InPlaceShared
+			cvtPkBF16InPlace = &r
+		}
+	})
+	return cvtPkBF16InPlace
+}
+
+func cvtPkBF16InPlaceKey(in *isa.Inst, raw []byte) (string, bool) {
+	vdst, src0, src1, err := cvtPkBF16Fields(in, raw)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("cvt-pk-bf16/%d,%d,%d", vdst, src0, src1), true
+}
+
+// cvtPkBF16InPlaceLayout: the three temporaries.
+func cvtPkBF16InPlaceLayout(regs []uint16) ([3]uint16, []uint16, error) {
+	var r [3]uint16
+	p := &regPool{free: append([]uint16(nil), regs...)}
+	if err := p.ones(&r[0], &r[1], &r[2]); err != nil {
+		return r, nil, err
+	}
+	return r, p.used, nil
+}
+
+func cvtPkBF16InPlaceSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
+	if _, _, _, err := cvtPkBF16Fields(in, raw); err != nil {
+		return SharedSite{}, err
+	}
+	_, used, err := cvtPkBF16InPlaceLayout(regs.V)
+	if err != nil {
+		return SharedSite{}, err
+	}
+	return SharedSite{Used: used}, nil
+}
+
+func cvtPkBF16InPlaceBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
+	vdst, src0, src1, err := cvtPkBF16Fields(in, raw)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := cvtPkBF16InPlaceLayout(regs.V)
+	if err != nil {
+		return nil, err
+	}
+	return CvtPkBF16Code(vdst, src0, src1, r[0], r[1], r[2], regs.SPair), nil
+}
+
+// Runs of in-place conversions (issue 15: the aiter bf16 GEMM epilogues
+// convert their four triples back to back, v16 <- v8,v9 up to v19 <-
+// v14,v15, 32 times). Adjacent v_cvt_pk_bf16_f32 of a block whose triples
+// each have the in-place form (CvtPkBF16RuleAt) make runs of at most
+// cvtPkBF16RunMax, counted from the first of the block's adjacent ones;
+// a run's first conversion converts the whole run, through one body
+// shared by the scope's equal runs (4 bytes and one call and return per
+// run instead of per conversion) or inline, and the later conversions of
+// the run emit nothing. The body converts the triples in program order
+// with the code of their own bodies, and nothing runs between them in the
+// guest, so the results are those of the separate conversions. The run's
+// registers are all named at its first conversion, so no fixed or inline
+// temporary is one of them. A run whose first conversion cannot be
+// emitted rejects the kernel (fails closed) like any rule error.
+
+// cvtPkBF16RunMax bounds a run (the conversions of one body).
+const cvtPkBF16RunMax = 8
+
+// cvtPkBF16Runs caches the run rules by run: their Shared forms key the
+// translator's subroutine plans, so equal runs get the same one.
+var cvtPkBF16Runs struct {
+	sync.Mutex
+	m map[string]*Rule
+}
+
+// cvtPkBF16Plain returns the triple of a v_cvt_pk_bf16_f32 with a VGPR
+// destination and no modifiers (VOP3, no literal, no unowned bits).
+func cvtPkBF16Plain(in *isa.Inst) ([3]uint16, bool) {
+	t, ok := cvtPkBF16Triple(in)
+	if !ok || in.Size != 8 || in.HasLiteral || in.Mod != (isa.Modifiers{}) || in.Pad != ([4]uint32{}) || t[0] < srcVGPR {
+		return t, false
+	}
+	for _, o := range in.Operands {
+		if o.Mods != 0 {
+			return t, false
+		}
+	}
+	return t, true
+}
+
+// CvtPkBF16RunRuleAt returns the rule for block[i] when it is in a run of
+// two or more adjacent conversions whose triples have the in-place form in
+// the scope (scope and memo as for CvtPkBF16RuleAt): for the run's first,
+// the rule that converts the whole run; for a later one, the rule that
+// emits nothing. nil otherwise.
+func CvtPkBF16RunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(*isa.Inst))) *Rule {
+	if memo == nil || scope == nil || i < 0 || i >= len(block) {
+		return nil
+	}
+	member := func(j int) bool {
+		if j < 0 || j >= len(block) {
+			return false
+		}
+		_, ok := cvtPkBF16Plain(block[j])
+		return ok && CvtPkBF16RuleAt(block[j], memo, scope) != nil
+	}
+	if !member(i) {
+		return nil
+	}
+	start := i
+	for member(start - 1) {
+		start--
+	}
+	first := start + (i-start)/cvtPkBF16RunMax*cvtPkBF16RunMax
+	end := first + 1
+	for end < len(block) && end-first < cvtPkBF16RunMax && member(end) {
+		end++
+	}
+	if end-first < 2 {
+		return nil
+	}
+	base := CvtPkBF16RuleAt(block[i], memo, scope)
+	if i != first {
+		r := *base
+		r.Shared = nil
+		r.Emit = func(Context, *isa.Inst, []byte) ([]byte, error) {
+			// The run's first conversion converts this one.
+			return []byte{}, nil
+		}
+		return &r
+	}
+	var triples [][3]uint16
+	key := "cvt-pk-bf16-run"
+	for j := first; j < end; j++ {
+		t, _ := cvtPkBF16Plain(block[j])
+		triples = append(triples, t)
+		key += fmt.Sprintf("/%d,%d,%d", t[0], t[1], t[2])
+	}
+	cvtPkBF16Runs.Lock()
+	defer cvtPkBF16Runs.Unlock()
+	if r, ok := cvtPkBF16Runs.m[key]; ok {
+		return r
+	}
+	if cvtPkBF16Runs.m == nil {
+		cvtPkBF16Runs.m = map[string]*Rule{}
+	}
+	r := *base
+	r.Shared = cvtPkBF16RunShared(key, triples)
+	r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+		if t, ok := cvtPkBF16Plain(in); !ok || t != triples[0] {
+			return nil, fieldErr(in, "conversion run", 0)
+		}
+		names := cvtPkBF16RunNames(triples)
+		if res, ok := ctx.(VGPRReserver); ok {
+			res.ReserveVGPRs(names...)
+		}
+		tv, err := ctx.TempVGPRs(3)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range tv {
+			if slices.Contains(names, x) {
+				return nil, fieldErr(in, "conversion run scratch", uint32(x))
+			}
+		}
+		p, err := ctx.TempSGPRPair()
+		if err != nil {
+			return nil, err
+		}
+		return cvtPkBF16RunCode(triples, tv[0], tv[1], tv[2], p), nil
+	}
+	cvtPkBF16Runs.m[key] = &r
+	return &r
+}
+
+// cvtPkBF16RunNames lists the VGPRs of a run's triples.
+func cvtPkBF16RunNames(triples [][3]uint16) []uint16 {
+	var out []uint16
+	for _, t := range triples {
+		out = append(out, vgprNames(t[0]-srcVGPR, t[1], t[2])...)
+	}
+	return out
+}
+
+// cvtPkBF16RunCode converts the run's triples in order, each in place.
+func cvtPkBF16RunCode(triples [][3]uint16, t0, t1, q, p uint16) []byte {
+	var out []byte
+	for _, t := range triples {
+		out = append(out, CvtPkBF16Code(t[0]-srcVGPR, t[1], t[2], t0, t1, q, p)...)
+	}
+	return out
+}
+
+// cvtPkBF16RunShared is the subroutine form of one run: the body converts
+// the run on its own registers with fixed temporaries.
+func cvtPkBF16RunShared(key string, triples [][3]uint16) *Shared {
+	check := func(in *isa.Inst) bool {
+		t, ok := cvtPkBF16Plain(in)
+		return ok && t == triples[0]
+	}
+	return &Shared{
+		Key: func(in *isa.Inst, raw []byte) (string, bool) { return key, check(in) },
+		Site: func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
+			if !check(in) {
+				return SharedSite{}, fieldErr(in, "conversion run", 0)
+			}
+			_, used, err := cvtPkBF16InPlaceLayout(regs.V)
+			if err != nil {
+				return SharedSite{}, err
+			}
+			return SharedSite{Used: used}, nil
+		},
+		Body: func(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
+			r, _, err := cvtPkBF16InPlaceLayout(regs.V)
+			if err != nil {
+				return nil, err
+			}
+			return cvtPkBF16RunCode(triples, r[0], r[1], r[2], regs.SPair), nil
+		},
+		Names: func(in *isa.Inst, raw []byte) ([]uint16, bool) {
+			return cvtPkBF16RunNames(triples), check(in)
+		},
+		SGPRPair: true,
+	}
 }

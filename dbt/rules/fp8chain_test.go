@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -27,50 +28,52 @@ func TestFP8MFMAChainForms(t *testing.T) {
 		}
 		return x
 	}
-	for _, accCD := range []bool{false, true} {
-		for _, zeroFirst := range []bool{false, true} {
-			var wv wave
-			CD := &wv.v
-			if accCD {
-				CD = &wv.a
-			}
-			for l := 0; l < 64; l++ {
-				for i := 0; i < 12; i++ {
-					wv.v[10+i][l] = code()
-				}
-				for i := 0; i < 4; i++ {
-					CD[40+i][l] = math.Float32bits(float32(r.IntN(64)-32) / 8)
-				}
-			}
-			ref := wv
-			var host []byte
-			for s := 0; s < 3; s++ {
-				w0 := uint32(0xd3800000 | 0x73<<16 | 40)
+	for _, spare := range []bool{false, true} {
+		for _, accCD := range []bool{false, true} {
+			for _, zeroFirst := range []bool{false, true} {
+				var wv wave
+				CD := &wv.v
 				if accCD {
-					w0 |= 1 << 15
+					CD = &wv.a
 				}
-				c := uint32(256 + 40)
-				if s == 0 && zeroFirst {
-					c = srcZero
+				for l := 0; l < 64; l++ {
+					for i := 0; i < 12; i++ {
+						wv.v[10+i][l] = code()
+					}
+					for i := 0; i < 4; i++ {
+						CD[40+i][l] = math.Float32bits(float32(r.IntN(64)-32) / 8)
+					}
 				}
-				w1 := uint32(256+10+4*s) | uint32(256+12+4*s)<<9 | c<<18
-				ref.mfmaFP8(t, w0, w1, fp.E4M3FN, 32)
-				form := FP8MFMAForm{K: 105, ScaledIn: s > 0, ScaledOut: s < 2}
-				part, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, form)
-				if err != nil {
-					t.Fatal(err)
+				ref := wv
+				var host []byte
+				for s := 0; s < 3; s++ {
+					w0 := uint32(0xd3800000 | 0x73<<16 | 40)
+					if accCD {
+						w0 |= 1 << 15
+					}
+					c := uint32(256 + 40)
+					if s == 0 && zeroFirst {
+						c = srcZero
+					}
+					w1 := uint32(256+10+4*s) | uint32(256+12+4*s)<<9 | c<<18
+					ref.mfmaFP8(t, w0, w1, fp.E4M3FN, 32)
+					form := FP8MFMAForm{K: 105, ScaledIn: s > 0, ScaledOut: s < 2, Spare: 106, HasSpare: spare, TailFree: spare}
+					part, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, form)
+					if err != nil {
+						t.Fatal(err)
+					}
+					host = append(host, part...)
 				}
-				host = append(host, part...)
-			}
-			wv.run(t, host)
-			for i := 0; i < 4; i++ {
-				want := (*map[bool]*[256][64]uint32{false: &ref.v, true: &ref.a}[accCD])[40+i]
-				if CD[40+i] != want {
-					t.Fatalf("accCD %v zeroFirst %v: D[%d] = %x, want %x", accCD, zeroFirst, i, CD[40+i][:4], want[:4])
+				wv.run(t, host)
+				for i := 0; i < 4; i++ {
+					want := (*map[bool]*[256][64]uint32{false: &ref.v, true: &ref.a}[accCD])[40+i]
+					if CD[40+i] != want {
+						t.Fatalf("spare %v accCD %v zeroFirst %v: D[%d] = %x, want %x", spare, accCD, zeroFirst, i, CD[40+i][:4], want[:4])
+					}
 				}
-			}
-			if len(disasm(t, host)) == 0 {
-				t.Fatal("no instructions")
+				if len(disasm(t, host)) == 0 {
+					t.Fatal("no instructions")
+				}
 			}
 		}
 	}
@@ -80,7 +83,8 @@ func TestFP8MFMAChainForms(t *testing.T) {
 	for _, c := range []struct {
 		form FP8MFMAForm
 		want int
-	}{{FP8MFMAForm{K: -1}, 180}, {FP8MFMAForm{K: 105}, 132}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true}, 84}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: Clean, B: Clean}, 12}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: InPlace, B: Clean}, 52}} {
+	}{{FP8MFMAForm{K: -1}, 180}, {FP8MFMAForm{K: 105}, 132}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true}, 84}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: Clean, B: Clean}, 8}, {FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: InPlace, B: Clean}, 52},
+		{FP8MFMAForm{K: -1, Spare: 106, HasSpare: true}, 164}, {FP8MFMAForm{K: 105, Spare: 106, HasSpare: true}, 132}, {FP8MFMAForm{K: 105, TailFree: true}, 128}} {
 		code, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, c.form)
 		if err != nil || len(code) != c.want {
 			t.Errorf("form %+v: %d bytes (%v), want %d", c.form, len(code), err, c.want)
@@ -93,16 +97,18 @@ func TestFP8MFMAChainForms(t *testing.T) {
 }
 
 // TestFP8MFMAPartWaits checks the s_nop before each gfx942 MFMA of a
-// four-part F8F6F4 expansion: only the first part waits when no operand is
-// copied (the later parts read as C exactly the D the previous part wrote,
-// and their A and B were written before the first wait), every part waits
-// when an operand is copied just before it.
+// four-part F8F6F4 expansion with C already scaled: none when no operand
+// is copied (the later parts read as C exactly the D the previous part
+// wrote, the operands cleared in place are written three MFMAs or more
+// before their reader), every part waits when an operand is copied just
+// before it. TestFP8MFMAWaitStates checks the wait states themselves.
 func TestFP8MFMAPartWaits(t *testing.T) {
 	w0, w1 := uint32(0xd3800000|0x2d<<16|40), uint32(256+10|(256+20)<<9|(256+40)<<18)
 	for _, c := range []struct {
 		a, b OperandMode
 		nops int
-	}{{Clean, Clean, 1}, {InPlace, Clean, 1}, {InPlace, InPlace, 1}, {Copy, Clean, 4}, {Clean, Copy, 4}, {Copy, Copy, 4}} {
+		lead int
+	}{{Clean, Clean, 0, 0}, {InPlace, Clean, 0, 0}, {InPlace, InPlace, 0, 0}, {Copy, Clean, 4, 1}, {Clean, Copy, 4, 1}, {Copy, Copy, 4, 1}} {
 		code, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 4, 100, 102, 104, FP8MFMAForm{K: 105, ScaledIn: true, ScaledOut: true, A: c.a, B: c.b})
 		if err != nil {
 			t.Fatal(err)
@@ -123,8 +129,8 @@ func TestFP8MFMAPartWaits(t *testing.T) {
 				i += 4
 			}
 		}
-		if mfmas != 4 || nops != c.nops || lead != 1 {
-			t.Errorf("A %d B %d: %d MFMAs, %d s_nops (%d before the first), want 4, %d, 1", c.a, c.b, mfmas, nops, lead, c.nops)
+		if mfmas != 4 || nops != c.nops || lead != c.lead {
+			t.Errorf("A %d B %d: %d MFMAs, %d s_nops (%d before the first), want 4, %d, %d", c.a, c.b, mfmas, nops, lead, c.nops, c.lead)
 		}
 	}
 }
@@ -232,51 +238,53 @@ func TestFP8MFMAInPlaceForms(t *testing.T) {
 		}
 		return x
 	}
-	for _, accAB := range []bool{false, true} {
-		var wv wave
-		AB := &wv.v
-		if accAB {
-			AB = &wv.a
-		}
-		for l := 0; l < 64; l++ {
-			for i := 0; i < 8; i++ {
-				AB[10+i][l] = code()
-			}
-			for i := 0; i < 4; i++ {
-				wv.v[40+i][l] = math.Float32bits(float32(r.IntN(64)-32) / 8)
-			}
-		}
-		ref := wv
-		var host []byte
-		for s := 0; s < 3; s++ {
-			w0 := uint32(0xd3800000 | 0x73<<16 | 40)
-			w1 := uint32(256+10+4*(s%2)) | uint32(256+12+4*(s%2))<<9 | uint32(256+40)<<18
+	for _, spare := range []bool{false, true} {
+		for _, accAB := range []bool{false, true} {
+			var wv wave
+			AB := &wv.v
 			if accAB {
-				w1 |= 3 << 27
+				AB = &wv.a
 			}
-			ref.mfmaFP8(t, w0, w1, fp.E4M3FN, 32)
-			mode := InPlace
-			if s == 2 {
-				mode = Clean
-			}
-			part, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, FP8MFMAForm{K: 105, ScaledIn: s > 0, ScaledOut: s < 2, A: mode, B: mode})
-			if err != nil {
-				t.Fatal(err)
-			}
-			host = append(host, part...)
-		}
-		wv.run(t, host)
-		for i := 0; i < 4; i++ {
-			if wv.v[40+i] != ref.v[40+i] {
-				t.Fatalf("accAB %v: D[%d] = %x, want %x", accAB, i, wv.v[40+i][:4], ref.v[40+i][:4])
-			}
-		}
-		// The operands now hold the cleared bytes: no 0x80 byte is left.
-		for i := 0; i < 8; i++ {
 			for l := 0; l < 64; l++ {
-				for b := 0; b < 32; b += 8 {
-					if AB[10+i][l]>>b&0xff == 0x80 {
-						t.Fatalf("accAB %v: register %d lane %d still has a -0 byte", accAB, 10+i, l)
+				for i := 0; i < 8; i++ {
+					AB[10+i][l] = code()
+				}
+				for i := 0; i < 4; i++ {
+					wv.v[40+i][l] = math.Float32bits(float32(r.IntN(64)-32) / 8)
+				}
+			}
+			ref := wv
+			var host []byte
+			for s := 0; s < 3; s++ {
+				w0 := uint32(0xd3800000 | 0x73<<16 | 40)
+				w1 := uint32(256+10+4*(s%2)) | uint32(256+12+4*(s%2))<<9 | uint32(256+40)<<18
+				if accAB {
+					w1 |= 3 << 27
+				}
+				ref.mfmaFP8(t, w0, w1, fp.E4M3FN, 32)
+				mode := InPlace
+				if s == 2 {
+					mode = Clean
+				}
+				part, err := FP8MFMAFormCode(w0, w1, 0x73, 4, 1, 100, 102, 104, FP8MFMAForm{K: 105, ScaledIn: s > 0, ScaledOut: s < 2, A: mode, B: mode, Spare: 106, HasSpare: spare})
+				if err != nil {
+					t.Fatal(err)
+				}
+				host = append(host, part...)
+			}
+			wv.run(t, host)
+			for i := 0; i < 4; i++ {
+				if wv.v[40+i] != ref.v[40+i] {
+					t.Fatalf("accAB %v: D[%d] = %x, want %x", accAB, i, wv.v[40+i][:4], ref.v[40+i][:4])
+				}
+			}
+			// The operands now hold the cleared bytes: no 0x80 byte is left.
+			for i := 0; i < 8; i++ {
+				for l := 0; l < 64; l++ {
+					for b := 0; b < 32; b += 8 {
+						if AB[10+i][l]>>b&0xff == 0x80 {
+							t.Fatalf("accAB %v: register %d lane %d still has a -0 byte", accAB, 10+i, l)
+						}
 					}
 				}
 			}
@@ -310,11 +318,7 @@ func TestFP8MFMAShapeAt(t *testing.T) {
 		pc += uint64(in.Size)
 		block = append(block, &in)
 	}
-	scope := func(fn func(*isa.Inst)) {
-		for _, x := range block {
-			fn(x)
-		}
-	}
+	scope := func(fn func([]*isa.Inst, []int, bool)) { fn(block, nil, true) }
 	want := map[int][2]OperandMode{0: {InPlace, InPlace}, 1: {Clean, Clean}, 3: {InPlace, Clean}, 5: {Copy, Clean}}
 	memo := map[string]any{}
 	for i, w := range want {
@@ -338,11 +342,50 @@ func TestFP8MFMAShapeAt(t *testing.T) {
 		}
 		block = append(block, &in)
 	}
+	// The first MFMA clears a20 (A of the second) and v[14:15] (B of the
+	// third) ahead of them: nothing writes them in between.
 	memo = map[string]any{}
-	for i, w := range [][2]OperandMode{{InPlace, InPlace}, {Copy, Clean}, {Clean, InPlace}} {
+	for i, w := range [][2]OperandMode{{InPlace, InPlace}, {Clean, Clean}, {Clean, Clean}} {
 		sh := FP8MFMAShapeAt(block, i, memo, scope)
 		if [2]OperandMode{sh.A, sh.B} != w {
 			t.Errorf("AGPR block, instruction %d: modes %v %v, want %v", i, sh.A, sh.B, w)
+		}
+		ahead := fmt.Sprint(sh.Ahead)
+		if want := map[int]string{0: "[{true 20 2} {false 14 2}]"}[i]; ahead != want && !(want == "" && len(sh.Ahead) == 0) {
+			t.Errorf("AGPR block, instruction %d: ahead %s, want %s", i, ahead, want)
+		}
+	}
+	// Without the scope's read set the second MFMA's a20 would not be
+	// cleared ahead when another instruction reads it: a20 read by a
+	// v_accvgpr_read in the scope makes it a copy again.
+	reader, err := gfx9.Decode(appendWords(nil, 0xd3d84032, 0x18000114), 0x100, isa.GFX950) // v_accvgpr_read_b32 v50, a20
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo = map[string]any{}
+	withReader := func(fn func([]*isa.Inst, []int, bool)) { scope(fn); fn([]*isa.Inst{&reader}, nil, true) }
+	if sh := FP8MFMAShapeAt(block, 1, memo, withReader); sh.A != Copy {
+		t.Errorf("a20 read elsewhere: mode %v, want copy", sh.A)
+	}
+	if sh := FP8MFMAShapeAt(block, 0, memo, withReader); len(sh.Ahead) != 1 {
+		t.Errorf("a20 read elsewhere: ahead %v, want only v[14:15]", sh.Ahead)
+	}
+	// A wait for memory between them: nothing is cleared ahead across
+	// it (a20, used once, is copied; v[14:15] is cleared by the first
+	// MFMA after the wait).
+	wait, err := gfx9.Decode(appendWords(nil, 0xbf8c0f70), 0x100, isa.GFX950) // s_waitcnt vmcnt(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := []*isa.Inst{block[0], &wait, block[1], block[2]}
+	memo = map[string]any{}
+	for i, w := range map[int]struct {
+		modes [2]OperandMode
+		ahead string
+	}{0: {[2]OperandMode{InPlace, InPlace}, "[]"}, 2: {[2]OperandMode{Copy, Clean}, "[{false 14 2}]"}, 3: {[2]OperandMode{Clean, Clean}, "[]"}} {
+		sh := FP8MFMAShapeAt(waited, i, memo, scope)
+		if [2]OperandMode{sh.A, sh.B} != w.modes || fmt.Sprint(sh.Ahead) != w.ahead {
+			t.Errorf("waited block, instruction %d: modes %v %v ahead %v, want %v %s", i, sh.A, sh.B, sh.Ahead, w.modes, w.ahead)
 		}
 	}
 	// Without a scope nothing is cleared in place.

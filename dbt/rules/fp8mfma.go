@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -31,12 +32,13 @@ import (
 //     registers, with nothing between naming them or writing EXEC, keep
 //     the accumulator scaled by 1/4 from the first to the last (step 2 on
 //     entry, step 4 on exit only);
-//   - operands that nothing but FP8 MFMA A/B operands reads in the kernel
-//     scope are cleared in the guest registers themselves (for those
-//     readers 0x80 and 0x00 are both zero), and not again by a later MFMA
-//     of the block reading the same registers before anything writes them
-//     or EXEC. A VALU write of an MFMA's SrcA/B registers after it issued
-//     is no hazard on gfx942 (only SrcC reads are).
+//   - operands whose value nothing but FP8 MFMA A/B operands reads in the
+//     kernel scope (fp8ScopeReads) are cleared in the guest registers
+//     themselves (for those readers 0x80 and 0x00 are both zero), once
+//     per definition in a block: by the first FP8 MFMA after the last
+//     write (fp8PlanBlock), ahead of the later MFMAs reading them, which
+//     then clear nothing. A VALU write of an MFMA's SrcA/B registers
+//     after it issued is no hazard on gfx942 (only SrcC reads are).
 
 // FP8MFMABound documents the differences.
 const FP8MFMABound = "products and sums as the gfx942 MFMA computes them; OCP NaN codes (0x7f, 0xff) are read as finite values; accumulators are scaled by 1/4 and 4, exact unless |C| < 2^-124 or |D| >= 2^126"
@@ -71,7 +73,8 @@ const (
 	op3PAccRead  = 0x58 // VOP3P v_accvgpr_read_b32
 	op3PAccWrite = 0x59 // VOP3P v_accvgpr_write_b32
 	op2MulF32    = 0x05
-	srcF4        = 246 // inline 4.0
+	op3AndOrB32  = 0x201 // VOP3 v_and_or_b32
+	srcF4        = 246   // inline 4.0
 	f32Quarter   = 0x3e800000
 )
 
@@ -119,6 +122,23 @@ type FP8MFMAForm struct {
 	ScaledOut bool
 	// A and B say how each operand's -0 bytes are cleared.
 	A, B OperandMode
+	// Spare, when HasSpare, is a second scratch VGPR: the -0 clearing of
+	// a register then takes three VALU operations instead of four.
+	Spare    uint16
+	HasSpare bool
+	// TailFree drops the wait after the scaling of D by 4: the next two
+	// instructions do not name D (see FP8MFMAShape.TailFree).
+	TailFree bool
+	// Ahead are registers this expansion clears in place, before its
+	// own, for later FP8 MFMAs of the block (FP8MFMAShape.Ahead).
+	Ahead []FP8Regs
+}
+
+// FP8Regs are consecutive VGPRs or AGPRs.
+type FP8Regs struct {
+	AGPR bool   // AGPRs, else VGPRs
+	Reg  uint16 // the first register
+	N    uint8  // how many
 }
 
 // OperandMode says how an FP8 MFMA expansion clears an operand's -0 bytes.
@@ -232,14 +252,23 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 	}
 	// mask is the source code and literal of the byte mask 0x7f7f7f7f.
 	mask, maskLit := uint16(srcLit), uint32(0x7f7f7f7f)
-	if form.K >= 0 && (form.A != Clean || form.B != Clean) {
+	if form.K >= 0 && (form.A != Clean || form.B != Clean || len(form.Ahead) > 0) {
 		w = append(w, vmovLit(k, 0x7f7f7f7f)...)
 		mask, maskLit = srcVGPR+k, 0
 	}
 	// clear appends the -0 clearing of register y (a VGPR) reading x (a
-	// source code).
+	// source code). Per byte b, t = b & 0x7f and s = t + 0x7f (no carry
+	// leaves the byte) has bit 7 set exactly when t != 0, so
+	// (b & s) | t keeps b except for the sign bit of 0x80: three
+	// operations with the spare register, else b & (s | 0x7f) in four.
 	clear := func(y uint16, xr uint16) {
 		w = append(w, vop2(op2AndB32, u, mask, xr-srcVGPR, maskLit)...)
+		if form.HasSpare {
+			w = append(w, vop2(op2AddU32, form.Spare, mask, u, maskLit)...)
+			a := vop3(op3AndOrB32, y, xr, srcVGPR+form.Spare, srcVGPR+u)
+			w = append(w, a[0], a[1])
+			return
+		}
 		w = append(w, vop2(op2AddU32, u, mask, u, maskLit)...)
 		w = append(w, vop2(op2OrB32, u, mask, u, maskLit)...)
 		w = append(w, vop2(op2AndB32, y, xr, u, 0)...)
@@ -250,6 +279,33 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		dst  uint16
 		mode OperandMode
 	}{{src0, w1>>27&1 != 0, ta, form.A}, {src1, w1>>28&1 != 0, tb, form.B}}
+	// clearReg clears register x (an AGPR through the scratch pair ta)
+	// in place.
+	clearReg := func(x uint16, acc bool) {
+		if !acc {
+			clear(x, srcVGPR+x)
+			return
+		}
+		r := accRead(ta, x)
+		w = append(w, r[0], r[1])
+		clear(ta, srcVGPR+ta)
+		a := accWrite(x, ta)
+		w = append(w, a[0], a[1])
+	}
+	// 0. Registers of later MFMAs cleared ahead of them (first, so that
+	// this expansion's own MFMA issues, or its s_nop, separate them from
+	// a reader right after it).
+	for _, g := range form.Ahead {
+		if int(g.Reg)+int(g.N) > 256 {
+			return nil, fmt.Errorf("registers cleared ahead run past 255")
+		}
+		if g.AGPR == accCD && int(g.Reg) < int(vdst)+cd && int(vdst) < int(g.Reg)+int(g.N) {
+			return nil, fmt.Errorf("registers cleared ahead overlap D")
+		}
+		for i := uint16(0); i < uint16(g.N); i++ {
+			clearReg(g.Reg+i, g.AGPR)
+		}
+	}
 	// 1a. Operands cleared in place, all parts at once (an AGPR goes
 	// through the scratch pair ta).
 	for _, op := range ops {
@@ -261,17 +317,29 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 			if x > 255 {
 				return nil, fmt.Errorf("operand registers run past 255")
 			}
-			if !op.acc {
-				clear(x, srcVGPR+x)
-				continue
-			}
-			r := accRead(ta, x)
-			w = append(w, r[0], r[1])
-			clear(ta, srcVGPR+ta)
-			a := accWrite(x, ta)
-			w = append(w, a[0], a[1])
+			clearReg(x, op.acc)
 		}
 	}
+	// The wait before the first host MFMA separates it from the VALU
+	// writes of this expansion that it reads (the GFX940 rule in LLVM's
+	// GCNHazardRecognizer::checkMAIHazards90A: a VALU write of a VGPR or
+	// AGPR read by an MFMA as SrcA/B/C needs 2 wait states; each issued
+	// instruction is one). It is needed when C is scaled or an operand
+	// is copied (the VALU writes come just before), and for in-place
+	// clearing of a single-part MFMA. A four-part MFMA whose operands
+	// are cleared in place or clean needs none: the last registers
+	// cleared are those of part 3, which three MFMA issues separate
+	// from their reader, and the registers of the earlier parts were
+	// cleared before them. With clean operands and C zero or already
+	// scaled, the expansion writes nothing the MFMA reads: the waits
+	// before it are the guest's own (the same rules hold on gfx950, and
+	// the translation never shortens the code between the guest's
+	// instructions).
+	// Registers cleared ahead are written before this expansion's own
+	// and read by a later MFMA, at the earliest right after this one: a
+	// four-part expansion's MFMA issues are enough, a single part waits.
+	leadWait := form.A == Copy || form.B == Copy || (src2 != srcZero && !form.ScaledIn) ||
+		(parts == 1 && (form.A == InPlace || form.B == InPlace || len(form.Ahead) > 0))
 	for p := 0; p < parts; p++ {
 		// 1b. Sanitized copies of this part's A and B register pairs.
 		for _, op := range ops {
@@ -294,15 +362,14 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 			}
 		}
 		// 3. The gfx942 MFMA on the sanitized operands (VGPRs: acc bits
-		// clear), chained through D after the first part. At least 16
-		// VALU operations and the s_nop separate it from any earlier
-		// MFMA's write of D that it reads as C. A later part needs no
+		// clear), chained through D after the first part (leadWait
+		// above says when the first waits). A later part needs no
 		// s_nop unless it copied an operand just before: it reads as C
 		// exactly the D the previous part's MFMA wrote (a full-register
 		// SrcC dependency, which needs no wait states on gfx942 for these
 		// 8- and 16-pass XDL MFMAs), and its A and B were written before
-		// the first part's s_nop.
-		if p == 0 || form.A == Copy || form.B == Copy {
+		// the first part's MFMA.
+		if (p == 0 && leadWait) || form.A == Copy || form.B == Copy {
 			w = append(w, sNop(4))
 		}
 		nw0 := w0&^(0x7f<<16) | hostOp<<16
@@ -321,9 +388,18 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		// D stays scaled; the next reader of D is the chain's next MFMA.
 		return appendWords(nil, w...), nil
 	}
-	// 4. Wait for the result (an XDL write of D read and written by VALU),
-	// then scale D by 4.
-	w = append(w, xdlVALUWaits(cd)...)
+	w = append(w, fp8ScaleOut(vdst, cd, accCD, u, form.TailFree)...)
+	return appendWords(nil, w...), nil
+}
+
+// fp8ScaleOut returns the end of an FP8 MFMA expansion that does not
+// keep D scaled: the wait for the last host MFMA's result (an XDL write
+// of D read and written by VALU), D scaled by 4 (an AGPR D through the
+// scratch u) and, unless tailFree, the wait after it. It names no
+// register but D and u, and is straight-line code without branches, so
+// bodies ending in equal copies of it may share one (Shared.Tail).
+func fp8ScaleOut(vdst uint16, cd int, accCD bool, u uint16, tailFree bool) []uint32 {
+	w := xdlVALUWaits(cd)
 	for i := uint16(0); i < uint16(cd); i++ {
 		if accCD {
 			r := accRead(u, vdst+i)
@@ -335,8 +411,14 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 			w = append(w, vop2(op2MulF32, vdst+i, srcF4, vdst+i, 0)...)
 		}
 	}
-	w = append(w, sNop(4))
-	return appendWords(nil, w...), nil
+	// A VALU write of D read by a following MFMA (as SrcA/B/C) or DPP
+	// operation needs 2 wait states (GFX940 rules in LLVM's
+	// GCNHazardRecognizer: checkMAIHazards90A, and the DPP VGPR rule);
+	// none when the next two instructions do not name D.
+	if !tailFree {
+		w = append(w, sNop(4))
+	}
+	return w
 }
 
 func emitFP8MFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
@@ -357,9 +439,11 @@ func emitFP8MFMAForm(ctx Context, in *isa.Inst, raw []byte, sh FP8MFMAShape) ([]
 	if err != nil {
 		return nil, err
 	}
-	form := FP8MFMAForm{K: -1, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B}
-	u, err := ctx.TempVGPRs(2)
+	form := FP8MFMAForm{K: -1, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead}
+	u, err := ctx.TempVGPRs(3)
 	if err == nil {
+		form.K, form.Spare, form.HasSpare = int(u[1]), u[2], true
+	} else if u, err = ctx.TempVGPRs(2); err == nil {
 		form.K = int(u[1])
 	} else if u, err = ctx.TempVGPRs(1); err != nil {
 		return nil, err
@@ -380,11 +464,18 @@ const FP8MFMARuleName = "mfma-fp8-ocp"
 type FP8MFMAShape struct {
 	ScaledIn, ScaledOut bool
 	A, B                OperandMode
+	// TailFree says the two instructions after the MFMA are in its block
+	// and name none of D's registers: the wait after the VALU scaling of
+	// D (for an MFMA or DPP reader of D) is not needed.
+	TailFree bool
+	// Ahead are A/B registers of later FP8 MFMAs of the block that this
+	// expansion clears in place (they are Clean there).
+	Ahead []FP8Regs
 }
 
 // fp8Shaped are the rule's variants by shape (index 0 is unused: the
 // registered rule).
-var fp8Shaped [36]*Rule
+var fp8Shaped [72]*Rule
 
 func (sh FP8MFMAShape) index() int {
 	i := int(sh.A)*3 + int(sh.B)
@@ -394,6 +485,9 @@ func (sh FP8MFMAShape) index() int {
 	if sh.ScaledOut {
 		i += 18
 	}
+	if sh.TailFree {
+		i += 36
+	}
 	return i
 }
 
@@ -402,7 +496,7 @@ func init() {
 	base.Shared = fp8SharedForm(FP8MFMAShape{})
 	fp8Shaped[0] = base
 	for i := 1; i < len(fp8Shaped); i++ {
-		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
+		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18%2 != 0, TailFree: i/36 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
 		if sh.index() != i {
 			panic("rules: FP8 MFMA shape index")
 		}
@@ -421,25 +515,66 @@ func FP8MFMARule(sh FP8MFMAShape) *Rule {
 	if sh.A > Clean || sh.B > Clean {
 		return fp8Shaped[0]
 	}
-	return fp8Shaped[sh.index()]
+	if len(sh.Ahead) == 0 {
+		return fp8Shaped[sh.index()]
+	}
+	key := sh.key()
+	fp8AheadRules.Lock()
+	defer fp8AheadRules.Unlock()
+	if r, ok := fp8AheadRules.m[key]; ok {
+		return r
+	}
+	r := *fp8Shaped[0]
+	sh.Ahead = append([]FP8Regs(nil), sh.Ahead...)
+	r.Shared = fp8SharedForm(sh)
+	r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+		return emitFP8MFMAForm(ctx, in, raw, sh)
+	}
+	if fp8AheadRules.m == nil {
+		fp8AheadRules.m = map[string]*Rule{}
+	}
+	fp8AheadRules.m[key] = &r
+	return &r
+}
+
+// fp8AheadRules are the rule's variants with registers cleared ahead, by
+// shape key (one rule per shape, so that equal shapes share plans and
+// bodies).
+var fp8AheadRules struct {
+	sync.Mutex
+	m map[string]*Rule
+}
+
+// key names the shape: its index and the registers cleared ahead.
+func (sh FP8MFMAShape) key() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", sh.index())
+	for _, g := range sh.Ahead {
+		f := 'v'
+		if g.AGPR {
+			f = 'a'
+		}
+		fmt.Fprintf(&b, "/%c%d+%d", f, g.Reg, g.N)
+	}
+	return b.String()
 }
 
 // FP8MFMAShapeAt returns the shape of the FP8 MFMA block[i]: its chain
-// links (FP8MFMAChain) and, when scope is given (it calls fn for every
-// instruction of the kernel scope; the result is kept in memo), the
-// clearing mode of each operand: InPlace when no other instruction of the
-// scope reads its registers (for an AGPR operand, only when a later FP8
-// MFMA of the block reads it again), Clean when an earlier FP8 MFMA of
-// the block read the same registers as A or B, in place, and nothing
-// between wrote them or EXEC.
-func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(*isa.Inst))) FP8MFMAShape {
+// links (FP8MFMAChain) and, when scope is given (the kernel scope's
+// blocks and edges; the result is kept in memo), the
+// clearing of its operands whose registers no other instruction of the
+// scope reads (fp8PlanBlock): each is cleared once per definition, by the
+// first FP8 MFMA of the block that may (Ahead of it), and Clean at the
+// MFMAs after it.
+func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8ScopeFunc) FP8MFMAShape {
 	var sh FP8MFMAShape
 	if i < 0 || i >= len(block) {
 		return sh
 	}
 	sh.ScaledIn, sh.ScaledOut = FP8MFMAChain(block, i)
 	in := block[i]
-	if _, ok := fp8MFMA[in.Name()]; !ok || scope == nil || memo == nil || in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP != 0 || len(in.Operands) != 4 {
+	sh.TailFree = !sh.ScaledOut && tailFree(block, i)
+	if !fp8Eligible(in) || scope == nil || memo == nil {
 		return sh
 	}
 	rs, _ := memo[fp8InPlaceKey].(*fp8ReadSet)
@@ -447,42 +582,199 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn
 		rs = fp8ScopeReads(scope)
 		memo[fp8InPlaceKey] = rs
 	}
-	modes := [2]*OperandMode{&sh.A, &sh.B}
-	m := fp8MFMA[in.Name()]
-	for n := 0; n < 2; n++ {
-		o := &in.Operands[1+n]
-		// The decoded width must be what the expansion clears.
-		if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) || int(o.Width) != 2*m.parts || rs.has(o) {
-			continue
-		}
-		switch {
-		case clearedBefore(block, i, o):
-			*modes[n] = Clean
-		case o.Class == isa.VGPR || reusedAfter(block, i, o):
-			// In place costs an AGPR two more moves than a copy: only
-			// when a later MFMA of the block finds it clean.
-			*modes[n] = InPlace
-		}
+	plans, _ := memo[fp8PlanKey].(map[*isa.Inst]*fp8BlockPlan)
+	if plans == nil {
+		plans = map[*isa.Inst]*fp8BlockPlan{}
+		memo[fp8PlanKey] = plans
 	}
+	pl := plans[block[0]]
+	if pl == nil || len(pl.modes) != len(block) {
+		pl = fp8PlanBlock(block, rs)
+		plans[block[0]] = pl
+	}
+	sh.A, sh.B = pl.modes[i][0], pl.modes[i][1]
+	sh.Ahead = pl.ahead[i]
 	return sh
 }
 
-// clearedBefore reports whether an earlier FP8 MFMA of block, before
-// block[i], read exactly the registers of o as its A or B operand with
-// nothing between writing them, writing EXEC or indexing VGPRs.
-func clearedBefore(block []*isa.Inst, i int, o *isa.Operand) bool {
-	for p := i - 1; p >= 0; p-- {
-		if found, stop := reuseStep(block[p], o); found || stop {
-			return found
+// fp8PlanKey is the pair.Site memo key of the block plans.
+const fp8PlanKey = "rules.fp8-plan"
+
+// fp8Eligible reports whether in is an FP8 MFMA the rule expands with the
+// operand modes (FP8 formats, no broadcast).
+func fp8Eligible(in *isa.Inst) bool {
+	_, ok := fp8MFMA[in.Name()]
+	return ok && in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP == 0 && len(in.Operands) == 4
+}
+
+// fp8BlockPlan is the -0 clearing of one block's FP8 MFMA operands: the
+// mode of each MFMA's A and B, and the registers each clears ahead of
+// later MFMAs.
+type fp8BlockPlan struct {
+	modes [][2]OperandMode
+	ahead [][]FP8Regs
+}
+
+// fp8PlanBlock plans the clearing of the A and B operands of the FP8
+// MFMAs of block whose registers nothing but FP8 MFMA A/B operands reads
+// in the scope (not in rs; for those readers 0x80 and 0x00 are both
+// zero). Walking the block, such an operand is
+//
+//   - Clean when each of its registers was cleared earlier in the block
+//     and nothing wrote it since;
+//   - cleared Ahead by the first FP8 MFMA (the anchor) after both its
+//     last write in the block and the last instruction that waits for
+//     memory (s_waitcnt: a load may still be writing it before), writes
+//     EXEC, indexes VGPRs or is not described; Clean at the MFMA itself;
+//   - cleared InPlace by the MFMA itself when it is its own anchor (an
+//     AGPR only when a later MFMA of the block reads it again: else a
+//     copy costs two moves less);
+//
+// and Copy otherwise. Writes end a register's clean state; EXEC writes,
+// VGPR indexing and undescribed instructions end all.
+func fp8PlanBlock(block []*isa.Inst, rs *fp8ReadSet) *fp8BlockPlan {
+	pl := &fp8BlockPlan{modes: make([][2]OperandMode, len(block)), ahead: make([][]FP8Regs, len(block))}
+	var cleared [2][256]bool
+	var lastWrite [2][256]int // index+1 of the last writer in the block
+	var anchors []int
+	file := func(c isa.RegClass) int {
+		if c == isa.AGPR {
+			return 1
+		}
+		return 0
+	}
+	for p, x := range block {
+		if fp8Eligible(x) {
+			anchors = append(anchors, p)
+			m := fp8MFMA[x.Name()]
+			for n := 0; n < 2; n++ {
+				o := &x.Operands[1+n]
+				// The decoded width must be what the expansion clears.
+				if o.Kind != isa.KindReg || (o.Class != isa.VGPR && o.Class != isa.AGPR) || int(o.Width) != 2*m.parts || int(o.Reg)+int(o.Width) > 256 || rs.has(o) {
+					continue
+				}
+				f := file(o.Class)
+				clean, lw := true, 0
+				for r := int(o.Reg); r < int(o.Reg)+int(o.Width); r++ {
+					clean = clean && cleared[f][r]
+					lw = max(lw, lastWrite[f][r])
+				}
+				if clean {
+					pl.modes[p][n] = Clean
+					continue
+				}
+				a := p
+				for _, q := range anchors {
+					if q >= lw {
+						a = q
+						break
+					}
+				}
+				if a == p {
+					if o.Class == isa.AGPR && !reusedAfter(block, p, o) {
+						continue
+					}
+					pl.modes[p][n] = InPlace
+				} else {
+					pl.modes[p][n] = Clean
+					pl.ahead[a] = append(pl.ahead[a], FP8Regs{AGPR: o.Class == isa.AGPR, Reg: uint16(o.Reg), N: uint8(o.Width)})
+				}
+				for r := int(o.Reg); r < int(o.Reg)+int(o.Width); r++ {
+					cleared[f][r] = true
+				}
+			}
+		}
+		if x.Info != nil {
+			// A read other than as FP8 MFMA A/B (one that fp8ScopeReads
+			// let pass, after an MFMA wrote the register): nothing is
+			// cleared ahead across it.
+			eligible := fp8Eligible(x)
+			wide := !x.Info.Targets.Has(isa.GFX942) && !eligible
+			for k := range x.Operands {
+				y := x.Operands[k]
+				if y.Kind != isa.KindReg || !y.Role.Uses() || (y.Class != isa.VGPR && y.Class != isa.AGPR) || (eligible && (k == 1 || k == 2)) {
+					continue
+				}
+				if wide {
+					y.Width = max(y.Width, 16)
+				}
+				f := file(y.Class)
+				for r := int(y.Reg); r < int(y.Reg)+int(y.Width) && r < 256; r++ {
+					cleared[f][r] = false
+					lastWrite[f][r] = p + 1
+				}
+			}
+		}
+		all := x.Info == nil || x.Info.ImplicitWrites&isa.ImpEXEC != 0
+		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
+			all = true
+		}
+		if x.Info != nil {
+			wide := !x.Info.Targets.Has(isa.GFX942)
+			for k := range x.Operands {
+				y := x.Operands[k]
+				if y.Kind != isa.KindReg || !y.Role.Defines() {
+					continue
+				}
+				if y.Class == isa.Special {
+					if r := isa.SpecialReg(y.Reg); r == isa.RegEXECLo || r == isa.RegEXECHi {
+						all = true
+					}
+				}
+				if y.Class != isa.VGPR && y.Class != isa.AGPR {
+					continue
+				}
+				if wide {
+					// Its decoded operands may be narrower than what it writes.
+					y.Width = max(y.Width, 16)
+				}
+				f := file(y.Class)
+				for r := int(y.Reg); r < int(y.Reg)+int(y.Width) && r < 256; r++ {
+					cleared[f][r] = false
+					lastWrite[f][r] = p + 1
+				}
+			}
+		}
+		if all {
+			cleared = [2][256]bool{}
+		}
+		if all || x.Info.Branch != isa.BranchNone || x.Info.Flags&isa.FlagWaitcnt != 0 {
+			anchors = anchors[:0]
 		}
 	}
-	return false
+	return pl
+}
+
+// tailFree reports whether the two instructions after the FP8 MFMA
+// block[i] are in the block, are described and name none of the
+// registers of its D.
+func tailFree(block []*isa.Inst, i int) bool {
+	acc, _, ok := chainAcc(block[i])
+	if !ok || i+2 >= len(block) {
+		return false
+	}
+	for _, x := range block[i+1 : i+3] {
+		if x.Info == nil {
+			return false
+		}
+		wide := !x.Info.Targets.Has(isa.GFX942)
+		for k := range x.Operands {
+			o := x.Operands[k]
+			if wide {
+				// Its decoded operands may be narrower than what it names.
+				o.Width = max(o.Width, 16)
+			}
+			if acc.overlaps(&o) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // reusedAfter reports whether a later FP8 MFMA of block, after block[i],
 // reads exactly the registers of o as A or B with nothing between
-// writing them, writing EXEC or indexing VGPRs: the same test as
-// clearedBefore, from the other end.
+// writing them, writing EXEC or indexing VGPRs.
 func reusedAfter(block []*isa.Inst, i int, o *isa.Operand) bool {
 	for p := i + 1; p < len(block); p++ {
 		if found, stop := reuseStep(block[p], o); found || stop {
@@ -685,12 +977,47 @@ type fp8ReadSet struct {
 	all  bool
 }
 
-func (s *fp8ReadSet) add(o *isa.Operand, wide bool) {
-	f := &s.v
+// fp8FullWrite returns the registers x writes whole in every lane it
+// writes, for the writes fp8ScopeReads lets hide an earlier value: the D
+// of an FP8 MFMA the rule expands (C zero or D), and the destination of
+// the operations of fp8WholeWriters (not in DPP or SDWA form: those may
+// write some rows or bytes only).
+func fp8FullWrite(x *isa.Inst) (fp8Acc, bool) {
+	if acc, _, ok := chainAcc(x); ok {
+		return acc, true
+	}
+	n, ok := fp8WholeWriters[x.Name()]
+	if !ok || x.Format == isa.SDWA || x.Format == isa.DPP || len(x.Operands) == 0 {
+		return fp8Acc{}, false
+	}
+	d := &x.Operands[0]
+	if d.Kind != isa.KindReg || !d.Role.Defines() || (d.Class != isa.VGPR && d.Class != isa.AGPR) || int(d.Width) != n {
+		return fp8Acc{}, false
+	}
+	return fp8Acc{d.Class, int(d.Reg), n}, true
+}
+
+// fp8WholeWriters are operations whose destination (of this many
+// registers) is written whole, 32 bits a register, in every active lane:
+// moves, the byte permutation and the packed f32 operations.
+var fp8WholeWriters = map[string]int{
+	"v_mov_b32":           1,
+	"v_accvgpr_write_b32": 1,
+	"v_perm_b32":          1,
+	"v_pk_mul_f32":        2,
+	"v_pk_fma_f32":        2,
+	"v_pk_add_f32":        2,
+	"v_pk_mov_b32":        2,
+}
+
+// addUnless adds the registers of o (widened to 16 with wide) that
+// killed does not hold.
+func (s *fp8ReadSet) addUnless(o *isa.Operand, wide bool, killed *fp8Killed) {
+	f, k := &s.v, &killed[0]
 	switch o.Class {
 	case isa.VGPR:
 	case isa.AGPR:
-		f = &s.a
+		f, k = &s.a, &killed[1]
 	default:
 		return
 	}
@@ -699,6 +1026,9 @@ func (s *fp8ReadSet) add(o *isa.Operand, wide bool) {
 		n = max(n, 16)
 	}
 	for r := int(o.Reg); r < int(o.Reg)+n && r < 512; r++ {
+		if r < 256 && k[r] {
+			continue
+		}
 		f[r] = true
 	}
 }
@@ -720,21 +1050,105 @@ func (s *fp8ReadSet) has(o *isa.Operand) bool {
 	return false
 }
 
-// fp8ScopeReads computes the read set of a scope's instructions (insts
-// calls fn for each).
-func fp8ScopeReads(insts func(fn func(*isa.Inst))) *fp8ReadSet {
+// FP8ScopeFunc calls fn for every block of a kernel scope, in order,
+// with the indexes (in that order) of its successors in the scope and
+// whether it may be entered other than through those edges (a root, a
+// call target, a return point, or with unknown predecessors).
+type FP8ScopeFunc func(fn func(block []*isa.Inst, succs []int, entry bool))
+
+// fp8Killed are the registers (VGPRs, AGPRs) whose value a whole write
+// has replaced since the last EXEC write (fp8ScopeReads).
+type fp8Killed [2][256]bool
+
+// fp8ScopeReads computes the read set of a scope's blocks. A read does
+// not count when, on every path to it, an instruction wrote the whole
+// register (fp8FullWrite: an FP8 MFMA's D, a move, a permutation) with no
+// EXEC write and no FP8 MFMA A/B read of it after: in the lanes it reads,
+// the value is that write's, not one that a clearing could have changed
+// (the D of a zero-C MFMA, which the next MFMAs of a chain read as C and
+// other instructions read after it; an accumulator zeroed by moves). The
+// paths are followed over the scope's edges (a must analysis: entry
+// blocks start with nothing written). fp8PlanBlock never clears ahead
+// across such a read.
+func fp8ScopeReads(scope FP8ScopeFunc) *fp8ReadSet {
+	var blocks [][]*isa.Inst
+	var succs [][]int
+	var entry []bool
+	scope(func(b []*isa.Inst, ss []int, e bool) {
+		blocks = append(blocks, b)
+		succs = append(succs, ss)
+		entry = append(entry, e)
+	})
+	n := len(blocks)
+	preds := make([][]int, n)
+	for b, ss := range succs {
+		for _, t := range ss {
+			if t < 0 || t >= n {
+				entry[b] = true // an edge out of the listed blocks: be safe
+				continue
+			}
+			preds[t] = append(preds[t], b)
+		}
+	}
+	// Must analysis: out starts full (except at entries) and shrinks.
+	in := make([]fp8Killed, n)
+	out := make([]fp8Killed, n)
+	for b := range out {
+		for f := range out[b] {
+			for r := range out[b][f] {
+				out[b][f][r] = true
+			}
+		}
+	}
 	s := &fp8ReadSet{}
-	insts(func(x *isa.Inst) {
+	for changed := true; changed; {
+		changed = false
+		for b := 0; b < n; b++ {
+			k := fp8Killed{}
+			if !entry[b] && len(preds[b]) > 0 {
+				k = out[preds[b][0]]
+				for _, p := range preds[b][1:] {
+					for f := range k {
+						for r := range k[f] {
+							k[f][r] = k[f][r] && out[p][f][r]
+						}
+					}
+				}
+			}
+			in[b] = k
+			fp8WalkBlock(blocks[b], &k, nil)
+			if k != out[b] {
+				out[b] = k
+				changed = true
+			}
+		}
+	}
+	for b := 0; b < n; b++ {
+		k := in[b]
+		fp8WalkBlock(blocks[b], &k, s)
+	}
+	return s
+}
+
+// fp8WalkBlock runs block over killed (fp8ScopeReads) and, when s is
+// given, adds the reads that count to it.
+func fp8WalkBlock(block []*isa.Inst, killed *fp8Killed, s *fp8ReadSet) {
+	for _, x := range block {
 		if x.Info == nil {
-			s.all = true
+			if s != nil {
+				s.all = true
+			}
+			*killed = fp8Killed{}
 			return
 		}
 		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
-			s.all = true
+			if s != nil {
+				s.all = true
+			}
+			*killed = fp8Killed{}
 			return
 		}
-		_, fp8 := fp8MFMA[x.Name()]
-		fp8 = fp8 && x.Mod.CBSZ|x.Mod.ABID|x.Mod.BLGP == 0 && len(x.Operands) == 4
+		fp8 := fp8Eligible(x)
 		wide := !x.Info.Targets.Has(isa.GFX942) && !fp8
 		for i := range x.Operands {
 			o := &x.Operands[i]
@@ -742,10 +1156,42 @@ func fp8ScopeReads(insts func(fn func(*isa.Inst))) *fp8ReadSet {
 				continue
 			}
 			if fp8 && (i == 1 || i == 2) {
+				// It may clear them: later reads see what it left.
+				if o.Class == isa.VGPR || o.Class == isa.AGPR {
+					f := &killed[0]
+					if o.Class == isa.AGPR {
+						f = &killed[1]
+					}
+					for r := int(o.Reg); r < int(o.Reg)+int(o.Width) && r < 256; r++ {
+						f[r] = false
+					}
+				}
 				continue
 			}
-			s.add(o, wide)
+			if s != nil {
+				s.addUnless(o, wide, killed)
+			}
 		}
-	})
-	return s
+		if x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+			*killed = fp8Killed{}
+		}
+		for i := range x.Operands {
+			o := &x.Operands[i]
+			if o.Kind != isa.KindReg || !o.Role.Defines() || o.Class != isa.Special {
+				continue
+			}
+			if r := isa.SpecialReg(o.Reg); r == isa.RegEXECLo || r == isa.RegEXECHi {
+				*killed = fp8Killed{}
+			}
+		}
+		if acc, ok := fp8FullWrite(x); ok {
+			f := 0
+			if acc.class == isa.AGPR {
+				f = 1
+			}
+			for r := acc.reg; r < acc.reg+acc.n && r < 256; r++ {
+				killed[f][r] = true
+			}
+		}
+	}
 }

@@ -18,7 +18,7 @@ import (
 // computes, so the results are identical. Expansions shorter than
 // fp8SharedMin bytes stay inline: two calls and the return cost about as
 // much as a second copy (a chained MFMA whose operands are already
-// cleared is 12 bytes).
+// cleared is 8 bytes, the host MFMA alone).
 
 // fp8SharedMin is the shortest expansion worth a body.
 const fp8SharedMin = 32
@@ -26,13 +26,15 @@ const fp8SharedMin = 32
 // fp8SharedRegs are the scratch registers of one body.
 type fp8SharedRegs struct {
 	ta, tb, u, k uint16
+	spare        uint16
+	hasSpare     bool
 	used         []uint16
 }
 
 // fp8SharedForm returns the Shared form of the FP8 MFMA rule in shape sh.
 func fp8SharedForm(sh FP8MFMAShape) *Shared {
-	form := func(k int) FP8MFMAForm {
-		return FP8MFMAForm{K: k, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B}
+	form := func(r fp8SharedRegs) FP8MFMAForm {
+		return FP8MFMAForm{K: int(r.k), ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead, Spare: r.spare, HasSpare: r.hasSpare}
 	}
 	code := func(in *isa.Inst, raw []byte, r fp8SharedRegs) ([]byte, error) {
 		m, ok := fp8MFMA[in.Name()]
@@ -40,7 +42,7 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 			return nil, fieldErr(in, "shape", uint32(len(raw)))
 		}
 		w := words(raw)
-		return FP8MFMAFormCode(w[0], w[1], m.op, m.cd, m.parts, r.ta, r.tb, r.u, form(int(r.k)))
+		return FP8MFMAFormCode(w[0], w[1], m.op, m.cd, m.parts, r.ta, r.tb, r.u, form(r))
 	}
 	layout := func(regs SharedRegs) (fp8SharedRegs, error) {
 		var r fp8SharedRegs
@@ -55,17 +57,20 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 		if err := p.ones(&r.u, &r.k); err != nil {
 			return r, err
 		}
+		if len(p.free) > 0 && p.ones(&r.spare) == nil {
+			r.hasSpare = true
+		}
 		r.used = p.used
 		return r, nil
 	}
 	return &Shared{
 		Key: func(in *isa.Inst, raw []byte) (string, bool) {
 			// The length does not depend on which registers are scratch.
-			c, err := code(in, raw, fp8SharedRegs{ta: 0, tb: 2, u: 4, k: 5})
+			c, err := code(in, raw, fp8SharedRegs{ta: 0, tb: 2, u: 4, k: 5, spare: 6, hasSpare: true})
 			if err != nil || len(c) < fp8SharedMin {
 				return "", false
 			}
-			return fmt.Sprintf("mfma-fp8/%s/%d", hex.EncodeToString(raw), sh.index()), true
+			return fmt.Sprintf("mfma-fp8/%s/%s", hex.EncodeToString(raw), sh.key()), true
 		},
 		Site: func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
 			r, err := layout(regs)
@@ -84,7 +89,33 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 			}
 			return code(in, raw, r)
 		},
-		Names: fp8SharedNames,
+		Tail: func(in *isa.Inst, raw []byte, regs SharedRegs) int {
+			// The scaling of D by 4 after the last host MFMA: equal in
+			// the bodies of every FP8 MFMA with the same D and shape.
+			m, ok := fp8MFMA[in.Name()]
+			if !ok || len(raw) != 8 || sh.ScaledOut {
+				return 0
+			}
+			r, err := layout(regs)
+			if err != nil {
+				return 0
+			}
+			w0 := words(raw)[0]
+			return 4 * len(fp8ScaleOut(uint16(w0&0xff), m.cd, w0>>15&1 != 0, r.u, sh.TailFree))
+		},
+		Names: func(in *isa.Inst, raw []byte) ([]uint16, bool) {
+			names, ok := fp8SharedNames(in, raw)
+			for _, g := range sh.Ahead {
+				for i := uint16(0); i < uint16(g.N); i++ {
+					r := g.Reg + i
+					if g.AGPR {
+						r += 256
+					}
+					names = append(names, r)
+				}
+			}
+			return names, ok
+		},
 	}
 }
 

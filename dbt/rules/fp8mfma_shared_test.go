@@ -11,7 +11,7 @@ import (
 // TestFP8MFMASharedKeys checks which FP8 MFMA forms get a subroutine key:
 // every shaped variant has its own form, a full expansion has a key naming
 // its encoding and shape, a chained 16x16x32 MFMA whose operands are
-// already cleared (s_nop and the MFMA, 12 bytes) has none, and the use's
+// already cleared (the MFMA alone, 8 bytes) has none, and the use's
 // registers are A, B, C and D.
 func TestFP8MFMASharedKeys(t *testing.T) {
 	// v_mfma_f32_16x16x32_fp8_fp8 v[40:43], v[10:11], a[12:13], v[40:43]

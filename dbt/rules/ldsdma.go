@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
 )
@@ -19,6 +21,7 @@ func init() {
 		Match:    func(in *isa.Inst) bool { return in.Mod.LDS },
 		Fidelity: report.Exact,
 		Emit:     emitBufferLoadLDS,
+		Shared:   bufferLoadLDSShared,
 	})
 }
 
@@ -64,14 +67,22 @@ func bitsFor(n int) int {
 	return 0
 }
 
-func emitBufferLoadLDS(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+// bufferLoadLDSCheck checks the fields the expansion depends on.
+func bufferLoadLDSCheck(in *isa.Inst, raw []byte) error {
 	if len(raw) != 8 {
-		return nil, fieldErr(in, "size", uint32(len(raw)))
+		return fieldErr(in, "size", uint32(len(raw)))
+	}
+	if words(raw)[0]>>15&1 != 0 { // addr64 is not GFX9
+		return fieldErr(in, "addr64", 1)
+	}
+	return nil
+}
+
+func emitBufferLoadLDS(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+	if err := bufferLoadLDSCheck(in, raw); err != nil {
+		return nil, err
 	}
 	w := words(raw)
-	if w[0]>>15&1 != 0 { // addr64 is not GFX9
-		return nil, fieldErr(in, "addr64", 1)
-	}
 	n := 4
 	data, err := ctx.TempVGPRRange(n, 2)
 	if err != nil {
@@ -85,4 +96,88 @@ func emitBufferLoadLDS(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 		return nil, fieldErr(in, "scratch overlap", uint32(addr[0]))
 	}
 	return BufferLoadLDSCode(w[0], w[1], n, data, addr[0]), nil
+}
+
+// The subroutine form of the wide LDS DMA (issue 15: in the aiter bf16
+// GEMMs and attention kernels each distinct load, encoding alike, occurs
+// in the prologue, the main loop and its tail, 40 bytes over the guest's 8
+// each time). The key is the guest encoding, so the body is the inline
+// expansion itself on the guest's address, resource and offset registers
+// (and the M0 of the call), with the data and LDS-address scratch VGPRs
+// fixed; a use is the s_call_b64 alone. The results are those of the
+// inline expansion. The body accesses LDS, so virtual-LDS sidecars keep
+// the inline form.
+
+var bufferLoadLDSShared = &Shared{Key: bufferLoadLDSKey, Site: bufferLoadLDSSite, Body: bufferLoadLDSBody, Names: bufferLoadLDSNames, Tail: bufferLoadLDSTail, LDS: true}
+
+// bufferLoadLDSTail: everything after the load (the waits, the lane's LDS
+// address from M0 and the ds_write of the data quad) names only the fixed
+// registers and the instruction offset, so the bodies of loads through
+// different address registers or resources share it.
+func bufferLoadLDSTail(in *isa.Inst, raw []byte, regs SharedRegs) int {
+	body, err := bufferLoadLDSBody(in, raw, regs)
+	if err != nil || len(body) < 8 {
+		return 0
+	}
+	return len(body) - 8
+}
+
+func bufferLoadLDSKey(in *isa.Inst, raw []byte) (string, bool) {
+	if bufferLoadLDSCheck(in, raw) != nil {
+		return "", false
+	}
+	return fmt.Sprintf("buffer-load-lds-wide/%x", raw), true
+}
+
+// bufferLoadLDSLayout takes the data quad (even-aligned) and the address
+// VGPR from the fixed registers.
+func bufferLoadLDSLayout(regs []uint16) (data, addr uint16, used []uint16, err error) {
+	p := &regPool{free: append([]uint16(nil), regs...)}
+	if data, err = p.run(4, 2); err != nil {
+		return 0, 0, nil, err
+	}
+	if addr, err = p.one(); err != nil {
+		return 0, 0, nil, err
+	}
+	return data, addr, p.used, nil
+}
+
+func bufferLoadLDSSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
+	if err := bufferLoadLDSCheck(in, raw); err != nil {
+		return SharedSite{}, err
+	}
+	_, _, used, err := bufferLoadLDSLayout(regs.V)
+	if err != nil {
+		return SharedSite{}, err
+	}
+	return SharedSite{Used: used}, nil
+}
+
+func bufferLoadLDSBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
+	if err := bufferLoadLDSCheck(in, raw); err != nil {
+		return nil, err
+	}
+	data, addr, _, err := bufferLoadLDSLayout(regs.V)
+	if err != nil {
+		return nil, err
+	}
+	w := words(raw)
+	return BufferLoadLDSCode(w[0], w[1], 4, data, addr), nil
+}
+
+// bufferLoadLDSNames: the address VGPRs (one with offen or idxen, a pair
+// with both; the vdata field of the LDS form names no register).
+func bufferLoadLDSNames(in *isa.Inst, raw []byte) ([]uint16, bool) {
+	if bufferLoadLDSCheck(in, raw) != nil {
+		return nil, false
+	}
+	w := words(raw)
+	vaddr := uint16(w[1] & 0xff)
+	switch offen, idxen := w[0]>>12&1 != 0, w[0]>>13&1 != 0; {
+	case offen && idxen:
+		return []uint16{vaddr, vaddr + 1}, vaddr < 255
+	case offen || idxen:
+		return []uint16{vaddr}, true
+	}
+	return nil, true
 }

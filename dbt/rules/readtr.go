@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -49,7 +50,7 @@ const ReadTrBound = "exact when every 16-lane group containing an active lane is
 
 func init() {
 	register(Pair{isa.GFX950, isa.GFX942}, &Rule{
-		Name:     "ds-read-tr",
+		Name:     ReadTrRuleName,
 		Ops:      []string{"ds_read_b64_tr_b16", "ds_read_b64_tr_b8", "ds_read_b64_tr_b4"},
 		Fidelity: report.Approximate,
 		Bound:    ReadTrBound,
@@ -242,4 +243,229 @@ func emitReadTr(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 		return nil, err
 	}
 	return ReadTrCode(bits, vdst, acc, vaddr, w[0]&0xffff, t)
+}
+
+// Runs of 16-bit transposed reads (issue 15). The aiter attention kernels
+// read a tile with up to 32 consecutive ds_read_b64_tr_b16 through one
+// address VGPR at different instruction offsets. The source lanes and
+// their addresses are the same for every read of such a run, so where the
+// reads are inline (virtual-LDS sidecars, which run these kernels on
+// gfx942, or subroutines turned off) the first read of a run emits the
+// whole run: the lane set-up and the four ds_bpermute_b32 once (20
+// instructions), then per read four ds_read_u16 with its offset, one
+// wait and the packing (7 instructions; 9 into AGPRs), instead of 27 each.
+// The later reads of the run then emit nothing. That moves them before
+// nothing: the run's reads are adjacent and read only the address VGPR,
+// which none of them writes, and LDS, which none writes; they write their
+// destinations in program order.
+
+// VGPRReserver is a Context that can keep VGPRs from the scratch
+// registers it hands out for the rest of the current instruction's
+// translation (the registers a rule's code writes early that liveness at
+// the instruction counts as dead).
+type VGPRReserver interface {
+	ReserveVGPRs(regs ...uint16)
+}
+
+// ReadTrRuleName is the transposed-read rule's name.
+const ReadTrRuleName = "ds-read-tr"
+
+// readTrRunMax bounds a run (the reads of one emitted group).
+const readTrRunMax = 64
+
+// readTrOffsetSpan bounds the DS offsets of a run's reads (the global
+// memory instructions' 13-bit signed offset holds 0..4095).
+const readTrOffsetSpan = 4096
+
+// readTrMember is one read of a run.
+type readTrMember struct {
+	pc   uint64
+	vdst uint16
+	acc  bool
+	off  uint32
+}
+
+// readTrMemberOf returns the fields of a ds_read_b64_tr_b16 whose
+// destination does not overlap its address VGPR (the decoder splits the
+// 16-bit offset into the DS offset0 and offset1 bytes).
+func readTrMemberOf(in *isa.Inst) (m readTrMember, vaddr uint16, ok bool) {
+	if in.Name() != "ds_read_b64_tr_b16" || in.Mod.GDS || len(in.Operands) != 2 || in.Mod.Offset < 0 || in.Mod.Offset > 0xff {
+		return m, 0, false
+	}
+	d, a := in.Operands[0], in.Operands[1]
+	if d.Kind != isa.KindReg || d.Width != 2 || d.Reg > 254 || (d.Class != isa.VGPR && d.Class != isa.AGPR) || a.Kind != isa.KindReg || a.Class != isa.VGPR || a.Width != 1 {
+		return m, 0, false
+	}
+	m = readTrMember{pc: in.PC, vdst: d.Reg, acc: d.Class == isa.AGPR, off: uint32(in.Mod.Offset) | uint32(in.Mod.Offset1)<<8}
+	if !m.acc && (a.Reg == d.Reg || a.Reg == d.Reg+1) {
+		return m, 0, false
+	}
+	return m, a.Reg, true
+}
+
+// readTrRun returns the run block[i] belongs to from block[i] on, and
+// the address VGPR; fewer than two reads in all is no run.
+func readTrRun(block []*isa.Inst, i int) ([]readTrMember, uint16, bool) {
+	if i < 0 || i >= len(block) {
+		return nil, 0, false
+	}
+	m, vaddr, ok := readTrMemberOf(block[i])
+	if !ok {
+		return nil, 0, false
+	}
+	before := 0
+	for j := i - 1; j >= 0 && before < readTrRunMax; j-- {
+		if _, a, ok := readTrMemberOf(block[j]); !ok || a != vaddr {
+			break
+		}
+		before++
+	}
+	run := []readTrMember{m}
+	for j := i + 1; j < len(block) && len(run) < readTrRunMax; j++ {
+		x, a, ok := readTrMemberOf(block[j])
+		if !ok || a != vaddr {
+			break
+		}
+		run = append(run, x)
+	}
+	return run, vaddr, before+len(run) >= 2
+}
+
+// readTrGroupTemps is how many scratch VGPRs readTrGroupCode needs.
+func readTrGroupTemps(run []readTrMember) int {
+	for _, m := range run {
+		if m.acc {
+			return 8
+		}
+	}
+	return 6
+}
+
+// readTrGroupCode returns the expansion of the reads run (16-bit
+// elements, through address VGPR vaddr) with scratch VGPRs t
+// (readTrGroupTemps of them, named by no read of the run).
+func readTrGroupCode(vaddr uint16, run []readTrMember, t []uint16) []byte {
+	s, b := t[0], t[1]
+	el := [4]uint16{t[2], t[3], t[4], t[5]}
+	var w []uint32
+	add3 := func(p [2]uint32) { w = append(w, p[0], p[1]) }
+	// s = lane id; b = byte offset of the lane's element in a source row.
+	add3(vop3(op3MbcntLo, s, srcOnes, srcZero, 0))
+	add3(vop3(op3MbcntHi, s, srcOnes, srcVGPR+s, 0))
+	w = append(w, vop2(op2AndB32, b, inlineInt(3), s, 0)...)
+	w = append(w, vop2(op2LshlrevB32, b, inlineInt(1), b, 0)...)
+	// s = byte selector of the first source lane: 4*(16g + (l%16)/4).
+	add3(vop3(op3BfeU32, el[0], srcVGPR+s, inlineInt(2), inlineInt(2)))
+	w = append(w, vop2(op2AndB32, s, inlineInt(48), s, 0)...)
+	w = append(w, vop2(op2OrB32, s, srcVGPR+el[0], s, 0)...)
+	w = append(w, vop2(op2LshlrevB32, s, inlineInt(2), s, 0)...)
+	// el[j] = the address of element j: source lane 16g + 4j + (l%16)/4.
+	for j, d := range el {
+		if j > 0 {
+			w = append(w, vop2(op2AddU32, s, inlineInt(16), s, 0)...)
+		}
+		add3(dsRead(dsOpBpermute, d, s, vaddr, 0))
+	}
+	w = append(w, waitLGKMCnt0)
+	for _, d := range el {
+		w = append(w, vop2(op2AddU32, d, srcVGPR+b, d, 0)...)
+	}
+	// The element addresses are moved by base so that every read's offset
+	// field stays below readTrOffsetSpan: a virtual-LDS sidecar lowers an
+	// LDS read with a larger one through a scratch register of its own,
+	// one per read of the run.
+	base := uint32(0)
+	for _, m := range run {
+		if m.off < base || m.off-base >= readTrOffsetSpan {
+			for _, d := range el {
+				w = append(w, vop2(op2AddU32, d, srcLit, d, m.off-base)...)
+			}
+			base = m.off
+		}
+		// Elements 0..3 go to lo0, hi0, lo1, hi1 (each read's low 16
+		// bits, zero-extended), packed into the two dwords.
+		lo0, hi0, lo1, hi1 := m.vdst, m.vdst+1, s, b
+		if m.acc {
+			lo0, hi0, lo1, hi1 = s, b, t[6], t[7]
+		}
+		for j, d := range [4]uint16{lo0, hi0, lo1, hi1} {
+			add3(dsRead(dsOpReadU16, d, el[j], 0, m.off-base))
+		}
+		w = append(w, waitLGKMCnt0)
+		add3(vop3(op3LshlOrB32, lo0, srcVGPR+hi0, inlineInt(16), srcVGPR+lo0))
+		add3(vop3(op3LshlOrB32, hi0, srcVGPR+hi1, inlineInt(16), srcVGPR+lo1))
+		if m.acc {
+			a := accWrite(m.vdst, lo0)
+			w = append(w, a[0], a[1])
+			a = accWrite(m.vdst+1, hi0)
+			w = append(w, a[0], a[1])
+		}
+	}
+	return appendWords(nil, w...)
+}
+
+// readTrRunKey is the pair.Site.Memo entry holding, per read of a run,
+// whether an earlier read's code of the current emission covers it.
+const readTrRunKey = "rules/ds-read-tr-run"
+
+// ReadTrRunRule returns the form of the transposed-read rule for
+// block[i] when it belongs to a run of two or more 16-bit reads through
+// one address VGPR and the reads are emitted inline (see above); nil
+// otherwise. memo is the pair's per-scope cache (pair.Site.Memo).
+func ReadTrRunRule(block []*isa.Inst, i int, memo map[string]any) *Rule {
+	run, vaddr, ok := readTrRun(block, i)
+	if !ok || memo == nil {
+		return nil
+	}
+	covered, _ := memo[readTrRunKey].(map[uint64]bool)
+	if covered == nil {
+		covered = map[uint64]bool{}
+		memo[readTrRunKey] = covered
+	}
+	base := For(isa.GFX950, isa.GFX942, "ds_read_b64_tr_b16")
+	if base == nil {
+		return nil
+	}
+	r := *base
+	r.Shared = nil
+	r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+		if in.PC != run[0].pc {
+			return nil, fmt.Errorf("ds_read_tr run at %#x emitted for %#x", run[0].pc, in.PC)
+		}
+		if covered[in.PC] {
+			// An earlier read of the run emitted this one.
+			return []byte{}, nil
+		}
+		t, err := ctx.TempVGPRs(readTrGroupTemps(run))
+		if err != nil {
+			return nil, err
+		}
+		// The group ends before a read whose destination is one of the
+		// scratch registers (dead after this read, written by that one).
+		// The later reads' destinations are kept from the scratch
+		// registers of the rest of this translation (a sidecar lowers
+		// the LDS accesses of the code with some): a context that cannot
+		// keep them gets a group of one.
+		res, ok := ctx.(VGPRReserver)
+		n := 1
+		for ; ok && n < len(run); n++ {
+			if m := run[n]; !m.acc && (slices.Contains(t, m.vdst) || slices.Contains(t, m.vdst+1)) {
+				break
+			}
+		}
+		for _, m := range run[:n] {
+			if ok && !m.acc {
+				res.ReserveVGPRs(m.vdst, m.vdst+1)
+			}
+		}
+		if need := readTrGroupTemps(run[:n]); need < len(t) {
+			t = t[:need]
+		}
+		// Marks set by an earlier emission of the scope are replaced.
+		for k, m := range run[1:] {
+			covered[m.pc] = k+1 < n
+		}
+		return readTrGroupCode(vaddr, run[:n], t), nil
+	}
+	return &r
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -88,15 +89,7 @@ func readTrSharedSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, er
 	if err != nil {
 		return SharedSite{}, err
 	}
-	var pre []uint32
-	switch {
-	case f.off == 0:
-		pre = smVOP1(smMovB32, addr, srcVGPR+f.vaddr, 0)
-	case f.off <= 64:
-		pre = vop2(op2AddU32, addr, inlineInt(int(f.off)), f.vaddr, 0)
-	default:
-		pre = vop2(op2AddU32, addr, srcLit, f.vaddr, f.off)
-	}
+	pre := readTrAddr(addr, f.vaddr, f.off)
 	var post []uint32
 	for k := uint16(0); k < 2; k++ {
 		if f.acc {
@@ -131,4 +124,133 @@ func readTrSharedNames(in *isa.Inst, raw []byte) ([]uint16, bool) {
 		return []uint16{f.vaddr, 256 + f.vdst, 256 + f.vdst + 1}, true
 	}
 	return []uint16{f.vaddr, f.vdst, f.vdst + 1}, true
+}
+
+// The destination-keyed subroutine form (issue 15: the aiter MLA kernels
+// read into the same 32 AGPR pairs 39 times each): where a kernel scope
+// has readTrDestMin or more 16-bit transposed reads into one AGPR pair,
+// they share a body that writes that pair itself (v_accvgpr_write_b32 in
+// the body), so a use is the address copy and the s_call_b64 (8-12 bytes
+// instead of 24-28 with the two v_accvgpr_write_b32 after the call). The
+// body computes what the inline expansion computes. Fewer uses keep the
+// shared form by element size (a body per pair costs more than the copies
+// it saves).
+
+// readTrDestMin is the fewest reads into one AGPR pair given its own body
+// (a body is about 190 bytes; a use saves 16).
+const readTrDestMin = 12
+
+var readTrDestShared = &Shared{Key: readTrDestKey, Site: readTrDestSite, Body: readTrDestBody, Names: readTrSharedNames, LDS: true, MemorySaves: 8}
+
+var (
+	readTrDestOnce sync.Once
+	readTrDest     *Rule
+)
+
+// readTrDestsKey is the pair.Site.Memo entry counting a scope's 16-bit
+// transposed reads per AGPR destination pair.
+const readTrDestsKey = "rules.ds-read-tr-dests"
+
+// ReadTrDestRuleAt returns the transposed-read rule for in with the
+// destination-keyed subroutine form when in is a ds_read_b64_tr_b16 into
+// AGPRs and the kernel scope (scope walks its instructions; memo is the
+// pair's per-scope cache) has readTrDestMin or more such reads into the
+// same pair, and nil otherwise (the rule as registered).
+func ReadTrDestRuleAt(in *isa.Inst, memo map[string]any, scope func(fn func(*isa.Inst))) *Rule {
+	m, _, ok := readTrMemberOf(in)
+	if !ok || !m.acc || memo == nil || scope == nil {
+		return nil
+	}
+	counts, _ := memo[readTrDestsKey].(map[uint16]int)
+	if counts == nil {
+		counts = map[uint16]int{}
+		scope(func(x *isa.Inst) {
+			if u, _, ok := readTrMemberOf(x); ok && u.acc {
+				counts[u.vdst]++
+			}
+		})
+		memo[readTrDestsKey] = counts
+	}
+	if counts[m.vdst] < readTrDestMin {
+		return nil
+	}
+	readTrDestOnce.Do(func() {
+		if base := For(isa.GFX950, isa.GFX942, "ds_read_b64_tr_b16"); base != nil {
+			r := *base
+			r.Shared = readTrDestShared
+			readTrDest = &r
+		}
+	})
+	return readTrDest
+}
+
+// readTrDestFields parses a 16-bit transposed read into AGPRs.
+func readTrDestFields(in *isa.Inst, raw []byte) (readTrFields, error) {
+	f, err := parseReadTr(in, raw)
+	if err == nil && (f.bits != 16 || !f.acc) {
+		err = fieldErr(in, "destination-keyed form", uint32(f.bits))
+	}
+	return f, err
+}
+
+func readTrDestKey(in *isa.Inst, raw []byte) (string, bool) {
+	f, err := readTrDestFields(in, raw)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("ds-read-tr/16/a%d", f.vdst), true
+}
+
+// readTrDestLayout lays out the address and the temporaries (the result
+// dwords are assembled in the last one) from regs.
+func readTrDestLayout(vdst uint16, regs []uint16) (addr uint16, t, used []uint16, err error) {
+	p := &regPool{free: append([]uint16(nil), regs...)}
+	if addr, err = p.one(); err != nil {
+		return
+	}
+	t = make([]uint16, ReadTrTemps(16, vdst, true, addr))
+	for i := range t {
+		if t[i], err = p.one(); err != nil {
+			return
+		}
+	}
+	return addr, t, p.used, nil
+}
+
+func readTrDestSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
+	f, err := readTrDestFields(in, raw)
+	if err != nil {
+		return SharedSite{}, err
+	}
+	addr, _, used, err := readTrDestLayout(f.vdst, regs.V)
+	if err != nil {
+		return SharedSite{}, err
+	}
+	pre := readTrAddr(addr, f.vaddr, f.off)
+	return SharedSite{Pre: appendWords(nil, pre...), Used: used}, nil
+}
+
+func readTrDestBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
+	f, err := readTrDestFields(in, raw)
+	if err != nil {
+		return nil, err
+	}
+	addr, t, _, err := readTrDestLayout(f.vdst, regs.V)
+	if err != nil {
+		return nil, err
+	}
+	return ReadTrCode(16, f.vdst, true, addr, 0, t)
+}
+
+// readTrAddr is the call site's address set-up of a transposed-read
+// subroutine: addr = vaddr + off (a move, an inline or a literal add).
+func readTrAddr(addr, vaddr uint16, off uint32) []uint32 {
+	switch {
+	case off == 0:
+		return smVOP1(smMovB32, addr, srcVGPR+vaddr, 0)
+	case off <= 64:
+		return vop2(op2AddU32, addr, inlineInt(int(off)), vaddr, 0)
+	default:
+		return vop2(op2AddU32, addr, srcLit, vaddr, off)
+	}
 }

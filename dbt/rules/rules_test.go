@@ -100,6 +100,17 @@ func (m *machine) run(t *testing.T, code []byte) {
 				r = a&b | ^a&m.src(s2)
 			case op3BfeU32:
 				r = a >> (b & 31) & (1<<(m.src(s2)&31) - 1)
+			case op3Add3U32:
+				r = a + b + m.src(s2)
+			case op3PermB32: // byte selects 0-7 only
+				src, sel := uint64(a)<<32|uint64(b), m.src(s2)
+				for k := 0; k < 4; k++ {
+					c := sel >> (8 * k) & 0xff
+					if c > 7 {
+						t.Fatalf("v_perm_b32 selector %#x", sel)
+					}
+					r |= uint32(src>>(8*c)&0xff) << (8 * k)
+				}
 			case op3BfeI32:
 				n := m.src(s2) & 31
 				r = uint32(int32(a>>(b&31)<<(32-n)) >> (32 - n))
@@ -119,6 +130,16 @@ func (m *machine) run(t *testing.T, code []byte) {
 				t.Fatalf("unexpected VOP3 opcode %#x", op)
 			}
 			m.v[w0&0xff] = r
+			continue
+		}
+		if w0>>28 == 0xb && w0>>23&0x1f == 0 { // s_movk_i32
+			i += 4
+			m.s[w0>>16&0x7f] = uint32(int32(int16(w0)))
+			continue
+		}
+		if w0&^(0x7f<<16) == 0xbe8000ff { // s_mov_b32 sdst, literal
+			m.s[w0>>16&0x7f] = w(i + 4)
+			i += 8
 			continue
 		}
 		if w0>>25 == 0x3f { // VOP1
@@ -363,6 +384,9 @@ func TestCvtPkBF16Expansion(t *testing.T) {
 		{1, 256 + 1, 256 + 2},
 		{2, 256 + 1, 256 + 2},
 		{5, 7, 256 + 2},
+		{5, 256 + 1, 7},
+		{5, srcHalf, 256 + 2},
+		{2, 256 + 2, 256 + 2},
 		{5, 256 + 1, 256 + 1},
 	}
 	for _, c := range cfgs {
@@ -379,8 +403,12 @@ func TestCvtPkBF16Expansion(t *testing.T) {
 		}
 	}
 	lines := disasm(t, CvtPkBF16Code(5, 7, 256+2, 100, 101, 102, 40))
-	if len(lines) != 16 { // 7 + 6 + 3 with the SGPR source copied first
+	if len(lines) != 15 { // 13, and two more for the SGPR source (one constant-bus read each)
 		t.Fatalf("llvm-mc decoded %d instructions: %q", len(lines), lines)
+	}
+	code := CvtPkBF16Code(5, 256+1, 256+2, 100, 101, 102, 40)
+	if lines := disasm(t, code); len(lines) != 13 || len(code) != 100 {
+		t.Fatalf("VGPR sources: %d instructions, %d bytes: %q", len(lines), len(code), lines)
 	}
 }
 
@@ -458,7 +486,7 @@ func (wv *wave) run(t *testing.T, code []byte) {
 					}
 					out[l] = wv.v[addr][l&^31|(l&31)^16]
 				case dsOpBpermute:
-					out[l] = wv.v[data][wv.v[addr][l]/4%64]
+					out[l] = wv.v[data][(wv.v[addr][l]+off)/4%64] // the offset is added; address bits 7:2 pick the lane
 				default:
 					t.Fatalf("DS op %#x", op)
 				}
@@ -501,6 +529,8 @@ func (wv *wave) run(t *testing.T, code []byte) {
 					out[l] = b + uint32(bitsCount(uint64(a)&(1<<l-1)&0xffffffff))
 				case op3MbcntHi:
 					out[l] = b + uint32(bitsCount((uint64(a)<<32)&(1<<l-1)))
+				case op3AndOrB32:
+					out[l] = a&b | wv.src(w1>>18&0x1ff, l)
 				case op3CndmaskB32:
 					p := w1 >> 18 & 0x1ff
 					mask := uint64(wv.s[p]) | uint64(wv.s[p+1])<<32

@@ -30,6 +30,13 @@ type Shared struct {
 	// writes, VGPRs as v and AGPRs as 256+a; false when they cannot be
 	// told (in then stays inline).
 	Names func(in *isa.Inst, raw []byte) ([]uint16, bool)
+	// Tail, when set, returns how many bytes at the end of the body of
+	// in's key (for regs) are a tail that bodies may share: straight-line
+	// code without branches or PC-relative operands, entered at its
+	// first byte. The translator emits equal tails (same bytes, same
+	// return pair, whichever rule made them) once and ends the other bodies with an s_branch to it
+	// instead; 0 shares nothing.
+	Tail func(in *isa.Inst, raw []byte, regs SharedRegs) int
 	// LDS says the body accesses LDS storage: virtual-LDS sidecars, which
 	// lower the LDS accesses of each instruction's code, keep such uses
 	// inline.

@@ -150,43 +150,182 @@ func nearestSymbols(heads map[uint64]string, addrs []uint64) func(uint64) (strin
 // Write disassembles every executable section of f to w. name is the file
 // name printed in the header.
 func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, error) {
+	l := Lister{set: newMemoSet(memoSize(f))}
 	buf := make([]byte, 0, flushAt+1024)
-	st, out, err := appendListing(buf, w, f, name, opt)
+	out, err := l.appendListing(buf, w, f, name, opt)
 	if err != nil {
-		return st, err
+		return nil, err
 	}
 	if _, err := w.Write(out); err != nil {
-		return st, err
+		return l.Stats(), err
 	}
-	return st, nil
+	return l.Stats(), nil
 }
 
 // AppendListing is Write appending the listing to dst: the whole listing
 // is in the returned slice (nothing is written elsewhere). Callers that
 // keep a listing in memory reuse dst's storage.
 func AppendListing(dst []byte, f *objfile.File, name string, opt Options) (*Stats, []byte, error) {
-	return appendListing(dst, nil, f, name, opt)
+	l := Lister{set: newMemoSet(memoSize(f))}
+	out, err := l.appendListing(dst, nil, f, name, opt)
+	if err != nil {
+		return nil, out, err
+	}
+	return l.Stats(), out, nil
 }
 
-// flushAt is the size at which Write hands its buffer to the writer.
-const flushAt = 1 << 16
+// Lister lists code objects one after another, keeping from one object to
+// the next what does not depend on the object: the GFX9 instruction memo
+// (the line printed for instruction bytes seen before). It counts the
+// instructions of every object it lists. The zero Lister is ready to use;
+// a Lister is not safe for concurrent use, but the Listers of NewListers
+// share one memo and run concurrently.
+type Lister struct {
+	set   *memoSet
+	users map[memoKey]*memoUser
+	in    isa.Inst
+	buf   []byte // WriteListing's
+	// counts holds, per family, the instructions listed by encoding row
+	// (Inst.Enc); instructions and unknown are the totals.
+	counts                [2][]int
+	instructions, unknown int
+}
+
+// NewListers returns n Listers that share their memo, for listing objects
+// on n goroutines: an instruction decoded by one is reused by all. words
+// bounds the code they will list, in 4-byte words (the memo is sized for
+// it, within its limit of memoMaxEntries instructions).
+func NewListers(n, words int) []*Lister {
+	set := newMemoSet(memoSizeFor(words))
+	ls := make([]*Lister, n)
+	for i := range ls {
+		ls[i] = &Lister{set: set}
+	}
+	return ls
+}
+
+// memoUser returns the Lister's use of its memo for k.
+func (l *Lister) memoUser(k memoKey) *memoUser {
+	if u := l.users[k]; u != nil {
+		return u
+	}
+	if l.set == nil {
+		l.set = newMemoSet(memoMaxEntries)
+	}
+	if l.users == nil {
+		l.users = map[memoKey]*memoUser{}
+	}
+	u := newMemoUser(l.set.memo(k))
+	l.users[k] = u
+	return u
+}
+
+// count adds one to counts[enc], growing counts as needed.
+func count(counts []int, enc uint16) []int {
+	if int(enc) >= len(counts) {
+		counts = append(counts, make([]int, max(int(enc)+1, 2*len(counts))-len(counts))...)
+	}
+	counts[enc]++
+	return counts
+}
+
+// memoSize is the memo size for listing f alone: room for a quarter of
+// its instructions (about one in six instructions of the aiter corpus
+// differs from every one before it), within memoMaxEntries.
+func memoSize(f *objfile.File) int {
+	words := 0
+	for _, s := range f.Sections {
+		words += len(s.Data) / 4
+	}
+	return memoSizeFor(words / 4)
+}
+
+// memoSizeFor is the memo size for words of code: a power of two from 256
+// to memoMaxEntries.
+func memoSizeFor(words int) int {
+	n := 256
+	for n < words && n < memoMaxEntries {
+		n *= 2
+	}
+	return n
+}
+
+// AppendListing appends the listing of f to dst, as the package function
+// does, and adds the object's instructions to the Lister's counts.
+func (l *Lister) AppendListing(dst []byte, f *objfile.File, name string, opt Options) ([]byte, error) {
+	return l.appendListing(dst, nil, f, name, opt)
+}
+
+// Stats returns the counts of every object listed so far.
+func (l *Lister) Stats() *Stats {
+	st := &Stats{Instructions: l.instructions, Unknown: l.unknown, ByMnemonic: map[string]int{}}
+	var probe isa.Inst
+	for fam, counts := range l.counts {
+		for id, n := range counts {
+			if n == 0 {
+				continue
+			}
+			probe.Enc = uint16(id)
+			if family(fam) == familyGFX12 {
+				st.ByMnemonic[gfx12.Mnemonic(&probe)] += n
+			} else {
+				st.ByMnemonic[gfx9.Mnemonic(&probe)] += n
+			}
+		}
+	}
+	return st
+}
+
+// flushAt is the size at which Write and WriteListing hand their buffer
+// to the writer: small enough to stay in a core's cache, large enough for
+// few writes.
+const flushAt = 1 << 18
+
+// WriteListing writes the listing of f to w, through one buffer the
+// Lister keeps (flushAt bytes at a time), and adds the object's
+// instructions to the Lister's counts. The end of the listing may stay in
+// the buffer, to be written with the next listing's start: Flush writes
+// it. It returns w's error or the listing's, as Write does.
+func (l *Lister) WriteListing(w io.Writer, f *objfile.File, name string, opt Options) error {
+	if l.buf == nil {
+		l.buf = make([]byte, 0, flushAt+1024)
+	}
+	out, err := l.appendListing(l.buf, w, f, name, opt)
+	l.buf = out
+	if err != nil {
+		return err
+	}
+	if len(out) >= flushAt {
+		return l.Flush(w)
+	}
+	return nil
+}
+
+// Flush writes what WriteListing left in the Lister's buffer.
+func (l *Lister) Flush(w io.Writer) error {
+	if len(l.buf) == 0 {
+		return nil
+	}
+	_, err := w.Write(l.buf)
+	l.buf = l.buf[:0]
+	return err
+}
 
 // appendListing appends the listing of f to out; when w is not nil, it
 // writes out to w (and starts over) whenever out passes flushAt.
-func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Options) (*Stats, []byte, error) {
+func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Options) ([]byte, error) {
 	target := opt.Target
 	if target == 0 {
 		target = f.Target
 	}
 	fam, ok := familyOf(target)
 	if !ok {
-		return nil, out, fmt.Errorf("disasm: %s: e_flags mach: target %v is not one this disassembler knows (use --mcpu gfx942, gfx950, gfx1200 or gfx1201)", name, target)
+		return out, fmt.Errorf("disasm: %s: e_flags mach: target %v is not one this disassembler knows (use --mcpu gfx942, gfx950, gfx1200 or gfx1201)", name, target)
 	}
 	dtarget := target
 	if fam == familyGFX12 && opt.Wave64 {
 		dtarget |= isa.Wave64
 	}
-	st := &Stats{ByMnemonic: map[string]int{}}
 	listing := !opt.NoListing
 	if listing {
 		out = append(out, '\n')
@@ -197,17 +336,14 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 	heads := headerSymbols(f)
 	addrs := headerAddrs(heads)
 	near := nearestSymbols(heads, addrs)
-	var in isa.Inst
+	in := &l.in
 	var text strings.Builder
-	var counts []int // by encoding row (Inst.Enc)
-	// memo maps the 8 bytes at an instruction start to its size (bits
-	// 56-63), encoding row (40-55), text length (32-39) and text offset in
-	// memoText (0-31), for GFX9 instructions whose decoding depends on
-	// those bytes only and whose text has no PC-relative operand.
-	var memo *memoTable
-	var memoText []byte
+	counts := l.counts[fam]
+	// memo holds the lines of the GFX9 instructions seen before, for this
+	// target and mode.
+	var memo *memoUser
 	if fam == familyGFX9 && !opt.noMemo {
-		memo = newMemoTable()
+		memo = l.memoUser(memoKey{target, listing})
 	}
 	for _, sec := range f.Sections {
 		if listing {
@@ -230,26 +366,17 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 			if listing && next < len(addrs) && addrs[next] == pc {
 				out = appendHeader(out, pc, heads[pc])
 			}
-			// GFX9: an instruction decoded before from the same 8 bytes
+			// GFX9: an instruction decoded before from the same bytes
 			// (and printed without a PC-relative operand) is reused.
-			var key uint64
-			keyed := memo != nil && off+8 <= len(data)
-			if keyed {
-				key = le64(data[off:])
-				if m, hit := memo.get(key); hit {
-					size := int(m >> 56)
-					enc := uint16(m >> 40)
-					st.Instructions++
-					counts[enc]++
+			if memo != nil {
+				if v, size := memo.get(data[off:]); size != 0 {
+					l.instructions++
+					counts = count(counts, v.enc())
 					if listing {
-						start := len(out)
-						out = append(out, '\t')
-						out = append(out, memoText[uint32(m):uint32(m)+uint32(m>>32&0xff)]...)
-						out = appendTail(out, start, pc, data[off:off+size])
-						out = append(out, '\n')
+						out = memo.appendLine(out, v, pc)
 						if w != nil && len(out) >= flushAt {
 							if _, err := w.Write(out); err != nil {
-								return st, out[:0], err
+								return out[:0], err
 							}
 							out = out[:0]
 						}
@@ -260,25 +387,25 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 			}
 			var err error
 			if fam == familyGFX12 {
-				err = gfx12.DecodeInto(&in, data[off:], pc, dtarget)
+				err = gfx12.DecodeInto(in, data[off:], pc, dtarget)
 			} else {
-				err = gfx9.DecodeInto(&in, data[off:], pc, target)
+				err = gfx9.DecodeInto(in, data[off:], pc, target)
 			}
 			size := 4
 			if err != nil {
-				st.Unknown++
+				l.unknown++
 			} else {
 				size = int(in.Size)
-				st.Instructions++
-				if int(in.Enc) >= len(counts) {
-					counts = append(counts, make([]int, int(in.Enc)+1-len(counts))...)
-				}
-				counts[in.Enc]++
+				l.instructions++
+				counts = count(counts, in.Enc)
 			}
 			_, branch := in.BranchTarget()
-			remember := keyed && err == nil && !branch && gfx9.DecodeWindow(&in, target) <= 8
-			if !listing && remember {
-				memo.put(key, uint64(size)<<56|uint64(in.Enc)<<40)
+			remember := memo != nil && err == nil && !branch && gfx9.DecodeWindow(in, target) == size && size <= 8
+			switch {
+			case memo != nil && !remember:
+				memo.skip()
+			case !listing && remember:
+				memo.putCount(data[off:off+size], in.Enc)
 			}
 			if listing {
 				start := len(out)
@@ -292,18 +419,14 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 					out = append(out, "<unknown>"...)
 				case fam == familyGFX12:
 					text.Reset()
-					gfx12.AppendText(&text, &in)
+					gfx12.AppendText(&text, in)
 					out = append(out, text.String()...)
 				default:
-					out = gfx9.AppendInst(out, &in, sym)
-				}
-				if n := len(out) - start - 1; remember && n <= 0xff && len(memoText)+n <= 1<<32-1 {
-					memo.put(key, uint64(size)<<56|uint64(in.Enc)<<40|uint64(n)<<32|uint64(len(memoText)))
-					memoText = append(memoText, out[start+1:]...)
+					out = gfx9.AppendInst(out, in, sym)
 				}
 				out = appendTail(out, start, pc, data[off:off+size])
 				if err == nil && fam == familyGFX12 {
-					out = appendAlignWarnings(out, &in, data[off:off+size])
+					out = appendAlignWarnings(out, in, data[off:off+size])
 				}
 				if err == nil {
 					// A branch whose target has no label gets objdump's
@@ -329,9 +452,12 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 					}
 				}
 				out = append(out, '\n')
+				if remember {
+					memo.putLine(data[off:off+size], in.Enc, out[start:])
+				}
 				if w != nil && len(out) >= flushAt {
 					if _, err := w.Write(out); err != nil {
-						return st, out[:0], err
+						return out[:0], err
 					}
 					out = out[:0]
 				}
@@ -339,63 +465,8 @@ func appendListing(out []byte, w io.Writer, f *objfile.File, name string, opt Op
 			off += size
 		}
 	}
-	var probe isa.Inst
-	for id, n := range counts {
-		if n == 0 {
-			continue
-		}
-		probe.Enc = uint16(id)
-		if fam == familyGFX12 {
-			st.ByMnemonic[gfx12.Mnemonic(&probe)] += n
-		} else {
-			st.ByMnemonic[gfx9.Mnemonic(&probe)] += n
-		}
-	}
-	return st, out, nil
-}
-
-// memoTable is an open-addressing hash table from uint64 keys to nonzero
-// uint64 values (every memo value holds an instruction size), for the
-// listing memo.
-type memoTable struct {
-	keys, vals []uint64
-	n          int
-}
-
-func newMemoTable() *memoTable {
-	return &memoTable{keys: make([]uint64, 1024), vals: make([]uint64, 1024)}
-}
-
-// slot returns the index of key, or of the empty slot where it goes.
-func (t *memoTable) slot(key uint64) int {
-	mask := len(t.keys) - 1
-	i := int((key*0x9E3779B97F4A7C15)>>40) & mask
-	for t.vals[i] != 0 && t.keys[i] != key {
-		i = (i + 1) & mask
-	}
-	return i
-}
-
-func (t *memoTable) get(key uint64) (uint64, bool) {
-	i := t.slot(key)
-	return t.vals[i], t.vals[i] != 0
-}
-
-func (t *memoTable) put(key, val uint64) {
-	if 2*(t.n+1) > len(t.keys) {
-		old := *t
-		t.keys, t.vals, t.n = make([]uint64, 2*len(old.keys)), make([]uint64, 2*len(old.keys)), 0
-		for i, v := range old.vals {
-			if v != 0 {
-				t.put(old.keys[i], v)
-			}
-		}
-	}
-	i := t.slot(key)
-	if t.vals[i] == 0 {
-		t.n++
-	}
-	t.keys[i], t.vals[i] = key, val
+	l.counts[fam] = counts
+	return out, nil
 }
 
 // appendTail appends, to the line that starts at start, the padding to
@@ -440,13 +511,18 @@ var (
 	hexPairsLower = [512]byte([]byte("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"))
 )
 
-// appendDigits appends the low n hex digits of v, most significant first,
-// two digits (one byte of v) at a time.
+// appendDigits appends the low n hex digits of v, most significant first.
 func appendDigits(b []byte, v uint64, n int, pairs *[512]byte) []byte {
 	l := len(b)
 	b = slices.Grow(b, n)[:l+n]
-	d := b[l : l+n]
-	i := n
+	putDigits(b[l:l+n], v, pairs)
+	return b
+}
+
+// putDigits writes the low len(d) hex digits of v into d, most significant
+// first, two digits (one byte of v) at a time.
+func putDigits(d []byte, v uint64, pairs *[512]byte) {
+	i := len(d)
 	for ; i >= 2; i -= 2 {
 		p := pairs[2*(v&0xff):]
 		d[i-1], d[i-2] = p[1], p[0]
@@ -455,7 +531,6 @@ func appendDigits(b []byte, v uint64, n int, pairs *[512]byte) []byte {
 	if i == 1 {
 		d[0] = pairs[2*(v&0xf)+1]
 	}
-	return b
 }
 
 // appendSpaces appends n spaces.

@@ -2,6 +2,7 @@ package disasm
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -87,40 +88,197 @@ func TestMemoScaledMFMAPair(t *testing.T) {
 	}
 }
 
-// TestMemoTable checks the open-addressing table against a map through
-// several resizes, with colliding and zero keys.
+// TestMemoZeroLiteral: an 8-byte instruction whose literal is zero has the
+// key of its first word alone; the memo must not take it for the same
+// instruction with another literal (nor the 4-byte instruction that is
+// followed by a zero word for an 8-byte one).
+func TestMemoZeroLiteral(t *testing.T) {
+	movLit := uint32(0xBE8000FF) // s_mov_b32 s0, literal
+	nop := uint32(0xBF800000)    // s_nop 0
+	words := []uint32{movLit, 0, movLit, 0x12345678, nop, 0, nop, 0x7f, movLit, 0}
+	data := make([]byte, 4*len(words))
+	for i, w := range words {
+		data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+	}
+	f := &objfile.File{Target: isa.GFX942, Sections: []objfile.Section{{Name: ".text", Addr: 0x1000, Data: data}},
+		Symbols: []objfile.Symbol{{Name: "k", Addr: 0x1000, Func: true}}}
+	_, with, err := AppendListing(nil, f, "t.co", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, without, _ := AppendListing(nil, f, "t.co", Options{noMemo: true})
+	if !bytes.Equal(with, without) {
+		t.Fatalf("memo changes the listing:\n%s\nwant\n%s", with, without)
+	}
+	if !bytes.Contains(with, []byte("0x12345678")) {
+		t.Fatalf("listing lacks the second literal:\n%s", with)
+	}
+}
+
+// TestMemoTable checks the table of entry indexes against a map, with
+// colliding and zero keys and keys put twice (the first entry stays).
 func TestMemoTable(t *testing.T) {
-	tab := newMemoTable()
-	ref := map[uint64]uint64{}
+	var tab memoTable
+	tab.init(1 << 16)
+	entries := make([]memoEntry, 1<<15)
+	ref := map[uint64]int{}
 	x := uint64(1)
-	for i := 0; i < 50000; i++ {
+	for i := range entries {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		k := x & 0xffff // many repeats
+		k := x & 0x3fff // many repeats
 		if i%7 == 0 {
 			k = uint64(i) << 40 // same low bits
 		}
 		if i == 3 {
 			k = 0
 		}
-		if _, ok := ref[k]; !ok || i%3 == 0 {
-			v := x | 1
-			ref[k] = v
-			tab.put(k, v)
+		entries[i].key = k
+		tab.put(k, i, entries)
+		if _, ok := ref[k]; !ok {
+			ref[k] = i
 		}
 	}
-	if tab.n != len(ref) {
-		t.Fatalf("table holds %d keys, want %d", tab.n, len(ref))
-	}
 	for k, v := range ref {
-		if got, ok := tab.get(k); !ok || got != v {
-			t.Fatalf("get(%#x) = %#x, %v; want %#x", k, got, ok, v)
+		if got := tab.get(k, entries); got != v {
+			t.Fatalf("get(%#x) = %d; want %d", k, got, v)
 		}
 	}
 	for k := uint64(1 << 20); k < 1<<20+1000; k++ {
-		if _, ok := tab.get(k); ok {
+		if tab.get(k, entries) >= 0 {
 			t.Fatalf("get(%#x) found a key never put", k)
 		}
+	}
+}
+
+// TestListerAcrossObjects: one Lister listing every gfx942 and gfx950
+// object in turn, for its own target, for the other GFX9 target and in
+// counting mode (so that its memo carries entries from object to object
+// and starts over when the target or the mode changes), prints each
+// listing as a memo-less listing of that object alone, and its Stats are
+// the sum of theirs.
+func TestListerAcrossObjects(t *testing.T) {
+	var files []string
+	for _, arch := range []string{"gfx942", "gfx950"} {
+		files = append(files, corpus(t, arch)...)
+		tk, _ := filepath.Glob(filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", arch, "*.co"))
+		files = append(files, tk...)
+	}
+	var l Lister
+	want := &Stats{ByMnemonic: map[string]int{}}
+	var buf []byte
+	for round := 0; round < 2; round++ {
+		for i, p := range files {
+			f, err := objfile.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			other := isa.GFX950
+			if f.Target == isa.GFX950 {
+				other = isa.GFX942
+			}
+			opts := []Options{{}, {Target: other}}
+			if i%5 == 0 {
+				opts = append(opts, Options{NoListing: true})
+			}
+			for _, opt := range opts {
+				buf, err = l.AppendListing(buf[:0], f, p, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.noMemo = true
+				st, ref, err := AppendListing(nil, f, p, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(buf, ref) {
+					t.Fatalf("%s (round %d, %+v): the Lister's listing differs from the object's own", filepath.Base(p), round, opt)
+				}
+				want.Add(st)
+			}
+		}
+	}
+	if got := l.Stats(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Lister stats: %d instructions, %d unknown; want %d, %d", got.Instructions, got.Unknown, want.Instructions, want.Unknown)
+	}
+}
+
+// TestListersConcurrent: the Listers of NewListers, listing the GFX9
+// objects on their own goroutines through their shared memo, each print
+// every object as a memo-less listing of that object alone (run with -race
+// to check the memo's publication order).
+func TestListersConcurrent(t *testing.T) {
+	var files []*objfile.File
+	var names []string
+	for _, arch := range []string{"gfx942", "gfx950"} {
+		for _, p := range corpus(t, arch) {
+			f, err := objfile.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, names = append(files, f), append(names, p)
+		}
+	}
+	want := make([][]byte, len(files))
+	for i, f := range files {
+		_, want[i], _ = AppendListing(nil, f, names[i], Options{noMemo: true})
+	}
+	ls := NewListers(3, 1<<20)
+	errs := make(chan error, len(ls))
+	for w, l := range ls {
+		go func() {
+			var buf []byte
+			for round := 0; round < 2; round++ {
+				for k := range files {
+					i := (k + w*len(files)/len(ls)) % len(files)
+					var err error
+					buf, err = l.AppendListing(buf[:0], files[i], names[i], Options{})
+					if err == nil && !bytes.Equal(buf, want[i]) {
+						err = fmt.Errorf("%s (Lister %d, round %d): listing differs from the memo-less one", filepath.Base(names[i]), w, round)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range ls {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestWriteListing: WriteListing and Flush write what AppendListing lists,
+// object after object, the end of one listing joined to the next.
+func TestWriteListing(t *testing.T) {
+	var want []byte
+	var got bytes.Buffer
+	var l Lister
+	for round := 0; round < 2; round++ {
+		for _, p := range corpus(t, "gfx942") {
+			f, err := objfile.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, ref, err := AppendListing(nil, f, p, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, ref...)
+			if err := l.WriteListing(&got, f, p, Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := l.Flush(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("WriteListing wrote %d bytes, want the %d of AppendListing", got.Len(), len(want))
 	}
 }

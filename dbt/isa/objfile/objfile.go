@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"syscall"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/internal/elfcheck"
@@ -124,4 +125,65 @@ func read(f *elf.File, b []byte, path string, flags uint32) (*File, error) {
 	}
 	sort.SliceStable(out.Symbols, func(i, j int) bool { return out.Symbols[i].Addr < out.Symbols[j].Addr })
 	return out, nil
+}
+
+// OpenInto is Open reading the file into buf's storage when it is large
+// enough (buf is overwritten); it returns the File and the storage, for
+// the next call once the File is no longer needed (its sections' Data
+// share it).
+func OpenInto(path string, buf []byte) (*File, []byte, error) {
+	b, err := readFile(path, buf)
+	if err != nil {
+		return nil, buf, fmt.Errorf("objfile: %w", err)
+	}
+	f, err := Parse(b, path)
+	return f, b, err
+}
+
+// readFile reads the file at path into buf's storage, or into new storage
+// when buf is too small. It uses the system calls directly: a file opened
+// by os.Open is also set non-blocking and offered to the runtime's poller,
+// four more system calls per object on Linux. A regular file is read to
+// the size it has when opened (no read to see the end); others are read to
+// their end.
+func readFile(path string, buf []byte) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	for err == syscall.EINTR {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	size, regular := st.Size, st.Mode&syscall.S_IFMT == syscall.S_IFREG
+	if !regular || size < 0 || size >= 1<<40 {
+		size = 0
+	}
+	if int(size) > cap(buf) {
+		buf = make([]byte, 0, int(size)+512)
+	}
+	b := buf[:0]
+	for {
+		if regular && len(b) == int(size) {
+			return b, nil
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := syscall.Read(fd, b[len(b):cap(b)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return b, nil
+		}
+		b = b[:len(b)+n]
+	}
 }

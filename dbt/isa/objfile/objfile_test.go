@@ -1,8 +1,10 @@
 package objfile
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -87,5 +89,41 @@ func TestSectionAt(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("SectionAt(%#x) = %q, want %q", tc.addr, got, tc.want)
 		}
+	}
+}
+
+// TestOpenInto: OpenInto reads as Open does, into the storage it is given
+// when that is large enough (small objects after a large one) and into new
+// storage otherwise, and reports a missing file.
+func TestOpenInto(t *testing.T) {
+	dir := projectpath.MustShared(t, "corpus", "aiter", "gfx942")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.co"))
+	if len(files) == 0 {
+		t.Fatal("no gfx942 objects")
+	}
+	var buf []byte
+	for round := 0; round < 2; round++ {
+		for _, p := range files {
+			want, err := Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := os.ReadFile(p)
+			old := buf
+			var got *File
+			got, buf, err = OpenInto(p, buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf, raw) || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: OpenInto differs from Open", p)
+			}
+			if len(raw) <= cap(old) && &buf[:1][0] != &old[:1][0] {
+				t.Fatalf("%s: OpenInto did not reuse %d bytes of storage for %d", p, cap(old), len(raw))
+			}
+		}
+	}
+	if _, _, err := OpenInto(filepath.Join(t.TempDir(), "missing.co"), buf); err == nil {
+		t.Fatal("missing file opened")
 	}
 }

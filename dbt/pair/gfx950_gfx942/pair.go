@@ -16,6 +16,7 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
+	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/dbt/rules"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
 	"github.com/rocjitsu/rocjitsu/loader/target"
@@ -74,28 +75,127 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 
 // Decide implements pair.Pair.
 // An FP8 MFMA of a chain in its block (consecutive MFMAs accumulating into
-// the same registers) gets the rule form that keeps the accumulator scaled.
+// the same registers) gets the rule form that keeps the accumulator scaled;
+// an inline 16-bit transposed read of a run through one address VGPR the
+// form that emits the run at its first read (otherwise, into an AGPR pair
+// many reads of the scope write, the subroutine form keyed by that pair);
+// a v_cvt_pk_bf16_f32 whose
+// registers recur often in the scope the in-place subroutine form; a
+// v_permlane16_swap_b32 far enough from any EXEC write in its block the
+// form without the s_nop.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
 	d := legalize.DecideInto(in, raw, guest, isa.GFX942, hostDecodeInto, hostScratch(site.Memo))
+	if in.Name() == "s_nop" && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.Permlane16PairNopAt(site.Block, site.Index); r != nil {
+			d.Rule, d.Action, d.Fidelity = r, report.Expand, r.Fidelity
+		}
+	}
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
-		var scope func(fn func(*isa.Inst))
+		var scope rules.FP8ScopeFunc
 		if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {
-			scope = func(fn func(*isa.Inst)) {
-				for _, l := range site.Scope.Blocks {
-					b := site.Graph.Blocks[l]
-					if b == nil {
-						fn(&isa.Inst{}) // undescribed: nothing is cleared in place
-						continue
-					}
-					for _, x := range b.Insts {
-						fn(x)
-					}
-				}
-			}
+			scope = func(fn func([]*isa.Inst, []int, bool)) { fp8Scope(site, fn) }
 		}
 		d.Rule = rules.FP8MFMARule(rules.FP8MFMAShapeAt(site.Block, site.Index, site.Memo, scope))
 	}
+	if d.Rule != nil && d.Rule.Name == rules.Permlane16RuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.Permlane16PairRuleAt(site.Block, site.Index, site.Memo); r != nil {
+			d.Rule = r
+		} else if r := rules.Permlane16RuleAt(site.Block, site.Index); r != nil {
+			d.Rule = r
+		}
+	}
+	if d.Rule != nil && d.Rule.Name == rules.CvtPkBF16RuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.CvtPkBF16RunRuleAt(site.Block, site.Index, site.Memo, scopeWalker(site)); r != nil {
+			d.Rule = r
+		} else if r := rules.CvtPkBF16RuleAt(in, site.Memo, scopeWalker(site)); r != nil {
+			d.Rule = r
+		}
+	} else if d.Rule != nil && d.Rule.Name == rules.CvtPkBF16RuleName {
+		if r := rules.CvtPkBF16RuleAt(in, site.Memo, scopeWalker(site)); r != nil {
+			d.Rule = r
+		}
+	}
+	if d.Rule != nil && d.Rule.Name == rules.ReadTrRuleName && site.InlineLDS && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.ReadTrRunRule(site.Block, site.Index, site.Memo); r != nil {
+			d.Rule = r
+		}
+	} else if d.Rule != nil && d.Rule.Name == rules.ReadTrRuleName {
+		if r := rules.ReadTrDestRuleAt(in, site.Memo, scopeWalker(site)); r != nil {
+			d.Rule = r
+		}
+	}
 	return d
+}
+
+// fp8Scope lists the blocks of site's kernel scope for the FP8 MFMA rule
+// (rules.FP8ScopeFunc): successors by index, and as entries the roots,
+// call targets, return points, undescribed blocks and blocks with an edge
+// from outside the scope.
+func fp8Scope(site pair.Site, fn func([]*isa.Inst, []int, bool)) {
+	index := make(map[uint64]int, len(site.Scope.Blocks))
+	for i, l := range site.Scope.Blocks {
+		index[l] = i
+	}
+	entry := make([]bool, len(site.Scope.Blocks))
+	for _, r := range site.Scope.Roots {
+		if i, ok := index[r]; ok {
+			entry[i] = true
+		}
+	}
+	inScope := make([]int, len(site.Scope.Blocks)) // edges into each block from the scope
+	for _, l := range site.Scope.Blocks {
+		b := site.Graph.Blocks[l]
+		if b == nil {
+			continue
+		}
+		for _, c := range b.Calls {
+			for _, a := range []uint64{c.Callee, c.Cont, b.End} {
+				if i, ok := index[a]; ok {
+					entry[i] = true // call target, return point
+				}
+			}
+		}
+		for _, t := range b.Succs {
+			if i, ok := index[t]; ok {
+				inScope[i]++
+			}
+		}
+	}
+	for i, l := range site.Scope.Blocks {
+		b := site.Graph.Blocks[l]
+		if b == nil {
+			fn([]*isa.Inst{{}}, nil, true) // undescribed: nothing is cleared in place
+			continue
+		}
+		var succs []int
+		for _, t := range b.Succs {
+			if j, ok := index[t]; ok {
+				succs = append(succs, j)
+			}
+		}
+		fn(b.Insts, succs, entry[i] || inScope[i] == 0)
+	}
+}
+
+// scopeWalker returns a walk over the instructions of site's kernel scope
+// (an undescribed block as one empty instruction), or nil when the scope
+// is not known or has errors.
+func scopeWalker(site pair.Site) func(fn func(*isa.Inst)) {
+	if site.Graph == nil || site.Scope == nil || len(site.Scope.Errors) != 0 {
+		return nil
+	}
+	return func(fn func(*isa.Inst)) {
+		for _, l := range site.Scope.Blocks {
+			b := site.Graph.Blocks[l]
+			if b == nil {
+				fn(&isa.Inst{}) // undescribed: nothing is cleared in place
+				continue
+			}
+			for _, x := range b.Insts {
+				fn(x)
+			}
+		}
+	}
 }
 
 // Relocated implements pair.Pair: the encodings are shared.

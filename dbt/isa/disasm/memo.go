@@ -1,0 +1,312 @@
+package disasm
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
+
+// memo remembers GFX9 instructions whose decoding depends on their own
+// bytes only (gfx9.DecodeWindow is their size) and whose text has no
+// PC-relative operand: their encoding row and, when listing, their whole
+// listing line, address digits included (appendLine overwrites them).
+// 4-byte instructions are keyed by their word, 8-byte ones by their
+// doubleword, in one table: a word that decodes as a 4-byte instruction
+// does so whatever follows it, so a key names one instruction size, and an
+// entry found for the doubleword at an address is the instruction there
+// whatever its size (a 4-byte entry only matches when the next word is
+// zero); an entry found for the word must be a 4-byte one (an 8-byte one
+// is an instruction whose second word is zero, a zero literal).
+//
+// Entries are kept in the order they were made, and each user records,
+// for each entry, the entries that followed it the last two times the
+// user saw it (each its own, so that Listers listing different code do
+// not overwrite each other's and share no written memory): code that
+// repeats (the same sequence in another kernel or object) is found by
+// comparing the bytes with those successors before any hash lookup (on the
+// 300-object listing of BenchmarkDisasmListing, 80% of the instructions
+// that have an entry; 67% with one successor).
+//
+// A memo is for one target and one mode (listing or counting) and is
+// shared by the Listers of one memoSet, which read and add entries
+// concurrently: an entry is written before its index is published (a
+// compare-and-swap into a table slot) and never changes after. Its
+// storage is allocated
+// once; when it is full (maxEntries entries, memoMaxChunks chunks of
+// lines) it stops growing, so its memory stays bounded across objects.
+type memo struct {
+	table   memoTable
+	entries []memoEntry
+	n       atomic.Int64 // entries claimed (may pass len(entries))
+	// chunks holds the lines in chunks of chunkSize bytes; each is
+	// claimed (nchunks) and filled by one user, and its slice is set once.
+	chunks  [memoMaxChunks][]byte
+	nchunks atomic.Int32
+	// chunkSize is the size of a chunk: memoChunk, or less for a memo of
+	// few entries.
+	chunkSize int
+}
+
+const (
+	memoChunk      = 1 << 18
+	memoMaxChunks  = 64
+	memoMaxEntries = 1 << 17
+)
+
+// memoEntry is one remembered instruction, set before it is published.
+type memoEntry struct {
+	key  uint64 // the instruction's word (size 4) or doubleword (size 8)
+	val  memoVal
+	size uint32 // 4 or 8
+}
+
+// memoVal locates an entry's line: its chunk in memo.chunks (bits 18-31)
+// and its offset in the chunk (0-17), the offset of the address digits in
+// the line (32-39), the length of the line after them (40-47, at least 1:
+// the newline); and holds the encoding row (48-63).
+type memoVal uint64
+
+func (v memoVal) enc() uint16 { return uint16(v >> 48) }
+
+// newMemo returns a memo of up to maxEntries entries (a power of two).
+func newMemo(maxEntries int) *memo {
+	m := &memo{entries: make([]memoEntry, maxEntries), chunkSize: min(memoChunk, max(1<<12, maxEntries<<7))}
+	m.table.init(2 * maxEntries)
+	return m
+}
+
+// memoKey names a memo of a memoSet.
+type memoKey struct {
+	target  isa.Target
+	listing bool
+}
+
+// memoSet holds the memos shared by a group of Listers, one per target and
+// mode.
+type memoSet struct {
+	mu         sync.Mutex
+	memos      map[memoKey]*memo
+	maxEntries int
+}
+
+func newMemoSet(maxEntries int) *memoSet {
+	return &memoSet{memos: map[memoKey]*memo{}, maxEntries: maxEntries}
+}
+
+func (s *memoSet) memo(k memoKey) *memo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.memos[k]
+	if m == nil {
+		m = newMemo(s.maxEntries)
+		s.memos[k] = m
+	}
+	return m
+}
+
+// memoUser is one Lister's use of a memo: the previous instruction's entry
+// and the chunk it fills with lines.
+type memoUser struct {
+	m *memo
+	// last is the index of the previous instruction's entry, or -1 when
+	// the previous instruction has none.
+	last int
+	// next and prev hold, by entry index, 1 + the index of the entry
+	// this user saw after that one the last time and the time before,
+	// or 0.
+	next, prev []uint32
+	// chunk is the index of the chunk this user fills, or -1; fill is
+	// the length of its lines.
+	chunk, fill int
+}
+
+func newMemoUser(m *memo) *memoUser {
+	return &memoUser{m: m, last: -1, chunk: -1, next: make([]uint32, len(m.entries)), prev: make([]uint32, len(m.entries))}
+}
+
+// matches reports whether the instruction at the start of b is e's.
+func (e *memoEntry) matches(b []byte) bool {
+	if e.size == 4 {
+		return uint64(le32(b)) == e.key
+	}
+	return len(b) >= 8 && le64(b) == e.key
+}
+
+// get returns the entry of the instruction at the start of b and its size,
+// or size 0 when there is none. The successor of the previous entry is
+// tried first (the last two). Then the top bits of the first word tell the 32-bit
+// encodings (VOP1, VOP2, VOPC, SOP*, VINTRP: 4 bytes, or 8 with a literal)
+// from the 64-bit ones, so that most instructions take one lookup; a wrong
+// guess would only cost a decode, since an entry found in either table is
+// the instruction's.
+func (u *memoUser) get(b []byte) (memoVal, int) {
+	m := u.m
+	if u.last >= 0 {
+		if n := u.next[u.last]; n != 0 {
+			if e := &m.entries[n-1]; e.matches(b) {
+				u.last = int(n - 1)
+				return e.val, int(e.size)
+			}
+		}
+		if n := u.prev[u.last]; n != 0 {
+			if e := &m.entries[n-1]; e.matches(b) {
+				u.last = int(n - 1)
+				return e.val, int(e.size)
+			}
+		}
+	}
+	i := -1
+	w := le32(b)
+	if w>>31 == 0 || w>>30 == 2 || w>>26 == 0x35 {
+		i = m.table.get(uint64(w), m.entries)
+		if i >= 0 && m.entries[i].size != 4 {
+			i = -1
+		}
+	}
+	if i < 0 && len(b) >= 8 {
+		i = m.table.get(le64(b), m.entries)
+	}
+	if i < 0 {
+		return 0, 0
+	}
+	u.follow(i)
+	e := &m.entries[i]
+	return e.val, int(e.size)
+}
+
+// follow records entry i as the successor of the last one.
+func (u *memoUser) follow(i int) {
+	if u.last >= 0 {
+		if n := u.next[u.last]; n != uint32(i+1) {
+			u.prev[u.last] = n
+			u.next[u.last] = uint32(i + 1)
+		}
+	}
+	u.last = i
+}
+
+// skip records that the instruction after the last one has no entry.
+func (u *memoUser) skip() { u.last = -1 }
+
+// putCount remembers the encoding row of the instruction raw (4 or 8
+// bytes), for counting.
+func (u *memoUser) putCount(raw []byte, enc uint16) {
+	u.put(raw, memoVal(enc)<<48|1<<40)
+}
+
+// putLine remembers the encoding row and the listing line of the
+// instruction raw (4 or 8 bytes): a tab, the text, the padding, "// ",
+// the 12 address digits, ':', the words and a newline.
+func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
+	m := u.m
+	pcAt := len(line) - 1 - 9*(len(raw)/4) - 1 - 12
+	tail := len(line) - pcAt - 12
+	if pcAt < 0 || pcAt > 0xff || tail > 0xff || m.n.Load() >= int64(len(m.entries)) {
+		u.skip()
+		return
+	}
+	if u.chunk < 0 || u.fill+len(line) > m.chunkSize {
+		c := int(m.nchunks.Add(1)) - 1
+		if c >= memoMaxChunks {
+			u.chunk = -1
+			u.skip()
+			return
+		}
+		m.chunks[c] = make([]byte, m.chunkSize)
+		u.chunk, u.fill = c, 0
+	}
+	v := memoVal(enc)<<48 | memoVal(tail)<<40 | memoVal(pcAt)<<32 | memoVal(u.chunk)<<18 | memoVal(u.fill)
+	u.fill += copy(m.chunks[u.chunk][u.fill:], line)
+	u.put(raw, v)
+}
+
+// put adds the entry of raw, after the last one, unless the memo is full.
+func (u *memoUser) put(raw []byte, v memoVal) {
+	m := u.m
+	i := int(m.n.Add(1)) - 1
+	if i >= len(m.entries) {
+		u.skip()
+		return
+	}
+	e := &m.entries[i]
+	e.val, e.size = v, uint32(len(raw))
+	if len(raw) == 4 {
+		e.key = uint64(le32(raw))
+		m.table.put(e.key, i, m.entries)
+	} else {
+		e.key = le64(raw)
+		m.table.put(e.key, i, m.entries)
+	}
+	u.follow(i)
+}
+
+// appendLine appends the line of v with the address pc.
+func (u *memoUser) appendLine(out []byte, v memoVal, pc uint64) []byte {
+	off := int(v & (memoChunk - 1))
+	pcAt := int(v >> 32 & 0xff)
+	n := pcAt + 12 + int(v>>40&0xff)
+	i := len(out)
+	out = append(out, u.m.chunks[v>>18&0x3fff][off:off+n]...)
+	putDigits(out[i+pcAt:i+pcAt+12], pc, &hexPairsUpper)
+	return out
+}
+
+// memoTable is an open-addressing hash table of entry indexes, keyed by
+// the entries' keys, of fixed size (twice the entries it can hold, so it
+// never fills). Its slots hold 1 + an entry index, or 0 when empty; they
+// are set once, by compare-and-swap.
+type memoTable struct {
+	slots []atomic.Uint32
+	shift uint // 64 - log2(len(slots))
+}
+
+// init makes a table of size slots (a power of two). It writes a zero in
+// every page of the slots: the first access to a slot is a read, and a
+// page first read then written costs a second fault (copy on write of
+// the shared zero page, with a TLB flush on every CPU of the process).
+func (t *memoTable) init(size int) {
+	t.slots = make([]atomic.Uint32, size)
+	for i := 0; i < size; i += 1024 {
+		t.slots[i].Store(0)
+	}
+	t.shift = 64
+	for s := size; s > 1; s >>= 1 {
+		t.shift--
+	}
+}
+
+func (t *memoTable) home(key uint64) int {
+	return int((key * 0x9E3779B97F4A7C15) >> t.shift)
+}
+
+// get returns the index of the entry of key, or -1.
+func (t *memoTable) get(key uint64, entries []memoEntry) int {
+	mask := len(t.slots) - 1
+	for i := t.home(key); ; i = (i + 1) & mask {
+		s := t.slots[i].Load()
+		if s == 0 {
+			return -1
+		}
+		if entries[s-1].key == key {
+			return int(s - 1)
+		}
+	}
+}
+
+// put publishes entry idx under key, unless key has an entry already.
+func (t *memoTable) put(key uint64, idx int, entries []memoEntry) {
+	mask := len(t.slots) - 1
+	for i := t.home(key); ; i = (i + 1) & mask {
+		s := t.slots[i].Load()
+		if s == 0 {
+			if t.slots[i].CompareAndSwap(0, uint32(idx+1)) {
+				return
+			}
+			s = t.slots[i].Load()
+		}
+		if entries[s-1].key == key {
+			return
+		}
+	}
+}
