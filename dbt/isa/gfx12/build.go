@@ -115,10 +115,10 @@ func New(mnemonic string, wave64 bool) []isa.Inst {
 
 // VariantOf returns the variant of a template New returned.
 func VariantOf(in *isa.Inst) Variant {
-	if int(in.Enc) >= len(table) {
+	if int(in.Enc) >= len(table()) {
 		return Variant{}
 	}
-	e := &table[in.Enc]
+	e := &table()[in.Enc]
 	switch e.kind {
 	case enc.SMEM:
 		return Variant{NoSAddr: e.aux == enc.AuxNoSAddr}
@@ -132,10 +132,10 @@ func VariantOf(in *isa.Inst) Variant {
 // SetCachePolicy stores th and scope into a memory instruction's Pad (the
 // bit positions CachePolicy reads).
 func SetCachePolicy(in *isa.Inst, th, scope uint8) {
-	if int(in.Enc) >= len(table) {
+	if int(in.Enc) >= len(table()) {
 		return
 	}
-	e := &table[in.Enc]
+	e := &table()[in.Enc]
 	switch e.kind {
 	case enc.SMEM:
 		in.Pad[0] = in.Pad[0]&^(3<<21|3<<23) | uint32(scope&3)<<21 | uint32(th&3)<<23

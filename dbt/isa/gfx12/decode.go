@@ -19,47 +19,52 @@ package gfx12
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12/internal/enc"
 )
 
-// index maps (kind, opcode, aux) to 1 + the row in table, 0 for none: a
-// zero-initialised array filled at init (no maps to build; only the pages
-// of rows that exist are touched).
+// index maps (kind, opcode, aux) to 1 + the row in the table, 0 for none:
+// a zero-initialised array filled with the table (no maps to build; only
+// the pages of rows that exist are touched).
 var index [enc.NumKinds][1024][8]uint16
 
-// table is entries plus the hand-written export row.
-var table = append(entries[:len(entries):len(entries)], entry{
-	kind: enc.EXP, mnem: "export", info: 0xffff, flags: eWave32 | eWave64,
-	ops: []opnd{
-		{field: enc.FEVSrc0, class: 'v', w32: 1, w64: 1, role: isa.Use},
-		{field: enc.FEVSrc1, class: 'v', w32: 1, w64: 1, role: isa.Use},
-		{field: enc.FEVSrc2, class: 'v', w32: 1, w64: 1, role: isa.Use},
-		{field: enc.FEVSrc3, class: 'v', w32: 1, w64: 1, role: isa.Use},
-	},
-})
-
-// expInfo describes export (EXP), which the generator does not probe.
-var expInfo = isa.OpInfo{Name: "export", Targets: isa.GFX12, Wait: isa.WaitEXP}
-
-func init() {
-	for i := range table {
-		e := &table[i]
+// table returns the encoding table: entries plus the hand-written export
+// row, each row's id set and index filled. It is built on first use, not
+// at init: copying the rows costs about half a millisecond of every
+// process start, which `rocjitsu disasm` of gfx9 objects never needs.
+var table = sync.OnceValue(func() []entry {
+	t := append(entries[:len(entries):len(entries)], entry{
+		kind: enc.EXP, mnem: "export", info: 0xffff, flags: eWave32 | eWave64,
+		ops: []opnd{
+			{field: enc.FEVSrc0, class: 'v', w32: 1, w64: 1, role: isa.Use},
+			{field: enc.FEVSrc1, class: 'v', w32: 1, w64: 1, role: isa.Use},
+			{field: enc.FEVSrc2, class: 'v', w32: 1, w64: 1, role: isa.Use},
+			{field: enc.FEVSrc3, class: 'v', w32: 1, w64: 1, role: isa.Use},
+		},
+	})
+	for i := range t {
+		e := &t[i]
 		e.id = uint16(i)
 		if index[e.kind][e.op][e.aux] == 0 {
 			index[e.kind][e.op][e.aux] = uint16(i) + 1
 		}
 	}
-}
+	return t
+})
+
+// expInfo describes export (EXP), which the generator does not probe.
+var expInfo = isa.OpInfo{Name: "export", Targets: isa.GFX12, Wait: isa.WaitEXP}
 
 // row returns the table row of (kind, opcode, variant), nil for none.
 func row(k enc.Kind, op int, aux int) *entry {
 	if k >= enc.NumKinds || op < 0 || op >= len(index[0]) || aux < 0 || aux >= len(index[0][0]) {
 		return nil
 	}
+	t := table()
 	if id := index[k][op][aux]; id != 0 {
-		return &table[id-1]
+		return &t[id-1]
 	}
 	return nil
 }

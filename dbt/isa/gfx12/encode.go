@@ -24,10 +24,10 @@ func Encode(in *isa.Inst) ([]byte, error) { return AppendEncode(nil, in) }
 
 // AppendEncode appends the machine code of in to dst.
 func AppendEncode(dst []byte, in *isa.Inst) ([]byte, error) {
-	if int(in.Enc) >= len(table) {
+	if int(in.Enc) >= len(table()) {
 		return dst, &EncodeError{"?", "enc", "no encoding-table row"}
 	}
-	e := &table[in.Enc]
+	e := &table()[in.Enc]
 	k := e.kind
 	bad := func(field, format string, args ...any) ([]byte, error) {
 		return dst, &EncodeError{e.mnem, field, fmt.Sprintf(format, args...)}

@@ -52,10 +52,10 @@ const (
 // VOPDNames returns the mnemonics of a VOPD instruction's X and Y halves
 // ("v_dual_mul_f32", "v_dual_add_f32"); ok is false for other instructions.
 func VOPDNames(in *isa.Inst) (x, y string, ok bool) {
-	if in.Format != isa.VOPD || int(in.Enc) >= len(table) {
+	if in.Format != isa.VOPD || int(in.Enc) >= len(table()) {
 		return "", "", false
 	}
-	e := &table[in.Enc]
+	e := &table()[in.Enc]
 	return e.mnem, e.mnemY, true
 }
 

@@ -17,8 +17,8 @@ func TestSWMMACIndexKeyVsLLVM(t *testing.T) {
 	for _, wave64 := range []bool{false, true} {
 		var lines []string
 		var codes [][]byte
-		for i := range table {
-			e := &table[i]
+		for i := range table() {
+			e := &table()[i]
 			if e.kind != enc.VOP3P || !strings.HasPrefix(e.mnem, "v_swmmac_") {
 				continue
 			}

@@ -334,8 +334,8 @@ func TestRandomEncodingsVsLLVM(t *testing.T) {
 		wave64 bool
 	}
 	var ps [2][]probe
-	for i := range table {
-		e := &table[i]
+	for i := range table() {
+		e := &table()[i]
 		n := variants
 		if e.kind == enc.EXP || e.kind == enc.VINTERP {
 			n = 16 * variants // few rows, many modifier fields
@@ -416,7 +416,7 @@ func TestRandomEncodingsVsLLVM(t *testing.T) {
 	sort.Strings(kinds)
 	rate := 100 * float64(match) / float64(max(llvmOK, 1))
 	t.Logf("%d random encodings of %d table rows; LLVM decodes %d; text match %d (%.2f%%), re-encode %d; we reject %d that LLVM decodes; we accept %d that LLVM rejects",
-		total, len(table), llvmOK, match, rate, rt, weReject, weAccept)
+		total, len(table()), llvmOK, match, rate, rt, weReject, weAccept)
 	t.Logf("per encoding (match/decoded by LLVM): %s", strings.Join(kinds, ", "))
 	t.Logf("accepted here, rejected by LLVM, per encoding: %v", acceptByKind)
 	if d := os.Getenv("ISA_MISMATCH_FILE"); d != "" {

@@ -22,19 +22,19 @@ func Print(in *isa.Inst) string {
 // Mnemonic returns the encoding-specific mnemonic LLVM prints (for example
 // "v_add_f32_e32").
 func Mnemonic(in *isa.Inst) string {
-	if int(in.Enc) < len(table) {
-		return table[in.Enc].mnem
+	if int(in.Enc) < len(table()) {
+		return table()[in.Enc].mnem
 	}
 	return in.Name()
 }
 
 // AppendText writes the instruction text to b.
 func AppendText(b *strings.Builder, in *isa.Inst) {
-	if int(in.Enc) >= len(table) || in.Info == nil {
+	if int(in.Enc) >= len(table()) || in.Info == nil {
 		b.WriteString("<unknown>")
 		return
 	}
-	e := &table[in.Enc]
+	e := &table()[in.Enc]
 	k := e.kind
 	b.WriteString(e.mnem)
 	absOpen := false
@@ -337,10 +337,10 @@ func cpolCategory(e *entry) int {
 
 // CachePolicy returns the th and scope fields of a memory instruction.
 func CachePolicy(in *isa.Inst) (th, scope uint8) {
-	if int(in.Enc) >= len(table) {
+	if int(in.Enc) >= len(table()) {
 		return 0, 0
 	}
-	switch table[in.Enc].kind {
+	switch table()[in.Enc].kind {
 	case enc.SMEM:
 		return uint8(enc.Layout[enc.FSMTH].Get(in.Pad[:])), uint8(enc.Layout[enc.FSMScope].Get(in.Pad[:]))
 	case enc.FLAT, enc.GLOBAL, enc.SCRATCH, enc.VBUFFER, enc.VIMAGE, enc.VSAMPLE:
