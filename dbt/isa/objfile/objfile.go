@@ -1,16 +1,14 @@
 // Package objfile reads what a disassembler needs from an AMDGPU code
 // object: the executable sections, the symbols that name addresses in them,
-// and the target from e_flags. It uses debug/elf and nothing else, so the
-// disassembler does not depend on the full code-object loader.
+// and the target from e_flags. It reads the ELF64 headers itself (only the
+// section headers, names and symbols a listing needs), so the disassembler
+// depends neither on the full code-object loader nor on debug/elf, which
+// reads and allocates every section and symbol name.
 package objfile
 
 import (
-	"bytes"
-	"debug/elf"
-	"encoding/binary"
 	"fmt"
 	"os"
-	"sort"
 	"syscall"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -66,65 +64,17 @@ func Open(path string) (*File, error) {
 }
 
 // Parse reads a code object from memory; name is used in errors. The
-// sections' Data share b. Parse's work is bounded by len(b): the ELF
-// tables and sections are checked to lie in b before debug/elf reads them.
+// sections' Data share b. Parse's work is bounded by len(b): every table,
+// section and name is checked to lie in b before it is read (readELF).
 func Parse(b []byte, name string) (*File, error) {
 	if err := elfcheck.Bounds(b); err != nil {
 		return nil, fmt.Errorf("objfile: %s: %w", name, err)
 	}
-	f, err := elf.NewFile(bytes.NewReader(b))
+	f, err := readELF(b)
 	if err != nil {
 		return nil, fmt.Errorf("objfile: %s: %w", name, err)
 	}
-	if f.Class != elf.ELFCLASS64 || len(b) < 52 {
-		return nil, fmt.Errorf("objfile: %s: not a 64-bit ELF file", name)
-	}
-	for _, s := range f.Sections {
-		if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {
-			continue
-		}
-		if s.Flags&elf.SHF_COMPRESSED != 0 {
-			return nil, fmt.Errorf("objfile: %s: section %q is compressed; code objects are not", name, s.Name)
-		}
-		if s.Offset > uint64(len(b)) || s.Size > uint64(len(b))-s.Offset {
-			return nil, fmt.Errorf("objfile: %s: section %q (offset 0x%x, size 0x%x) extends past the end of the file (0x%x bytes)", name, s.Name, s.Offset, s.Size, len(b))
-		}
-	}
-	return read(f, b, name, binary.LittleEndian.Uint32(b[48:]))
-}
-
-// read collects the executable sections (sharing b, whose bounds Parse
-// checked) and their symbols.
-func read(f *elf.File, b []byte, path string, flags uint32) (*File, error) {
-	if f.Machine != EMAMDGPU {
-		return nil, fmt.Errorf("objfile: %s: e_machine %d is not AMDGPU (224)", path, f.Machine)
-	}
-	out := &File{}
-	out.Mach = flags & 0xff
-	out.Target, _ = isa.TargetFromMach(out.Mach)
-	for _, s := range f.Sections {
-		if s.Type != elf.SHT_PROGBITS || s.Flags&elf.SHF_EXECINSTR == 0 {
-			continue
-		}
-		data := b[s.Offset : s.Offset+s.Size : s.Offset+s.Size]
-		out.Sections = append(out.Sections, Section{Name: s.Name, Addr: s.Addr, Data: data})
-	}
-	syms, err := f.Symbols()
-	if err != nil && err != elf.ErrNoSymbols {
-		return nil, fmt.Errorf("objfile: %s: symbols: %w", path, err)
-	}
-	for _, s := range syms {
-		t := elf.ST_TYPE(s.Info)
-		if s.Name == "" || t == elf.STT_SECTION || t == elf.STT_FILE || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
-			continue
-		}
-		if int(s.Section) >= len(f.Sections) || f.Sections[s.Section].Flags&elf.SHF_EXECINSTR == 0 {
-			continue
-		}
-		out.Symbols = append(out.Symbols, Symbol{Name: s.Name, Addr: s.Value, Size: s.Size, Func: t == elf.STT_FUNC})
-	}
-	sort.SliceStable(out.Symbols, func(i, j int) bool { return out.Symbols[i].Addr < out.Symbols[j].Addr })
-	return out, nil
+	return f, nil
 }
 
 // OpenInto is Open reading the file into buf's storage when it is large
