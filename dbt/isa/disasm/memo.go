@@ -54,20 +54,28 @@ const (
 	memoMaxEntries = 1 << 17
 )
 
-// memoEntry is one remembered instruction, set before it is published.
+// memoEntry is one remembered instruction, set before it is published
+// (16 bytes: the entries of the distinct instructions of a listing are
+// read in no order).
 type memoEntry struct {
-	key  uint64 // the instruction's word (size 4) or doubleword (size 8)
-	val  memoVal
-	size uint32 // 4 or 8
+	key uint64 // the instruction's word (size 4) or doubleword (size 8)
+	val memoVal
 }
 
-// memoVal locates an entry's line: its chunk in memo.chunks (bits 18-31)
+// memoVal locates an entry's line: its chunk in memo.chunks (bits 18-30)
 // and its offset in the chunk (0-17), the offset of the address digits in
 // the line (32-39), the length of the line after them (40-47, at least 1:
-// the newline); and holds the encoding row (48-63).
+// the newline); it holds the encoding row (48-63) and says whether the
+// instruction has 8 bytes (bit 31; else 4).
 type memoVal uint64
 
+// memoSize8 is the memoVal bit of 8-byte instructions.
+const memoSize8 memoVal = 1 << 31
+
 func (v memoVal) enc() uint16 { return uint16(v >> 48) }
+
+// size returns the instruction's size in bytes.
+func (v memoVal) size() int { return 4 + int(v>>31&1)*4 }
 
 // newMemo returns a memo of up to maxEntries entries (a power of two).
 func newMemo(maxEntries int) *memo {
@@ -127,7 +135,7 @@ func newMemoUser(m *memo) *memoUser {
 
 // matches reports whether the instruction at the start of b is e's.
 func (e *memoEntry) matches(b []byte) bool {
-	if e.size == 4 {
+	if e.val&memoSize8 == 0 {
 		return uint64(le32(b)) == e.key
 	}
 	return len(b) >= 8 && le64(b) == e.key
@@ -146,13 +154,13 @@ func (u *memoUser) get(b []byte) (memoVal, int) {
 		if n := u.next[u.last]; n != 0 {
 			if e := &m.entries[n-1]; e.matches(b) {
 				u.last = int(n - 1)
-				return e.val, int(e.size)
+				return e.val, e.val.size()
 			}
 		}
 		if n := u.prev[u.last]; n != 0 {
 			if e := &m.entries[n-1]; e.matches(b) {
 				u.last = int(n - 1)
-				return e.val, int(e.size)
+				return e.val, e.val.size()
 			}
 		}
 	}
@@ -160,7 +168,7 @@ func (u *memoUser) get(b []byte) (memoVal, int) {
 	w := le32(b)
 	if w>>31 == 0 || w>>30 == 2 || w>>26 == 0x35 {
 		i = m.table.get(uint64(w), m.entries)
-		if i >= 0 && m.entries[i].size != 4 {
+		if i >= 0 && m.entries[i].val&memoSize8 != 0 {
 			i = -1
 		}
 	}
@@ -172,7 +180,7 @@ func (u *memoUser) get(b []byte) (memoVal, int) {
 	}
 	u.follow(i)
 	e := &m.entries[i]
-	return e.val, int(e.size)
+	return e.val, e.val.size()
 }
 
 // follow records entry i as the successor of the last one.
@@ -230,7 +238,10 @@ func (u *memoUser) put(raw []byte, v memoVal) {
 		return
 	}
 	e := &m.entries[i]
-	e.val, e.size = v, uint32(len(raw))
+	if len(raw) == 8 {
+		v |= memoSize8
+	}
+	e.val = v
 	if len(raw) == 4 {
 		e.key = uint64(le32(raw))
 		m.table.put(e.key, i, m.entries)
@@ -247,7 +258,7 @@ func (u *memoUser) appendLine(out []byte, v memoVal, pc uint64) []byte {
 	pcAt := int(v >> 32 & 0xff)
 	n := pcAt + 12 + int(v>>40&0xff)
 	i := len(out)
-	out = append(out, u.m.chunks[v>>18&0x3fff][off:off+n]...)
+	out = append(out, u.m.chunks[v>>18&0x1fff][off:off+n]...)
 	putDigits(out[i+pcAt:i+pcAt+12], pc, &hexPairsUpper)
 	return out
 }
