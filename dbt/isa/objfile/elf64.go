@@ -116,6 +116,9 @@ func readELF(b []byte) (*File, error) {
 	if shnum > (n-shoff)/shentsize {
 		return nil, fmt.Errorf("section header table at offset %#x (%d entries of %d bytes, e_shnum) extends past the end of the %d-byte file", shoff, shnum, shentsize, n)
 	}
+	if shnum == 0 {
+		return out, nil
+	}
 	secs := make([]section, shnum)
 	for i := range secs {
 		h := b[shoff+uint64(i)*shentsize:]
@@ -179,7 +182,16 @@ func readELF(b []byte) (*File, error) {
 	if symtab.link == 0 || uint64(symtab.link) >= shnum {
 		return nil, fmt.Errorf("symbol table: sh_link %d names no string table (%d sections)", symtab.link, shnum)
 	}
-	strtab := data(&secs[symtab.link])
+	strsec := &secs[symtab.link]
+	strtab := data(strsec)
+	if strsec.typ == shtNull {
+		// A string table of type SHT_NULL is still read from the file
+		// (as debug/elf does); its bounds were not checked above.
+		if strsec.offset > n || strsec.size > n-strsec.offset {
+			return nil, fmt.Errorf("symbol string table (section %d, sh_offset %#x, sh_size %#x) extends past the end of the file (%#x bytes)", symtab.link, strsec.offset, strsec.size, n)
+		}
+		strtab = b[strsec.offset : strsec.offset+strsec.size]
+	}
 	// Symbol 0 is the null symbol.
 	for off := symSize; off < len(syms); off += symSize {
 		s := syms[off : off+symSize]
