@@ -17,6 +17,7 @@ package legalize
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -51,6 +52,10 @@ func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 
 // DecideInto is Decide with the host re-decode written into scratch, which
 // one goroutine reuses from call to call (nil: a new one each time).
+// in must be the guest's decode of raw, and hostDecode host's decoder
+// that, apart from the decoded PC and its errors, depends on the bytes
+// only (as gfx9.DecodeInto does): bytes that once decoded for host as
+// they did for the guest are passed through again without a re-decode.
 func DecideInto(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeIntoFunc, scratch *isa.Inst) Decision {
 	return decide(in, raw, guest, host, nil, hostDecode, scratch)
 }
@@ -101,7 +106,13 @@ func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	}
 	var h *isa.Inst
 	var err error
+	var c *hostCache
 	if into != nil {
+		c = hostCaches.Get().(*hostCache)
+		defer hostCaches.Put(c)
+		if c.identical(host, in, raw) {
+			return Decision{Action: report.Identity, Fidelity: report.Exact}
+		}
 		if scratch == nil {
 			scratch = new(isa.Inst)
 		}
@@ -116,6 +127,9 @@ func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	}
 	if h.Name() != name || h.Size != in.Size || !sameOperands(h.Operands, in.Operands) || h.Mod != in.Mod {
 		return reject(fmt.Sprintf("%s decodes differently for %s (%s)", name, host, h.Name()))
+	}
+	if c != nil {
+		c.remember(host, in, raw)
 	}
 	return Decision{Action: report.Identity, Fidelity: report.Exact}
 }
@@ -140,4 +154,59 @@ func sameOperands(a, b []isa.Operand) bool {
 
 func reject(why string) Decision {
 	return Decision{Action: report.Reject, Fidelity: report.Rejected, Reason: why}
+}
+
+// hostCaches hands each goroutine a cache of the instruction bytes whose
+// host re-decode matched (most instructions a kernel passes through repeat
+// an earlier encoding).
+var hostCaches = sync.Pool{New: func() any { return new(hostCache) }}
+
+// hostCacheSlots is the number of slots of a hostCache (a power of two).
+const hostCacheSlots = 1 << 12
+
+// hostCache remembers, one entry per slot chosen by a hash of the bytes,
+// instruction bytes that decode for a host as they did for the guest.
+// It holds no pointers, so the collector does not scan it.
+type hostCache struct {
+	slots [hostCacheSlots]hostSlot
+}
+
+// hostSlot is one remembered match: raw[:n], decoded for the guest as the
+// operation with encoding index enc and opcode op, decodes identically
+// for host (n == 0: empty).
+type hostSlot struct {
+	raw  [16]byte
+	enc  uint16
+	op   uint16
+	host isa.Target
+	n    uint8
+}
+
+// slot returns raw's slot, or nil when raw is too long to remember.
+func (c *hostCache) slot(raw []byte) *hostSlot {
+	if len(raw) == 0 || len(raw) > len(hostSlot{}.raw) {
+		return nil
+	}
+	h := uint32(2166136261)
+	for _, b := range raw {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	return &c.slots[h&(hostCacheSlots-1)]
+}
+
+// identical reports whether in's bytes raw were remembered as decoding
+// identically for host.
+func (c *hostCache) identical(host isa.Target, in *isa.Inst, raw []byte) bool {
+	s := c.slot(raw)
+	return s != nil && int(s.n) == len(raw) && s.host == host && s.enc == in.Enc && s.op == in.Opcode && string(s.raw[:s.n]) == string(raw)
+}
+
+// remember records that in's bytes raw decode identically for host.
+func (c *hostCache) remember(host isa.Target, in *isa.Inst, raw []byte) {
+	s := c.slot(raw)
+	if s == nil {
+		return
+	}
+	s.host, s.enc, s.op, s.n = host, in.Enc, in.Opcode, uint8(len(raw))
+	copy(s.raw[:], raw)
 }
