@@ -79,23 +79,26 @@ func TestHostCacheKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.identical(isa.GFX942, &in, raw[:4]) {
+	if c.identical(isa.GFX950, isa.GFX942, &in, raw[:4]) {
 		t.Fatal("empty cache found an entry")
 	}
-	c.remember(isa.GFX942, &in, raw[:4])
-	if !c.identical(isa.GFX942, &in, raw[:4]) {
+	c.remember(isa.GFX950, isa.GFX942, &in, raw[:4])
+	if !c.identical(isa.GFX950, isa.GFX942, &in, raw[:4]) {
 		t.Fatal("remembered bytes not found")
 	}
-	if c.identical(isa.GFX950, &in, raw[:4]) {
+	if c.identical(isa.GFX950, isa.GFX950, &in, raw[:4]) {
 		t.Fatal("entry found for another host")
+	}
+	if c.identical(isa.GFX942, isa.GFX942, &in, raw[:4]) {
+		t.Fatal("entry found for another guest")
 	}
 	other := in
 	other.Opcode++
-	if c.identical(isa.GFX942, &other, raw[:4]) {
+	if c.identical(isa.GFX950, isa.GFX942, &other, raw[:4]) {
 		t.Fatal("entry found for another guest opcode")
 	}
 	for _, r := range [][]byte{raw[:8], {0x02, 0x07, 0x02, 0x6a}} {
-		if c.identical(isa.GFX942, &in, r) {
+		if c.identical(isa.GFX950, isa.GFX942, &in, r) {
 			t.Fatalf("bytes % x found an entry they were never stored with", r)
 		}
 	}

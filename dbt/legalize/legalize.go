@@ -54,8 +54,9 @@ func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 // one goroutine reuses from call to call (nil: a new one each time).
 // in must be the guest's decode of raw, and hostDecode host's decoder
 // that, apart from the decoded PC and its errors, depends on the bytes
-// only (as gfx9.DecodeInto does): bytes that once decoded for host as
-// they did for the guest are passed through again without a re-decode.
+// only (as gfx9.DecodeInto does): bytes that once passed through (no rule,
+// shared operation, same host decode) pass again without the checks and
+// the re-decode.
 func DecideInto(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeIntoFunc, scratch *isa.Inst) Decision {
 	return decide(in, raw, guest, host, nil, hostDecode, scratch)
 }
@@ -69,6 +70,16 @@ func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	info := in.Info
 	if info == nil {
 		return reject("instruction has no operation description")
+	}
+	// Every check from here on depends on in, that is on raw, alone: bytes
+	// that passed them all once pass again.
+	var c *hostCache
+	if into != nil && guest != host {
+		c = hostCaches.Get().(*hostCache)
+		defer hostCaches.Put(c)
+		if c.identical(guest, host, in, raw) {
+			return Decision{Action: report.Identity, Fidelity: report.Exact}
+		}
 	}
 	// Two independent sources must agree before bytes pass through: the
 	// instruction model's OpInfo and the oracle-generated GFX950Only
@@ -106,13 +117,7 @@ func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	}
 	var h *isa.Inst
 	var err error
-	var c *hostCache
 	if into != nil {
-		c = hostCaches.Get().(*hostCache)
-		defer hostCaches.Put(c)
-		if c.identical(host, in, raw) {
-			return Decision{Action: report.Identity, Fidelity: report.Exact}
-		}
 		if scratch == nil {
 			scratch = new(isa.Inst)
 		}
@@ -129,7 +134,7 @@ func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 		return reject(fmt.Sprintf("%s decodes differently for %s (%s)", name, host, h.Name()))
 	}
 	if c != nil {
-		c.remember(host, in, raw)
+		c.remember(guest, host, in, raw)
 	}
 	return Decision{Action: report.Identity, Fidelity: report.Exact}
 }
@@ -156,9 +161,9 @@ func reject(why string) Decision {
 	return Decision{Action: report.Reject, Fidelity: report.Rejected, Reason: why}
 }
 
-// hostCaches hands each goroutine a cache of the instruction bytes whose
-// host re-decode matched (most instructions a kernel passes through repeat
-// an earlier encoding).
+// hostCaches hands each goroutine a cache of the instruction bytes that
+// passed through unchanged (most instructions a kernel passes through
+// repeat an earlier encoding).
 var hostCaches = sync.Pool{New: func() any { return new(hostCache) }}
 
 // hostCacheSlots is the number of slots of a hostCache (a power of two).
@@ -171,15 +176,15 @@ type hostCache struct {
 	slots [hostCacheSlots]hostSlot
 }
 
-// hostSlot is one remembered match: raw[:n], decoded for the guest as the
-// operation with encoding index enc and opcode op, decodes identically
-// for host (n == 0: empty).
+// hostSlot is one remembered pass-through: raw[:n], decoded for guest as
+// the operation with encoding index enc and opcode op, passed every check
+// and decodes identically for host (n == 0: empty).
 type hostSlot struct {
-	raw  [16]byte
-	enc  uint16
-	op   uint16
-	host isa.Target
-	n    uint8
+	raw         [16]byte
+	enc         uint16
+	op          uint16
+	guest, host isa.Target
+	n           uint8
 }
 
 // slot returns raw's slot, or nil when raw is too long to remember.
@@ -194,19 +199,19 @@ func (c *hostCache) slot(raw []byte) *hostSlot {
 	return &c.slots[h&(hostCacheSlots-1)]
 }
 
-// identical reports whether in's bytes raw were remembered as decoding
-// identically for host.
-func (c *hostCache) identical(host isa.Target, in *isa.Inst, raw []byte) bool {
+// identical reports whether in's bytes raw were remembered as passing
+// through from guest to host.
+func (c *hostCache) identical(guest, host isa.Target, in *isa.Inst, raw []byte) bool {
 	s := c.slot(raw)
-	return s != nil && int(s.n) == len(raw) && s.host == host && s.enc == in.Enc && s.op == in.Opcode && string(s.raw[:s.n]) == string(raw)
+	return s != nil && int(s.n) == len(raw) && s.guest == guest && s.host == host && s.enc == in.Enc && s.op == in.Opcode && string(s.raw[:s.n]) == string(raw)
 }
 
-// remember records that in's bytes raw decode identically for host.
-func (c *hostCache) remember(host isa.Target, in *isa.Inst, raw []byte) {
+// remember records that in's bytes raw pass through from guest to host.
+func (c *hostCache) remember(guest, host isa.Target, in *isa.Inst, raw []byte) {
 	s := c.slot(raw)
 	if s == nil {
 		return
 	}
-	s.host, s.enc, s.op, s.n = host, in.Enc, in.Opcode, uint8(len(raw))
+	s.guest, s.host, s.enc, s.op, s.n = guest, host, in.Enc, in.Opcode, uint8(len(raw))
 	copy(s.raw[:], raw)
 }
