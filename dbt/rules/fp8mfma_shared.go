@@ -23,6 +23,10 @@ import (
 // fp8SharedMin is the shortest expansion worth a body.
 const fp8SharedMin = 32
 
+// fp8SharedHeadMin is the shortest head worth a call of its own (each
+// use pays a call and the head a return; a clearing of two registers).
+const fp8SharedHeadMin = 64
+
 // fp8SharedRegs are the scratch registers of one body.
 type fp8SharedRegs struct {
 	ta, tb, u, k uint16
@@ -120,7 +124,7 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 				return 0
 			}
 			_, n, err := headCode(in, raw, r)
-			if err != nil {
+			if err != nil || n < fp8SharedHeadMin {
 				return 0
 			}
 			return n
