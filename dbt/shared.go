@@ -62,7 +62,7 @@ type sharedPlan struct {
 	// heads is the length of each body's shareable head (Shared.Head)
 	// when another key of the scope has one of the same bytes: the uses
 	// of such a key call the head (emitted once per bytes and return
-	// pair) and then the rest of the body.
+	// pair) and run the rest of the body inline.
 	heads map[string]int
 	// agprs is the most AGPRs a key's saves use.
 	agprs int
@@ -428,10 +428,13 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		st.near[r] = near
 	}
 	saves, saving := p.saves[key]
+	// A key with a shared head calls the head and runs the rest of its
+	// body inline (as many instructions executed as one call of the whole
+	// body, which returns and may branch into a shared tail).
 	head := p.heads[key]
 	parts := []int{0}
 	if head > 0 {
-		parts = []int{3, 0}
+		parts = []int{3}
 	}
 	if saving {
 		parts = append(parts, 1, 2)
@@ -439,7 +442,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	part := func(n int) []byte {
 		switch n {
 		case 0:
-			return body[head:]
+			return body
 		case 3:
 			return body[:head]
 		}
@@ -494,8 +497,10 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	code = append(code, site.Pre...)
 	if head > 0 {
 		call(3)
+		code = append(code, body[head:]...)
+	} else {
+		call(0)
 	}
-	call(0)
 	code = append(code, site.Post...)
 	if saving {
 		call(2)
@@ -567,7 +572,7 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 			code = append(code, k.code...)
 			bodies++
 		case 0:
-			b := p.bodies[c.key][p.heads[c.key]:]
+			b := p.bodies[c.key]
 			bodies++
 			if n := p.tails[c.key]; n > 0 && n <= len(b) {
 				k := tailKey{p.ret, string(b[len(b)-n:])}

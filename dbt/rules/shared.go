@@ -44,7 +44,8 @@ type Shared struct {
 	// body (the rest may follow it after a return and a call). When
 	// another key of the kernel has a head of the same bytes, the
 	// translator emits each such head once as a subroutine of its own,
-	// which the uses call before the rest of their body; 0 shares
+	// which the uses call, each followed by the rest of its body inline
+	// (the rest must then be position-independent too); 0 shares
 	// nothing.
 	Head func(in *isa.Inst, raw []byte, regs SharedRegs) int
 	// LDS says the body accesses LDS storage: virtual-LDS sidecars, which
