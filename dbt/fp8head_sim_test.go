@@ -81,34 +81,47 @@ func TestFP8MFMASharedHeadOnSimulator(t *testing.T) {
 	if nonzero := nonzeroDwords(want); nonzero < size/8 {
 		t.Fatalf("only %d nonzero dwords in the gfx950 result", nonzero)
 	}
-	res, err := Translate(guest, Options{Name: "fp8head"})
-	if err != nil {
-		t.Fatalf("%v\n%+v", err, res.Report)
+	for _, tc := range []struct {
+		name  string
+		opts  Options
+		note  string
+		reads int // how often .text reads a20 (the clearing of it)
+	}{
+		{"after", Options{Name: "fp8head"}, "16 long expansions call 7 per-kernel subroutines placed after the code", 1},
+		// Copies in the code, one per use (each head call gets its own).
+		{"copies", Options{Name: "fp8head", sharedReach: 1}, "placed in the code", 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Translate(guest, tc.opts)
+			if err != nil {
+				t.Fatalf("%v\n%+v", err, res.Report)
+			}
+			notes := fmt.Sprint(res.Report.Kernels[0].Notes)
+			if !strings.Contains(notes, tc.note) {
+				t.Fatalf("subroutine notes %q, want %q (six bodies and one shared head: the two MFMAs that share it run the rest of theirs inline)", notes, tc.note)
+			}
+			f, err := objfile.Parse(res.Object, "fp8head")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text []byte
+			for _, sec := range f.Sections {
+				if sec.Name == ".text" {
+					text = sec.Data
+				}
+			}
+			// v_accvgpr_read_b32 vN, a20 (any N): the clearing of a20.
+			n := 0
+			for i := 0; i+8 <= len(text); i += 4 {
+				w0, w1 := binary.LittleEndian.Uint32(text[i:]), binary.LittleEndian.Uint32(text[i+4:])
+				if w0&0xffffff00 == 0xd3d84000 && w1 == 0x18000000|(256+20) {
+					n++
+				}
+			}
+			if n != tc.reads {
+				t.Errorf("a20 is read %d times in .text, want %d", n, tc.reads)
+			}
+			equalDwords(t, "fp8head", runKernelOn(t, res.Object, "gfx942", size), want, 32)
+		})
 	}
-	notes := fmt.Sprint(res.Report.Kernels[0].Notes)
-	if !strings.Contains(notes, "16 long expansions call 7 per-kernel subroutines") {
-		t.Fatalf("subroutine notes %q (want six bodies and one shared head: the two MFMAs that share it run the rest of theirs inline)", notes)
-	}
-	f, err := objfile.Parse(res.Object, "fp8head")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text []byte
-	for _, sec := range f.Sections {
-		if sec.Name == ".text" {
-			text = sec.Data
-		}
-	}
-	// v_accvgpr_read_b32 vN, a20 (any N): the clearing of a20.
-	n := 0
-	for i := 0; i+8 <= len(text); i += 4 {
-		w0, w1 := binary.LittleEndian.Uint32(text[i:]), binary.LittleEndian.Uint32(text[i+4:])
-		if w0&0xffffff00 == 0xd3d84000 && w1 == 0x18000000|(256+20) {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Errorf("a20 is read %d times in .text, want once (the clearing head shared by both bodies)", n)
-	}
-	equalDwords(t, "fp8head", runKernelOn(t, res.Object, "gfx942", size), want, 32)
 }

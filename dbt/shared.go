@@ -448,7 +448,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		}
 		return saves[n-1]
 	}
-	k0 := sharedCall{rule: r, key: key}
+	k0 := sharedCall{rule: r, key: key, part: parts[0]} // the part a use calls first
 	switch {
 	case near:
 		if at, ok := st.copies[k0]; !ok || len(code)-at > reach {
