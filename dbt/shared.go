@@ -429,8 +429,8 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	saves, saving := p.saves[key]
 	// A key with a shared head calls the head and runs the rest of its
-	// body inline (as many instructions executed as one call of the whole
-	// body, which returns and may branch into a shared tail).
+	// body inline: a call and a return per use, as with the whole body
+	// called (whose end may also branch into a shared tail).
 	head := p.heads[key]
 	parts := []int{0}
 	if head > 0 {
