@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
@@ -313,7 +315,450 @@ type sidecarPlan struct {
 	// host lowers the host code of a pair with pair.VirtualLDS (nil: the
 	// gfx942 host, whose sidecars lower the guest's DS words directly).
 	host pair.VirtualLDS
+	// vm tracks the lowered accesses in flight during a gfx942 emission.
+	vm vmInFlight
+	// addr is the gfx942 emission's address cache (see sidecarCtx).
+	addr cachedAddr
+	// dma holds the LDS DMA stores not issued yet (vlds.DeferredStores).
+	dma []deferredStore
+	// flushAt lists the source instructions before which the deferred
+	// stores are issued whatever the instruction: those whose host code
+	// came with fixups (branches, windows, subroutine calls), which the
+	// lowering does not inspect. An emission that finds a new one
+	// deferred stores over sets redo and is repeated.
+	flushAt map[uint64]bool
+	redo    bool
 }
+
+// deferredStore is the store of an LDS DMA lowering issued later.
+type deferredStore struct {
+	words      [2]uint32
+	data, lane uint16
+}
+
+// DeferStore implements vlds.DeferredStores: accepted unless a scratch
+// VGPR of the lowering is borrowed (its restore would come first) or in
+// spill-per-use mode.
+func (c sidecarCtx) DeferStore(store [2]uint32, data, lane uint16) bool {
+	if c.p.spill || len(c.kt.borrowed) > 0 || len(c.p.dma) >= maxDeferredDMA {
+		return false
+	}
+	c.p.dma = append(c.p.dma, deferredStore{words: store, data: data, lane: lane})
+	return true
+}
+
+// maxDeferredDMA bounds a run of deferred LDS DMA stores (each holds two
+// VGPRs).
+const maxDeferredDMA = 16
+
+// defers reports whether VGPR r holds data or an address of a deferred
+// store.
+func (p *sidecarPlan) defers(r int) bool {
+	for _, d := range p.dma {
+		if int(d.data) == r || int(d.lane) == r {
+			return true
+		}
+	}
+	return false
+}
+
+// flushDMA appends the deferred LDS DMA stores to code: s_waitcnt
+// vmcnt(0) for their loads, then the stores.
+func (p *sidecarPlan) flushDMA(code []byte) []byte {
+	if len(p.dma) == 0 {
+		return code
+	}
+	code = p.vm.wait(code)
+	for _, d := range p.dma {
+		code = binary.LittleEndian.AppendUint32(code, d.words[0])
+		code = binary.LittleEndian.AppendUint32(code, d.words[1])
+	}
+	p.vm.any = true
+	p.dma = p.dma[:0]
+	return code
+}
+
+// keepsDMA reports whether host instruction hin (not lowered code) may
+// run while LDS DMA stores are deferred: a VALU or SALU instruction that
+// is no wait, barrier, end or control flow, writes no EXEC (M0 is fine:
+// the lane offsets are computed) and names none of their VGPRs.
+func (p *sidecarPlan) keepsDMA(hin *isa.Inst) bool {
+	if hin.Info == nil || hin.Info.Branch != isa.BranchNone || hin.Info.ImplicitWrites&isa.ImpEXEC != 0 || hin.Info.Mem != isa.MemNone {
+		return false
+	}
+	switch hin.Format {
+	case isa.SOP1, isa.SOP2, isa.SOPK, isa.SOPC, isa.VOP1, isa.VOP2, isa.VOP3:
+	default:
+		return false
+	}
+	if strings.HasPrefix(hin.Name(), "s_waitcnt") || strings.HasPrefix(hin.Name(), "v_cmpx") {
+		return false
+	}
+	for _, o := range hin.Operands {
+		if o.Kind != isa.KindReg {
+			continue
+		}
+		n := int(max(o.Width, 1))
+		if o.Role.Defines() && (o.Class == isa.Special && o.Reg != uint16(isa.RegM0) || o.Class == isa.SGPR && int(o.Reg)+n > 102 && !(int(o.Reg) == 124 && n == 1)) {
+			return false
+		}
+		if o.Class == isa.VGPR {
+			for r := int(o.Reg); r < int(o.Reg)+n; r++ {
+				if p.defers(r) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// cachedAddr is a scratch VGPR that holds a DS address VGPR plus k at the
+// current point of a gfx942 sidecar emission.
+type cachedAddr struct {
+	valid     bool
+	addr, reg uint16
+	k         uint32
+	// lane, when laneValid, holds the LDS DMA lane offsets, id, when
+	// idValid, the lane IDs (vlds.LaneAddressCache).
+	laneValid, idValid bool
+	lane, id           uint16
+}
+
+// holds reports whether the cache keeps a value in VGPR r.
+func (a *cachedAddr) holds(r uint16) bool {
+	return a.valid && (a.reg == r || a.addr == r) || a.laneValid && a.lane == r || a.idValid && a.id == r
+}
+
+// sidecarCtx is the vlds.Context a gfx942 sidecar lowers with: kt's
+// scratch VGPRs and the plan's address cache (vlds.AddressCache). An entry
+// is kept only for a dead scratch VGPR (not one borrowed and restored), and
+// not in spill-per-use mode; track drops it where its registers or EXEC
+// are written, a block starts or control flow leaves.
+type sidecarCtx struct {
+	kt *kernelT
+	p  *sidecarPlan
+}
+
+// TempVGPRs implements vlds.Context.
+func (c sidecarCtx) TempVGPRs(n int) ([]uint16, error) { return c.kt.TempVGPRs(n) }
+
+// TempVGPRRange implements vlds.Context.
+func (c sidecarCtx) TempVGPRRange(n, align int) (uint16, error) {
+	return c.kt.TempVGPRRange(n, align)
+}
+
+// DeadVGPR implements vlds.DeadTemps: a scratch VGPR the allocator finds
+// without borrowing a live register (a borrowing it would do is undone).
+func (c sidecarCtx) DeadVGPR() (uint16, bool) {
+	n := len(c.kt.borrowed)
+	r, err := c.kt.TempVGPRs(1)
+	if err != nil {
+		return 0, false
+	}
+	if len(c.kt.borrowed) > n {
+		c.kt.borrowed = c.kt.borrowed[:n]
+		return 0, false
+	}
+	return r[0], true
+}
+
+// CachedAddress implements vlds.AddressCache.
+func (c sidecarCtx) CachedAddress(addr uint16) (uint16, uint32, bool) {
+	a := c.p.addr
+	return a.reg, a.k, a.valid && a.addr == addr
+}
+
+// CacheAddress implements vlds.AddressCache.
+func (c sidecarCtx) CacheAddress(addr, reg uint16, k uint32) {
+	a := &c.p.addr
+	a.valid = false
+	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.holds(reg) {
+		return
+	}
+	a.valid, a.addr, a.reg, a.k = true, addr, reg, k
+}
+
+// CachedLaneAddress implements vlds.LaneAddressCache.
+func (c sidecarCtx) CachedLaneAddress() (uint16, bool) {
+	return c.p.addr.lane, c.p.addr.laneValid
+}
+
+// CacheLaneAddress implements vlds.LaneAddressCache.
+func (c sidecarCtx) CacheLaneAddress(reg uint16) {
+	a := &c.p.addr
+	a.laneValid = false
+	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.holds(reg) {
+		return
+	}
+	a.laneValid, a.lane = true, reg
+}
+
+// CachedLaneID implements vlds.LaneAddressCache.
+func (c sidecarCtx) CachedLaneID() (uint16, bool) {
+	return c.p.addr.id, c.p.addr.idValid
+}
+
+// CacheLaneID implements vlds.LaneAddressCache.
+func (c sidecarCtx) CacheLaneID(reg uint16) {
+	a := &c.p.addr
+	a.idValid = false
+	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.holds(reg) {
+		return
+	}
+	a.idValid, a.id = true, reg
+}
+
+// reserveCached keeps the cached scratch and address VGPRs from the
+// scratch allocator for the lowering about to run.
+func (kt *kernelT) reserveCached(p *sidecarPlan) {
+	if p.addr.valid {
+		kt.take(p.addr.reg)
+		kt.take(p.addr.addr)
+	}
+	if p.addr.laneValid {
+		kt.take(p.addr.lane)
+	}
+	if p.addr.idValid {
+		kt.take(p.addr.id)
+	}
+	for _, d := range p.dma {
+		kt.take(d.data)
+		kt.take(d.lane)
+	}
+}
+
+// overlaps reports whether registers [r, r+n) of class c include the
+// VGPR v.
+func overlaps(c isa.RegClass, r, n int, v uint16) bool {
+	return c == isa.VGPR && int(v) >= r && int(v) < r+n
+}
+
+// dropCached invalidates the address cache when host instruction hin
+// (not lowered code) may change what it holds: it names the scratch VGPR,
+// writes the address VGPR, writes EXEC or a special register, or is not
+// known.
+func (p *sidecarPlan) dropCached(hin *isa.Inst) {
+	a := &p.addr
+	if !a.valid && !a.laneValid && !a.idValid {
+		return
+	}
+	if hin.Info == nil || hin.Info.Branch != isa.BranchNone || hin.Info.ImplicitWrites&isa.ImpEXEC != 0 {
+		*a = cachedAddr{}
+		return
+	}
+	if hin.Info.ImplicitWrites&isa.ImpM0 != 0 {
+		a.laneValid = false
+	}
+	for _, o := range hin.Operands {
+		if o.Kind != isa.KindReg {
+			continue
+		}
+		n := int(max(o.Width, 1))
+		if o.Role.Defines() && (o.Class == isa.Special && o.Reg == uint16(isa.RegM0) || o.Class == isa.SGPR && int(o.Reg) == 124 && n == 1) {
+			a.laneValid = false // M0: the lane IDs still hold
+			continue
+		}
+		if o.Role.Defines() && (o.Class == isa.Special || o.Class == isa.SGPR && int(o.Reg)+n > 102) {
+			*a = cachedAddr{} // EXEC or another special register
+			return
+		}
+		if a.valid && (overlaps(o.Class, int(o.Reg), n, a.reg) || o.Role.Defines() && overlaps(o.Class, int(o.Reg), n, a.addr)) {
+			a.valid = false
+		}
+		if a.laneValid && overlaps(o.Class, int(o.Reg), n, a.lane) {
+			a.laneValid = false
+		}
+		if a.idValid && overlaps(o.Class, int(o.Reg), n, a.id) {
+			a.idValid = false
+		}
+	}
+}
+
+// vmInFlight is what a gfx942 sidecar emission knows about its lowered
+// global accesses that no s_waitcnt vmcnt(0) has covered yet at the
+// current point of a block (lowered accesses are not waited for where they
+// are issued; package vlds states the rules).
+type vmInFlight struct {
+	// v and a are the destination VGPRs and AGPRs of lowered loads and
+	// returning atomics in flight.
+	v, a live.Set
+	// loads is true when v or a is not empty.
+	loads bool
+	// any is true when some lowered access may be in flight (at a block
+	// start: unknown, so true).
+	any bool
+	// hazV and hazA are the data registers of the last lowered store with
+	// more than 64 bits of data while hazLeft of the two wait states a
+	// write of them needs after it are still to come.
+	hazV, hazA live.Set
+	hazLeft    int
+}
+
+// nopWord is s_nop n (n+1 wait states).
+func nopWord(n int) uint32 { return 0xbf800000 | uint32(n) }
+
+// storeHazard follows host instruction hin (word w0) after a wide lowered
+// store: it returns s_nop words to put before hin when hin writes the
+// store's data registers too soon.
+func (f *vmInFlight) storeHazard(hin *isa.Inst, w0 uint32) []byte {
+	if f.hazLeft <= 0 {
+		return nil
+	}
+	switch {
+	case w0>>16 == 0xbf80: // s_nop N
+		f.hazLeft -= int(w0&0xf) + 1
+		return nil
+	case vlds.WaitsAllVM(w0): // the store has completed
+		f.hazLeft = 0
+		return nil
+	}
+	for _, o := range hin.Operands {
+		if o.Kind != isa.KindReg || !o.Role.Defines() {
+			continue
+		}
+		var set *live.Set
+		switch o.Class {
+		case isa.VGPR:
+			set = &f.hazV
+		case isa.AGPR:
+			set = &f.hazA
+		default:
+			continue
+		}
+		for r := int(o.Reg); r < int(o.Reg)+int(max(o.Width, 1)); r++ {
+			if set.Has(r) {
+				n := f.hazLeft
+				f.hazLeft = 0
+				return binary.LittleEndian.AppendUint32(nil, nopWord(n-1))
+			}
+		}
+	}
+	f.hazLeft--
+	return nil
+}
+
+// flushHazard returns the wait states a wide store still needs where
+// the emission cannot see what follows (a block's end).
+func (f *vmInFlight) flushHazard(code []byte) []byte {
+	if f.hazLeft <= 0 {
+		return code
+	}
+	n := f.hazLeft
+	f.hazLeft = 0
+	return binary.LittleEndian.AppendUint32(code, nopWord(n-1))
+}
+
+// PlacesStoreWaitStates implements vlds.StoreHazards: track places them.
+func (c sidecarCtx) PlacesStoreWaitStates() bool { return true }
+
+// clobberable reports whether a destination register of a load in flight
+// is not read after the instruction whose live-after set is after: the
+// scratch allocator may hand such a register out (or the guest write it)
+// while the load's data can still arrive.
+func (f *vmInFlight) clobberable(after *live.Regs, deferred func(r int) bool) bool {
+	if !f.loads {
+		return false
+	}
+	if after == nil {
+		return true
+	}
+	for w := range f.v {
+		if f.a[w]&^after.A[w] != 0 {
+			return true
+		}
+		for m := f.v[w] &^ after.V[w]; m != 0; m &= m - 1 {
+			// A deferred DMA store's data VGPR is kept from other uses
+			// until its flush, which waits.
+			if !deferred(64*w + bits.TrailingZeros64(m)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// waited records an s_waitcnt vmcnt(0).
+func (f *vmInFlight) waited() { *f = vmInFlight{} }
+
+// wait appends s_waitcnt vmcnt(0) to code and records it.
+func (f *vmInFlight) wait(code []byte) []byte {
+	f.waited()
+	return binary.LittleEndian.AppendUint32(code, vlds.WaitVMCNT0)
+}
+
+// track follows the host code seg of one source instruction: in lowered
+// code every global load and returning atomic is a lowered access in
+// flight; in any code an s_waitcnt that waits on lgkmcnt becomes the
+// sidecar's wait (vlds.SidecarWait), and s_barrier and s_endpgm get an
+// s_waitcnt vmcnt(0) before them while a lowered access may be in flight.
+// It returns seg with those changes.
+func (kt *kernelT) track(p *sidecarPlan, seg []byte, lowered bool) ([]byte, error) {
+	var out []byte
+	for off := 0; off < len(seg); {
+		hin, err := kt.hostDecode(seg[off:], 0)
+		if err != nil || hin.Size == 0 || off+int(hin.Size) > len(seg) {
+			return nil, fmt.Errorf("host code of the sidecar does not decode at +%d", off)
+		}
+		h := seg[off : off+int(hin.Size)]
+		off += int(hin.Size)
+		w0 := binary.LittleEndian.Uint32(h)
+		out = append(out, p.vm.storeHazard(&hin, w0)...)
+		if w, ok := vlds.SidecarWait(w0); ok {
+			out = binary.LittleEndian.AppendUint32(out, w)
+			out = append(out, h[4:]...)
+			if vlds.WaitsAllVM(w) {
+				p.vm.waited()
+			}
+			continue
+		}
+		if (w0 == sBarrier || w0 == sEndpgm) && p.vm.any {
+			out = p.vm.wait(out)
+		}
+		if !lowered {
+			p.dropCached(&hin)
+		}
+		if lowered && len(h) == 8 && w0>>26 == 0x37 && w0>>14&3 == 2 {
+			p.vm.any = true
+			if r, n, acc := vlds.WideStoreData(w0, binary.LittleEndian.Uint32(h[4:])); n > 0 {
+				p.vm.hazV, p.vm.hazA = live.Set{}, live.Set{}
+				if acc {
+					p.vm.hazA.Add(int(r), n)
+				} else {
+					p.vm.hazV.Add(int(r), n)
+				}
+				p.vm.hazLeft = 2
+				out = append(out, h...)
+				continue
+			}
+			if r, n, acc := vlds.LoadDestination(w0, binary.LittleEndian.Uint32(h[4:])); n > 0 {
+				if acc {
+					p.vm.a.Add(int(r), n)
+				} else {
+					p.vm.v.Add(int(r), n)
+					if overlaps(isa.VGPR, int(r), n, p.addr.reg) || overlaps(isa.VGPR, int(r), n, p.addr.addr) {
+						p.addr.valid = false
+					}
+					if overlaps(isa.VGPR, int(r), n, p.addr.lane) {
+						p.addr.laneValid = false
+					}
+					if overlaps(isa.VGPR, int(r), n, p.addr.id) {
+						p.addr.idValid = false
+					}
+				}
+				p.vm.loads = true
+			}
+		}
+		out = append(out, h...)
+	}
+	return out, nil
+}
+
+// Words the wait tracking of a sidecar recognises.
+const (
+	sBarrier = 0xbf8a0000 // s_barrier
+	sEndpgm  = 0xbf810000 // s_endpgm
+)
 
 // userSGPRs returns the first SGPR of the kernarg pointer (-1 when not
 // enabled) and the number of user SGPRs before it.
@@ -475,6 +920,7 @@ func (kt *kernelT) emitSidecar(p *sidecarPlan) string {
 	arch, _ := kt.archVGPRs()
 	kt.needArch = arch
 	p.lowered = 0
+	p.dma, p.redo = p.dma[:0], false
 	sc := kt.scope
 	if len(sc.Errors) > 0 || len(sc.Blocks) == 0 {
 		return "the scope has decode or control-flow errors"
@@ -540,12 +986,43 @@ func (kt *kernelT) emitSidecarBlocks(code []byte, p *sidecarPlan) string {
 			kt.body.Map[in.PC] = len(code)
 			kt.rep.Instructions++
 			kt.rep.SourceBytes += int(in.Size)
+			last := i == len(b.Insts)-1
+			if p.host == nil {
+				// A block is entered with nothing known in flight and left
+				// with no lowered load in flight (its successors do not
+				// know which registers it would have pending); a register
+				// a load may still write is never left to reuse.
+				if i == 0 {
+					p.vm = vmInFlight{any: true}
+					p.addr = cachedAddr{}
+					p.dma = p.dma[:0] // the previous block flushed
+				}
+				branch := last && in.Info != nil && in.Info.Branch != isa.BranchNone
+				if p.vm.clobberable(kt.live.After(in.PC), p.defers) || branch && p.vm.loads {
+					code = p.vm.wait(code)
+				}
+				if branch || in.Info == nil {
+					code = p.flushDMA(code)
+					code = p.vm.flushHazard(code)
+				}
+			}
 			var why string
 			code, why = kt.sidecarOne(code, b, i, in, p)
 			if why != "" {
 				return fmt.Sprintf("%#x %s: %s", in.PC, in.Name(), why)
 			}
+			if p.host == nil && last {
+				code = p.flushDMA(code)
+				if p.vm.loads {
+					code = p.vm.wait(code)
+				}
+				code = p.vm.flushHazard(code)
+			}
 		}
+	}
+	if p.redo {
+		p.redo = false
+		return kt.emitSidecar(p) // deferred DMA stores met code the lowering does not inspect
 	}
 	kt.body.Code = kt.appendShared(code)
 	return kt.finishSidecar(p)
@@ -583,10 +1060,16 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 			return code, fmt.Sprintf("guest DS opcode decodes as %s, the lowering table names %s", in.Name(), d.Name)
 		}
 		kt.borrowed = kt.borrowed[:0]
+		kt.reserveCached(p)
+		ctx := sidecarCtx{kt, p}
 		out, err := kt.lowerWith(func() ([]byte, error) {
-			return kt.vldsAccess(p, raw, func(b uint16) ([]byte, error) { return vlds.Lower(kt, raw, b) })
+			return kt.vldsAccess(p, raw, func(b uint16) ([]byte, error) { return vlds.Lower(ctx, raw, b) })
 		})
 		if err != nil {
+			return code, err.Error()
+		}
+		code = p.flushDMA(code)
+		if out, err = kt.track(p, out, d.Kind != vlds.Native); err != nil {
 			return code, err.Error()
 		}
 		if d.Kind != vlds.Native {
@@ -600,11 +1083,24 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 	// Everything else (including guest-only DS forms such as the
 	// transposed reads, which a rule expands into host DS code) goes
 	// through the normal emitter; its host code is then lowered.
+	if p.host == nil && p.flushAt[in.PC] {
+		code = p.flushDMA(code)
+	}
 	at := len(code)
 	nfx := len(kt.body.Fixups)
 	code = kt.one(code, b, i, in)
 	if len(kt.body.Fixups) != nfx {
-		// Control flow and PC-relative windows carry no LDS access.
+		if p.host == nil && len(p.dma) > 0 {
+			if p.flushAt == nil {
+				p.flushAt = map[uint64]bool{}
+			}
+			p.flushAt[in.PC], p.redo = true, true
+		}
+		// Control flow, PC-relative windows and subroutine calls carry
+		// no LDS access (nor a wait, a barrier or the end of the
+		// program); deferred DMA stores must be issued before them
+		// (flushAt).
+		p.addr = cachedAddr{}
 		return code, ""
 	}
 	seg := append([]byte(nil), code[at:]...)
@@ -643,22 +1139,33 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		}
 		switch {
 		case vlds.IsDS(hw0) && len(h) == 8:
+			kt.reserveCached(p)
+			ctx := sidecarCtx{kt, p}
 			out, err := kt.lowerWith(func() ([]byte, error) {
-				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.Lower(kt, h, b) })
+				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.Lower(ctx, h, b) })
 			})
 			if err != nil {
 				return code, err.Error()
 			}
-			if d, _ := vlds.Lookup(hw0); d.Kind != vlds.Native {
+			d, _ := vlds.Lookup(hw0)
+			low = p.flushDMA(low)
+			if out, err = kt.track(p, out, d.Kind != vlds.Native); err != nil {
+				return code, err.Error()
+			}
+			if d.Kind != vlds.Native {
 				p.lowered++
 				changed = true
 			}
 			low = append(low, out...)
 		case vlds.IsLDSDMA(hw0) && len(h) == 8:
+			kt.reserveCached(p)
 			out, err := kt.lowerWith(func() ([]byte, error) {
-				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.LowerLDSDMA(kt, h, b) })
+				return kt.vldsAccess(p, h, func(b uint16) ([]byte, error) { return vlds.LowerLDSDMA(sidecarCtx{kt, p}, h, b) })
 			})
 			if err != nil {
+				return code, err.Error()
+			}
+			if out, err = kt.track(p, out, true); err != nil {
 				return code, err.Error()
 			}
 			p.lowered++
@@ -667,7 +1174,14 @@ func (kt *kernelT) sidecarOne(code []byte, b *cfg.Block, i int, in *isa.Inst, p 
 		case vlds.TouchesLDS(hw0) || (hin.Mod.LDS && hin.Format == isa.MUBUF):
 			return code, fmt.Sprintf("host %s accesses LDS and has no virtual-LDS lowering", hin.Name())
 		default:
-			low = append(low, h...)
+			if len(p.dma) > 0 && !p.keepsDMA(&hin) {
+				low = p.flushDMA(low)
+			}
+			t, err := kt.track(p, h, false)
+			if err != nil {
+				return code, err.Error()
+			}
+			low = append(low, t...)
 		}
 		off += int(hin.Size)
 	}

@@ -490,6 +490,9 @@ func everyDSOp(t *testing.T, guest []byte, so SidecarOptions) {
 		t.Errorf("only %d accesses lowered", sc.Lowered)
 	}
 	assertNoHardwareLDS(t, res.Object, &sc)
+	if !so.forceSpillPerUse {
+		checkSidecarWaits(t, res.Object, &sc)
+	}
 	const lanes, perLane = 128, 256
 	init := make([]byte, lanes*perLane)
 	for i := range init {

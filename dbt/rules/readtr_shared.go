@@ -89,15 +89,7 @@ func readTrSharedSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, er
 	if err != nil {
 		return SharedSite{}, err
 	}
-	var pre []uint32
-	switch {
-	case f.off == 0:
-		pre = smVOP1(smMovB32, addr, srcVGPR+f.vaddr, 0)
-	case f.off <= 64:
-		pre = vop2(op2AddU32, addr, inlineInt(int(f.off)), f.vaddr, 0)
-	default:
-		pre = vop2(op2AddU32, addr, srcLit, f.vaddr, f.off)
-	}
+	pre := readTrAddr(addr, f.vaddr, f.off)
 	var post []uint32
 	for k := uint16(0); k < 2; k++ {
 		if f.acc {
@@ -234,15 +226,7 @@ func readTrDestSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, erro
 	if err != nil {
 		return SharedSite{}, err
 	}
-	var pre []uint32
-	switch {
-	case f.off == 0:
-		pre = smVOP1(smMovB32, addr, srcVGPR+f.vaddr, 0)
-	case f.off <= 64:
-		pre = vop2(op2AddU32, addr, inlineInt(int(f.off)), f.vaddr, 0)
-	default:
-		pre = vop2(op2AddU32, addr, srcLit, f.vaddr, f.off)
-	}
+	pre := readTrAddr(addr, f.vaddr, f.off)
 	return SharedSite{Pre: appendWords(nil, pre...), Used: used}, nil
 }
 
@@ -256,4 +240,17 @@ func readTrDestBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
 		return nil, err
 	}
 	return ReadTrCode(16, f.vdst, true, addr, 0, t)
+}
+
+// readTrAddr is the call site's address set-up of a transposed-read
+// subroutine: addr = vaddr + off (a move, an inline or a literal add).
+func readTrAddr(addr, vaddr uint16, off uint32) []uint32 {
+	switch {
+	case off == 0:
+		return smVOP1(smMovB32, addr, srcVGPR+vaddr, 0)
+	case off <= 64:
+		return vop2(op2AddU32, addr, inlineInt(int(off)), vaddr, 0)
+	default:
+		return vop2(op2AddU32, addr, srcLit, vaddr, off)
+	}
 }

@@ -7,10 +7,26 @@
 // A lowered access uses the global "saddr" form: the 64-bit virtual LDS base
 // lives in an SGPR pair, the DS address VGPR is the 32-bit unsigned offset,
 // and the DS instruction offset becomes the 13-bit immediate (or is added
-// into a scratch VGPR when it does not fit). Every lowered access is
-// followed by s_waitcnt vmcnt(0), so it has completed before the next
-// instruction runs: source LDS ordering (lgkmcnt waits, barriers) is
-// preserved conservatively. Cross-lane DS operations that do not touch LDS
+// into a scratch VGPR when it does not fit). A lowered access is not
+// waited for where it is issued: the guest waits for DS results and
+// completion with lgkmcnt, and the sidecar turns each such wait into one
+// that also waits vmcnt(0) (SidecarWait), waits vmcnt(0) before s_barrier
+// and s_endpgm, and before any point where a register a lowered load has
+// still in flight could be reused (the caller tracks that; see
+// LoadDestination). The rules relied on, for gfx942 (LLVM AMDGPUUsage,
+// "Memory Model GFX942"): vector memory operations of a wavefront report
+// completion in execution order, so vmcnt counts them like lgkmcnt counted
+// the DS operations; the workgroup's waves run on one CU (the sidecar
+// clears TG_SPLIT) and share its vector L1, so coherence between the lanes
+// of a wavefront and between the waves of a workgroup needs no extra
+// action beyond the waits and barriers; and that section's code sequences
+// for non-atomic global loads and stores contain no wait, so a wave's
+// global load after its own global store to the same address observes it
+// (program order per location) without a wait in between, as a DS load
+// after a DS store does. A store with more than 64 bits of data is
+// followed by s_nop 1: a VALU write of its data VGPRs needs two wait
+// states on gfx940 (the VMEM store-data hazard; DS stores have none, so
+// the guest does not avoid it). Cross-lane DS operations that do not touch LDS
 // storage (ds_swizzle, ds_permute, ds_bpermute, ds_nop) stay native; every
 // other DS operation without a lowering is rejected with an error (the
 // sidecar fails closed, it never keeps hardware LDS).
@@ -24,6 +40,7 @@ package vlds
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // Context hands out scratch VGPRs for one lowered instruction.
@@ -34,6 +51,43 @@ type Context interface {
 	// TempVGPRRange returns the first of n consecutive such VGPRs,
 	// starting at a multiple of align.
 	TempVGPRRange(n, align int) (uint16, error)
+}
+
+// AddressCache is implemented by a Context that keeps, from one lowered
+// instruction to the next, a scratch VGPR holding a DS address VGPR plus a
+// constant, so that accesses with offsets beyond the 13-bit immediate near
+// that constant need no add of their own. The Context invalidates the
+// entry when the scratch or the address VGPR is written, when EXEC
+// changes (the scratch holds the sum only for the lanes active when it was
+// computed) and where control flow joins.
+type AddressCache interface {
+	// CachedAddress returns the VGPR holding addr + k, if one is known.
+	CachedAddress(addr uint16) (reg uint16, k uint32, ok bool)
+	// CacheAddress records that reg now holds addr + k.
+	CacheAddress(addr, reg uint16, k uint32)
+}
+
+// DeadTemps is implemented by a Context that can tell whether a scratch
+// VGPR is free without borrowing a live register (which costs a save and a
+// restore in private memory around the access). When none is, an offset
+// beyond the immediate is added into the address VGPR itself: with no
+// restore when the access is a load that overwrites that register whole,
+// else subtracted again right after the access (which reads its address
+// when it issues), provided the access neither writes the address VGPR nor
+// reads it as data.
+type DeadTemps interface {
+	// DeadVGPR returns a scratch VGPR that is dead after the instruction
+	// and not named by it, if there is one.
+	DeadVGPR() (uint16, bool)
+}
+
+// StoreHazards is implemented by a Context that places the wait states
+// after a store with more than 64 bits of data itself (only where an
+// instruction writing the data registers follows too closely); Lower then
+// emits no s_nop after such a store.
+type StoreHazards interface {
+	// PlacesStoreWaitStates reports whether the Context does.
+	PlacesStoreWaitStates() bool
 }
 
 // Kind says how an operation is handled in a sidecar.
@@ -214,6 +268,7 @@ func IsDS(w0 uint32) bool { return w0>>26 == 0x36 }
 // Host words.
 const (
 	waitVM0   = 0xbf8c0f70 // s_waitcnt vmcnt(0)
+	nop1      = 0xbf800001 // s_nop 1
 	waitLGKM0 = 0xbf8cc07f // s_waitcnt lgkmcnt(0)
 	srcLit    = 255
 	srcVGPR   = 256
@@ -265,8 +320,13 @@ func appendWords(b []byte, ws ...uint32) []byte {
 	return b
 }
 
-// maxImm is the largest global instruction offset (13-bit signed).
-const maxImm = 4095
+// maxImm and minImm bound the global instruction offset (13-bit signed;
+// the saddr form adds it, sign-extended, to the base and the 32-bit VGPR
+// offset).
+const (
+	maxImm = 4095
+	minImm = -4096
+)
 
 // Lower returns host code for one GFX9 DS instruction (raw, 8 bytes) with
 // LDS storage at the 64-bit address in SGPRs base, base+1. Native
@@ -297,16 +357,49 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 	offset := w0 & 0xffff
 	var out []uint32
 	// address returns a VGPR and immediate for byte offset off.
+	cache, _ := ctx.(AddressCache)
+	dead, _ := ctx.(DeadTemps)
+	sh, _ := ctx.(StoreHazards)
+	placesNops := sh != nil && sh.PlacesStoreWaitStates()
+	var restore []uint32
 	address := func(off uint32) (uint16, int32, error) {
 		if off <= maxImm {
 			return addr, int32(off), nil
 		}
-		t, err := ctx.TempVGPRs(1)
-		if err != nil {
-			return 0, 0, fmt.Errorf("vlds: %s offset %d: %w", d.Name, off, err)
+		if cache != nil {
+			if r, k, ok := cache.CachedAddress(addr); ok && int64(off)-int64(k) >= minImm && int64(off)-int64(k) <= maxImm {
+				return r, int32(int64(off) - int64(k)), nil
+			}
 		}
-		out = append(out, addLit(t[0], addr, off)...)
-		return t[0], 0, nil
+		var t []uint16
+		if dead != nil {
+			if r, ok := dead.DeadVGPR(); ok {
+				t = []uint16{r}
+			} else if inPlace, keep := inPlaceAddress(d, acc, addr, data0, vdst); inPlace {
+				out = append(out, addLit(addr, addr, off)...)
+				if !keep {
+					restore = addLit(addr, addr, -off)
+				}
+				return addr, 0, nil
+			}
+		}
+		if t == nil {
+			var err error
+			if t, err = ctx.TempVGPRs(1); err != nil {
+				return 0, 0, fmt.Errorf("vlds: %s offset %d: %w", d.Name, off, err)
+			}
+		}
+		if cache == nil {
+			out = append(out, addLit(t[0], addr, off)...)
+			return t[0], 0, nil
+		}
+		// Offsets of an unrolled sequence mostly grow: the sum is taken
+		// 4096 above this one, so the immediates -4096..4095 reach the
+		// next 8 KiB from it.
+		k := off + -minImm
+		out = append(out, addLit(t[0], addr, k)...)
+		cache.CacheAddress(addr, t[0], k)
+		return t[0], minImm, nil
 	}
 	emit := func(w [2]uint32) { out = append(out, w[0], w[1]) }
 	switch d.Kind {
@@ -322,6 +415,9 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 			return nil, err
 		}
 		emit(flat(d.Global, 0, a, data0, base, imm, true, acc))
+		if d.Dwords > 2 && !placesNops {
+			out = append(out, nop1)
+		}
 	case Load2:
 		a0, i0, err := address(off0 * d.Scale)
 		if err != nil {
@@ -378,7 +474,107 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 			data = t
 		}
 		emit(flat(d.Global, vdst, a, data, base, imm, d.Kind == AtomicRtn, acc))
+		if d.Cmp && d.Dwords == 2 && !placesNops {
+			out = append(out, nop1) // 128 bits of data
+		}
 	}
-	out = append(out, waitVM0)
+	out = append(out, restore...)
 	return appendWords(nil, out...), nil
+}
+
+// inPlaceAddress reports whether an access of d with address VGPR addr
+// (data0, vdst its data and destination fields; acc: AGPR data) can take
+// an offset added into addr itself, and whether it then needs no restore
+// (keep: a load that overwrites addr whole). Two-address forms add two
+// offsets and never qualify.
+func inPlaceAddress(d DSOp, acc bool, addr, data0, vdst uint16) (inPlace, keep bool) {
+	in := func(r, first uint16, n int) bool { return r >= first && int(r) < int(first)+n }
+	switch d.Kind {
+	case Load, AtomicRtn:
+		if !acc && in(addr, vdst, d.Dwords) {
+			// Sub-dword d16 loads keep half of the register.
+			whole := d.Kind == Load && !strings.Contains(d.Name, "_d16")
+			return whole, whole
+		}
+		if d.Kind == AtomicRtn && !acc && in(addr, data0, d.Dwords) {
+			return false, false
+		}
+		return !d.Cmp, false
+	case Store, Atomic:
+		if !acc && in(addr, data0, d.Dwords) || d.Cmp {
+			return false, false
+		}
+		return true, false
+	}
+	return false, false
+}
+
+// WaitVMCNT0 is the host word s_waitcnt vmcnt(0).
+const WaitVMCNT0 uint32 = waitVM0
+
+// SidecarWait returns the s_waitcnt a sidecar runs for the GFX9 s_waitcnt
+// word w (SOPP simm16: vmcnt in bits 3:0 and 15:14, expcnt 6:4, lgkmcnt
+// 11:8). A wait on lgkmcnt may be waiting for DS operations that are now
+// lowered global accesses: it waits vmcnt(0) as well, and lgkmcnt(0),
+// because the lgkm operations left (scalar loads, the native cross-lane DS
+// operations) are fewer than the guest counted, so a count N above 0 could
+// leave one of them in flight that the guest's count covered. Other waits
+// come back unchanged. ok is false when w is not an s_waitcnt.
+func SidecarWait(w uint32) (uint32, bool) {
+	if w>>16 != 0xbf8c {
+		return w, false
+	}
+	if w>>8&0xf == 0xf {
+		return w, true
+	}
+	return w &^ (0xf | 3<<14 | 0xf<<8), true
+}
+
+// WaitsAllVM reports whether the s_waitcnt word w waits for every vector
+// memory operation (vmcnt 0).
+func WaitsAllVM(w uint32) bool {
+	return w>>16 == 0xbf8c && w&0xf == 0 && w>>14&3 == 0
+}
+
+// WideStoreData returns the data registers of a global (FLAT, global
+// segment) store or atomic of host code with more than 64 bits of data
+// (w0, w1 its words): a VALU write of them needs two wait states after it
+// on gfx940. n is 0 for anything else; acc selects AGPRs.
+func WideStoreData(w0, w1 uint32) (first uint16, n int, acc bool) {
+	if w0>>26 != 0x37 || w0>>14&3 != 2 {
+		return 0, 0, false
+	}
+	switch w0 >> 18 & 0x7f {
+	case gStoreDwordx3:
+		n = 3
+	case gStoreDwordx4, gAtomicCmpswap + gAtomicX2:
+		n = 4
+	default:
+		return 0, 0, false
+	}
+	return uint16(w1 >> 8 & 0xff), n, w1>>23&1 != 0
+}
+
+// LoadDestination returns the registers a global (FLAT, global segment)
+// instruction of host code writes when its data returns (w0, w1 its two
+// words): loads, and atomics with sc0 (return). n is 0 for anything else.
+// acc selects AGPRs.
+func LoadDestination(w0, w1 uint32) (first uint16, n int, acc bool) {
+	if w0>>26 != 0x37 || w0>>14&3 != 2 {
+		return 0, 0, false
+	}
+	op := w0 >> 18 & 0x7f
+	switch {
+	case op >= gLoadUbyte && op <= gLoadDwordx4:
+		n = max(1, int(op)-gLoadDword+1)
+	case op >= gLoadUbyteD16 && op <= gLoadShortD16Hi:
+		n = 1
+	case op >= gAtomicSwap && op <= gAtomicDec && w0>>16&1 != 0:
+		n = 1
+	case op >= gAtomicSwap+gAtomicX2 && op <= gAtomicDec+gAtomicX2 && w0>>16&1 != 0:
+		n = 2
+	default:
+		return 0, 0, false
+	}
+	return uint16(w1 >> 24), n, w1>>23&1 != 0
 }

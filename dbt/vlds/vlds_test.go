@@ -74,62 +74,61 @@ func (noCtx) TempVGPRRange(int, int) (uint16, error) { return 0, errors.New("no 
 // s[40:41] and compares the words with llvm-mc-19's encoding of the
 // expected host sequence.
 func TestLowerMatchesLLVM(t *testing.T) {
-	const w = "s_waitcnt vmcnt(0)"
 	cases := []struct{ ds, want string }{
-		{"ds_read_b32 v1, v2 offset:16", "global_load_dword v1, v2, s[40:41] offset:16 sc0\n" + w},
-		{"ds_read_b32 v1, v2 offset:4095", "global_load_dword v1, v2, s[40:41] offset:4095 sc0\n" + w},
-		{"ds_read_b32 v1, v2 offset:4096", "v_add_u32_e32 v200, 0x1000, v2\nglobal_load_dword v1, v200, s[40:41] sc0\n" + w},
-		{"ds_read_b64 v[4:5], v2 offset:65535", "v_add_u32_e32 v200, 0xffff, v2\nglobal_load_dwordx2 v[4:5], v200, s[40:41] sc0\n" + w},
-		{"ds_read_b96 v[4:6], v2", "global_load_dwordx3 v[4:6], v2, s[40:41] sc0\n" + w},
-		{"ds_read_b128 v[4:7], v2 offset:64", "global_load_dwordx4 v[4:7], v2, s[40:41] offset:64 sc0\n" + w},
-		{"ds_read_b128 a[4:7], v2 offset:64", "global_load_dwordx4 a[4:7], v2, s[40:41] offset:64 sc0\n" + w},
-		{"ds_read_u8 v1, v2", "global_load_ubyte v1, v2, s[40:41] sc0\n" + w},
-		{"ds_read_i8 v1, v2", "global_load_sbyte v1, v2, s[40:41] sc0\n" + w},
-		{"ds_read_u16 v1, v2", "global_load_ushort v1, v2, s[40:41] sc0\n" + w},
-		{"ds_read_i16 v1, v2", "global_load_sshort v1, v2, s[40:41] sc0\n" + w},
-		{"ds_read_u8_d16 v1, v2", "global_load_ubyte_d16 v1, v2, s[40:41] sc0\n" + w},
-		{"ds_read_u8_d16_hi v1, v2", "global_load_ubyte_d16_hi v1, v2, s[40:41] sc0\n" + w},
-		{"ds_read_i8_d16 v1, v2", "global_load_sbyte_d16 v1, v2, s[40:41] sc0\n" + w},
-		{"ds_read_i8_d16_hi v1, v2", "global_load_sbyte_d16_hi v1, v2, s[40:41] sc0\n" + w},
-		{"ds_read_u16_d16 v1, v2", "global_load_short_d16 v1, v2, s[40:41] sc0\n" + w},
-		{"ds_read_u16_d16_hi v1, v2", "global_load_short_d16_hi v1, v2, s[40:41] sc0\n" + w},
-		{"ds_write_b32 v2, v3 offset:8", "global_store_dword v2, v3, s[40:41] offset:8 sc0\n" + w},
-		{"ds_write_b32 v2, a3", "global_store_dword v2, a3, s[40:41] sc0\n" + w},
-		{"ds_write_b64 v2, v[4:5]", "global_store_dwordx2 v2, v[4:5], s[40:41] sc0\n" + w},
-		{"ds_write_b96 v2, v[4:6]", "global_store_dwordx3 v2, v[4:6], s[40:41] sc0\n" + w},
-		{"ds_write_b128 v2, v[4:7] offset:8192", "v_add_u32_e32 v200, 0x2000, v2\nglobal_store_dwordx4 v200, v[4:7], s[40:41] sc0\n" + w},
-		{"ds_write_b8 v2, v3", "global_store_byte v2, v3, s[40:41] sc0\n" + w},
-		{"ds_write_b16 v2, v3", "global_store_short v2, v3, s[40:41] sc0\n" + w},
-		{"ds_write_b8_d16_hi v2, v3", "global_store_byte_d16_hi v2, v3, s[40:41] sc0\n" + w},
-		{"ds_write_b16_d16_hi v2, v3", "global_store_short_d16_hi v2, v3, s[40:41] sc0\n" + w},
-		{"ds_read2_b32 v[4:5], v2 offset0:1 offset1:2", "global_load_dword v4, v2, s[40:41] offset:4 sc0\nglobal_load_dword v5, v2, s[40:41] offset:8 sc0\n" + w},
-		{"ds_read2_b32 v[2:3], v2 offset0:1 offset1:255", "global_load_dword v3, v2, s[40:41] offset:1020 sc0\nglobal_load_dword v2, v2, s[40:41] offset:4 sc0\n" + w},
-		{"ds_read2st64_b32 v[4:5], v2 offset0:1 offset1:16", "v_add_u32_e32 v200, 0x1000, v2\nglobal_load_dword v4, v2, s[40:41] offset:256 sc0\nglobal_load_dword v5, v200, s[40:41] sc0\n" + w},
-		{"ds_read2_b64 v[4:7], v2 offset0:3 offset1:4", "global_load_dwordx2 v[4:5], v2, s[40:41] offset:24 sc0\nglobal_load_dwordx2 v[6:7], v2, s[40:41] offset:32 sc0\n" + w},
-		{"ds_read2st64_b64 v[4:7], v2 offset1:1", "global_load_dwordx2 v[4:5], v2, s[40:41] sc0\nglobal_load_dwordx2 v[6:7], v2, s[40:41] offset:512 sc0\n" + w},
-		{"ds_write2_b32 v2, v3, v4 offset0:1 offset1:2", "global_store_dword v2, v3, s[40:41] offset:4 sc0\nglobal_store_dword v2, v4, s[40:41] offset:8 sc0\n" + w},
-		{"ds_write2st64_b32 v2, v3, v4 offset1:1", "global_store_dword v2, v3, s[40:41] sc0\nglobal_store_dword v2, v4, s[40:41] offset:256 sc0\n" + w},
-		{"ds_write2_b64 v2, v[4:5], v[6:7] offset0:1 offset1:255", "global_store_dwordx2 v2, v[4:5], s[40:41] offset:8 sc0\nglobal_store_dwordx2 v2, v[6:7], s[40:41] offset:2040 sc0\n" + w},
-		{"ds_write2st64_b64 v2, v[4:5], v[6:7] offset1:2", "global_store_dwordx2 v2, v[4:5], s[40:41] sc0\nglobal_store_dwordx2 v2, v[6:7], s[40:41] offset:1024 sc0\n" + w},
-		{"ds_add_u32 v2, v3 offset:4", "global_atomic_add v2, v3, s[40:41] offset:4\n" + w},
-		{"ds_add_rtn_u32 v1, v2, v3", "global_atomic_add v1, v2, v3, s[40:41] sc0\n" + w},
-		{"ds_sub_u32 v2, v3", "global_atomic_sub v2, v3, s[40:41]\n" + w},
-		{"ds_inc_rtn_u32 v1, v2, v3", "global_atomic_inc v1, v2, v3, s[40:41] sc0\n" + w},
-		{"ds_dec_u32 v2, v3", "global_atomic_dec v2, v3, s[40:41]\n" + w},
-		{"ds_min_i32 v2, v3", "global_atomic_smin v2, v3, s[40:41]\n" + w},
-		{"ds_max_i32 v2, v3", "global_atomic_smax v2, v3, s[40:41]\n" + w},
-		{"ds_min_u32 v2, v3", "global_atomic_umin v2, v3, s[40:41]\n" + w},
-		{"ds_max_u32 v2, v3", "global_atomic_umax v2, v3, s[40:41]\n" + w},
-		{"ds_max_rtn_u32 v1, v2, v3", "global_atomic_umax v1, v2, v3, s[40:41] sc0\n" + w},
-		{"ds_and_b32 v2, v3", "global_atomic_and v2, v3, s[40:41]\n" + w},
-		{"ds_or_rtn_b32 v1, v2, v3", "global_atomic_or v1, v2, v3, s[40:41] sc0\n" + w},
-		{"ds_xor_b32 v2, v3", "global_atomic_xor v2, v3, s[40:41]\n" + w},
-		{"ds_wrxchg_rtn_b32 v1, v2, v3", "global_atomic_swap v1, v2, v3, s[40:41] sc0\n" + w},
-		{"ds_add_u64 v2, v[4:5]", "global_atomic_add_x2 v2, v[4:5], s[40:41]\n" + w},
-		{"ds_max_rtn_i64 v[0:1], v2, v[4:5]", "global_atomic_smax_x2 v[0:1], v2, v[4:5], s[40:41] sc0\n" + w},
-		{"ds_wrxchg_rtn_b64 v[0:1], v2, v[4:5]", "global_atomic_swap_x2 v[0:1], v2, v[4:5], s[40:41] sc0\n" + w},
-		{"ds_cmpst_rtn_b32 v0, v1, v2, v3", "v_mov_b32_e32 v210, v3\nv_mov_b32_e32 v211, v2\nglobal_atomic_cmpswap v0, v1, v[210:211], s[40:41] sc0\n" + w},
-		{"ds_cmpst_b64 v1, v[2:3], v[4:5]", "v_mov_b32_e32 v210, v4\nv_mov_b32_e32 v212, v2\nv_mov_b32_e32 v211, v5\nv_mov_b32_e32 v213, v3\nglobal_atomic_cmpswap_x2 v1, v[210:213], s[40:41]\n" + w},
+		{"ds_read_b32 v1, v2 offset:16", "global_load_dword v1, v2, s[40:41] offset:16 sc0"},
+		{"ds_read_b32 v1, v2 offset:4095", "global_load_dword v1, v2, s[40:41] offset:4095 sc0"},
+		{"ds_read_b32 v1, v2 offset:4096", "v_add_u32_e32 v200, 0x1000, v2\nglobal_load_dword v1, v200, s[40:41] sc0"},
+		{"ds_read_b64 v[4:5], v2 offset:65535", "v_add_u32_e32 v200, 0xffff, v2\nglobal_load_dwordx2 v[4:5], v200, s[40:41] sc0"},
+		{"ds_read_b96 v[4:6], v2", "global_load_dwordx3 v[4:6], v2, s[40:41] sc0"},
+		{"ds_read_b128 v[4:7], v2 offset:64", "global_load_dwordx4 v[4:7], v2, s[40:41] offset:64 sc0"},
+		{"ds_read_b128 a[4:7], v2 offset:64", "global_load_dwordx4 a[4:7], v2, s[40:41] offset:64 sc0"},
+		{"ds_read_u8 v1, v2", "global_load_ubyte v1, v2, s[40:41] sc0"},
+		{"ds_read_i8 v1, v2", "global_load_sbyte v1, v2, s[40:41] sc0"},
+		{"ds_read_u16 v1, v2", "global_load_ushort v1, v2, s[40:41] sc0"},
+		{"ds_read_i16 v1, v2", "global_load_sshort v1, v2, s[40:41] sc0"},
+		{"ds_read_u8_d16 v1, v2", "global_load_ubyte_d16 v1, v2, s[40:41] sc0"},
+		{"ds_read_u8_d16_hi v1, v2", "global_load_ubyte_d16_hi v1, v2, s[40:41] sc0"},
+		{"ds_read_i8_d16 v1, v2", "global_load_sbyte_d16 v1, v2, s[40:41] sc0"},
+		{"ds_read_i8_d16_hi v1, v2", "global_load_sbyte_d16_hi v1, v2, s[40:41] sc0"},
+		{"ds_read_u16_d16 v1, v2", "global_load_short_d16 v1, v2, s[40:41] sc0"},
+		{"ds_read_u16_d16_hi v1, v2", "global_load_short_d16_hi v1, v2, s[40:41] sc0"},
+		{"ds_write_b32 v2, v3 offset:8", "global_store_dword v2, v3, s[40:41] offset:8 sc0"},
+		{"ds_write_b32 v2, a3", "global_store_dword v2, a3, s[40:41] sc0"},
+		{"ds_write_b64 v2, v[4:5]", "global_store_dwordx2 v2, v[4:5], s[40:41] sc0"},
+		{"ds_write_b96 v2, v[4:6]", "global_store_dwordx3 v2, v[4:6], s[40:41] sc0\ns_nop 1"},
+		{"ds_write_b128 v2, v[4:7] offset:8192", "v_add_u32_e32 v200, 0x2000, v2\nglobal_store_dwordx4 v200, v[4:7], s[40:41] sc0\ns_nop 1"},
+		{"ds_write_b8 v2, v3", "global_store_byte v2, v3, s[40:41] sc0"},
+		{"ds_write_b16 v2, v3", "global_store_short v2, v3, s[40:41] sc0"},
+		{"ds_write_b8_d16_hi v2, v3", "global_store_byte_d16_hi v2, v3, s[40:41] sc0"},
+		{"ds_write_b16_d16_hi v2, v3", "global_store_short_d16_hi v2, v3, s[40:41] sc0"},
+		{"ds_read2_b32 v[4:5], v2 offset0:1 offset1:2", "global_load_dword v4, v2, s[40:41] offset:4 sc0\nglobal_load_dword v5, v2, s[40:41] offset:8 sc0"},
+		{"ds_read2_b32 v[2:3], v2 offset0:1 offset1:255", "global_load_dword v3, v2, s[40:41] offset:1020 sc0\nglobal_load_dword v2, v2, s[40:41] offset:4 sc0"},
+		{"ds_read2st64_b32 v[4:5], v2 offset0:1 offset1:16", "v_add_u32_e32 v200, 0x1000, v2\nglobal_load_dword v4, v2, s[40:41] offset:256 sc0\nglobal_load_dword v5, v200, s[40:41] sc0"},
+		{"ds_read2_b64 v[4:7], v2 offset0:3 offset1:4", "global_load_dwordx2 v[4:5], v2, s[40:41] offset:24 sc0\nglobal_load_dwordx2 v[6:7], v2, s[40:41] offset:32 sc0"},
+		{"ds_read2st64_b64 v[4:7], v2 offset1:1", "global_load_dwordx2 v[4:5], v2, s[40:41] sc0\nglobal_load_dwordx2 v[6:7], v2, s[40:41] offset:512 sc0"},
+		{"ds_write2_b32 v2, v3, v4 offset0:1 offset1:2", "global_store_dword v2, v3, s[40:41] offset:4 sc0\nglobal_store_dword v2, v4, s[40:41] offset:8 sc0"},
+		{"ds_write2st64_b32 v2, v3, v4 offset1:1", "global_store_dword v2, v3, s[40:41] sc0\nglobal_store_dword v2, v4, s[40:41] offset:256 sc0"},
+		{"ds_write2_b64 v2, v[4:5], v[6:7] offset0:1 offset1:255", "global_store_dwordx2 v2, v[4:5], s[40:41] offset:8 sc0\nglobal_store_dwordx2 v2, v[6:7], s[40:41] offset:2040 sc0"},
+		{"ds_write2st64_b64 v2, v[4:5], v[6:7] offset1:2", "global_store_dwordx2 v2, v[4:5], s[40:41] sc0\nglobal_store_dwordx2 v2, v[6:7], s[40:41] offset:1024 sc0"},
+		{"ds_add_u32 v2, v3 offset:4", "global_atomic_add v2, v3, s[40:41] offset:4"},
+		{"ds_add_rtn_u32 v1, v2, v3", "global_atomic_add v1, v2, v3, s[40:41] sc0"},
+		{"ds_sub_u32 v2, v3", "global_atomic_sub v2, v3, s[40:41]"},
+		{"ds_inc_rtn_u32 v1, v2, v3", "global_atomic_inc v1, v2, v3, s[40:41] sc0"},
+		{"ds_dec_u32 v2, v3", "global_atomic_dec v2, v3, s[40:41]"},
+		{"ds_min_i32 v2, v3", "global_atomic_smin v2, v3, s[40:41]"},
+		{"ds_max_i32 v2, v3", "global_atomic_smax v2, v3, s[40:41]"},
+		{"ds_min_u32 v2, v3", "global_atomic_umin v2, v3, s[40:41]"},
+		{"ds_max_u32 v2, v3", "global_atomic_umax v2, v3, s[40:41]"},
+		{"ds_max_rtn_u32 v1, v2, v3", "global_atomic_umax v1, v2, v3, s[40:41] sc0"},
+		{"ds_and_b32 v2, v3", "global_atomic_and v2, v3, s[40:41]"},
+		{"ds_or_rtn_b32 v1, v2, v3", "global_atomic_or v1, v2, v3, s[40:41] sc0"},
+		{"ds_xor_b32 v2, v3", "global_atomic_xor v2, v3, s[40:41]"},
+		{"ds_wrxchg_rtn_b32 v1, v2, v3", "global_atomic_swap v1, v2, v3, s[40:41] sc0"},
+		{"ds_add_u64 v2, v[4:5]", "global_atomic_add_x2 v2, v[4:5], s[40:41]"},
+		{"ds_max_rtn_i64 v[0:1], v2, v[4:5]", "global_atomic_smax_x2 v[0:1], v2, v[4:5], s[40:41] sc0"},
+		{"ds_wrxchg_rtn_b64 v[0:1], v2, v[4:5]", "global_atomic_swap_x2 v[0:1], v2, v[4:5], s[40:41] sc0"},
+		{"ds_cmpst_rtn_b32 v0, v1, v2, v3", "v_mov_b32_e32 v210, v3\nv_mov_b32_e32 v211, v2\nglobal_atomic_cmpswap v0, v1, v[210:211], s[40:41] sc0"},
+		{"ds_cmpst_b64 v1, v[2:3], v[4:5]", "v_mov_b32_e32 v210, v4\nv_mov_b32_e32 v212, v2\nv_mov_b32_e32 v211, v5\nv_mov_b32_e32 v213, v3\nglobal_atomic_cmpswap_x2 v1, v[210:213], s[40:41]\ns_nop 1"},
 		{"ds_bpermute_b32 v1, v2, v3", "ds_bpermute_b32 v1, v2, v3"},
 		{"ds_swizzle_b32 v1, v2 offset:swizzle(SWAP,16)", "ds_swizzle_b32 v1, v2 offset:swizzle(SWAP,16)"},
 		{"ds_permute_b32 v1, v2, v3", "ds_permute_b32 v1, v2, v3"},
@@ -188,12 +187,12 @@ func TestLowerRejects(t *testing.T) {
 
 // TestLowerLDSDMA checks the load-to-LDS lowering against llvm-mc-19.
 func TestLowerLDSDMA(t *testing.T) {
-	tail := "s_waitcnt vmcnt(0)\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v201, v201, 2, v202\n"
+	tail := "v_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v201, v201, 2, v202\ns_waitcnt vmcnt(0)\n"
 	cases := []struct{ in, want string }{
-		{"buffer_load_dword v1, s[8:11], 0 offen offset:16 lds", "buffer_load_dword v200, v1, s[8:11], 0 offen offset:16\n" + tail + "global_store_dword v201, v200, s[40:41] offset:16 sc0\ns_waitcnt vmcnt(0)"},
-		{"buffer_load_ubyte v1, s[8:11], s3 offen lds", "buffer_load_ubyte v200, v1, s[8:11], s3 offen\n" + tail + "global_store_dword v201, v200, s[40:41] sc0\ns_waitcnt vmcnt(0)"},
-		{"global_load_lds_dword v2, s[4:5] offset:16", "global_load_dword v200, v2, s[4:5] offset:16\n" + tail + "global_store_dword v201, v200, s[40:41] offset:16 sc0\ns_waitcnt vmcnt(0)"},
-		{"global_load_lds_sshort v[2:3], off", "global_load_sshort v200, v[2:3], off\n" + tail + "global_store_dword v201, v200, s[40:41] sc0\ns_waitcnt vmcnt(0)"},
+		{"buffer_load_dword v1, s[8:11], 0 offen offset:16 lds", "buffer_load_dword v200, v1, s[8:11], 0 offen offset:16\n" + tail + "global_store_dword v201, v200, s[40:41] offset:16 sc0"},
+		{"buffer_load_ubyte v1, s[8:11], s3 offen lds", "buffer_load_ubyte v200, v1, s[8:11], s3 offen\n" + tail + "global_store_dword v201, v200, s[40:41] sc0"},
+		{"global_load_lds_dword v2, s[4:5] offset:16", "global_load_dword v200, v2, s[4:5] offset:16\n" + tail + "global_store_dword v201, v200, s[40:41] offset:16 sc0"},
+		{"global_load_lds_sshort v[2:3], off", "global_load_sshort v200, v[2:3], off\n" + tail + "global_store_dword v201, v200, s[40:41] sc0"},
 	}
 	for _, c := range cases {
 		in := assemble(t, c.in)
@@ -272,9 +271,9 @@ func TestLayout(t *testing.T) {
 
 // maxLowered bounds the host code of one lowered instruction: the longest
 // forms are the 64-bit compare-and-swap with an offset past the 13-bit
-// immediate (v_add_u32 with a literal, four v_mov_b32, the atomic, the wait:
-// 36 bytes) and the LDS DMA load (load, wait, four VOP3, store, wait: 56
-// bytes).
+// immediate (v_add_u32 with a literal, four v_mov_b32, the atomic, the
+// s_nop of the 128-bit data: 36 bytes) and the LDS DMA load (load, four
+// VOP3, wait, store: 52 bytes).
 const maxLowered = 64
 
 // TestLowerBounded sweeps every DS opcode and every LDS DMA major opcode
@@ -321,14 +320,14 @@ func TestLowerBounded(t *testing.T) {
 		}
 	}
 	t.Logf("longest lowering: %d bytes", longest)
-	if longest != 56 {
-		t.Errorf("longest lowering %d bytes: want 56 (LDS DMA)", longest)
+	if longest != 52 {
+		t.Errorf("longest lowering %d bytes: want 52 (LDS DMA)", longest)
 	}
 }
 
 // FuzzLower feeds arbitrary 8-byte words: lowering either fails with an
-// error or returns at most maxLowered bytes of whole dwords ending in a
-// wait (or the native input), within fuzzguard's time limit. The seeds
+// error or returns at most maxLowered bytes of whole dwords (or the native
+// input), within fuzzguard's time limit. The seeds
 // include the longest forms (ds_cmpst_rtn_b64 with a 16-bit offset,
 // ds_read2st64_b64 with both offsets out of immediate range, LDS DMA).
 func FuzzLower(f *testing.F) {
@@ -350,4 +349,176 @@ func FuzzLower(f *testing.F) {
 			}
 		})
 	})
+}
+
+// cacheCtx is fakeCtx with an address cache of one entry.
+type cacheCtx struct {
+	fakeCtx
+	valid     bool
+	addr, reg uint16
+	k         uint32
+}
+
+func (c *cacheCtx) CachedAddress(addr uint16) (uint16, uint32, bool) {
+	return c.reg, c.k, c.valid && c.addr == addr
+}
+
+func (c *cacheCtx) CacheAddress(addr, reg uint16, k uint32) {
+	c.valid, c.addr, c.reg, c.k = true, addr, reg, k
+}
+
+// TestLowerAddressCache lowers a sequence of accesses through a Context
+// with an address cache: an offset beyond the immediate adds offset+4096
+// into a scratch VGPR once, later accesses from the same address VGPR
+// within -4096..4095 of that sum use it with a (possibly negative)
+// immediate, another address VGPR or a far offset adds again. Words are
+// checked against llvm-mc-19.
+func TestLowerAddressCache(t *testing.T) {
+	steps := []struct{ ds, want string }{
+		{"ds_read_b128 v[4:7], v2 offset:8192", "v_add_u32_e32 v200, 0x3000, v2\nglobal_load_dwordx4 v[4:7], v200, s[40:41] offset:-4096 sc0"},
+		{"ds_read_b128 v[8:11], v2 offset:9216", "global_load_dwordx4 v[8:11], v200, s[40:41] offset:-3072 sc0"},
+		{"ds_write_b32 v2, v3 offset:16383", "global_store_dword v200, v3, s[40:41] offset:4095 sc0"},
+		{"ds_read_b32 v12, v2 offset:100", "global_load_dword v12, v2, s[40:41] offset:100 sc0"},
+		{"ds_read2st64_b32 v[4:5], v2 offset0:32 offset1:63", "global_load_dword v4, v200, s[40:41] offset:-4096 sc0\nglobal_load_dword v5, v200, s[40:41] offset:3840 sc0"},
+		{"ds_read_b32 v12, v2 offset:16384", "v_add_u32_e32 v201, 0x5000, v2\nglobal_load_dword v12, v201, s[40:41] offset:-4096 sc0"},
+		{"ds_read_b32 v13, v3 offset:16388", "v_add_u32_e32 v202, 0x5004, v3\nglobal_load_dword v13, v202, s[40:41] offset:-4096 sc0"},
+	}
+	var src strings.Builder
+	for _, s := range steps {
+		src.WriteString(s.ds + "\n")
+	}
+	dsEnc := assemble(t, src.String())
+	if len(dsEnc) != len(steps) {
+		t.Fatalf("llvm-mc encoded %d of %d DS instructions", len(dsEnc), len(steps))
+	}
+	ctx := &cacheCtx{}
+	for i, s := range steps {
+		want := bytes.Join(assemble(t, s.want), nil)
+		got, err := Lower(ctx, dsEnc[i], 40)
+		if err != nil {
+			t.Fatalf("%s: %v", s.ds, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got % x\nwant % x (%s)", s.ds, got, want, strings.ReplaceAll(s.want, "\n", "; "))
+		}
+	}
+}
+
+// laneCtx is fakeCtx with a lane-address cache and one dead VGPR, v220.
+type laneCtx struct {
+	fakeCtx
+	valid, idValid bool
+	lane, id       uint16
+}
+
+func (c *laneCtx) CachedLaneAddress() (uint16, bool) { return c.lane, c.valid }
+func (c *laneCtx) CacheLaneAddress(reg uint16)       { c.valid, c.lane = true, reg }
+func (c *laneCtx) CachedLaneID() (uint16, bool)      { return c.id, c.idValid }
+func (c *laneCtx) CacheLaneID(reg uint16)            { c.idValid, c.id = true, reg }
+func (c *laneCtx) DeadVGPR() (uint16, bool)          { return 220, true }
+
+// TestLowerLDSDMALaneCache: through a Context with a lane-address cache,
+// the first LDS DMA load computes the lane IDs and (M0 & 0x3ffff) + id*4,
+// the next ones with the same M0 only load, wait and store at their own
+// immediate, and one after a change of M0 (the Context drops the lane
+// offsets, keeps the IDs) recomputes the offsets from the IDs in two
+// instructions (llvm-mc-19 words).
+func TestLowerLDSDMALaneCache(t *testing.T) {
+	steps := []struct {
+		dma, want string
+		newM0     bool
+	}{
+		{"buffer_load_dword v1, s[8:11], 0 offen lds", "buffer_load_dword v200, v1, s[8:11], 0 offen\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v220, v201, 2, v202\ns_waitcnt vmcnt(0)\nglobal_store_dword v220, v200, s[40:41] sc0", false},
+		{"buffer_load_dword v1, s[8:11], 0 offen offset:256 lds", "buffer_load_dword v203, v1, s[8:11], 0 offen offset:256\ns_waitcnt vmcnt(0)\nglobal_store_dword v220, v203, s[40:41] offset:256 sc0", false},
+		{"global_load_lds_dword v2, s[4:5] offset:512", "global_load_dword v204, v2, s[4:5] offset:512\ns_waitcnt vmcnt(0)\nglobal_store_dword v220, v204, s[40:41] offset:512 sc0", false},
+		{"buffer_load_dword v1, s[8:11], 0 offen offset:16 lds", "buffer_load_dword v205, v1, s[8:11], 0 offen offset:16\nv_bfe_u32 v206, m0, 0, 18\nv_lshl_add_u32 v206, v201, 2, v206\ns_waitcnt vmcnt(0)\nglobal_store_dword v206, v205, s[40:41] offset:16 sc0", true},
+	}
+	ctx := &laneCtx{}
+	for _, s := range steps {
+		if s.newM0 {
+			ctx.valid = false
+		}
+		in := assemble(t, s.dma)
+		want := bytes.Join(assemble(t, s.want), nil)
+		got, err := LowerLDSDMA(ctx, in[0], 40)
+		if err != nil {
+			t.Fatalf("%s: %v", s.dma, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got % x\nwant % x (%s)", s.dma, got, want, strings.ReplaceAll(s.want, "\n", "; "))
+		}
+	}
+}
+
+// noDeadCtx is fakeCtx for a point where no VGPR is dead: TempVGPRs
+// would borrow a live one.
+type noDeadCtx struct{ fakeCtx }
+
+func (c *noDeadCtx) DeadVGPR() (uint16, bool) { return 0, false }
+
+// TestLowerInPlaceOffset: with no dead VGPR, an offset beyond the
+// immediate goes into the address VGPR itself (no restore when a load
+// overwrites it whole, else subtracted after the access); an access that
+// reads the address as data, a d16 load that keeps half of it, and a
+// two-address form take a scratch VGPR (llvm-mc-19 words).
+func TestLowerInPlaceOffset(t *testing.T) {
+	cases := []struct{ ds, want string }{
+		{"ds_read_u16 v5, v5 offset:5000", "v_add_u32_e32 v5, 0x1388, v5\nglobal_load_ushort v5, v5, s[40:41] sc0"},
+		{"ds_read_b64 v[4:5], v5 offset:5000", "v_add_u32_e32 v5, 0x1388, v5\nglobal_load_dwordx2 v[4:5], v5, s[40:41] sc0"},
+		{"ds_read_b32 v1, v2 offset:5000", "v_add_u32_e32 v2, 0x1388, v2\nglobal_load_dword v1, v2, s[40:41] sc0\nv_add_u32_e32 v2, 0xffffec78, v2"},
+		{"ds_write_b128 v2, v[4:7] offset:8192", "v_add_u32_e32 v2, 0x2000, v2\nglobal_store_dwordx4 v2, v[4:7], s[40:41] sc0\ns_nop 1\nv_add_u32_e32 v2, 0xffffe000, v2"},
+		{"ds_add_rtn_u32 v1, v2, v3 offset:4096", "v_add_u32_e32 v2, 0x1000, v2\nglobal_atomic_add v1, v2, v3, s[40:41] sc0\nv_add_u32_e32 v2, 0xfffff000, v2"},
+		{"ds_write_b32 v2, v2 offset:5000", "v_add_u32_e32 v200, 0x1388, v2\nglobal_store_dword v200, v2, s[40:41] sc0"},
+		{"ds_read_u16_d16 v2, v2 offset:5000", "v_add_u32_e32 v200, 0x1388, v2\nglobal_load_short_d16 v2, v200, s[40:41] sc0"},
+		{"ds_read2st64_b32 v[4:5], v2 offset0:1 offset1:16", "v_add_u32_e32 v200, 0x1000, v2\nglobal_load_dword v4, v2, s[40:41] offset:256 sc0\nglobal_load_dword v5, v200, s[40:41] sc0"},
+	}
+	var src strings.Builder
+	for _, c := range cases {
+		src.WriteString(c.ds + "\n")
+	}
+	dsEnc := assemble(t, src.String())
+	if len(dsEnc) != len(cases) {
+		t.Fatalf("llvm-mc encoded %d of %d DS instructions", len(dsEnc), len(cases))
+	}
+	for i, c := range cases {
+		want := bytes.Join(assemble(t, c.want), nil)
+		got, err := Lower(&noDeadCtx{}, dsEnc[i], 40)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ds, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\n got % x\nwant % x (%s)", c.ds, got, want, strings.ReplaceAll(c.want, "\n", "; "))
+		}
+	}
+}
+
+// deferCtx is fakeCtx that accepts every deferred LDS DMA store.
+type deferCtx struct {
+	fakeCtx
+	stores [][2]uint32
+}
+
+func (c *deferCtx) DeferStore(st [2]uint32, data, lane uint16) bool {
+	c.stores = append(c.stores, st)
+	return true
+}
+
+// TestLowerLDSDMADeferred: a Context that defers the store gets the load
+// and the lane offsets only, and the store's words (llvm-mc-19) to issue
+// after its wait.
+func TestLowerLDSDMADeferred(t *testing.T) {
+	in := assemble(t, "buffer_load_dword v1, s[8:11], 0 offen offset:16 lds")
+	want := bytes.Join(assemble(t, "buffer_load_dword v200, v1, s[8:11], 0 offen offset:16\nv_mbcnt_lo_u32_b32 v201, -1, 0\nv_mbcnt_hi_u32_b32 v201, -1, v201\nv_bfe_u32 v202, m0, 0, 18\nv_lshl_add_u32 v201, v201, 2, v202"), nil)
+	st := bytes.Join(assemble(t, "global_store_dword v201, v200, s[40:41] offset:16 sc0"), nil)
+	ctx := &deferCtx{}
+	got, err := LowerLDSDMA(ctx, in[0], 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("got % x\nwant % x", got, want)
+	}
+	if len(ctx.stores) != 1 || !bytes.Equal(appendWords(nil, ctx.stores[0][0], ctx.stores[0][1]), st) {
+		t.Errorf("deferred %x, want % x", ctx.stores, st)
+	}
 }
