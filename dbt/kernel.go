@@ -107,6 +107,10 @@ type kernelT struct {
 	tallies map[tallyKey]int
 	// decisionTallies is the same by operation, rule and action.
 	decisionTallies map[decisionKey]int
+	// identityTallies is decisionTallies for identity decisions without
+	// a rule (most instructions), by operation only: a pointer key hashes
+	// faster than the three-field one.
+	identityTallies map[*isa.OpInfo]int
 	// decided caches the pair's decisions for the scope (decide.go).
 	decided               decisions
 	forceShared, noShared bool

@@ -59,6 +59,11 @@ type sharedPlan struct {
 	saves  map[string][2][]byte
 	// tails is the length of each body's shareable tail (Shared.Tail).
 	tails map[string]int
+	// heads is the length of each body's shareable head (Shared.Head)
+	// when another key of the scope has one of the same bytes: the uses
+	// of such a key call the head (emitted once per bytes and return
+	// pair) and run the rest of the body inline.
+	heads map[string]int
 	// agprs is the most AGPRs a key's saves use.
 	agprs int
 	// sites are the addresses of the uses; lists is each key's register
@@ -73,6 +78,57 @@ type sharedPlan struct {
 	memOK    bool
 	inMemory map[string]bool
 	slots    int
+}
+
+// sharedHead is a shareable body head (Shared.Head) by return pair and
+// bytes.
+type sharedHead struct {
+	ret  uint16
+	code string
+}
+
+// sharedHeadKeys returns st.headKeys, made at the first call from the
+// bodies of every key used at least twice in the scope (with the
+// registers of its plan): a head is worth its own call only when the
+// bodies of two keys begin with it.
+func (kt *kernelT) sharedHeadKeys() map[sharedHead]int {
+	st := kt.shared
+	if st.headKeys != nil {
+		return st.headKeys
+	}
+	st.headKeys = map[sharedHead]int{}
+	seen := map[*rules.Shared]map[string]bool{}
+	for _, u := range st.scan {
+		r := u.form
+		if r.Head == nil {
+			continue
+		}
+		raw := kt.raw(u.in)
+		key, ok := r.Key(u.in, raw)
+		if !ok || seen[r][key] {
+			continue
+		}
+		p := kt.sharedPlanFor(r)
+		if !p.ok || p.uses[key] < 2 {
+			continue
+		}
+		if seen[r] == nil {
+			seen[r] = map[string]bool{}
+		}
+		seen[r][key] = true
+		regs := rules.SharedRegs{V: p.regs, SPair: p.exec, A: p.aregs}
+		if list, ok := p.lists[key]; ok {
+			regs.V = list
+		}
+		body, err := r.Body(u.in, raw, regs)
+		if err != nil {
+			continue
+		}
+		if n := r.Head(u.in, raw, regs); n > 0 && n < len(body) {
+			st.headKeys[sharedHead{p.ret, string(body[:n])}]++
+		}
+	}
+	return st.headKeys
 }
 
 // sharedUse is an instruction of the scope with a subroutine form.
@@ -100,6 +156,10 @@ type sharedState struct {
 	// live is the analysis the plans were made for.
 	live  *live.Info
 	plans map[*rules.Shared]*sharedPlan
+	// headKeys counts, per head bytes and return pair, the keys of the
+	// scope's bodies that begin with it (Shared.Head; nil until the
+	// first body with a head asks).
+	headKeys map[sharedHead]int
 	// scan lists the scope's instructions that have a form (made once,
 	// for every plan).
 	scan    []sharedUse
@@ -155,7 +215,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 		return p
 	}
 	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{},
-		tails: map[string]int{}, inline: map[string]bool{}, inMemory: map[string]bool{}}
+		tails: map[string]int{}, heads: map[string]int{}, inline: map[string]bool{}, inMemory: map[string]bool{}}
 	kt.shared.plans[r] = p
 	st := kt.shared
 	if !st.scanned {
@@ -341,6 +401,11 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		if r.Tail != nil {
 			p.tails[key] = r.Tail(in, raw, regs)
 		}
+		if r.Head != nil {
+			if n := r.Head(in, raw, regs); n > 0 && n+p.tails[key] < len(body) && kt.sharedHeadKeys()[sharedHead{p.ret, string(body[:n])}] > 1 {
+				p.heads[key] = n
+			}
+		}
 		if sv != nil {
 			p.saves[key] = [2][]byte{sv, rs}
 			p.inMemory[key] = !p.saveOK
@@ -348,7 +413,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	st := kt.shared
 	if st.body != kt.body {
-		*st = sharedState{live: st.live, plans: st.plans, scan: st.scan, scanned: st.scanned, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
+		*st = sharedState{live: st.live, plans: st.plans, headKeys: st.headKeys, scan: st.scan, scanned: st.scanned, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
 	}
 	reach := sharedReach
 	if kt.sharedReach > 0 {
@@ -363,17 +428,27 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		st.near[r] = near
 	}
 	saves, saving := p.saves[key]
+	// A key with a shared head calls the head and runs the rest of its
+	// body inline: a call and a return per use, as with the whole body
+	// called (whose end may also branch into a shared tail).
+	head := p.heads[key]
 	parts := []int{0}
+	if head > 0 {
+		parts = []int{3}
+	}
 	if saving {
 		parts = append(parts, 1, 2)
 	}
 	part := func(n int) []byte {
-		if n == 0 {
+		switch n {
+		case 0:
 			return body
+		case 3:
+			return body[:head]
 		}
 		return saves[n-1]
 	}
-	k0 := sharedCall{rule: r, key: key}
+	k0 := sharedCall{rule: r, key: key, part: parts[0]} // the part a use calls first
 	switch {
 	case near:
 		if at, ok := st.copies[k0]; !ok || len(code)-at > reach {
@@ -420,7 +495,12 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		call(1)
 	}
 	code = append(code, site.Pre...)
-	call(0)
+	if head > 0 {
+		call(3)
+		code = append(code, body[head:]...)
+	} else {
+		call(0)
+	}
 	code = append(code, site.Post...)
 	if saving {
 		call(2)
@@ -475,10 +555,22 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 		code string
 	}
 	tails := map[tailKey]int{}
+	heads := map[sharedHead]int{}
 	for _, c := range st.order {
 		p := st.plans[c.rule]
 		at[c] = len(code)
 		switch c.part {
+		case 3:
+			// A head shared by bodies of several keys: once per bytes
+			// and return pair.
+			k := sharedHead{p.ret, string(p.bodies[c.key][:p.heads[c.key]])}
+			if off, ok := heads[k]; ok {
+				at[c] = off
+				continue
+			}
+			heads[k] = len(code)
+			code = append(code, k.code...)
+			bodies++
 		case 0:
 			b := p.bodies[c.key]
 			bodies++

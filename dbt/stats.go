@@ -116,7 +116,15 @@ func actionCode(a report.Action) uint8 {
 func (kt *kernelT) tallyDecision(in *isa.Inst, d legalize.Decision) {
 	kind := kindOf(in, d)
 	key := decisionKey{in.Info, d.Rule, actionCode(d.Action)}
-	if i, ok := kt.decisionTallies[key]; ok && key.action != 0 && i < len(kt.rep.Kinds) {
+	byOp := key.rule == nil && key.action == 1
+	var i int
+	var ok bool
+	if byOp {
+		i, ok = kt.identityTallies[key.info]
+	} else {
+		i, ok = kt.decisionTallies[key]
+	}
+	if ok && key.action != 0 && i < len(kt.rep.Kinds) {
 		if e := &kt.rep.Kinds[i]; e.Mnemonic == kind.Mnemonic && e.Action == kind.Action && e.Rule == kind.Rule {
 			if kt.rep.Fidelity == "" {
 				kt.rep.Fidelity = report.Exact
@@ -128,6 +136,13 @@ func (kt *kernelT) tallyDecision(in *isa.Inst, d legalize.Decision) {
 	}
 	kt.tally(kind)
 	if i, ok := kt.tallies[tallyKey{kind.Mnemonic, kind.Action, kind.Rule}]; ok && key.action != 0 {
+		if byOp {
+			if kt.identityTallies == nil {
+				kt.identityTallies = map[*isa.OpInfo]int{}
+			}
+			kt.identityTallies[key.info] = i
+			return
+		}
 		if kt.decisionTallies == nil {
 			kt.decisionTallies = map[decisionKey]int{}
 		}

@@ -441,9 +441,14 @@ func grownMetadata(f *loader.File, kts []*kernelT, ds map[string]kd.Descriptor, 
 	if !grew {
 		return nil, nil
 	}
-	md, err := metadata.Decode(f.MetadataNote.Desc)
-	if err != nil {
-		return nil, fmt.Errorf("metadata: %w", err)
+	// f.Metadata is the decode of f.MetadataNote.Desc (loader.Parse):
+	// a clone is the same value without decoding the note again.
+	md := f.Metadata.Clone()
+	if md == nil {
+		var err error
+		if md, err = metadata.Decode(f.MetadataNote.Desc); err != nil {
+			return nil, fmt.Errorf("metadata: %w", err)
+		}
 	}
 	if md.Target != "" {
 		md.Target = strings.Replace(md.Target, f.Processor.Name, host.Name, 1)

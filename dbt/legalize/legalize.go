@@ -17,6 +17,7 @@ package legalize
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -51,6 +52,11 @@ func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 
 // DecideInto is Decide with the host re-decode written into scratch, which
 // one goroutine reuses from call to call (nil: a new one each time).
+// in must be the guest's decode of raw, and hostDecode host's decoder
+// that, apart from the decoded PC and its errors, depends on the bytes
+// only (as gfx9.DecodeInto does): bytes that once passed through (no rule,
+// shared operation, same host decode) pass again without the checks and
+// the re-decode.
 func DecideInto(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeIntoFunc, scratch *isa.Inst) Decision {
 	return decide(in, raw, guest, host, nil, hostDecode, scratch)
 }
@@ -64,6 +70,16 @@ func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	info := in.Info
 	if info == nil {
 		return reject("instruction has no operation description")
+	}
+	// Every check from here on depends on in, that is on raw, alone: bytes
+	// that passed them all once pass again.
+	var c *hostCache
+	if into != nil && guest != host {
+		c = hostCaches.Get().(*hostCache)
+		defer hostCaches.Put(c)
+		if c.identical(guest, host, in, raw) {
+			return Decision{Action: report.Identity, Fidelity: report.Exact}
+		}
 	}
 	// Two independent sources must agree before bytes pass through: the
 	// instruction model's OpInfo and the oracle-generated GFX950Only
@@ -117,6 +133,9 @@ func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	if h.Name() != name || h.Size != in.Size || !sameOperands(h.Operands, in.Operands) || h.Mod != in.Mod {
 		return reject(fmt.Sprintf("%s decodes differently for %s (%s)", name, host, h.Name()))
 	}
+	if c != nil {
+		c.remember(guest, host, in, raw)
+	}
 	return Decision{Action: report.Identity, Fidelity: report.Exact}
 }
 
@@ -140,4 +159,59 @@ func sameOperands(a, b []isa.Operand) bool {
 
 func reject(why string) Decision {
 	return Decision{Action: report.Reject, Fidelity: report.Rejected, Reason: why}
+}
+
+// hostCaches hands each goroutine a cache of the instruction bytes that
+// passed through unchanged (most instructions a kernel passes through
+// repeat an earlier encoding).
+var hostCaches = sync.Pool{New: func() any { return new(hostCache) }}
+
+// hostCacheSlots is the number of slots of a hostCache (a power of two).
+const hostCacheSlots = 1 << 12
+
+// hostCache remembers, one entry per slot chosen by a hash of the bytes,
+// instruction bytes that decode for a host as they did for the guest.
+// It holds no pointers, so the collector does not scan it.
+type hostCache struct {
+	slots [hostCacheSlots]hostSlot
+}
+
+// hostSlot is one remembered pass-through: raw[:n], decoded for guest as
+// the operation with encoding index enc and opcode op, passed every check
+// and decodes identically for host (n == 0: empty).
+type hostSlot struct {
+	raw         [16]byte
+	enc         uint16
+	op          uint16
+	guest, host isa.Target
+	n           uint8
+}
+
+// slot returns raw's slot, or nil when raw is too long to remember.
+func (c *hostCache) slot(raw []byte) *hostSlot {
+	if len(raw) == 0 || len(raw) > len(hostSlot{}.raw) {
+		return nil
+	}
+	h := uint32(2166136261)
+	for _, b := range raw {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	return &c.slots[h&(hostCacheSlots-1)]
+}
+
+// identical reports whether in's bytes raw were remembered as passing
+// through from guest to host.
+func (c *hostCache) identical(guest, host isa.Target, in *isa.Inst, raw []byte) bool {
+	s := c.slot(raw)
+	return s != nil && int(s.n) == len(raw) && s.guest == guest && s.host == host && s.enc == in.Enc && s.op == in.Opcode && string(s.raw[:s.n]) == string(raw)
+}
+
+// remember records that in's bytes raw pass through from guest to host.
+func (c *hostCache) remember(guest, host isa.Target, in *isa.Inst, raw []byte) {
+	s := c.slot(raw)
+	if s == nil {
+		return
+	}
+	s.guest, s.host, s.enc, s.op, s.n = guest, host, in.Enc, in.Opcode, uint8(len(raw))
+	copy(s.raw[:], raw)
 }

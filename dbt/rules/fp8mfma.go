@@ -171,20 +171,40 @@ func vmovLit(vdst uint16, lit uint32) []uint32 {
 
 // FP8MFMAFormCode is FP8MFMACode in the given form.
 func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16, form FP8MFMAForm) ([]byte, error) {
+	code, _, err := fp8MFMAFormCode(w0, w1, hostOp, cd, parts, ta, tb, u, form)
+	return code, err
+}
+
+// fp8MFMAFormCode is FP8MFMAFormCode that also returns the length in
+// bytes of the expansion's head: the scaling of C, the constant and the
+// in-place -0 clearing (ahead and own operands) before the first copy,
+// wait or host MFMA; straight-line VALU code that a subroutine body may
+// run as a separate call (Shared.Head).
+func fp8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16, form FP8MFMAForm) ([]byte, int, error) {
+	code, head, err := fp8MFMAFormWords(w0, w1, hostOp, cd, parts, ta, tb, u, form)
+	if err != nil {
+		return nil, 0, err
+	}
+	return appendWords(nil, code...), 4 * head, nil
+}
+
+// fp8MFMAFormWords returns the words of the expansion and how many of
+// them are its head (fp8MFMAFormCode).
+func fp8MFMAFormWords(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint16, form FP8MFMAForm) ([]uint32, int, error) {
 	if cbsz, abid, blgp := w0>>8&7, w0>>11&0xf, w1>>29; cbsz|abid|blgp != 0 {
-		return nil, fmt.Errorf("cbsz/abid/blgp (%d/%d/%d: broadcast, or non-FP8 F8F6F4 formats) are not supported", cbsz, abid, blgp)
+		return nil, 0, fmt.Errorf("cbsz/abid/blgp (%d/%d/%d: broadcast, or non-FP8 F8F6F4 formats) are not supported", cbsz, abid, blgp)
 	}
 	if form.K > 255 {
-		return nil, fmt.Errorf("constant register v%d out of range", form.K)
+		return nil, 0, fmt.Errorf("constant register v%d out of range", form.K)
 	}
 	accCD := w0>>15&1 != 0
 	vdst := uint16(w0 & 0xff)
 	src0, src1, src2 := w1&0x1ff, w1>>9&0x1ff, w1>>18&0x1ff
 	if src0 < srcVGPR || src1 < srcVGPR {
-		return nil, fmt.Errorf("constant A or B operand")
+		return nil, 0, fmt.Errorf("constant A or B operand")
 	}
 	if form.ScaledIn && src2 != srcVGPR+uint32(vdst) {
-		return nil, fmt.Errorf("a chained MFMA must accumulate into its own D")
+		return nil, 0, fmt.Errorf("a chained MFMA must accumulate into its own D")
 	}
 	if parts > 1 {
 		// Part 0 writes D before later parts read their A/B pairs.
@@ -195,7 +215,7 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		}{{src0, w1>>27&1 != 0}, {src1, w1>>28&1 != 0}} {
 			lo, hi := o.code-srcVGPR+2, o.code-srcVGPR+uint32(2*parts)
 			if o.acc == accCD && lo < dHi && dLo < hi {
-				return nil, fmt.Errorf("D overlaps a later part's A/B registers")
+				return nil, 0, fmt.Errorf("D overlaps a later part's A/B registers")
 			}
 		}
 	}
@@ -208,7 +228,7 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		}{{src0, w1>>27&1 != 0}, {src1, w1>>28&1 != 0}} {
 			lo, hi := o.code-srcVGPR, o.code-srcVGPR+uint32(2*parts)
 			if o.acc == accCD && lo < dHi && dLo < hi {
-				return nil, fmt.Errorf("D overlaps the A/B registers")
+				return nil, 0, fmt.Errorf("D overlaps the A/B registers")
 			}
 		}
 	}
@@ -229,7 +249,7 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 	case c >= srcVGPR:
 		cr := uint16(c - srcVGPR)
 		if cr != vdst && int(cr) < int(vdst)+cd && int(vdst) < int(cr)+cd {
-			return nil, fmt.Errorf("C and D overlap without being equal")
+			return nil, 0, fmt.Errorf("C and D overlap without being equal")
 		}
 		if form.K >= 0 {
 			w = append(w, vmovLit(k, f32Quarter)...)
@@ -248,7 +268,7 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		}
 		c = srcVGPR + uint32(vdst)
 	default:
-		return nil, fmt.Errorf("accumulator operand code %d is not supported", c)
+		return nil, 0, fmt.Errorf("accumulator operand code %d is not supported", c)
 	}
 	// mask is the source code and literal of the byte mask 0x7f7f7f7f.
 	mask, maskLit := uint16(srcLit), uint32(0x7f7f7f7f)
@@ -297,10 +317,10 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 	// a reader right after it).
 	for _, g := range form.Ahead {
 		if int(g.Reg)+int(g.N) > 256 {
-			return nil, fmt.Errorf("registers cleared ahead run past 255")
+			return nil, 0, fmt.Errorf("registers cleared ahead run past 255")
 		}
 		if g.AGPR == accCD && int(g.Reg) < int(vdst)+cd && int(vdst) < int(g.Reg)+int(g.N) {
-			return nil, fmt.Errorf("registers cleared ahead overlap D")
+			return nil, 0, fmt.Errorf("registers cleared ahead overlap D")
 		}
 		for i := uint16(0); i < uint16(g.N); i++ {
 			clearReg(g.Reg+i, g.AGPR)
@@ -315,7 +335,7 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 		for i := 0; i < 2*parts; i++ {
 			x := uint16(op.code-srcVGPR) + uint16(i)
 			if x > 255 {
-				return nil, fmt.Errorf("operand registers run past 255")
+				return nil, 0, fmt.Errorf("operand registers run past 255")
 			}
 			clearReg(x, op.acc)
 		}
@@ -338,6 +358,7 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 	// Registers cleared ahead are written before this expansion's own
 	// and read by a later MFMA, at the earliest right after this one: a
 	// four-part expansion's MFMA issues are enough, a single part waits.
+	head := len(w)
 	leadWait := form.A == Copy || form.B == Copy || (src2 != srcZero && !form.ScaledIn) ||
 		(parts == 1 && (form.A == InPlace || form.B == InPlace || len(form.Ahead) > 0))
 	for p := 0; p < parts; p++ {
@@ -349,7 +370,7 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 			for i := uint16(0); i < 2; i++ {
 				x := uint16(op.code-srcVGPR) + uint16(2*p) + i
 				if x > 255 {
-					return nil, fmt.Errorf("operand registers run past 255")
+					return nil, 0, fmt.Errorf("operand registers run past 255")
 				}
 				y := op.dst + i
 				xr := srcVGPR + x
@@ -386,10 +407,10 @@ func FP8MFMAFormCode(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uint
 	}
 	if form.ScaledOut {
 		// D stays scaled; the next reader of D is the chain's next MFMA.
-		return appendWords(nil, w...), nil
+		return w, head, nil
 	}
 	w = append(w, fp8ScaleOut(vdst, cd, accCD, u, form.TailFree)...)
-	return appendWords(nil, w...), nil
+	return w, head, nil
 }
 
 // fp8ScaleOut returns the end of an FP8 MFMA expansion that does not

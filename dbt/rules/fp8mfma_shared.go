@@ -23,6 +23,10 @@ import (
 // fp8SharedMin is the shortest expansion worth a body.
 const fp8SharedMin = 32
 
+// fp8SharedHeadMin is the shortest head worth a call of its own (each
+// use pays a call and the head a return; a clearing of two registers).
+const fp8SharedHeadMin = 64
+
 // fp8SharedRegs are the scratch registers of one body.
 type fp8SharedRegs struct {
 	ta, tb, u, k uint16
@@ -36,13 +40,17 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 	form := func(r fp8SharedRegs) FP8MFMAForm {
 		return FP8MFMAForm{K: int(r.k), ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead, Spare: r.spare, HasSpare: r.hasSpare}
 	}
-	code := func(in *isa.Inst, raw []byte, r fp8SharedRegs) ([]byte, error) {
+	headCode := func(in *isa.Inst, raw []byte, r fp8SharedRegs) ([]byte, int, error) {
 		m, ok := fp8MFMA[in.Name()]
 		if !ok || len(raw) != 8 {
-			return nil, fieldErr(in, "shape", uint32(len(raw)))
+			return nil, 0, fieldErr(in, "shape", uint32(len(raw)))
 		}
 		w := words(raw)
-		return FP8MFMAFormCode(w[0], w[1], m.op, m.cd, m.parts, r.ta, r.tb, r.u, form(r))
+		return fp8MFMAFormCode(w[0], w[1], m.op, m.cd, m.parts, r.ta, r.tb, r.u, form(r))
+	}
+	code := func(in *isa.Inst, raw []byte, r fp8SharedRegs) ([]byte, error) {
+		c, _, err := headCode(in, raw, r)
+		return c, err
 	}
 	layout := func(regs SharedRegs) (fp8SharedRegs, error) {
 		var r fp8SharedRegs
@@ -102,6 +110,24 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 			}
 			w0 := words(raw)[0]
 			return 4 * len(fp8ScaleOut(uint16(w0&0xff), m.cd, w0>>15&1 != 0, r.u, sh.TailFree))
+		},
+		Head: func(in *isa.Inst, raw []byte, regs SharedRegs) int {
+			// The -0 clearing in place (and the scaling of C before
+			// it): the same for every FP8 MFMA that clears the same
+			// registers first (in the aiter FP8 GEMMs, the MFMAs of
+			// the loop's two halves that read a register group just
+			// loaded). It writes only the registers it clears and the
+			// scratch ones, which the rest reads as it left them; a
+			// return and a call between them only add wait states.
+			r, err := layout(regs)
+			if err != nil {
+				return 0
+			}
+			_, n, err := headCode(in, raw, r)
+			if err != nil || n < fp8SharedHeadMin {
+				return 0
+			}
+			return n
 		},
 		Names: func(in *isa.Inst, raw []byte) ([]uint16, bool) {
 			names, ok := fp8SharedNames(in, raw)

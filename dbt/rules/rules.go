@@ -60,11 +60,23 @@ type Pair struct{ Guest, Host isa.Target }
 
 var registry = map[Pair]map[string]*Rule{}
 
+// pairRules is one pair's rules by guest mnemonic.
+type pairRules struct {
+	pair  Pair
+	rules map[string]*Rule
+}
+
+// byPair holds registry's entries as a slice: ForInst runs for every guest
+// instruction, and scanning the few pairs costs less than hashing a Pair
+// key as the registry map does.
+var byPair []pairRules
+
 func register(p Pair, r *Rule) {
 	m := registry[p]
 	if m == nil {
 		m = map[string]*Rule{}
 		registry[p] = m
+		byPair = append(byPair, pairRules{pair: p, rules: m})
 	}
 	for _, op := range r.Ops {
 		if _, dup := m[op]; dup {
@@ -81,7 +93,13 @@ func For(guest, host isa.Target, name string) *Rule {
 
 // ForInst returns the rule that applies to in, or nil.
 func ForInst(guest, host isa.Target, in *isa.Inst) *Rule {
-	r := registry[Pair{guest, host}][in.Name()]
+	var r *Rule
+	for i := range byPair {
+		if byPair[i].pair.Guest == guest && byPair[i].pair.Host == host {
+			r = byPair[i].rules[in.Name()]
+			break
+		}
+	}
 	if r != nil && r.Match != nil && !r.Match(in) {
 		return nil
 	}

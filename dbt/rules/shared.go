@@ -37,6 +37,17 @@ type Shared struct {
 	// return pair, whichever rule made them) once and ends the other bodies with an s_branch to it
 	// instead; 0 shares nothing.
 	Tail func(in *isa.Inst, raw []byte, regs SharedRegs) int
+	// Head, when set, returns how many bytes at the start of the body of
+	// in's key (for regs) are a head that bodies of other keys may share:
+	// straight-line code without branches or PC-relative operands whose
+	// effect does not depend on running right before the rest of the
+	// body (the rest may follow it after a return and a call). When
+	// another key of the kernel has a head of the same bytes, the
+	// translator emits each such head once as a subroutine of its own,
+	// which the uses call, each followed by the rest of its body inline
+	// (the rest must then be position-independent too); 0 shares
+	// nothing.
+	Head func(in *isa.Inst, raw []byte, regs SharedRegs) int
 	// LDS says the body accesses LDS storage: virtual-LDS sidecars, which
 	// lower the LDS accesses of each instruction's code, keep such uses
 	// inline.

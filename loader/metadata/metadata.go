@@ -120,7 +120,7 @@ func Decode(b []byte) (*Metadata, error) {
 		return nil, fmt.Errorf("metadata: root is %T, want a map", raw)
 	}
 	md := &Metadata{}
-	if err := fromMap(root, md, &md.Extra, &md.present, "root"); err != nil {
+	if err := fromMap(root, md, &md.Extra, &md.present, func() string { return "root" }); err != nil {
 		return nil, err
 	}
 	if ks, ok := root["amdhsa.kernels"]; ok {
@@ -136,7 +136,9 @@ func Decode(b []byte) (*Metadata, error) {
 				return nil, fmt.Errorf("metadata: amdhsa.kernels[%d] is %T, want a map", i, kv)
 			}
 			var k Kernel
-			where := fmt.Sprintf("amdhsa.kernels[%d]", i)
+			// where names the entry in errors only: formatting it for
+			// every kernel and argument cost more than the decode's maps.
+			where := func() string { return fmt.Sprintf("amdhsa.kernels[%d]", i) }
 			if err := fromMap(km, &k, &k.Extra, &k.present, where); err != nil {
 				return nil, err
 			}
@@ -145,15 +147,15 @@ func Decode(b []byte) (*Metadata, error) {
 				k.present[".args"] = true
 				al, ok := as.([]any)
 				if !ok {
-					return nil, fmt.Errorf("metadata: %s.args is %T, want a list", where, as)
+					return nil, fmt.Errorf("metadata: %s.args is %T, want a list", where(), as)
 				}
 				for j, av := range al {
 					am, ok := av.(map[string]any)
 					if !ok {
-						return nil, fmt.Errorf("metadata: %s.args[%d] is %T, want a map", where, j, av)
+						return nil, fmt.Errorf("metadata: %s.args[%d] is %T, want a map", where(), j, av)
 					}
 					var a Arg
-					if err := fromMap(am, &a, &a.Extra, &a.present, fmt.Sprintf("%s.args[%d]", where, j)); err != nil {
+					if err := fromMap(am, &a, &a.Extra, &a.present, func() string { return fmt.Sprintf("%s.args[%d]", where(), j) }); err != nil {
 						return nil, err
 					}
 					k.Args = append(k.Args, a)
@@ -167,7 +169,7 @@ func Decode(b []byte) (*Metadata, error) {
 
 // fromMap fills the tagged fields of the struct pointed to by dst from m
 // and stores the remaining keys in its Extra field and the presence set.
-func fromMap(m map[string]any, dst any, extraOut *map[string]any, presentOut *map[string]bool, where string) error {
+func fromMap(m map[string]any, dst any, extraOut *map[string]any, presentOut *map[string]bool, where func() string) error {
 	v := reflect.ValueOf(dst).Elem()
 	tf := fieldsOf(v.Type())
 	present := make(map[string]bool, len(m))
@@ -183,7 +185,7 @@ func fromMap(m map[string]any, dst any, extraOut *map[string]any, presentOut *ma
 		}
 		present[key] = true
 		if err := assign(v.Field(idx), val); err != nil {
-			return fmt.Errorf("metadata: %s key %q: %w", where, key, err)
+			return fmt.Errorf("metadata: %s key %q: %w", where(), key, err)
 		}
 	}
 	*extraOut, *presentOut = extra, present

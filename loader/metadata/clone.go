@@ -1,0 +1,96 @@
+package metadata
+
+import "maps"
+
+// Clone returns a deep copy of md: changing the copy (its kernels, their
+// presence sets, any Extra value) leaves md as it was. It is what Decode
+// of md's own encoding would give back, without the MessagePack decode.
+func (md *Metadata) Clone() *Metadata {
+	if md == nil {
+		return nil
+	}
+	c := *md
+	c.Version = cloneSlice(md.Version)
+	c.Printf = cloneSlice(md.Printf)
+	c.Extra = cloneExtra(md.Extra)
+	c.present = maps.Clone(md.present)
+	if md.Kernels != nil {
+		c.Kernels = make([]Kernel, len(md.Kernels))
+		for i := range md.Kernels {
+			c.Kernels[i] = md.Kernels[i].clone()
+		}
+	}
+	return &c
+}
+
+// clone is a deep copy of one kernel entry.
+func (k *Kernel) clone() Kernel {
+	c := *k
+	c.LanguageVersion = cloneSlice(k.LanguageVersion)
+	c.ReqdWorkgroupSize = cloneSlice(k.ReqdWorkgroupSize)
+	c.WorkgroupSizeHint = cloneSlice(k.WorkgroupSizeHint)
+	c.Extra = cloneExtra(k.Extra)
+	c.present = maps.Clone(k.present)
+	if k.Args != nil {
+		c.Args = make([]Arg, len(k.Args))
+		for i := range k.Args {
+			a := k.Args[i]
+			a.Extra = cloneExtra(a.Extra)
+			a.present = maps.Clone(a.present)
+			c.Args[i] = a
+		}
+	}
+	return c
+}
+
+// cloneSlice copies s, keeping nil as nil.
+func cloneSlice[T any](s []T) []T {
+	if s == nil {
+		return nil
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
+
+// cloneExtra deep-copies a map of generic MessagePack values.
+func cloneExtra(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]any, len(m))
+	for k, v := range m {
+		c[k] = cloneValue(v)
+	}
+	return c
+}
+
+// cloneValue deep-copies a generic MessagePack value: maps and lists are
+// copied, scalars (numbers, strings, booleans, nil) are values already;
+// a byte string is copied too.
+func cloneValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return cloneExtra(x)
+	case map[any]any:
+		if x == nil {
+			return x
+		}
+		c := make(map[any]any, len(x))
+		for k, e := range x {
+			c[k] = cloneValue(e)
+		}
+		return c
+	case []any:
+		if x == nil {
+			return x
+		}
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = cloneValue(e)
+		}
+		return c
+	case []byte:
+		return cloneSlice(x)
+	default:
+		return v
+	}
+}
