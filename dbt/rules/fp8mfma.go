@@ -664,7 +664,23 @@ func fp8PlanBlock(block []*isa.Inst, rs *fp8ReadSet) *fp8BlockPlan {
 		}
 		return 0
 	}
-	for p, x := range block {
+	var p int
+	// forget records that instruction p reads or writes y's registers
+	// other than as an FP8 MFMA operand: they are no longer cleared and
+	// p is their last writer. wide widens a gfx950-only instruction's
+	// operand, whose decoded width may be narrower than what it touches.
+	forget := func(y isa.Operand, wide bool) {
+		if wide {
+			y.Width = max(y.Width, 16)
+		}
+		f := file(y.Class)
+		for r := int(y.Reg); r < int(y.Reg)+int(y.Width) && r < 256; r++ {
+			cleared[f][r] = false
+			lastWrite[f][r] = p + 1
+		}
+	}
+	for p = range block {
+		x := block[p]
 		if fp8Eligible(x) {
 			anchors = append(anchors, p)
 			m := fp8MFMA[x.Name()]
@@ -716,14 +732,7 @@ func fp8PlanBlock(block []*isa.Inst, rs *fp8ReadSet) *fp8BlockPlan {
 				if y.Kind != isa.KindReg || !y.Role.Uses() || (y.Class != isa.VGPR && y.Class != isa.AGPR) || (eligible && (k == 1 || k == 2)) {
 					continue
 				}
-				if wide {
-					y.Width = max(y.Width, 16)
-				}
-				f := file(y.Class)
-				for r := int(y.Reg); r < int(y.Reg)+int(y.Width) && r < 256; r++ {
-					cleared[f][r] = false
-					lastWrite[f][r] = p + 1
-				}
+				forget(y, wide)
 			}
 		}
 		all := x.Info == nil || x.Info.ImplicitWrites&isa.ImpEXEC != 0
@@ -745,15 +754,7 @@ func fp8PlanBlock(block []*isa.Inst, rs *fp8ReadSet) *fp8BlockPlan {
 				if y.Class != isa.VGPR && y.Class != isa.AGPR {
 					continue
 				}
-				if wide {
-					// Its decoded operands may be narrower than what it writes.
-					y.Width = max(y.Width, 16)
-				}
-				f := file(y.Class)
-				for r := int(y.Reg); r < int(y.Reg)+int(y.Width) && r < 256; r++ {
-					cleared[f][r] = false
-					lastWrite[f][r] = p + 1
-				}
+				forget(y, wide)
 			}
 		}
 		if all {
