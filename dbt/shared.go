@@ -138,13 +138,21 @@ type sharedUse struct {
 }
 
 // sharedCall is one emitted call: its fixup index and the body's rule,
-// key and part (0 the body, 1 the save stub, 2 the restore stub).
+// key and part (partBody, partSave, partRestore, partHead).
 type sharedCall struct {
 	fx   int
 	rule *rules.Shared
 	key  string
 	part int
 }
+
+// The parts of a key's subroutine code a use calls.
+const (
+	partBody    = iota // the whole body
+	partSave           // the stub saving the fixed registers live at the use
+	partRestore        // the stub restoring them
+	partHead           // a head shared with other keys (Shared.Head)
+)
 
 // sharedReach is how far back (bytes) a call reaches a body copy placed
 // in the code: s_call_b64's SOPP-range offset is +-128 KiB, less the
@@ -432,21 +440,21 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	// body inline: a call and a return per use, as with the whole body
 	// called (whose end may also branch into a shared tail).
 	head := p.heads[key]
-	parts := []int{0}
+	parts := []int{partBody}
 	if head > 0 {
-		parts = []int{3}
+		parts = []int{partHead}
 	}
 	if saving {
-		parts = append(parts, 1, 2)
+		parts = append(parts, partSave, partRestore)
 	}
 	part := func(n int) []byte {
 		switch n {
-		case 0:
+		case partBody:
 			return body
-		case 3:
+		case partHead:
 			return body[:head]
 		}
-		return saves[n-1]
+		return saves[n-partSave]
 	}
 	k0 := sharedCall{rule: r, key: key, part: parts[0]} // the part a use calls first
 	switch {
@@ -492,18 +500,18 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		code = append(code, site.Lead...)
 	}
 	if saving {
-		call(1)
+		call(partSave)
 	}
 	code = append(code, site.Pre...)
 	if head > 0 {
-		call(3)
+		call(partHead)
 		code = append(code, body[head:]...)
 	} else {
-		call(0)
+		call(partBody)
 	}
 	code = append(code, site.Post...)
 	if saving {
-		call(2)
+		call(partRestore)
 	}
 	code = append(code, site.Tail...)
 	st.uses++
@@ -560,7 +568,7 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 		p := st.plans[c.rule]
 		at[c] = len(code)
 		switch c.part {
-		case 3:
+		case partHead:
 			// A head shared by bodies of several keys: once per bytes
 			// and return pair.
 			k := sharedHead{p.ret, string(p.bodies[c.key][:p.heads[c.key]])}
@@ -571,7 +579,7 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 			heads[k] = len(code)
 			code = append(code, k.code...)
 			bodies++
-		case 0:
+		case partBody:
 			b := p.bodies[c.key]
 			bodies++
 			if n := p.tails[c.key]; n > 0 && n <= len(b) {
@@ -588,7 +596,7 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 			}
 			code = append(code, b...)
 		default:
-			code = append(code, p.saves[c.key][c.part-1]...)
+			code = append(code, p.saves[c.key][c.part-partSave]...)
 			saves = true
 		}
 		code = binary.LittleEndian.AppendUint32(code, kt.pair.Words().Setpc(p.ret))
