@@ -59,30 +59,20 @@ type tallyKey struct {
 }
 
 // tally is kt.rep.Tally with the position of each kind in kt.rep.Kinds
-// remembered (the report's own lookup scans every kind of the kernel).
-// A remembered position is checked before use: the report may have been
-// reset or reordered since.
+// remembered (the report's own lookup scans every kind of the kernel;
+// report.Kernel.TallyAt checks a remembered position before using it,
+// since the report may have been reset or reordered since).
 func (kt *kernelT) tally(kind report.Kind) {
 	key := tallyKey{kind.Mnemonic, kind.Action, kind.Rule}
-	if i, ok := kt.tallies[key]; ok && i < len(kt.rep.Kinds) {
-		if e := &kt.rep.Kinds[i]; e.Mnemonic == key.mnemonic && e.Action == key.action && e.Rule == key.rule {
-			if kt.rep.Fidelity == "" {
-				kt.rep.Fidelity = report.Exact
-			}
-			kt.rep.Fidelity = kt.rep.Fidelity.Worse(kind.Fidelity)
-			e.Count += kind.Count
-			return
-		}
+	at, ok := kt.tallies[key]
+	if !ok {
+		at = -1
 	}
-	kt.rep.Tally(kind)
-	if kt.tallies == nil {
-		kt.tallies = map[tallyKey]int{}
-	}
-	for i := range kt.rep.Kinds {
-		if e := &kt.rep.Kinds[i]; e.Mnemonic == key.mnemonic && e.Action == key.action && e.Rule == key.rule {
-			kt.tallies[key] = i
-			return
+	if i := kt.rep.TallyAt(kind, at); i != at {
+		if kt.tallies == nil {
+			kt.tallies = map[tallyKey]int{}
 		}
+		kt.tallies[key] = i
 	}
 }
 
@@ -116,33 +106,30 @@ func actionCode(a report.Action) uint8 {
 func (kt *kernelT) tallyDecision(in *isa.Inst, d legalize.Decision) {
 	kind := kindOf(in, d)
 	key := decisionKey{in.Info, d.Rule, actionCode(d.Action)}
+	if key.action == 0 {
+		kt.tally(kind)
+		return
+	}
 	byOp := key.rule == nil && key.action == 1
-	var i int
+	var at int
 	var ok bool
 	if byOp {
-		i, ok = kt.identityTallies[key.info]
+		at, ok = kt.identityTallies[key.info]
 	} else {
-		i, ok = kt.decisionTallies[key]
+		at, ok = kt.decisionTallies[key]
 	}
-	if ok && key.action != 0 && i < len(kt.rep.Kinds) {
-		if e := &kt.rep.Kinds[i]; e.Mnemonic == kind.Mnemonic && e.Action == kind.Action && e.Rule == kind.Rule {
-			if kt.rep.Fidelity == "" {
-				kt.rep.Fidelity = report.Exact
-			}
-			kt.rep.Fidelity = kt.rep.Fidelity.Worse(kind.Fidelity)
-			e.Count += kind.Count
-			return
-		}
+	if !ok {
+		at = -1
 	}
-	kt.tally(kind)
-	if i, ok := kt.tallies[tallyKey{kind.Mnemonic, kind.Action, kind.Rule}]; ok && key.action != 0 {
-		if byOp {
-			if kt.identityTallies == nil {
-				kt.identityTallies = map[*isa.OpInfo]int{}
-			}
-			kt.identityTallies[key.info] = i
-			return
+	i := kt.rep.TallyAt(kind, at)
+	switch {
+	case i == at:
+	case byOp:
+		if kt.identityTallies == nil {
+			kt.identityTallies = map[*isa.OpInfo]int{}
 		}
+		kt.identityTallies[key.info] = i
+	default:
 		if kt.decisionTallies == nil {
 			kt.decisionTallies = map[decisionKey]int{}
 		}

@@ -232,19 +232,31 @@ type Object struct {
 // Tally records count more instances of a kind in k, merging with an
 // existing entry of the same mnemonic, action and rule, and lowers k's
 // fidelity accordingly.
-func (k *Kernel) Tally(kind Kind) {
+func (k *Kernel) Tally(kind Kind) { k.TallyAt(kind, -1) }
+
+// TallyAt is Tally with a guess at where kind's entry is: when Kinds[at]
+// is that entry, kind is counted there without a search. It returns the
+// index of the entry kind was counted in, a guess for the next time.
+func (k *Kernel) TallyAt(kind Kind, at int) int {
 	if k.Fidelity == "" {
 		k.Fidelity = Exact
 	}
 	k.Fidelity = k.Fidelity.Worse(kind.Fidelity)
+	same := func(e *Kind) bool {
+		return e.Mnemonic == kind.Mnemonic && e.Action == kind.Action && e.Rule == kind.Rule
+	}
+	if at >= 0 && at < len(k.Kinds) && same(&k.Kinds[at]) {
+		k.Kinds[at].Count += kind.Count
+		return at
+	}
 	for i := range k.Kinds {
-		e := &k.Kinds[i]
-		if e.Mnemonic == kind.Mnemonic && e.Action == kind.Action && e.Rule == kind.Rule {
+		if e := &k.Kinds[i]; same(e) {
 			e.Count += kind.Count
-			return
+			return i
 		}
 	}
 	k.Kinds = append(k.Kinds, kind)
+	return len(k.Kinds) - 1
 }
 
 // Reject records a rejection and marks k rejected.
