@@ -1,17 +1,22 @@
 package metadata
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // Clone returns a deep copy of md: changing the copy (its kernels, their
-// presence sets, any Extra value) leaves md as it was. It is what Decode
-// of md's own encoding would give back, without the MessagePack decode.
+// presence sets, any Extra value) leaves md as it was. For an md that
+// Decode made, it equals what decoding the same note again gives, without
+// the MessagePack decode (decoding md's re-encoding need not: its
+// presence sets may differ).
 func (md *Metadata) Clone() *Metadata {
 	if md == nil {
 		return nil
 	}
 	c := *md
-	c.Version = cloneSlice(md.Version)
-	c.Printf = cloneSlice(md.Printf)
+	c.Version = slices.Clone(md.Version)
+	c.Printf = slices.Clone(md.Printf)
 	c.Extra = cloneExtra(md.Extra)
 	c.present = maps.Clone(md.present)
 	if md.Kernels != nil {
@@ -26,9 +31,9 @@ func (md *Metadata) Clone() *Metadata {
 // clone is a deep copy of one kernel entry.
 func (k *Kernel) clone() Kernel {
 	c := *k
-	c.LanguageVersion = cloneSlice(k.LanguageVersion)
-	c.ReqdWorkgroupSize = cloneSlice(k.ReqdWorkgroupSize)
-	c.WorkgroupSizeHint = cloneSlice(k.WorkgroupSizeHint)
+	c.LanguageVersion = slices.Clone(k.LanguageVersion)
+	c.ReqdWorkgroupSize = slices.Clone(k.ReqdWorkgroupSize)
+	c.WorkgroupSizeHint = slices.Clone(k.WorkgroupSizeHint)
 	c.Extra = cloneExtra(k.Extra)
 	c.present = maps.Clone(k.present)
 	if k.Args != nil {
@@ -41,14 +46,6 @@ func (k *Kernel) clone() Kernel {
 		}
 	}
 	return c
-}
-
-// cloneSlice copies s, keeping nil as nil.
-func cloneSlice[T any](s []T) []T {
-	if s == nil {
-		return nil
-	}
-	return append(make([]T, 0, len(s)), s...)
 }
 
 // cloneExtra deep-copies a map of generic MessagePack values.
@@ -89,7 +86,7 @@ func cloneValue(v any) any {
 		}
 		return c
 	case []byte:
-		return cloneSlice(x)
+		return slices.Clone(x)
 	default:
 		return v
 	}
