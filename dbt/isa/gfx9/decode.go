@@ -21,6 +21,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
@@ -46,48 +47,62 @@ type litCheck struct {
 	bits []enc.Bits
 }
 
-// litChecks holds the litCheck of every entry, by row.
-var litChecks [len(entries)]litCheck
+// litChecks holds the litCheck of every entry, by row, each made on the
+// first decoding of its row (rowFacts): a process decodes a few hundred of
+// the rows, and making all of them at init cost a fifth of a millisecond
+// of every process start.
+var litChecks [len(entries)]atomic.Pointer[litCheck]
 
-func init() {
-	nops := 0
-	for i := range entries {
-		nops += len(entries[i].ops)
+// rowFacts returns the litCheck of row id. Goroutines that decode the row
+// for the first time at once make equal facts; one is kept.
+func rowFacts(id uint16) *litCheck {
+	if c := litChecks[id].Load(); c != nil {
+		return c
 	}
-	bits := make([]enc.Bits, nops) // every row's litCheck.bits, in one block
-	for i := range entries {
-		e := &entries[i]
-		e.id = uint16(i)
-		if index[e.kind][e.op][e.aux&7] == 0 {
-			index[e.kind][e.op][e.aux&7] = uint16(i) + 1
+	c := newLitCheck(&entries[id])
+	if litChecks[id].CompareAndSwap(nil, c) {
+		return c
+	}
+	return litChecks[id].Load()
+}
+
+// newLitCheck computes the litCheck of row e.
+func newLitCheck(e *entry) *litCheck {
+	c := &litCheck{bits: make([]enc.Bits, len(e.ops))}
+	for j, o := range e.ops {
+		c.bits[j], _ = enc.Lookup(e.kind, o.field)
+		if o.field == enc.FSDstV {
+			c.vop3b = true
 		}
-		c := &litChecks[i]
-		c.bits, bits = bits[:len(e.ops):len(e.ops)], bits[len(e.ops):]
-		for j, o := range e.ops {
-			c.bits[j], _ = enc.Lookup(e.kind, o.field)
-			if o.field == enc.FSDstV {
-				c.vop3b = true
-			}
-			if o.field == enc.FLiteral {
-				c.always = true
+		if o.field == enc.FLiteral {
+			c.always = true
+			continue
+		}
+		if bb, ok := enc.Lookup(e.kind, o.field); ok && (bb.Code == enc.CodeSrc9 || bb.Code == enc.CodeSrc8) {
+			if int(c.n) == len(c.src) {
+				c.slow = true
 				continue
 			}
-			if bb, ok := enc.Lookup(e.kind, o.field); ok && (bb.Code == enc.CodeSrc9 || bb.Code == enc.CodeSrc8) {
-				if int(c.n) == len(c.src) {
-					c.slow = true
-					continue
-				}
-				c.src[c.n] = bb
-				c.n++
-			}
+			c.src[c.n] = bb
+			c.n++
+		}
+	}
+	return c
+}
+
+func init() {
+	for i := range entries {
+		e := &entries[i]
+		if index[e.kind][e.op][e.aux&7] == 0 {
+			index[e.kind][e.op][e.aux&7] = uint16(i) + 1
 		}
 	}
 }
 
-// needsLiteral reports whether the instruction of entry e in words w
-// carries a literal dword.
-func needsLiteral(e *entry, k enc.Kind, w []uint32) bool {
-	c := &litChecks[e.id]
+// needsLiteral reports whether the instruction of row id (entry e) in
+// words w carries a literal dword.
+func needsLiteral(e *entry, id uint16, k enc.Kind, w []uint32) bool {
+	c := rowFacts(id)
 	if c.always {
 		return true
 	}
@@ -107,20 +122,21 @@ func needsLiteral(e *entry, k enc.Kind, w []uint32) bool {
 	return false
 }
 
-func lookup(k enc.Kind, op int, aux int, t isa.Target) *entry {
+// lookup returns the row of (k, op, aux) for target t, or -1.
+func lookup(k enc.Kind, op int, aux int, t isa.Target) int {
 	if op < 0 || op >= 1024 || aux < 0 || aux > 7 {
-		return nil
+		return -1
 	}
 	id := index[k][op][aux]
 	if id == 0 {
-		return nil
+		return -1
 	}
 	e := &entries[id-1]
 	if !opInfos[e.info].Targets.Has(t) && t != 0 {
 		// Same row for another aux key without a target match.
-		return nil
+		return -1
 	}
-	return e
+	return int(id - 1)
 }
 
 // Encoding-table lookups by target: t is a single target (isa.GFX942 or
@@ -167,39 +183,40 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 		w[i] = binary.LittleEndian.Uint32(b[4*i:])
 	}
 	op := enc.Opcode(k, w[0])
-	var e *entry
+	row := -1
 	if k == enc.VOP3P || k == enc.MAI {
 		// gfx950 has MAI opcodes below 0x40 and a 128-bit scaled MFMA.
 		if op == 0x2c && len(b) >= 16 && t != isa.GFX942 {
 			w2 := binary.LittleEndian.Uint32(b[8:])
 			if w2>>23 == 0x1a7 {
-				if e2 := lookup(enc.VOP3PX2, int(w2>>16)&0x7f, 0, t); e2 != nil {
-					k, size, e = enc.VOP3PX2, 16, e2
+				if r := lookup(enc.VOP3PX2, int(w2>>16)&0x7f, 0, t); r >= 0 {
+					k, size, row = enc.VOP3PX2, 16, r
 					w[2] = w2
 					w[3] = binary.LittleEndian.Uint32(b[12:])
 				}
 			}
 		}
-		if e == nil {
-			if e2 := lookup(enc.MAI, op, 0, t); e2 != nil {
-				k, e = enc.MAI, e2
-			} else if e2 := lookup(enc.VOP3P, op, 0, t); e2 != nil {
-				k, e = enc.VOP3P, e2
+		if row < 0 {
+			if r := lookup(enc.MAI, op, 0, t); r >= 0 {
+				k, row = enc.MAI, r
+			} else if r := lookup(enc.VOP3P, op, 0, t); r >= 0 {
+				k, row = enc.VOP3P, r
 			}
 		}
 	} else {
-		e = lookup(k, op, enc.Aux(k, w[0]), t)
+		row = lookup(k, op, enc.Aux(k, w[0]), t)
 	}
-	if e == nil {
+	if row < 0 {
 		return errAt(pc, "opcode", "%v opcode %d (0x%x) is not defined on %v", k, op, op, targetName(t))
 	}
+	e := &entries[row]
 	in.Info = &opInfos[e.info]
-	in.Enc = e.id
+	in.Enc = uint16(row)
 	in.Opcode = uint16(op)
 	in.Format, in.Base = format(k)
 	// Literal.
 	nw := size / 4
-	if needsLiteral(e, k, w[:]) {
+	if needsLiteral(e, in.Enc, k, w[:]) {
 		if k != enc.SOP1 && k != enc.SOP2 && k != enc.SOPC && k != enc.SOPK && k != enc.VOP1 && k != enc.VOP2 && k != enc.VOPC {
 			return errAt(pc, "src", "%s: literal constant not allowed in %v", e.mnem, k)
 		}

@@ -207,7 +207,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 	md := &in.Mod
 	var negBits, absBits uint32
 	var agpr [4]bool // vdst, src0, src1, src2 (MAI) or data (memory)
-	facts := &litChecks[e.id]
+	facts := rowFacts(in.Enc)
 	vop3b := facts.vop3b
 	switch k {
 	case enc.VOP3:

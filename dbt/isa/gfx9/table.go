@@ -36,7 +36,6 @@ type entry struct {
 	flags  uint32
 	opselN uint8
 	ops    []opnd
-	id     uint16 // index in entries, set by init
 }
 
 // Entry flags.
