@@ -150,7 +150,7 @@ func nearestSymbols(heads map[uint64]string, addrs []uint64) func(uint64) (strin
 // Write disassembles every executable section of f to w. name is the file
 // name printed in the header.
 func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, error) {
-	l := Lister{set: newMemoSet(memoSize(f))}
+	l := Lister{set: newMemoSet(memoSize(f), false)}
 	buf := make([]byte, 0, flushAt+1024)
 	out, err := l.appendListing(buf, w, f, name, opt)
 	if err != nil {
@@ -166,7 +166,7 @@ func Write(w io.Writer, f *objfile.File, name string, opt Options) (*Stats, erro
 // is in the returned slice (nothing is written elsewhere). Callers that
 // keep a listing in memory reuse dst's storage.
 func AppendListing(dst []byte, f *objfile.File, name string, opt Options) (*Stats, []byte, error) {
-	l := Lister{set: newMemoSet(memoSize(f))}
+	l := Lister{set: newMemoSet(memoSize(f), false)}
 	out, err := l.appendListing(dst, nil, f, name, opt)
 	if err != nil {
 		return nil, out, err
@@ -196,7 +196,7 @@ type Lister struct {
 // bounds the code they will list, in 4-byte words (the memo is sized for
 // it, within its limit of memoMaxEntries instructions).
 func NewListers(n, words int) []*Lister {
-	set := newMemoSet(memoSizeFor(words))
+	set := newMemoSet(memoSizeFor(words), n > 1)
 	ls := make([]*Lister, n)
 	for i := range ls {
 		ls[i] = &Lister{set: set}
@@ -210,7 +210,7 @@ func (l *Lister) memoUser(k memoKey) *memoUser {
 		return u
 	}
 	if l.set == nil {
-		l.set = newMemoSet(memoMaxEntries)
+		l.set = newMemoSet(memoMaxEntries, false)
 	}
 	if l.users == nil {
 		l.users = map[memoKey]*memoUser{}

@@ -140,15 +140,50 @@ func TestMemoTable(t *testing.T) {
 			ref[k] = i
 		}
 	}
-	for k, v := range ref {
-		if got := tab.get(k, entries); got != v {
-			t.Fatalf("get(%#x) = %d; want %d", k, got, v)
+	for grown := range 2 {
+		for k, v := range ref {
+			if got := tab.get(k, entries); got != v {
+				t.Fatalf("grown %d: get(%#x) = %d; want %d", grown, k, got, v)
+			}
+		}
+		for k := uint64(1 << 20); k < 1<<20+1000; k++ {
+			if tab.get(k, entries) >= 0 {
+				t.Fatalf("grown %d: get(%#x) found a key never put", grown, k)
+			}
+		}
+		tab.grow(entries)
+	}
+	if len(tab.slots) != 1<<18 {
+		t.Fatalf("grow: %d slots; want %d", len(tab.slots), 1<<18)
+	}
+}
+
+// TestMemoGrows: a memo with one user starts with a table smaller than
+// its entries and doubles it as entries come, so that the table is never
+// more than three quarters full and every entry stays found.
+func TestMemoGrows(t *testing.T) {
+	m := newMemo(1<<12, false)
+	if got := len(m.table.slots); got != 1<<11 {
+		t.Fatalf("initial table: %d slots; want %d", got, 1<<11)
+	}
+	u := newMemoUser(m)
+	var raw [4]byte
+	for i := range 1 << 12 {
+		w := uint32(i) * 2654435761
+		raw[0], raw[1], raw[2], raw[3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+		u.putCount(raw[:], uint16(i))
+		if n := len(m.table.slots); 4*(i+1) > 3*n {
+			t.Fatalf("%d entries in a table of %d slots", i+1, n)
 		}
 	}
-	for k := uint64(1 << 20); k < 1<<20+1000; k++ {
-		if tab.get(k, entries) >= 0 {
-			t.Fatalf("get(%#x) found a key never put", k)
+	for i := range 1 << 12 {
+		w := uint32(i) * 2654435761
+		if got := m.table.get(uint64(w), m.entries); got != i {
+			t.Fatalf("entry %d (key %#x) found at %d", i, w, got)
 		}
+	}
+	if s := newMemo(1<<12, true); len(s.table.slots) != 1<<13 {
+		t.Fatalf("shared table: %d slots; want %d", len(s.table.slots), 1<<13)
 	}
 }
 
