@@ -399,7 +399,7 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 				l.instructions++
 				counts = count(counts, in.Enc)
 			}
-			_, branch := in.BranchTarget()
+			tgt, branch := in.BranchTarget()
 			remember := memo != nil && err == nil && !branch && gfx9.DecodeWindow(in, target) == size && size <= 8
 			switch {
 			case memo != nil && !remember:
@@ -433,7 +433,7 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 					// <symbol+offset> note (GFX9 prints a label as the
 					// operand; GFX12 prints the offset and names the
 					// label in the note).
-					if tgt, ok := in.BranchTarget(); ok {
+					if branch {
 						if l, named := sym(tgt); named && fam == familyGFX12 {
 							out = append(out, " <"...)
 							out = append(out, l...)
@@ -470,20 +470,31 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 }
 
 // appendTail appends, to the line that starts at start, the padding to
-// column 60, the address and the instruction words.
+// column 60, the address and the instruction words (one growth of out,
+// then the digits written in place).
 func appendTail(out []byte, start int, pc uint64, words []byte) []byte {
-	if pad := 60 - (len(out) - start); pad > 0 {
-		out = appendSpaces(out, pad)
-	}
-	out = append(out, "// "...)
-	out = appendHex(out, pc, 12)
-	out = append(out, ':')
-	for i := 0; i+4 <= len(words); i += 4 {
-		out = append(out, ' ')
-		out = appendHex(out, uint64(le32(words[i:])), 8)
+	pad := max(0, 60-(len(out)-start))
+	nw := len(words) / 4
+	i := len(out)
+	n := pad + len("// ") + 12 + len(":") + 9*nw
+	out = slices.Grow(out, n)[:i+n]
+	copy(out[i:i+pad], lineSpaces)
+	j := i + pad
+	out[j], out[j+1], out[j+2] = '/', '/', ' '
+	putDigits(out[j+3:j+15], pc, &hexPairsUpper)
+	out[j+15] = ':'
+	j += 16
+	for k := 0; k < nw; k++ {
+		out[j] = ' '
+		putDigits(out[j+1:j+9], uint64(le32(words[4*k:])), &hexPairsUpper)
+		j += 9
 	}
 	return out
 }
+
+// lineSpaces is the longest padding appendTail writes (to column 60 from
+// the tab that starts a line).
+const lineSpaces = "                                                            "
 
 // appendHeader appends objdump's symbol header line: a blank line, the
 // address in 16 hex digits and the name in angle brackets.
@@ -531,16 +542,6 @@ func putDigits(d []byte, v uint64, pairs *[512]byte) {
 	if i == 1 {
 		d[0] = pairs[2*(v&0xf)+1]
 	}
-}
-
-// appendSpaces appends n spaces.
-func appendSpaces(b []byte, n int) []byte {
-	const spaces = "                                                                "
-	for n > len(spaces) {
-		b = append(b, spaces...)
-		n -= len(spaces)
-	}
-	return append(b, spaces[:n]...)
 }
 
 // le64 reads a little-endian doubleword.
