@@ -112,7 +112,10 @@ func TestAfterMatchesReference(t *testing.T) {
 	if len(paths) == 0 || len(aiter) < 8 {
 		t.Fatal("no inputs")
 	}
-	paths = append(paths, aiter[:8]...)
+	// Every object is checked for registers beyond the sets; the first
+	// nref (the test kernels and 8 aiter objects) against the reference.
+	nref := len(paths) + 8
+	paths = append(paths, aiter...)
 	extra := func(x *isa.Inst) []isa.Operand {
 		if x.Format == isa.VOP3P {
 			return []isa.Operand{{Kind: isa.KindReg, Class: isa.VGPR, Reg: 255, Width: 1}}
@@ -120,7 +123,7 @@ func TestAfterMatchesReference(t *testing.T) {
 		return nil
 	}
 	checked := 0
-	for _, p := range paths {
+	for pi, p := range paths {
 		raw, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -142,6 +145,18 @@ func TestAfterMatchesReference(t *testing.T) {
 		}, cfg.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
+		}
+		// The sets hold 256 registers per file: every register a guest
+		// names must fit, or a read beyond them would go unrecorded.
+		for pc, x := range g.Insts {
+			for _, o := range x.Operands {
+				if o.Kind == isa.KindReg && (o.Class == isa.VGPR || o.Class == isa.AGPR || o.Class == isa.SGPR) && int(o.Reg)+int(o.Width) > 64*len(Set{}) {
+					t.Fatalf("%s: %#x names %v register %d..%d, beyond the %d-register sets", filepath.Base(p), pc, o.Class, o.Reg, int(o.Reg)+int(o.Width)-1, 64*len(Set{}))
+				}
+			}
+		}
+		if pi >= nref {
+			continue
 		}
 		for i := range f.Kernels() {
 			sc := g.Scope(i)

@@ -15,12 +15,20 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
 
-// Set is a register bit set for one register file (512 entries covers
-// v0..v255 and a0..a255 separately; SGPRs use the first 106).
-type Set [8]uint64
+// Set is a register bit set for one register file: 256 entries, enough for
+// v0..v255 and a0..a255 (each in its own set) and the SGPR file with its
+// special registers (vcc, m0, exec, ... below 128). Registers outside it
+// are not recorded.
+type Set [4]uint64
 
 // Add marks registers [first, first+n).
 func (s *Set) Add(first, n int) {
+	if b := first % 64; first >= 0 && n >= 0 && b+n <= 64 && first < 64*len(s) {
+		// Within one word (every register tuple that starts aligned
+		// enough): one mask.
+		s[first/64] |= (^uint64(0) >> (64 - n)) << b
+		return
+	}
 	lo, hi := max(first, 0), min(first+n, 64*len(s)) // [lo, hi)
 	for lo < hi {
 		w, b := lo/64, lo%64
@@ -31,7 +39,7 @@ func (s *Set) Add(first, n int) {
 }
 
 // Has reports whether r is in the set.
-func (s *Set) Has(r int) bool { return r >= 0 && r < 512 && s[r/64]>>(r%64)&1 != 0 }
+func (s *Set) Has(r int) bool { return r >= 0 && r < 64*len(s) && s[r/64]>>(r%64)&1 != 0 }
 
 // Or adds every member of t.
 func (s *Set) Or(t *Set) bool {
@@ -75,6 +83,33 @@ func (r *Regs) touch(in *isa.Inst, all bool) {
 	}
 }
 
+// touchBoth adds the registers in reads to reads and every register
+// operand of in to all: touch(in, false) on reads and touch(in, true) on
+// all in one pass over the operands.
+func touchBoth(reads, all *Regs, in *isa.Inst) {
+	for i := range in.Operands {
+		o := &in.Operands[i]
+		if o.Kind != isa.KindReg {
+			continue
+		}
+		var r, a *Set
+		switch o.Class {
+		case isa.VGPR:
+			r, a = &reads.V, &all.V
+		case isa.AGPR:
+			r, a = &reads.A, &all.A
+		case isa.SGPR:
+			r, a = &reads.S, &all.S
+		default:
+			continue
+		}
+		a.Add(int(o.Reg), int(o.Width))
+		if o.Role.Uses() {
+			r.Add(int(o.Reg), int(o.Width))
+		}
+	}
+}
+
 // add marks one register operand.
 func (r *Regs) add(o isa.Operand) {
 	switch o.Class {
@@ -100,6 +135,8 @@ type Info struct {
 	// after[i][j] holds the registers that may be read by anything that
 	// can execute after instruction j of blocks[i] (nil until asked).
 	after [][]Regs
+	// last is the index in blocks of the last After's block.
+	last int
 	// Used holds every register the scope names at all.
 	Used Regs
 }
@@ -121,8 +158,7 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 		b := g.Blocks[l]
 		r := &local[i]
 		for _, x := range b.Insts {
-			r.touch(x, false)
-			info.Used.touch(x, true)
+			touchBoth(r, &info.Used, x)
 			if extra != nil {
 				for _, o := range extra(x) {
 					r.add(o)
@@ -194,11 +230,18 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 // After returns the registers that may be read after the instruction at
 // pc (nil when pc is not in the scope).
 func (i *Info) After(pc uint64) *Regs {
-	k, _ := slices.BinarySearchFunc(i.blocks, pc, func(b *cfg.Block, pc uint64) int { return cmp.Compare(b.Start, pc+1) })
-	k--
+	// Questions come mostly in address order: try the block of the last
+	// answer (it is the right one when it is the last block starting at
+	// or before pc) before searching.
+	k := i.last
+	if k >= len(i.blocks) || pc < i.blocks[k].Start || k+1 < len(i.blocks) && i.blocks[k+1].Start <= pc {
+		k, _ = slices.BinarySearchFunc(i.blocks, pc, func(b *cfg.Block, pc uint64) int { return cmp.Compare(b.Start, pc+1) })
+		k--
+	}
 	if k < 0 || pc >= i.blocks[k].End {
 		return nil
 	}
+	i.last = k
 	b := i.blocks[k]
 	j, found := slices.BinarySearchFunc(b.Insts, pc, func(x *isa.Inst, pc uint64) int { return cmp.Compare(x.PC, pc) })
 	if !found {

@@ -76,7 +76,7 @@ func TestSetAdd(t *testing.T) {
 		for _, n := range []int{0, 1, 2, 3, 4, 8, 16, 32, 63, 64, 65, 100, 600} {
 			var got, want Set
 			got.Add(first, n)
-			for r := first; r < first+n && r < 512; r++ {
+			for r := first; r < first+n && r < 64*len(want); r++ {
 				if r >= 0 {
 					want[r/64] |= 1 << (r % 64)
 				}
