@@ -109,6 +109,17 @@ func Decode(b []byte) (*Metadata, error) {
 	if err := Validate(b); err != nil {
 		return nil, err
 	}
+	if md, ok := decodeDirect(b); ok {
+		return md, nil
+	}
+	return decodeGeneric(b)
+}
+
+// decodeGeneric decodes a validated note through the MessagePack
+// library's generic maps and lists, then fills the typed form from them;
+// its errors name the entry and key of the first value the typed form
+// rejects. decodeDirect gives the same value faster where it applies.
+func decodeGeneric(b []byte) (*Metadata, error) {
 	dec := msgpack.NewDecoder(bytes.NewReader(b))
 	dec.UseLooseInterfaceDecoding(true)
 	raw, err := dec.DecodeInterface()
@@ -197,6 +208,14 @@ type typeFields struct {
 	keys  []string
 	idx   []int
 	index map[string]int
+	// ref maps a key to its field index and the key's own string.
+	ref map[string]fieldRef
+}
+
+// fieldRef is a tagged field: its index and its key.
+type fieldRef struct {
+	idx int
+	key string
 }
 
 var fieldCache sync.Map // reflect.Type -> *typeFields
@@ -205,7 +224,7 @@ func fieldsOf(t reflect.Type) *typeFields {
 	if c, ok := fieldCache.Load(t); ok {
 		return c.(*typeFields)
 	}
-	tf := &typeFields{index: map[string]int{}}
+	tf := &typeFields{index: map[string]int{}, ref: map[string]fieldRef{}}
 	for i := 0; i < t.NumField(); i++ {
 		key := t.Field(i).Tag.Get("msgpack")
 		if key == "" || key == "-" {
@@ -214,6 +233,7 @@ func fieldsOf(t reflect.Type) *typeFields {
 		tf.keys = append(tf.keys, key)
 		tf.idx = append(tf.idx, i)
 		tf.index[key] = i
+		tf.ref[key] = fieldRef{i, key}
 	}
 	fieldCache.Store(t, tf)
 	return tf

@@ -1,0 +1,238 @@
+package metadata
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+)
+
+// sameDecode reports whether two decodes are the same value: equal as Go
+// values (types of generic values, nil against empty maps and slices,
+// presence sets included), or, where a NaN makes that impossible, equal
+// in every printed detail.
+func sameDecode(a, b *Metadata) bool {
+	if reflect.DeepEqual(a, b) {
+		return true
+	}
+	sa, sb := fmt.Sprintf("%#v", a), fmt.Sprintf("%#v", b)
+	return strings.Contains(sa, "NaN") && sa == sb
+}
+
+// checkDirect fails t when the direct decode of the validated note b
+// differs from the general one, or succeeds where the general one fails.
+// It returns whether the direct decode applied.
+func checkDirect(t *testing.T, name string, b []byte) bool {
+	t.Helper()
+	if Validate(b) != nil {
+		return false
+	}
+	want, werr := decodeGeneric(b)
+	got, ok := decodeDirect(b)
+	if !ok {
+		return false
+	}
+	if werr != nil {
+		t.Fatalf("%s: the direct decode succeeds where the general one fails (%v)", name, werr)
+	}
+	if !sameDecode(got, want) {
+		t.Fatalf("%s: direct decode differs:\n%#v\nwant\n%#v", name, got, want)
+	}
+	return true
+}
+
+// metadataNotes returns the NT_AMDGPU_METADATA descriptors of every code
+// object under dir.
+func metadataNotes(t testing.TB, dir string) map[string][]byte {
+	notes := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(p, ".co") {
+			return err
+		}
+		f, err := elf.Open(p)
+		if err != nil {
+			return nil // not an ELF file the standard reader takes
+		}
+		defer f.Close()
+		for _, s := range f.Sections {
+			if s.Type != elf.SHT_NOTE {
+				continue
+			}
+			b, err := s.Data()
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			for len(b) >= 12 {
+				namesz, descsz, typ := binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), binary.LittleEndian.Uint32(b[8:])
+				nameEnd := 12 + (uint64(namesz)+3)&^3
+				descEnd := nameEnd + (uint64(descsz)+3)&^3
+				if descEnd > uint64(len(b)) {
+					break
+				}
+				if typ == 32 && bytes.HasPrefix(b[12:], []byte("AMDGPU\x00")) {
+					notes[p] = b[nameEnd : nameEnd+uint64(descsz)]
+				}
+				b = b[descEnd:]
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return notes
+}
+
+// TestDirectDecodeMatchesGeneral decodes the metadata note of every
+// committed and shared code object both ways: the direct decode must apply
+// to each (they are what translation reads) and give the general decode's
+// value.
+func TestDirectDecodeMatchesGeneral(t *testing.T) {
+	notes := metadataNotes(t, filepath.Join(projectpath.MustRoot(t), "testdata"))
+	for p, b := range metadataNotes(t, projectpath.MustShared(t, "corpus")) {
+		notes[p] = b
+	}
+	if len(notes) < 100 {
+		t.Fatalf("only %d metadata notes found", len(notes))
+	}
+	for p, b := range notes {
+		if !checkDirect(t, p, b) {
+			t.Errorf("%s: the direct decode does not apply", p)
+		}
+	}
+	t.Logf("%d notes", len(notes))
+}
+
+// TestDirectDecodeCases covers the value forms the corpus does not have:
+// every integer width and sign, floats, nil, binaries, repeated keys,
+// empty lists and maps, and forms the direct decode leaves to the general
+// path (extension types, non-string keys, rejected values).
+func TestDirectDecodeCases(t *testing.T) {
+	enc := func(v any) []byte {
+		var buf bytes.Buffer
+		e := msgpack.NewEncoder(&buf)
+		e.SetSortMapKeys(true)
+		if err := e.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	kernel := func(extra map[string]any) map[string]any {
+		k := map[string]any{".name": "k", ".symbol": "k.kd", ".vgpr_count": uint8(12)}
+		for key, v := range extra {
+			k[key] = v
+		}
+		return map[string]any{"amdhsa.version": []any{1, 2}, "amdhsa.kernels": []any{k}}
+	}
+	direct := []map[string]any{
+		sample(),
+		{},
+		{"amdhsa.kernels": []any{}},
+		{"amdhsa.kernels": []any{map[string]any{".args": []any{}}}},
+		kernel(map[string]any{".sgpr_count": int8(5), ".agpr_count": int16(300), ".kernarg_segment_size": int32(70000), ".private_segment_fixed_size": int64(1 << 40)}),
+		kernel(map[string]any{".sgpr_count": uint16(5), ".agpr_count": uint32(1 << 20), ".kernarg_segment_size": uint64(1 << 50), ".uses_dynamic_stack": int8(1), ".uniform_work_group_size": true}),
+		kernel(map[string]any{".vendor": map[string]any{"f32": float32(1.5), "f64": 2.25, "nan": math.NaN(), "nil": nil, "neg": int8(-3), "big": int64(-1 << 40), "u": uint64(1 << 63), "list": []any{}, "m": map[string]any{}, "bin": []byte("xy")}}),
+		kernel(map[string]any{".language_version": []any{}, ".reqd_workgroup_size": []any{uint16(256), int8(1), true}}),
+		kernel(map[string]any{".args": []any{map[string]any{".size": 8, ".offset": 0, ".value_kind": "global_buffer", ".is_const": uint8(1), ".x": []any{nil}}}}),
+	}
+	for i, m := range direct {
+		if !checkDirect(t, fmt.Sprint("case ", i), enc(m)) {
+			t.Errorf("case %d: the direct decode does not apply", i)
+		}
+	}
+	// A repeated key: the last value wins, on both paths.
+	rep := []byte{0x82, 0xae}
+	rep = append(rep, "amdhsa.kernels"...)
+	rep = append(rep, 0x91, 0x80, 0xae)
+	rep = append(rep, "amdhsa.kernels"...)
+	rep = append(rep, 0x90)
+	if !checkDirect(t, "repeated key", rep) {
+		t.Error("repeated key: the direct decode does not apply")
+	}
+	if md, err := Decode(rep); err != nil || len(md.Kernels) != 0 {
+		t.Errorf("repeated key: %v %v", md, err)
+	}
+	general := [][]byte{
+		enc(map[string]any{"amdhsa.target": 5}),                                         // a string field holding a number
+		enc(kernel(map[string]any{".vgpr_count": int8(-1)})),                            // negative count
+		enc(kernel(map[string]any{".vgpr_count": 1.5})),                                 // float count
+		enc(map[string]any{"amdhsa.kernels": map[string]any{}}),                         // not a list
+		enc(map[string]any{"amdhsa.kernels": []any{5}}),                                 // an entry that is not a map
+		enc(map[any]any{1: 2}),                                                          // a non-string key
+		enc([]any{1}),                                                                   // root not a map
+		{0x81, 0xa1, 'x', 0xd4, 0x01, 0x02},                                             // an extension type
+		{0x81, 0xc0, 0x01},                                                              // a nil key
+		enc(map[string]any{"amdhsa.version": []any{"a"}}),                               // list element of the wrong type
+		enc(kernel(map[string]any{".reqd_workgroup_size": nil})),                        // nil for a list
+		enc(map[string]any{"amdhsa.kernels": []any{map[string]any{".args": []any{1}}}}), // an argument that is not a map
+	}
+	for i, b := range general {
+		if checkDirect(t, fmt.Sprint("general case ", i), b) {
+			t.Errorf("general case %d: the direct decode applied", i)
+		}
+	}
+}
+
+// TestDecodeTakesDirectPath checks that Decode returns the direct decode
+// where it applies: a note whose direct decode succeeds gives a value
+// equal to decodeDirect's, and the general path's errors still reach the
+// caller.
+func TestDecodeTakesDirectPath(t *testing.T) {
+	b := encodeMapBytes(sample())
+	md, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := decodeDirect(b)
+	if !ok || !reflect.DeepEqual(md, d) {
+		t.Fatal("Decode does not give the direct decode")
+	}
+	if _, err := Decode(encodeMapBytes(map[string]any{"amdhsa.target": 5})); err == nil || !strings.Contains(err.Error(), "amdhsa.target") {
+		t.Fatalf("error %v does not name the key", err)
+	}
+}
+
+// BenchmarkDecodeNotes decodes the metadata notes of the aiter gfx950
+// objects by the direct path (Decode) and by the general one, in the same
+// run: the ratio of the two is the direct decode's gain.
+func BenchmarkDecodeNotes(b *testing.B) {
+	var notes [][]byte
+	for _, n := range metadataNotes(b, projectpath.MustShared(b, "corpus", "aiter", "gfx950")) {
+		notes = append(notes, n)
+	}
+	size := 0
+	for _, n := range notes {
+		size += len(n)
+	}
+	for _, c := range []struct {
+		name   string
+		decode func([]byte) (*Metadata, error)
+	}{{"direct", Decode}, {"general", func(n []byte) (*Metadata, error) {
+		if err := Validate(n); err != nil {
+			return nil, err
+		}
+		return decodeGeneric(n)
+	}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for range b.N {
+				for _, n := range notes {
+					if _, err := c.decode(n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
