@@ -153,11 +153,10 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
 		}
 	}
-	leaders := map[uint64]bool{}
+	leaders := newLeaderSet(text)
 	var work []uint64
 	push := func(a uint64) {
-		if !leaders[a] {
-			leaders[a] = true
+		if leaders.add(a) {
 			work = append(work, a)
 		}
 	}
@@ -219,7 +218,11 @@ func sameSet(a, b []uint64) bool {
 // branch targets and fallthrough leaders through push.
 func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra map[uint64][]uint64) {
 	for {
-		if _, done := g.Insts[a]; done {
+		if off := a - g.Text.Addr; a >= g.Text.Addr && off%4 == 0 && off/4 < uint64(len(g.byWord)) {
+			if g.byWord[off/4] != nil {
+				return // decoded already
+			}
+		} else if _, done := g.Insts[a]; done {
 			return
 		}
 		if !g.Text.Contains(a) {
@@ -359,8 +362,48 @@ func (g *Graph) orderedInsts() []*isa.Inst {
 	return insts
 }
 
+// leaderSet is a set of block leaders: a bit per .text word for the
+// word-aligned addresses inside .text, a map for any other.
+type leaderSet struct {
+	base  uint64
+	words []uint64
+	other map[uint64]bool
+}
+
+func newLeaderSet(text Text) *leaderSet {
+	return &leaderSet{base: text.Addr, words: make([]uint64, (len(text.Data)/4+63)/64)}
+}
+
+// add adds a and reports whether it was not in the set yet.
+func (l *leaderSet) add(a uint64) bool {
+	if off := a - l.base; a >= l.base && off%4 == 0 && off/4/64 < uint64(len(l.words)) {
+		w, bit := off/4/64, uint64(1)<<(off/4%64)
+		if l.words[w]&bit != 0 {
+			return false
+		}
+		l.words[w] |= bit
+		return true
+	}
+	if l.other[a] {
+		return false
+	}
+	if l.other == nil {
+		l.other = map[uint64]bool{}
+	}
+	l.other[a] = true
+	return true
+}
+
+// has reports whether a is in the set.
+func (l *leaderSet) has(a uint64) bool {
+	if off := a - l.base; a >= l.base && off%4 == 0 && off/4/64 < uint64(len(l.words)) {
+		return l.words[off/4/64]>>(off/4%64)&1 != 0
+	}
+	return l.other[a]
+}
+
 // buildBlocks splits the decoded instructions into blocks.
-func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) {
+func (g *Graph) buildBlocks(leaders *leaderSet, extra map[uint64][]uint64) {
 	insts := g.orderedInsts()
 	// A leader that is not an instruction start but lies inside a decoded
 	// instruction is an error (the two decodings overlap).
@@ -385,7 +428,7 @@ func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) 
 	}
 	for i, in := range insts {
 		a := in.PC
-		if cur != nil && (leaders[a] || cur.End != a) {
+		if cur != nil && (cur.End != a || leaders.has(a)) {
 			closeBlock(i)
 		}
 		if cur == nil {

@@ -17,7 +17,7 @@ import (
 func decodeDirect(b []byte) (*Metadata, bool) {
 	d := &direct{b: b}
 	md := &Metadata{}
-	ok := d.fill(reflect.ValueOf(md).Elem(), fieldsOf(reflect.TypeOf(md).Elem()), &md.Extra, &md.present, "amdhsa.kernels", func() bool {
+	ok := d.fill(reflect.ValueOf(md).Elem(), fieldsOf(reflect.TypeOf(md).Elem()), &md.Extra, &md.present, func() bool {
 		n, ok := d.arrayLen()
 		if !ok {
 			return false
@@ -30,7 +30,7 @@ func decodeDirect(b []byte) (*Metadata, bool) {
 		at := fieldsOf(reflect.TypeOf(Arg{}))
 		for range n {
 			var k Kernel
-			ok := d.fill(reflect.ValueOf(&k).Elem(), kt, &k.Extra, &k.present, ".args", func() bool {
+			ok := d.fill(reflect.ValueOf(&k).Elem(), kt, &k.Extra, &k.present, func() bool {
 				n, ok := d.arrayLen()
 				if !ok {
 					return false
@@ -41,7 +41,7 @@ func decodeDirect(b []byte) (*Metadata, bool) {
 				}
 				for range n {
 					var a Arg
-					if !d.fill(reflect.ValueOf(&a).Elem(), at, &a.Extra, &a.present, "", nil) {
+					if !d.fill(reflect.ValueOf(&a).Elem(), at, &a.Extra, &a.present, nil) {
 						return false
 					}
 					k.Args = append(k.Args, a)
@@ -369,16 +369,16 @@ func (d *direct) assign(dst reflect.Value) bool {
 }
 
 // fill reads a map into the struct v: tagged keys into their fields, the
-// key special (when not empty) through onSpecial, every other key into a
-// new Extra map (made when the map has any key without a field, special
-// included, as the general path leaves it), and every key read into a new
-// presence set.
-func (d *direct) fill(v reflect.Value, tf *typeFields, extraOut *map[string]any, presentOut *map[string]bool, special string, onSpecial func() bool) bool {
+// struct's list key (tf.list, when it has one) through onList, every other
+// key into a new Extra map (made when the map has any key without a
+// field, the list key included, as the general path leaves it), and every
+// key read into a new presence set.
+func (d *direct) fill(v reflect.Value, tf *typeFields, extraOut *map[string]any, presentOut *presence, onList func() bool) bool {
 	n, ok := d.mapLen()
 	if !ok {
 		return false
 	}
-	present := make(map[string]bool, n)
+	var present presence
 	var extra map[string]any
 	for range n {
 		c, ok := d.next()
@@ -390,7 +390,7 @@ func (d *direct) fill(v reflect.Value, tf *typeFields, extraOut *map[string]any,
 			return false
 		}
 		if f, ok := tf.ref[string(kb)]; ok {
-			present[f.key] = true
+			present.bits |= 1 << f.n
 			if !d.assign(v.Field(f.idx)) {
 				return false
 			}
@@ -400,9 +400,9 @@ func (d *direct) fill(v reflect.Value, tf *typeFields, extraOut *map[string]any,
 		if extra == nil {
 			extra = map[string]any{}
 		}
-		if special != "" && key == special {
-			present[key] = true
-			if !onSpecial() {
+		if tf.list != "" && key == tf.list {
+			present.bits |= listBit
+			if !onList() {
 				return false
 			}
 			continue

@@ -236,3 +236,39 @@ func BenchmarkDecodeNotes(b *testing.B) {
 		})
 	}
 }
+
+// TestPresenceBits checks that every tagged field of the three structs has
+// a presence bit below listBit, and that Has and MarkPresent agree for
+// tagged keys, the list key and any other key.
+func TestPresenceBits(t *testing.T) {
+	for _, v := range []any{Metadata{}, Kernel{}, Arg{}} {
+		if n := len(fieldsOf(reflect.TypeOf(v)).keys); n >= 63 {
+			t.Fatalf("%T has %d tagged fields; presence bits hold 63", v, n)
+		}
+	}
+	var k Kernel
+	keys := []string{".name", ".vgpr_count", ".args", ".vendor", ""}
+	for i, key := range keys {
+		if k.Has(key) {
+			t.Fatalf("%q present before MarkPresent", key)
+		}
+		k.MarkPresent(key)
+		for _, prev := range keys[:i+1] {
+			if !k.Has(prev) {
+				t.Fatalf("%q not present after MarkPresent", prev)
+			}
+		}
+		for _, next := range keys[i+1:] {
+			if k.Has(next) {
+				t.Fatalf("%q present after MarkPresent(%q)", next, key)
+			}
+		}
+	}
+	m := k.Map()
+	if _, ok := m[".vgpr_count"]; !ok {
+		t.Fatal("a zero field marked present is not written")
+	}
+	if _, ok := m[".args"]; !ok {
+		t.Fatal("an empty .args list marked present is not written")
+	}
+}
