@@ -217,6 +217,10 @@ func sameSet(a, b []uint64) bool {
 // explore decodes straight-line code from a until a terminator, adding
 // branch targets and fallthrough leaders through push.
 func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra map[uint64][]uint64) {
+	// The chunks are local while decoding (stores to them need no write
+	// barrier) and go back to the graph on return.
+	slab, ops := g.slab, g.ops
+	defer func() { g.slab, g.ops = slab, ops }()
 	for {
 		if off := a - g.Text.Addr; a >= g.Text.Addr && off%4 == 0 && off/4 < uint64(len(g.byWord)) {
 			if g.byWord[off/4] != nil {
@@ -230,23 +234,23 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 			return
 		}
 		off := a - g.Text.Addr
-		if len(g.slab) == 0 {
-			g.slab = make([]isa.Inst, 512)
+		if len(slab) == 0 {
+			slab = make([]isa.Inst, 512)
 		}
-		p := &g.slab[0]
+		p := &slab[0]
 		var err error
 		if g.decodeInto != nil {
-			if len(g.ops) < maxOperands {
+			if len(ops) < maxOperands {
 				// About 3 operands per 6-byte instruction, in chunks of
 				// at most 4096.
-				g.ops = make([]isa.Operand, min(4096, max(256, len(g.Text.Data)/2)))
+				ops = make([]isa.Operand, min(4096, max(256, len(g.Text.Data)/2)))
 			}
-			p.Operands = g.ops[:0:len(g.ops)]
+			p.Operands = ops[:0:len(ops)]
 			err = g.decodeInto(p, g.Text.Data[off:], a)
-			if n := len(p.Operands); err == nil && cap(p.Operands) == len(g.ops) {
+			if n := len(p.Operands); err == nil && cap(p.Operands) == len(ops) {
 				// Still in the chunk: keep exactly the decoded operands.
 				p.Operands = p.Operands[:n:n]
-				g.ops = g.ops[n:]
+				ops = ops[n:]
 			}
 		} else {
 			*p, err = decode(g.Text.Data[off:], a)
@@ -261,7 +265,7 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 			g.Errors[a] = "instruction runs past the end of .text"
 			return
 		}
-		g.slab = g.slab[1:]
+		slab = slab[1:]
 		in := p
 		p.PC = a
 		g.Insts[a] = p
