@@ -122,6 +122,15 @@ func TestAfterMatchesReference(t *testing.T) {
 		}
 		return nil
 	}
+	// Extra uses that differ from instruction to instruction: every
+	// seventh instruction reads a VGPR and an SGPR pair named by its
+	// address, so a use attributed to the wrong instruction shows.
+	varied := func(x *isa.Inst) []isa.Operand {
+		if w := x.PC / 4; w%7 == 0 {
+			return []isa.Operand{{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(w % 256), Width: 1}, {Kind: isa.KindReg, Class: isa.SGPR, Reg: uint16(w % 100), Width: 2}}
+		}
+		return nil
+	}
 	checked := 0
 	for pi, p := range paths {
 		raw, err := os.ReadFile(p)
@@ -163,7 +172,7 @@ func TestAfterMatchesReference(t *testing.T) {
 			if len(sc.Errors) > 0 || len(sc.Blocks) == 0 {
 				continue
 			}
-			for _, ex := range []ExtraUses{nil, extra} {
+			for _, ex := range []ExtraUses{nil, extra, varied} {
 				info := Analyze(g, sc, ex)
 				ref := referenceAfter(g, sc, ex)
 				for pc, want := range ref {

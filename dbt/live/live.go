@@ -126,8 +126,7 @@ func (r *Regs) add(o isa.Operand) {
 // computed block by block on the first question about a block, so an Info
 // must not be used by several goroutines at once.
 type Info struct {
-	g     *cfg.Graph
-	extra ExtraUses
+	g *cfg.Graph
 	// blocks are the scope's blocks by ascending start address, out their
 	// live-out sets (what may be read after the last instruction).
 	blocks []*cfg.Block
@@ -135,6 +134,11 @@ type Info struct {
 	// after[i][j] holds the registers that may be read by anything that
 	// can execute after instruction j of blocks[i] (nil until asked).
 	after [][]Regs
+	// extraBy[k] lists the instructions of blocks[k] with extra uses, by
+	// ascending index, their operands in xops (nil: no extra uses in the
+	// scope).
+	extraBy [][]extraAt
+	xops    []isa.Operand
 	// last is the index in blocks of the last After's block.
 	last int
 	// Used holds every register the scope names at all.
@@ -142,8 +146,14 @@ type Info struct {
 }
 
 // ExtraUses returns registers an instruction reads beyond its decoded
-// operands (a conservative superset is always safe). It may be nil.
+// operands (a conservative superset is always safe). It may be nil. It
+// must give the same registers every time it is asked about an
+// instruction: Analyze asks once and keeps the answer.
 type ExtraUses func(in *isa.Inst) []isa.Operand
+
+// extraAt is one instruction's extra uses: j is its index in its block,
+// its operands are xops[lo:hi].
+type extraAt struct{ j, lo, hi int32 }
 
 // Analyze computes the reads reachable after each instruction of sc.
 func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
@@ -151,22 +161,42 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 	for i, l := range sc.Blocks {
 		idx[l] = i
 	}
-	info := &Info{g: g, extra: extra}
+	info := &Info{g: g}
 	in := make([]Regs, len(sc.Blocks))
 	local := make([]Regs, len(sc.Blocks))
+	// The extra uses found, by scope block: xr[i] is the range of xs
+	// for block i (nil when there are none at all).
+	var xr [][2]int32
+	var xs []extraAt
+	var xops []isa.Operand
 	for i, l := range sc.Blocks {
 		b := g.Blocks[l]
 		r := &local[i]
-		for _, x := range b.Insts {
+		for j, x := range b.Insts {
 			touchBoth(r, &info.Used, x)
-			if extra != nil {
-				for _, o := range extra(x) {
-					r.add(o)
-					info.Used.add(o)
+			if extra == nil {
+				continue
+			}
+			ops := extra(x)
+			for _, o := range ops {
+				r.add(o)
+				info.Used.add(o)
+			}
+			if len(ops) > 0 {
+				// Kept for blockAfter, which then need not ask again.
+				if xr == nil {
+					xr = make([][2]int32, len(sc.Blocks))
 				}
+				if xr[i][0] == xr[i][1] {
+					xr[i][0] = int32(len(xs))
+				}
+				xs = append(xs, extraAt{j: int32(j), lo: int32(len(xops)), hi: int32(len(xops) + len(ops))})
+				xops = append(xops, ops...)
+				xr[i][1] = int32(len(xs))
 			}
 		}
 	}
+	info.xops = xops
 	// next[i] are the scope-block indexes execution may continue at after
 	// block i: its successors and callees (a return, s_setpc through a
 	// validated call, continues at every continuation of the scope, so
@@ -218,8 +248,14 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 	info.blocks = make([]*cfg.Block, len(order))
 	info.out = make([]Regs, len(order))
 	info.after = make([][]Regs, len(order))
+	if xr != nil {
+		info.extraBy = make([][]extraAt, len(order))
+	}
 	for k, i := range order {
 		info.blocks[k] = g.Blocks[sc.Blocks[i]]
+		if xr != nil {
+			info.extraBy[k] = xs[xr[i][0]:xr[i][1]:xr[i][1]]
+		}
 		for _, j := range next[i] {
 			info.out[k].or(&in[j])
 		}
@@ -248,23 +284,29 @@ func (i *Info) After(pc uint64) *Regs {
 		return nil
 	}
 	if i.after[k] == nil {
-		i.after[k] = i.blockAfter(b, &i.out[k])
+		var xs []extraAt
+		if i.extraBy != nil {
+			xs = i.extraBy[k]
+		}
+		i.after[k] = i.blockAfter(b, &i.out[k], xs)
 	}
 	return &i.after[k][j]
 }
 
 // blockAfter computes the registers read after each instruction of b,
-// walking back from its live-out set.
-func (i *Info) blockAfter(b *cfg.Block, out *Regs) []Regs {
+// walking back from its live-out set; xs are b's extra uses.
+func (i *Info) blockAfter(b *cfg.Block, out *Regs, xs []extraAt) []Regs {
 	after := make([]Regs, len(b.Insts))
 	r := *out
+	x := len(xs) - 1
 	for j := len(b.Insts) - 1; j >= 0; j-- {
 		after[j] = r
 		r.touch(b.Insts[j], false)
-		if i.extra != nil {
-			for _, o := range i.extra(b.Insts[j]) {
+		if x >= 0 && int(xs[x].j) == j {
+			for _, o := range i.xops[xs[x].lo:xs[x].hi] {
 				r.add(o)
 			}
+			x--
 		}
 	}
 	return after
