@@ -31,7 +31,7 @@ func changes(kts []*kernelT, hostText []byte, textAddr uint64, bases []uint64, p
 		}
 		sort.Slice(pcs, func(a, b int) bool { return kt.body.Map[pcs[a]] < kt.body.Map[pcs[b]] })
 		for j, pc := range pcs {
-			in := kt.g.Insts[pc]
+			in, _ := kt.g.Inst(pc)
 			lo := kt.body.Map[pc]
 			hi := len(kt.body.Code)
 			if j+1 < len(pcs) {

@@ -318,7 +318,7 @@ func (kt *kernelT) emit() {
 }
 
 func (kt *kernelT) nameAt(a uint64) string {
-	if in, ok := kt.g.Insts[a]; ok {
+	if in, ok := kt.g.Inst(a); ok {
 		return in.Name()
 	}
 	return ""
@@ -1063,7 +1063,7 @@ func appendOnce(s []string, v string) []string {
 
 // inScope reports whether a is the address of an instruction of the scope.
 func (kt *kernelT) inScope(a uint64) bool {
-	if _, ok := kt.g.Insts[a]; !ok {
+	if _, ok := kt.g.Inst(a); !ok {
 		return false
 	}
 	i := sort.Search(len(kt.scope.Blocks), func(i int) bool { return kt.scope.Blocks[i] > a }) - 1

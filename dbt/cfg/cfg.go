@@ -8,8 +8,8 @@
 package cfg
 
 import (
+	"cmp"
 	"fmt"
-	"math/bits"
 	"slices"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -102,8 +102,6 @@ func (b *Block) Last() *isa.Inst { return b.Insts[len(b.Insts)-1] }
 type Graph struct {
 	Text  Text
 	Roots []Root
-	// Insts maps every decoded instruction's address to it.
-	Insts map[uint64]*isa.Inst
 	// Blocks maps leaders to blocks; Order lists leaders ascending.
 	Blocks map[uint64]*Block
 	Order  []uint64
@@ -117,9 +115,13 @@ type Graph struct {
 	slab []isa.Inst
 	// ops is where DecodeInto writes operands, in chunks.
 	ops []isa.Operand
-	// byWord holds Insts by .text word index (the addresses explore
-	// decodes are word aligned), for ordered scans without the map.
+	// byWord holds the decoded instructions by .text word index (the
+	// addresses explore decodes are word aligned); other holds any at an
+	// address byWord cannot (nil when there are none); count is how many
+	// there are in all. Inst and Instructions read them.
 	byWord []*isa.Inst
+	other  map[uint64]*isa.Inst
+	count  int
 	// decodeInto is Options.DecodeInto.
 	decodeInto DecodeIntoFunc
 	// GetPC holds the addresses of every s_getpc_b64.
@@ -147,7 +149,7 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 		opt.MaxRounds = 8
 	}
 	// Capacity hint: an instruction is 4 to 12 bytes, typically 6.
-	g := &Graph{Text: text, Roots: roots, Insts: make(map[uint64]*isa.Inst, len(text.Data)/6), Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: make([]*isa.Inst, len(text.Data)/4)}
+	g := &Graph{Text: text, Roots: roots, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: make([]*isa.Inst, len(text.Data)/4)}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
@@ -222,11 +224,7 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 	slab, ops := g.slab, g.ops
 	defer func() { g.slab, g.ops = slab, ops }()
 	for {
-		if off := a - g.Text.Addr; a >= g.Text.Addr && off%4 == 0 && off/4 < uint64(len(g.byWord)) {
-			if g.byWord[off/4] != nil {
-				return // decoded already
-			}
-		} else if _, done := g.Insts[a]; done {
+		if _, done := g.Inst(a); done {
 			return
 		}
 		if !g.Text.Contains(a) {
@@ -268,10 +266,7 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 		slab = slab[1:]
 		in := p
 		p.PC = a
-		g.Insts[a] = p
-		if off%4 == 0 && off/4 < uint64(len(g.byWord)) {
-			g.byWord[off/4] = p
-		}
+		g.add(p)
 		next := a + uint64(in.Size)
 		switch in.Info.Branch {
 		case isa.BranchJump:
@@ -320,49 +315,52 @@ func appendUnique(s []uint64, a uint64) []uint64 {
 	return append(s, a)
 }
 
-// sortedInsts returns the decoded instruction addresses in ascending
-// order: by a scan of a bitmap of .text words when every address is word
-// aligned in .text (always, for decoded code), otherwise by sorting.
-func (g *Graph) sortedInsts() []uint64 {
-	addrs := make([]uint64, 0, len(g.Insts))
-	words := make([]uint64, (len(g.Text.Data)/4+64)/64)
-	for a := range g.Insts {
-		off := a - g.Text.Addr
-		if a < g.Text.Addr || off%4 != 0 || off/4/64 >= uint64(len(words)) {
-			for a := range g.Insts {
-				addrs = append(addrs, a)
-			}
-			slices.Sort(addrs)
-			return addrs
-		}
-		words[off/4/64] |= 1 << (off / 4 % 64)
+// Inst returns the decoded instruction that starts at a, if there is one.
+func (g *Graph) Inst(a uint64) (*isa.Inst, bool) {
+	if off := a - g.Text.Addr; a >= g.Text.Addr && off%4 == 0 && off/4 < uint64(len(g.byWord)) {
+		in := g.byWord[off/4]
+		return in, in != nil
 	}
-	for i, w := range words {
-		for w != 0 {
-			b := bits.TrailingZeros64(w)
-			w &^= 1 << b
-			addrs = append(addrs, g.Text.Addr+4*(uint64(i)*64+uint64(b)))
-		}
-	}
-	return addrs
+	in, ok := g.other[a]
+	return in, ok
 }
 
+// add records the decoded instruction in, which starts at in.PC (not
+// decoded before).
+func (g *Graph) add(in *isa.Inst) {
+	g.count++
+	if off := in.PC - g.Text.Addr; in.PC >= g.Text.Addr && off%4 == 0 && off/4 < uint64(len(g.byWord)) {
+		g.byWord[off/4] = in
+		return
+	}
+	if g.other == nil {
+		g.other = map[uint64]*isa.Inst{}
+	}
+	g.other[in.PC] = in
+}
+
+// NumInsts returns the number of decoded instructions.
+func (g *Graph) NumInsts() int { return g.count }
+
+// Instructions returns every decoded instruction by ascending address.
+func (g *Graph) Instructions() []*isa.Inst { return g.orderedInsts() }
+
 // orderedInsts returns the decoded instructions by ascending address:
-// from byWord when it holds all of them, otherwise by sortedInsts.
+// byWord's in order, merged with any others by sorting.
 func (g *Graph) orderedInsts() []*isa.Inst {
-	insts := make([]*isa.Inst, 0, len(g.Insts))
+	insts := make([]*isa.Inst, 0, g.count)
 	for _, in := range g.byWord {
 		if in != nil {
 			insts = append(insts, in)
 		}
 	}
-	if len(insts) == len(g.Insts) {
+	if len(g.other) == 0 {
 		return insts
 	}
-	insts = insts[:0]
-	for _, a := range g.sortedInsts() {
-		insts = append(insts, g.Insts[a])
+	for _, in := range g.other {
+		insts = append(insts, in)
 	}
+	slices.SortFunc(insts, func(a, b *isa.Inst) int { return cmp.Compare(a.PC, b.PC) })
 	return insts
 }
 

@@ -89,6 +89,12 @@ func referenceAfter(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) map[uint64]Reg
 	return after
 }
 
+// inst is the decoded instruction at pc (nil when there is none).
+func inst(g *cfg.Graph, pc uint64) *isa.Inst {
+	in, _ := g.Inst(pc)
+	return in
+}
+
 // naiveFree is FreeVGPRs register by register.
 func naiveFree(in *isa.Inst, after *Regs, limit, n int) []uint16 {
 	var self Regs
@@ -157,7 +163,8 @@ func TestAfterMatchesReference(t *testing.T) {
 		}
 		// The sets hold 256 registers per file: every register a guest
 		// names must fit, or a read beyond them would go unrecorded.
-		for pc, x := range g.Insts {
+		for _, x := range g.Instructions() {
+			pc := x.PC
 			for _, o := range x.Operands {
 				if o.Kind == isa.KindReg && (o.Class == isa.VGPR || o.Class == isa.AGPR || o.Class == isa.SGPR) && int(o.Reg)+int(o.Width) > 64*len(Set{}) {
 					t.Fatalf("%s: %#x names %v register %d..%d, beyond the %d-register sets", filepath.Base(p), pc, o.Class, o.Reg, int(o.Reg)+int(o.Width)-1, 64*len(Set{}))
@@ -181,7 +188,7 @@ func TestAfterMatchesReference(t *testing.T) {
 						t.Fatalf("%s kernel %d: After(%#x) differs from the reference", filepath.Base(p), i, pc)
 					}
 					for _, lim := range [][2]int{{0, 4}, {37, 3}, {64, 64}, {128, 8}, {256, 300}, {520, 600}} {
-						if got, exp := info.FreeVGPRs(g.Insts[pc], lim[0], lim[1]), naiveFree(g.Insts[pc], &want, lim[0], lim[1]); !slices.Equal(got, exp) {
+						if got, exp := info.FreeVGPRs(inst(g, pc), lim[0], lim[1]), naiveFree(inst(g, pc), &want, lim[0], lim[1]); !slices.Equal(got, exp) {
 							t.Fatalf("%s: FreeVGPRs(%#x, %d, %d) = %v, want %v", filepath.Base(p), pc, lim[0], lim[1], got, exp)
 						}
 					}

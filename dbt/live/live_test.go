@@ -49,7 +49,7 @@ func TestReachableReads(t *testing.T) {
 	if !info.After(0x108).V.Has(2) {
 		t.Fatal("v2 not live across a masked write")
 	}
-	in := g.Insts[0x100]
+	in, _ := g.Inst(0x100)
 	free := info.FreeVGPRs(in, 10, 3)
 	if len(free) != 3 || free[0] != 0 || free[1] != 4 || free[2] != 7 {
 		t.Fatalf("free VGPRs %v, want [0 4 7] (v1..v3 are named by the instruction, v2/v5/v6 live)", free)
