@@ -236,10 +236,16 @@ func (f *File) parseHeader() error {
 	return nil
 }
 
+// inFile reports whether [off, off+size) lies inside the file.
+func (f *File) inFile(off, size uint64) bool {
+	n := uint64(len(f.raw))
+	return off <= n && size <= n-off
+}
+
 // span checks that [off, off+size) lies inside the file.
 func (f *File) span(off, size uint64, at uint64, field string) error {
 	n := uint64(len(f.raw))
-	if off > n || size > n-off {
+	if !f.inFile(off, size) {
 		return formatErr(at, field, "range 0x%x+0x%x is outside the file (0x%x bytes)", off, size, n)
 	}
 	return nil
@@ -260,8 +266,8 @@ func (f *File) parseSegments() error {
 		off := h.Phoff + uint64(i)*phdrSize
 		p := decodeSegment(f.raw[off:])
 		if p.Type != PT_NULL && p.Type != PT_GNU_STACK {
-			if err := f.span(p.Offset, p.Filesz, off+8, fmt.Sprintf("program header %d p_offset/p_filesz", i)); err != nil {
-				return err
+			if !f.inFile(p.Offset, p.Filesz) {
+				return f.span(p.Offset, p.Filesz, off+8, fmt.Sprintf("program header %d p_offset/p_filesz", i))
 			}
 		}
 		if p.Filesz > p.Memsz {
@@ -301,8 +307,8 @@ func (f *File) parseSections() error {
 		off := h.Shoff + uint64(i)*shdrSize
 		s := decodeSection(f.raw[off:])
 		if s.Type != SHT_NOBITS && s.Type != SHT_NULL {
-			if err := f.span(s.Offset, s.Size, off+24, fmt.Sprintf("section %d sh_offset/sh_size", i)); err != nil {
-				return err
+			if !f.inFile(s.Offset, s.Size) {
+				return f.span(s.Offset, s.Size, off+24, fmt.Sprintf("section %d sh_offset/sh_size", i))
 			}
 			s.Data = f.raw[s.Offset : s.Offset+s.Size : s.Offset+s.Size]
 		}
@@ -523,15 +529,15 @@ func (f *File) findKernels() error {
 			continue
 		}
 		tab := f.Sections[sym.Table]
-		field := fmt.Sprintf("%s symbol %d (%s) st_value", tab.Name, sym.Index, sym.Name)
+		field := func() string { return fmt.Sprintf("%s symbol %d (%s) st_value", tab.Name, sym.Index, sym.Name) }
 		at := tab.Offset + uint64(sym.Index)*symSize + 8
 		if sym.Shndx == SHN_UNDEF || int(sym.Shndx) >= len(f.Sections) {
-			return formatErr(at-2, field, "descriptor symbol is not defined in a section (st_shndx %d)", sym.Shndx)
+			return formatErr(at-2, field(), "descriptor symbol is not defined in a section (st_shndx %d)", sym.Shndx)
 		}
 		sec := f.Sections[sym.Shndx]
 		n := uint64(len(sec.Data))
 		if sym.Value < sec.Addr || sym.Value-sec.Addr > n || n-(sym.Value-sec.Addr) < kd.Size {
-			return formatErr(at, field, "descriptor at 0x%x does not fit in section %s [0x%x, 0x%x)", sym.Value, sec.Name, sec.Addr, sec.Addr+sec.Size)
+			return formatErr(at, field(), "descriptor at 0x%x does not fit in section %s [0x%x, 0x%x)", sym.Value, sec.Name, sec.Addr, sec.Addr+sec.Size)
 		}
 		o := sym.Value - sec.Addr
 		d, _ := kd.Decode(sec.Data[o : o+kd.Size])

@@ -110,7 +110,12 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	if f.Header.Type != ET_DYN {
 		return nil, fmt.Errorf("loader: patch: e_type %d; only linked (ET_DYN) code objects can be patched", f.Header.Type)
 	}
-	p := &patcher{f: f, img: append([]byte(nil), f.raw...), hdr: f.Header, page: 1}
+	// The image gets room to grow: a quarter of the object, which a
+	// translated .text and its metadata seldom exceed (grow allocates
+	// otherwise).
+	img := make([]byte, len(f.raw), len(f.raw)+len(f.raw)/4+64<<10)
+	copy(img, f.raw)
+	p := &patcher{f: f, img: img, hdr: f.Header, page: 1}
 	for _, s := range f.Sections {
 		c := *s
 		c.Data = nil
@@ -495,11 +500,18 @@ func (p *patcher) grow(idx int, extra uint64) error {
 	if uint64(len(p.img))+delta > 1<<32 {
 		return fmt.Errorf("loader: patch: object would exceed 4 GiB")
 	}
-	img := make([]byte, 0, uint64(len(p.img))+delta)
-	img = append(img, p.img[:P]...)
-	img = append(img, make([]byte, delta)...)
-	img = append(img, p.img[P:]...)
-	p.img = img
+	n := uint64(len(p.img))
+	if uint64(cap(p.img))-n >= delta {
+		// Room in the image's buffer: move the tail up in place.
+		p.img = p.img[:n+delta]
+		copy(p.img[P+delta:], p.img[P:n])
+		clear(p.img[P : P+delta])
+	} else {
+		img := make([]byte, n+delta, n+delta+n/4)
+		copy(img, p.img[:P])
+		copy(img[P+delta:], p.img[P:])
+		p.img = img
+	}
 	alloc := s.Flags&SHF_ALLOC != 0
 	for i := range p.secs {
 		q := &p.secs[i]
@@ -683,7 +695,9 @@ func (p *patcher) finish(extra []NewSection) ([]byte, error) {
 	if end > uint64(len(p.img)) {
 		return nil, fmt.Errorf("loader: patch: loaded contents end at 0x%x, past the 0x%x-byte image", end, len(p.img))
 	}
-	img := append([]byte(nil), p.img[:end]...)
+	// The image is private and what follows end was copied into data:
+	// the new file is written over it.
+	img := p.img[:end]
 	for _, i := range order {
 		s := &p.secs[i]
 		off := align(uint64(len(img)), max(s.Align, 1))
@@ -706,7 +720,7 @@ func (p *patcher) finish(extra []NewSection) ([]byte, error) {
 	for i := range p.secs {
 		p.secs[i].encode(img[p.hdr.Shoff+uint64(i)*shdrSize:])
 	}
-	return img, nil
+	return img[:len(img):len(img)], nil
 }
 
 // CheckLayout verifies the invariants a loader relies on: LOAD segments
