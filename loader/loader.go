@@ -31,6 +31,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/loader/kd"
@@ -262,6 +263,7 @@ func (f *File) parseSegments() error {
 	if err := f.span(h.Phoff, uint64(h.Phnum)*phdrSize, 32, "e_phoff"); err != nil {
 		return err
 	}
+	f.Segments = make([]*Segment, 0, h.Phnum)
 	for i := 0; i < int(h.Phnum); i++ {
 		off := h.Phoff + uint64(i)*phdrSize
 		p := decodeSegment(f.raw[off:])
@@ -303,6 +305,7 @@ func (f *File) parseSections() error {
 	if err := f.span(h.Shoff, uint64(h.Shnum)*shdrSize, 40, "e_shoff"); err != nil {
 		return err
 	}
+	f.Sections = make([]*Section, 0, h.Shnum)
 	for i := 0; i < int(h.Shnum); i++ {
 		off := h.Shoff + uint64(i)*shdrSize
 		s := decodeSection(f.raw[off:])
@@ -406,6 +409,7 @@ func (f *File) parseDynamic() error {
 		if s.Size%dynSize != 0 {
 			return formatErr(f.Header.Shoff+uint64(i)*shdrSize+32, f.sectionField(i, "sh_size"), "%d is not a multiple of %d", s.Size, dynSize)
 		}
+		f.Dynamic = slices.Grow(f.Dynamic, len(s.Data)/dynSize)
 		for j := 0; j+dynSize <= len(s.Data); j += dynSize {
 			f.Dynamic = append(f.Dynamic, DynEntry{Tag: int64(le.Uint64(s.Data[j:])), Val: le.Uint64(s.Data[j+8:])})
 		}
@@ -427,6 +431,7 @@ func (f *File) parseRelocations() error {
 		if s.Size%ent != 0 {
 			return formatErr(f.Header.Shoff+uint64(i)*shdrSize+32, f.sectionField(i, "sh_size"), "%d is not a multiple of %d", s.Size, ent)
 		}
+		f.Relocations = slices.Grow(f.Relocations, int(uint64(len(s.Data))/ent))
 		for j := uint64(0); j+ent <= s.Size; j += ent {
 			e := s.Data[j:]
 			info := le.Uint64(e[8:])

@@ -208,11 +208,14 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 		}
 	}
 	next := make([][]int, len(sc.Blocks))
+	// One backing array for all the lists (about two edges a block).
+	flat := make([]int, 0, 2*len(sc.Blocks))
 	for i, l := range sc.Blocks {
 		b := g.Blocks[l]
+		start := len(flat)
 		add := func(a uint64) {
 			if j, ok := idx[a]; ok {
-				next[i] = append(next[i], j)
+				flat = append(flat, j)
 			}
 		}
 		for _, s := range b.Succs {
@@ -226,6 +229,7 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 				add(c)
 			}
 		}
+		next[i] = flat[start:len(flat):len(flat)]
 	}
 	// Backward fixpoint: in[b] = local[b] | in[succ...].
 	for changed := true; changed; {
