@@ -272,3 +272,127 @@ func TestPresenceBits(t *testing.T) {
 		t.Fatal("an empty .args list marked present is not written")
 	}
 }
+
+// checkEncode fails t when the direct encoding of md differs from the
+// general one (or fails where it succeeds); it returns whether the direct
+// encoding applied.
+func checkEncode(t *testing.T, name string, md *Metadata) bool {
+	t.Helper()
+	got, ok := encodeDirect(md)
+	if !ok {
+		return false
+	}
+	want, err := md.encodeGeneric()
+	if err != nil {
+		t.Fatalf("%s: the direct encoding succeeds where the general one fails (%v)", name, err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s: direct encoding differs:\n% x\nwant\n% x", name, got, want)
+	}
+	return true
+}
+
+// TestDirectEncodeMatchesGeneral encodes every corpus note's metadata,
+// and each again with the changes translation makes (a new target, a
+// grown VGPR count marked present), both ways: the bytes must be the
+// same and the direct encoding must apply.
+func TestDirectEncodeMatchesGeneral(t *testing.T) {
+	notes := metadataNotes(t, filepath.Join(projectpath.MustRoot(t), "testdata"))
+	for p, b := range metadataNotes(t, projectpath.MustShared(t, "corpus")) {
+		notes[p] = b
+	}
+	for p, b := range notes {
+		md, err := Decode(b)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if !checkEncode(t, p, md) {
+			t.Errorf("%s: the direct encoding does not apply", p)
+		}
+		md.Target = "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"
+		for i := range md.Kernels {
+			md.Kernels[i].VGPRCount = 300
+			md.Kernels[i].AGPRCount = 0
+			md.Kernels[i].MarkPresent(".vgpr_count", ".agpr_count", ".workgroup_processor_mode")
+		}
+		if !checkEncode(t, p+" (changed)", md) {
+			t.Errorf("%s (changed): the direct encoding does not apply", p)
+		}
+	}
+}
+
+// TestDirectEncodeCases covers the value forms and sizes the corpus does
+// not have, and the forms left to the general encoder.
+func TestDirectEncodeCases(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	huge := strings.Repeat("y", 70000)
+	md := &Metadata{
+		Version: []uint64{1, 2, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32},
+		Target:  long,
+		Printf:  []string{"", "a", strings.Repeat("z", 31), strings.Repeat("z", 32), huge},
+		Extra: map[string]any{
+			"ints":   []any{int64(0), int64(-1), int64(-32), int64(-33), int64(-128), int64(-129), int64(-32768), int64(-32769), int64(math.MinInt32), int64(math.MinInt32) - 1, int64(math.MaxInt64)},
+			"uints":  []any{uint64(0), uint64(math.MaxUint64)},
+			"floats": []any{0.5, math.Inf(-1), math.NaN()},
+			"misc":   []any{nil, true, false, "s", []any{}, map[string]any{}, []any(nil), map[string]any(nil)},
+			"nested": map[string]any{"b": map[string]any{"z": int64(1), "a": []any{"q"}}, "a": long},
+		},
+	}
+	for i := range 20 {
+		md.Kernels = append(md.Kernels, Kernel{Name: fmt.Sprint("k", i), Symbol: fmt.Sprint("k", i, ".kd"), ReqdWorkgroupSize: []uint64{}, UsesDynamicStack: i%2 == 0})
+	}
+	wide := map[string]any{}
+	for i := range 70 {
+		wide[fmt.Sprint("key", i)] = int64(i)
+	}
+	md.Extra["wide"] = wide
+	md.Kernels[3].Args = []Arg{{Name: "a", Size: 8, IsConst: true, Extra: map[string]any{".x": "y"}}, {}}
+	md.Kernels[4].MarkPresent(".args", ".language")
+	if !checkEncode(t, "cases", md) {
+		t.Fatal("the direct encoding does not apply")
+	}
+	for name, extra := range map[string]any{"int": 5, "float32": float32(1), "bytes": []byte("b"), "map[any]any": map[any]any{1: 2}, "in a list": []any{int32(1)}} {
+		c := *md
+		c.Extra = map[string]any{"v": extra}
+		if checkEncode(t, name, &c) {
+			t.Errorf("%s: the direct encoding applied", name)
+		}
+		if _, err := c.Encode(); err != nil {
+			t.Errorf("%s: Encode: %v", name, err)
+		}
+	}
+	c := *md
+	c.Extra = map[string]any{"amdhsa.target": "shadow"}
+	if checkEncode(t, "shadowing key", &c) {
+		t.Error("shadowing key: the direct encoding applied")
+	}
+}
+
+// BenchmarkEncodeNotes encodes the decoded metadata of the aiter gfx950
+// objects by the direct path (Encode) and by the general one, in the same
+// run.
+func BenchmarkEncodeNotes(b *testing.B) {
+	var mds []*Metadata
+	for _, n := range metadataNotes(b, projectpath.MustShared(b, "corpus", "aiter", "gfx950")) {
+		md, err := Decode(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mds = append(mds, md)
+	}
+	for _, c := range []struct {
+		name   string
+		encode func(*Metadata) ([]byte, error)
+	}{{"direct", (*Metadata).Encode}, {"general", (*Metadata).encodeGeneric}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				for _, md := range mds {
+					if _, err := c.encode(md); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -12,8 +12,9 @@ import (
 )
 
 // FuzzDecode checks that Decode never panics or over-allocates, that the
-// direct decode, where it applies, gives the general decode's value, and
-// that whatever decodes survives an Encode/Decode cycle unchanged.
+// direct decode and encoding, where they apply, give the general path's
+// value and bytes, and that whatever decodes survives an Encode/Decode
+// cycle unchanged.
 func FuzzDecode(f *testing.F) {
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
@@ -38,6 +39,7 @@ func FuzzDecode(f *testing.F) {
 			if err != nil {
 				return
 			}
+			checkEncode(t, "input", md)
 			out, err := md.Encode()
 			if err != nil {
 				t.Fatalf("encode: %v", err)
