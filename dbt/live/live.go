@@ -131,9 +131,9 @@ type Info struct {
 	// live-out sets (what may be read after the last instruction).
 	blocks []*cfg.Block
 	out    []Regs
-	// after[i][j] holds the registers that may be read by anything that
-	// can execute after instruction j of blocks[i] (nil until asked).
-	after [][]Regs
+	// after[i] holds the registers that may be read by anything that can
+	// execute after each instruction of blocks[i] (empty until asked).
+	after []blockSets
 	// extraBy[k] lists the instructions of blocks[k] with extra uses, by
 	// ascending index, their operands in xops (nil: no extra uses in the
 	// scope).
@@ -251,7 +251,7 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(sc.Blocks[a], sc.Blocks[b]) })
 	info.blocks = make([]*cfg.Block, len(order))
 	info.out = make([]Regs, len(order))
-	info.after = make([][]Regs, len(order))
+	info.after = make([]blockSets, len(order))
 	if xr != nil {
 		info.extraBy = make([][]extraAt, len(order))
 	}
@@ -267,8 +267,21 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 	return info
 }
 
+// blockSets are the live-after sets of a block's instructions: walking
+// back from the block's end a set changes only at an instruction that
+// reads a register not yet in it (a few in a hundred), so the block keeps
+// each distinct set once, sets, and instruction j's set is sets[at[j]].
+type blockSets struct {
+	sets []Regs
+	at   []int32
+}
+
 // After returns the registers that may be read after the instruction at
-// pc (nil when pc is not in the scope).
+// pc (nil when pc is not in the scope). The set is shared with the
+// neighbouring instructions of its block that have the same set: a caller
+// that changes it changes theirs too (adding the same registers after
+// every instruction of the scope is the one change that keeps the
+// answers exact).
 func (i *Info) After(pc uint64) *Regs {
 	// Questions come mostly in address order: try the block of the last
 	// answer (it is the right one when it is the last block starting at
@@ -287,24 +300,31 @@ func (i *Info) After(pc uint64) *Regs {
 	if !found {
 		return nil
 	}
-	if i.after[k] == nil {
+	if i.after[k].at == nil {
 		var xs []extraAt
 		if i.extraBy != nil {
 			xs = i.extraBy[k]
 		}
 		i.after[k] = i.blockAfter(b, &i.out[k], xs)
 	}
-	return &i.after[k][j]
+	a := &i.after[k]
+	return &a.sets[a.at[j]]
 }
 
 // blockAfter computes the registers read after each instruction of b,
 // walking back from its live-out set; xs are b's extra uses.
-func (i *Info) blockAfter(b *cfg.Block, out *Regs, xs []extraAt) []Regs {
-	after := make([]Regs, len(b.Insts))
+func (i *Info) blockAfter(b *cfg.Block, out *Regs, xs []extraAt) blockSets {
+	at := make([]int32, len(b.Insts))
+	sets := make([]Regs, 1, 4)
+	sets[0] = *out
 	r := *out
 	x := len(xs) - 1
 	for j := len(b.Insts) - 1; j >= 0; j-- {
-		after[j] = r
+		at[j] = int32(len(sets) - 1)
+		if j == 0 {
+			break // nothing is asked about the set before the block
+		}
+		prev := r
 		r.touch(b.Insts[j], false)
 		if x >= 0 && int(xs[x].j) == j {
 			for _, o := range i.xops[xs[x].lo:xs[x].hi] {
@@ -312,8 +332,11 @@ func (i *Info) blockAfter(b *cfg.Block, out *Regs, xs []extraAt) []Regs {
 			}
 			x--
 		}
+		if r != prev {
+			sets = append(sets, r)
+		}
 	}
-	return after
+	return blockSets{sets: sets, at: at}
 }
 
 // FreeVGPRs returns up to n VGPRs below limit that are neither read after
