@@ -110,12 +110,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	if f.Header.Type != ET_DYN {
 		return nil, fmt.Errorf("loader: patch: e_type %d; only linked (ET_DYN) code objects can be patched", f.Header.Type)
 	}
-	// The image gets room to grow: a quarter of the object, which a
-	// translated .text and its metadata seldom exceed (grow allocates
-	// otherwise).
-	img := make([]byte, len(f.raw), len(f.raw)+len(f.raw)/4+64<<10)
-	copy(img, f.raw)
-	p := &patcher{f: f, img: img, hdr: f.Header, page: 1}
+	p := &patcher{f: f, hdr: f.Header, page: 1}
 	for _, s := range f.Sections {
 		c := *s
 		c.Data = nil
@@ -146,6 +141,8 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 			return nil, fmt.Errorf("loader: patch: section %d (%s) alignment 0x%x is too large", i, s.Name, s.Align)
 		}
 	}
+	p.img = make([]byte, len(f.raw), uint64(len(f.raw))+p.headroom(spec))
+	copy(p.img, f.raw)
 	textIdx := f.SectionIndex(".text")
 	if textIdx < 0 {
 		return nil, fmt.Errorf("loader: patch: no .text section")
@@ -466,6 +463,34 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 
 	// 6. Non-ALLOC sections, new sections and the section header table.
 	return p.finish(spec.Sections)
+}
+
+// headroom estimates how much the image grows: .text and the descriptor
+// tail beyond the old .text (page-rounded, as grow moves by), a page for
+// a rewritten metadata note, the appended sections and some header room.
+// The image is allocated with that much spare capacity, so grow and
+// finish work in place; a wrong estimate costs only an allocation.
+func (p *patcher) headroom(spec PatchSpec) uint64 {
+	var n uint64 = 1 << 10
+	if ts := p.f.Section(".text"); ts != nil {
+		size := ts.Size
+		if spec.Text != nil {
+			size = uint64(len(spec.Text))
+		}
+		if len(spec.DescriptorTail) > 0 {
+			size += kd.Alignment + uint64(len(spec.DescriptorTail))
+		}
+		if size > ts.Size {
+			n += align(size-ts.Size, p.page)
+		}
+	}
+	if spec.Metadata != nil || spec.Mach != 0 || spec.SyncMetadata {
+		n += p.page
+	}
+	for _, ns := range spec.Sections {
+		n += uint64(len(ns.Data)) + max(ns.Align, 1) + uint64(len(ns.Name)) + 1 + shdrSize
+	}
+	return min(n, 1<<30)
 }
 
 // fileOffset maps size bytes at a new virtual address to their new file

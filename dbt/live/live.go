@@ -135,10 +135,8 @@ type Info struct {
 	// execute after each instruction of blocks[i] (empty until asked).
 	after []blockSets
 	// extraBy[k] lists the instructions of blocks[k] with extra uses, by
-	// ascending index, their operands in xops (nil: no extra uses in the
-	// scope).
+	// ascending index (nil: no extra uses in the scope).
 	extraBy [][]extraAt
-	xops    []isa.Operand
 	// last is the index in blocks of the last After's block.
 	last int
 	// Used holds every register the scope names at all.
@@ -148,12 +146,16 @@ type Info struct {
 // ExtraUses returns registers an instruction reads beyond its decoded
 // operands (a conservative superset is always safe). It may be nil. It
 // must give the same registers every time it is asked about an
-// instruction: Analyze asks once and keeps the answer.
+// instruction: Analyze asks once and keeps the slice it returns (which
+// must not change afterwards).
 type ExtraUses func(in *isa.Inst) []isa.Operand
 
 // extraAt is one instruction's extra uses: j is its index in its block,
-// its operands are xops[lo:hi].
-type extraAt struct{ j, lo, hi int32 }
+// ops what ExtraUses returned for it.
+type extraAt struct {
+	j   int
+	ops []isa.Operand
+}
 
 // Analyze computes the reads reachable after each instruction of sc.
 func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
@@ -168,7 +170,6 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 	// for block i (nil when there are none at all).
 	var xr [][2]int32
 	var xs []extraAt
-	var xops []isa.Operand
 	for i, l := range sc.Blocks {
 		b := g.Blocks[l]
 		r := &local[i]
@@ -190,13 +191,11 @@ func Analyze(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) *Info {
 				if xr[i][0] == xr[i][1] {
 					xr[i][0] = int32(len(xs))
 				}
-				xs = append(xs, extraAt{j: int32(j), lo: int32(len(xops)), hi: int32(len(xops) + len(ops))})
-				xops = append(xops, ops...)
+				xs = append(xs, extraAt{j, ops})
 				xr[i][1] = int32(len(xs))
 			}
 		}
 	}
-	info.xops = xops
 	// next[i] are the scope-block indexes execution may continue at after
 	// block i: its successors and callees (a return, s_setpc through a
 	// validated call, continues at every continuation of the scope, so
@@ -326,8 +325,8 @@ func (i *Info) blockAfter(b *cfg.Block, out *Regs, xs []extraAt) blockSets {
 		}
 		prev := r
 		r.touch(b.Insts[j], false)
-		if x >= 0 && int(xs[x].j) == j {
-			for _, o := range i.xops[xs[x].lo:xs[x].hi] {
+		if x >= 0 && xs[x].j == j {
+			for _, o := range xs[x].ops {
 				r.add(o)
 			}
 			x--
