@@ -233,7 +233,14 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 		}
 		off := a - g.Text.Addr
 		if len(slab) == 0 {
-			slab = make([]isa.Inst, 512)
+			// Chunks of 512; the first one sized for the text (at
+			// most one instruction per 5 bytes) when that is less, as
+			// most objects are small.
+			n := 512
+			if g.count == 0 {
+				n = min(n, max(32, len(g.Text.Data)/5))
+			}
+			slab = make([]isa.Inst, n)
 		}
 		p := &slab[0]
 		var err error
