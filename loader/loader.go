@@ -169,7 +169,18 @@ func (f *File) ReadAt(addr, size uint64) ([]byte, error) {
 // Parse decodes an AMDHSA code object. It checks every offset and size
 // against the input and returns a *FormatError naming the offset and field
 // of the first problem. The File keeps b; callers must not change it.
-func Parse(b []byte) (*File, error) {
+func Parse(b []byte) (*File, error) { return parse(b, nil) }
+
+// decodedNote is a metadata note's descriptor bytes with the value
+// metadata.Decode gives for them.
+type decodedNote struct {
+	desc []byte
+	md   *metadata.Metadata
+}
+
+// parse is Parse; a metadata note whose descriptor is known.desc is not
+// decoded again: its value is known.md (Patch, which wrote the note).
+func parse(b []byte, known *decodedNote) (*File, error) {
 	f := &File{raw: b}
 	if err := f.parseHeader(); err != nil {
 		return nil, err
@@ -189,7 +200,7 @@ func Parse(b []byte) (*File, error) {
 	if err := f.parseRelocations(); err != nil {
 		return nil, err
 	}
-	if err := f.parseNotes(); err != nil {
+	if err := f.parseNotes(known); err != nil {
 		return nil, err
 	}
 	if err := f.findKernels(); err != nil {
@@ -497,7 +508,7 @@ func align(v, a uint64) uint64 {
 	return (v + a - 1) / a * a
 }
 
-func (f *File) parseNotes() error {
+func (f *File) parseNotes(known *decodedNote) error {
 	for i, s := range f.Sections {
 		if s.Type != SHT_NOTE {
 			continue
@@ -510,8 +521,10 @@ func (f *File) parseNotes() error {
 			if n.Name != "AMDGPU" || n.Type != NT_AMDGPU_METADATA {
 				continue
 			}
-			md, err := metadata.Decode(n.Desc)
-			if err != nil {
+			var md *metadata.Metadata
+			if known != nil && bytes.Equal(n.Desc, known.desc) {
+				md, known = known.md, nil // decoded already, once
+			} else if md, err = metadata.Decode(n.Desc); err != nil {
 				return formatErr(s.Offset+n.Offset+12+8, "NT_AMDGPU_METADATA descriptor", "%v", err)
 			}
 			if f.Metadata == nil {

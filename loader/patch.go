@@ -92,11 +92,11 @@ type patcher struct {
 // segments, symbol values, dynamic entries, relocation offsets and
 // descriptor entry offsets follow.
 func Patch(f *File, spec PatchSpec) (*File, error) {
-	out, err := patchBytes(f, spec)
+	out, note, err := patchBytes(f, spec)
 	if err != nil {
 		return nil, err
 	}
-	nf, err := Parse(out)
+	nf, err := parse(out, note)
 	if err != nil {
 		return nil, fmt.Errorf("loader: patch produced an unreadable object: %w", err)
 	}
@@ -106,11 +106,14 @@ func Patch(f *File, spec PatchSpec) (*File, error) {
 	return nf, nil
 }
 
-func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
+// patchBytes returns the patched object and, when it wrote a new
+// metadata note, the note's bytes with their decoded value.
+func patchBytes(f *File, spec PatchSpec) ([]byte, *decodedNote, error) {
 	if f.Header.Type != ET_DYN {
-		return nil, fmt.Errorf("loader: patch: e_type %d; only linked (ET_DYN) code objects can be patched", f.Header.Type)
+		return nil, nil, fmt.Errorf("loader: patch: e_type %d; only linked (ET_DYN) code objects can be patched", f.Header.Type)
 	}
 	p := &patcher{f: f, hdr: f.Header, page: 1}
+	var note *decodedNote
 	for _, s := range f.Sections {
 		c := *s
 		c.Data = nil
@@ -134,25 +137,25 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	// into tens of megabytes.
 	const maxAlign = 1 << 16
 	if p.page > maxAlign {
-		return nil, fmt.Errorf("loader: patch: alignment 0x%x of a LOAD segment or ALLOC section is too large to move contents by", p.page)
+		return nil, nil, fmt.Errorf("loader: patch: alignment 0x%x of a LOAD segment or ALLOC section is too large to move contents by", p.page)
 	}
 	for i, s := range f.Sections {
 		if s.Align > maxAlign {
-			return nil, fmt.Errorf("loader: patch: section %d (%s) alignment 0x%x is too large", i, s.Name, s.Align)
+			return nil, nil, fmt.Errorf("loader: patch: section %d (%s) alignment 0x%x is too large", i, s.Name, s.Align)
 		}
 	}
 	p.img = make([]byte, len(f.raw), uint64(len(f.raw))+p.headroom(spec))
 	copy(p.img, f.raw)
 	textIdx := f.SectionIndex(".text")
 	if textIdx < 0 {
-		return nil, fmt.Errorf("loader: patch: no .text section")
+		return nil, nil, fmt.Errorf("loader: patch: no .text section")
 	}
 	oldText := *f.Sections[textIdx]
 	if oldText.Type != SHT_PROGBITS || uint64(len(oldText.Data)) != oldText.Size {
 		// A NOBITS .text has no bytes to replace; padding a new .text to
 		// its sh_size would allocate whatever that claims (the fuzzer
 		// found a 7 KB object with a 3.8 GB NOBITS .text).
-		return nil, fmt.Errorf("loader: patch: .text (section %d) is type %d with %d of %d bytes in the file; want SHT_PROGBITS", textIdx, oldText.Type, len(oldText.Data), oldText.Size)
+		return nil, nil, fmt.Errorf("loader: patch: .text (section %d) is type %d with %d of %d bytes in the file; want SHT_PROGBITS", textIdx, oldText.Type, len(oldText.Data), oldText.Size)
 	}
 
 	// 1. Metadata note.
@@ -162,7 +165,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 		if spec.Mach != 0 {
 			np, ok := target.ByMach(spec.Mach)
 			if !ok {
-				return nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
+				return nil, nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
 			}
 			proc = np
 		}
@@ -194,7 +197,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 		// Synced metadata gets the new target too (below for the plain case).
 		id, err := target.ParseID(md.Target)
 		if err != nil {
-			return nil, fmt.Errorf("loader: patch: %w", err)
+			return nil, nil, fmt.Errorf("loader: patch: %w", err)
 		}
 		if np, ok := target.ByMach(spec.Mach); ok {
 			id.Processor = np.Name
@@ -210,11 +213,11 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	if md == nil && spec.Mach != 0 && f.Metadata != nil && f.Metadata.Target != "" {
 		id, err := target.ParseID(f.Metadata.Target)
 		if err != nil {
-			return nil, fmt.Errorf("loader: patch: %w", err)
+			return nil, nil, fmt.Errorf("loader: patch: %w", err)
 		}
 		np, ok := target.ByMach(spec.Mach)
 		if !ok {
-			return nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
+			return nil, nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
 		}
 		cp := *f.Metadata
 		id.Processor = np.Name
@@ -229,28 +232,31 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	}
 	if md != nil {
 		if f.MetadataNote == nil {
-			return nil, fmt.Errorf("loader: patch: the object has no metadata note to replace")
+			return nil, nil, fmt.Errorf("loader: patch: the object has no metadata note to replace")
 		}
-		desc, err := md.Encode()
+		desc, decoded, err := md.EncodeDecoded()
 		if err != nil {
-			return nil, fmt.Errorf("loader: patch: %w", err)
+			return nil, nil, fmt.Errorf("loader: patch: %w", err)
+		}
+		if decoded != nil {
+			note = &decodedNote{desc: desc, md: decoded}
 		}
 		if err := p.replaceNote(f.MetadataNote, desc); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 
 	// 2. .text and the descriptor tail.
 	ts := &p.secs[textIdx]
 	if len(spec.DescriptorTail)%kd.Size != 0 {
-		return nil, fmt.Errorf("loader: patch: descriptor tail is %d bytes, not a multiple of %d", len(spec.DescriptorTail), kd.Size)
+		return nil, nil, fmt.Errorf("loader: patch: descriptor tail is %d bytes, not a multiple of %d", len(spec.DescriptorTail), kd.Size)
 	}
 	newText := spec.Text
 	if newText == nil {
 		newText = oldText.Data
 	}
 	if len(newText)%4 != 0 {
-		return nil, fmt.Errorf("loader: patch: new .text is %d bytes, not a whole number of instruction words", len(newText))
+		return nil, nil, fmt.Errorf("loader: patch: new .text is %d bytes, not a whole number of instruction words", len(newText))
 	}
 	if uint64(len(newText)) < oldText.Size {
 		// Pad to the old size with s_nop 0, which decodes as such on every
@@ -270,7 +276,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	}
 	if end > ts.Size {
 		if err := p.grow(textIdx, end-ts.Size); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	ts = &p.secs[textIdx]
@@ -318,7 +324,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	if spec.Mach != 0 {
 		np, ok := target.ByMach(spec.Mach)
 		if !ok {
-			return nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
+			return nil, nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
 		}
 		fl := target.DecodeFlags(p.hdr.Flags)
 		fl.Mach = spec.Mach
@@ -333,7 +339,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	if p.hdr.Entry != 0 {
 		e, err := mapAddr(p.hdr.Entry, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p.hdr.Entry = e
 	}
@@ -360,7 +366,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 				nv, err = mapAddr(sym.Value, int(sym.Shndx) == textIdx)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%w (symbol %s in %s)", err, sym.Name, s.Name)
+				return nil, nil, fmt.Errorf("%w (symbol %s in %s)", err, sym.Name, s.Name)
 			}
 			le.PutUint64(p.img[base+uint64(sym.Index)*symSize+8:], nv)
 		}
@@ -376,7 +382,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 				}
 				nv, err := mapAddr(le.Uint64(s.Data[j+8:]), false)
 				if err != nil {
-					return nil, fmt.Errorf("%w (dynamic entry %d)", err, j/dynSize)
+					return nil, nil, fmt.Errorf("%w (dynamic entry %d)", err, j/dynSize)
 				}
 				le.PutUint64(p.img[base+j+8:], nv)
 			}
@@ -391,14 +397,14 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 				if f.Header.Type != ET_REL {
 					nv, err := mapAddr(off, false)
 					if err != nil {
-						return nil, fmt.Errorf("%w (relocation %d in %s)", err, j/ent, s.Name)
+						return nil, nil, fmt.Errorf("%w (relocation %d in %s)", err, j/ent, s.Name)
 					}
 					le.PutUint64(p.img[base+j:], nv)
 				}
 				if ent == relaSize && uint32(le.Uint64(s.Data[j+8:])) == R_AMDGPU_RELATIVE64 {
 					nv, err := mapAddr(le.Uint64(s.Data[j+16:]), false)
 					if err != nil {
-						return nil, fmt.Errorf("%w (relocation %d addend in %s)", err, j/ent, s.Name)
+						return nil, nil, fmt.Errorf("%w (relocation %d addend in %s)", err, j/ent, s.Name)
 					}
 					le.PutUint64(p.img[base+j+16:], nv)
 				}
@@ -414,16 +420,16 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 		}
 		kdAddr, err := mapAddr(k.DescriptorAddr, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		entry, err := mapAddr(k.EntryAddr, false)
 		if err != nil {
-			return nil, fmt.Errorf("%w (entry of %s)", err, k.Name)
+			return nil, nil, fmt.Errorf("%w (entry of %s)", err, k.Name)
 		}
 		d.KernelCodeEntryByteOffset = int64(entry - kdAddr)
 		off, ok := p.fileOffset(kdAddr, kd.Size)
 		if !ok {
-			return nil, fmt.Errorf("loader: patch: descriptor %s at 0x%x has no file bytes", k.Symbol, kdAddr)
+			return nil, nil, fmt.Errorf("loader: patch: descriptor %s at 0x%x has no file bytes", k.Symbol, kdAddr)
 		}
 		d.EncodeTo(p.img[off:])
 	}
@@ -442,7 +448,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 			}
 			entry, err := mapAddr(oldEntry, false)
 			if err != nil {
-				return nil, fmt.Errorf("%w (entry of descriptor %d in %s)", err, o/kd.Size, s.Name)
+				return nil, nil, fmt.Errorf("%w (entry of descriptor %d in %s)", err, o/kd.Size, s.Name)
 			}
 			kdAddr := p.secs[si].Addr + o
 			off := p.secs[si].Offset + o
@@ -451,10 +457,10 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	}
 	for i, toff := range spec.TailEntries {
 		if i < 0 || (i+1)*kd.Size > len(spec.DescriptorTail) {
-			return nil, fmt.Errorf("loader: patch: tail entry %d is outside the %d-byte descriptor tail", i, len(spec.DescriptorTail))
+			return nil, nil, fmt.Errorf("loader: patch: tail entry %d is outside the %d-byte descriptor tail", i, len(spec.DescriptorTail))
 		}
 		if toff >= uint64(len(newText)) {
-			return nil, fmt.Errorf("loader: patch: tail descriptor %d entry 0x%x is outside the new .text", i, toff)
+			return nil, nil, fmt.Errorf("loader: patch: tail descriptor %d entry 0x%x is outside the new .text", i, toff)
 		}
 		a := tailAddr + uint64(i)*kd.Size
 		off := p.secs[len(p.secs)-1].Offset + uint64(i)*kd.Size
@@ -462,7 +468,11 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	}
 
 	// 6. Non-ALLOC sections, new sections and the section header table.
-	return p.finish(spec.Sections)
+	out, err := p.finish(spec.Sections)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, note, nil
 }
 
 // headroom estimates how much the image grows: .text and the descriptor

@@ -289,6 +289,24 @@ func checkEncode(t *testing.T, name string, md *Metadata) bool {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s: direct encoding differs:\n% x\nwant\n% x", name, got, want)
 	}
+	// The decoded form worked out without decoding must be the decode.
+	b, d, err := md.EncodeDecoded()
+	dec, decErr := Decode(want)
+	if decErr != nil {
+		if _, ok := decodedForm(md); ok || err != nil || d != nil {
+			t.Fatalf("%s: a decoded form for bytes that do not decode (%v)", name, decErr)
+		}
+		return true
+	}
+	if err != nil || !bytes.Equal(b, want) {
+		t.Fatalf("%s: EncodeDecoded: %v", name, err)
+	}
+	if !sameDecode(d, dec) {
+		t.Fatalf("%s: EncodeDecoded's value differs from the decode:\n%#v\nwant\n%#v", name, d, dec)
+	}
+	if f, ok := decodedForm(md); ok && !sameDecode(f, dec) {
+		t.Fatalf("%s: decoded form differs from the decode:\n%#v\nwant\n%#v", name, f, dec)
+	}
 	return true
 }
 
@@ -332,7 +350,7 @@ func TestDirectEncodeCases(t *testing.T) {
 		Printf:  []string{"", "a", strings.Repeat("z", 31), strings.Repeat("z", 32), huge},
 		Extra: map[string]any{
 			"ints":   []any{int64(0), int64(-1), int64(-32), int64(-33), int64(-128), int64(-129), int64(-32768), int64(-32769), int64(math.MinInt32), int64(math.MinInt32) - 1, int64(math.MaxInt64)},
-			"uints":  []any{uint64(0), uint64(math.MaxUint64)},
+			"uints":  []any{uint64(0), uint64(127), uint64(128), uint64(math.MaxUint64), int64(127), int64(128)},
 			"floats": []any{0.5, math.Inf(-1), math.NaN()},
 			"misc":   []any{nil, true, false, "s", []any{}, map[string]any{}, []any(nil), map[string]any(nil)},
 			"nested": map[string]any{"b": map[string]any{"z": int64(1), "a": []any{"q"}}, "a": long},
@@ -359,6 +377,36 @@ func TestDirectEncodeCases(t *testing.T) {
 		}
 		if _, err := c.Encode(); err != nil {
 			t.Errorf("%s: Encode: %v", name, err)
+		}
+	}
+	// Nesting at and beyond what Validate allows.
+	for n := 25; n <= 33; n++ {
+		var v any = int64(1)
+		for range n {
+			v = []any{v}
+		}
+		deep := map[string]any{"deep": v}
+		for where, c := range map[string]*Metadata{
+			"root":     {Extra: deep},
+			"kernel":   {Kernels: []Kernel{{Name: "k", Extra: deep}}},
+			"argument": {Kernels: []Kernel{{Name: "k", Args: []Arg{{Extra: deep}}}}},
+		} {
+			checkEncode(t, fmt.Sprint("depth ", n, " in ", where), c)
+			_, ok := decodedForm(c)
+			if _, err := Decode(encodeMapBytes(c.Map())); (err == nil) != ok {
+				t.Errorf("depth %d in %s: decoded form %v, decode error %v", n, where, ok, err)
+			}
+		}
+	}
+	// The decoded form shares nothing with md.
+	if _, d, err := md.EncodeDecoded(); err != nil {
+		t.Fatal(err)
+	} else {
+		d.Version[0]++
+		d.Kernels[3].Args[0].Extra[".x"] = "changed"
+		d.Extra["nested"].(map[string]any)["a"] = "changed"
+		if md.Version[0] != 1 || md.Kernels[3].Args[0].Extra[".x"] != "y" || md.Extra["nested"].(map[string]any)["a"] != long {
+			t.Fatal("changing the decoded form changed md")
 		}
 	}
 	c := *md

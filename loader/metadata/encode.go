@@ -233,3 +233,151 @@ func (e *encoder) object(v reflect.Value, tf *typeFields, extra map[string]any, 
 	}
 	return true
 }
+
+// EncodeDecoded returns Encode's bytes and the value Decode gives for
+// them, or nil for the value when the bytes do not decode (Decode's error
+// then says why). Where the direct encoding applies the value is worked
+// out from md (what the encoding keeps: the keys written become the
+// presence sets, lists become fresh non-nil slices, integers the types
+// their compact encoding decodes to), so the note is not decoded;
+// otherwise it is decoded. The value shares no slice or map with md.
+func (md *Metadata) EncodeDecoded() ([]byte, *Metadata, error) {
+	b, ok := encodeDirect(md)
+	if ok {
+		if d, ok := decodedForm(md); ok {
+			return b, d, nil
+		}
+	} else {
+		var err error
+		if b, err = md.encodeGeneric(); err != nil {
+			return nil, nil, err
+		}
+	}
+	d, err := Decode(b)
+	if err != nil {
+		return b, nil, nil
+	}
+	return b, d, nil
+}
+
+// decodedForm is Decode(encodeDirect(md)) without the bytes (false where
+// it does not apply: values encodeDirect does not cover, nesting deeper
+// than Validate allows).
+func decodedForm(md *Metadata) (*Metadata, bool) {
+	c := &Metadata{}
+	withList := len(md.Kernels) > 0 || md.present.bits&listBit != 0
+	if !formObject(reflect.ValueOf(md).Elem(), reflect.ValueOf(c).Elem(), fieldsOf(reflect.TypeOf(*md)), md.Extra, md.present, rootRequired, withList, &c.Extra, &c.present, 0) {
+		return nil, false
+	}
+	if !withList {
+		return c, true
+	}
+	for i := range md.Kernels {
+		k := &md.Kernels[i]
+		var ck Kernel
+		kl := len(k.Args) > 0 || k.present.bits&listBit != 0
+		// A kernel map is at depth 2 (root map, kernels list), its
+		// arguments' maps at 4.
+		if !formObject(reflect.ValueOf(k).Elem(), reflect.ValueOf(&ck).Elem(), fieldsOf(reflect.TypeOf(*k)), k.Extra, k.present, kernelRequired, kl, &ck.Extra, &ck.present, 2) {
+			return nil, false
+		}
+		for j := range k.Args {
+			a := &k.Args[j]
+			var ca Arg
+			if !formObject(reflect.ValueOf(a).Elem(), reflect.ValueOf(&ca).Elem(), fieldsOf(reflect.TypeOf(*a)), a.Extra, a.present, argRequired, false, &ca.Extra, &ca.present, 4) {
+				return nil, false
+			}
+			ck.Args = append(ck.Args, ca)
+		}
+		c.Kernels = append(c.Kernels, ck)
+	}
+	return c, true
+}
+
+// formObject fills dst, extraOut and presentOut with what decoding the map
+// object writes for src gives (depth is the map's nesting depth).
+func formObject(src, dst reflect.Value, tf *typeFields, extra map[string]any, present presence, required map[string]bool, withList bool, extraOut *map[string]any, presentOut *presence, depth int) bool {
+	var p presence
+	for n, key := range tf.keys {
+		fv := src.Field(tf.idx[n])
+		if p0 := present.bits>>n&1 != 0; !p0 && !required[key] && fv.IsZero() {
+			continue
+		}
+		p.bits |= 1 << n
+		if fv.Kind() == reflect.Slice {
+			s := reflect.MakeSlice(fv.Type(), fv.Len(), fv.Len())
+			reflect.Copy(s, fv)
+			dst.Field(tf.idx[n]).Set(s)
+		} else {
+			dst.Field(tf.idx[n]).Set(fv)
+		}
+	}
+	if withList {
+		p.bits |= listBit
+	}
+	var ex map[string]any
+	if len(extra) > 0 || withList {
+		ex = make(map[string]any, len(extra))
+	}
+	for k, v := range extra {
+		if _, ok := tf.ref[k]; ok || k == tf.list && tf.list != "" {
+			return false
+		}
+		d, ok := decodedValue(v, depth+1)
+		if !ok {
+			return false
+		}
+		ex[k] = d
+	}
+	*extraOut, *presentOut = ex, p
+	return true
+}
+
+// decodedValue is what decoding encoder.value's bytes for v at nesting
+// depth gives.
+func decodedValue(v any, depth int) (any, bool) {
+	if depth > maxDepth {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case nil, string, bool, float64:
+		return v, true
+	case int64:
+		if x > math.MaxInt8 {
+			return uint64(x), true // an unsigned code
+		}
+		return x, true
+	case uint64:
+		if x <= math.MaxInt8 {
+			return int64(x), true // a positive fixed number
+		}
+		return x, true
+	case []any:
+		if x == nil {
+			return nil, true
+		}
+		l := make([]any, len(x))
+		for i, e := range x {
+			d, ok := decodedValue(e, depth+1)
+			if !ok {
+				return nil, false
+			}
+			l[i] = d
+		}
+		return l, true
+	case map[string]any:
+		if x == nil {
+			return nil, true
+		}
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			d, ok := decodedValue(e, depth+1)
+			if !ok {
+				return nil, false
+			}
+			m[k] = d
+		}
+		return m, true
+	}
+	return nil, false
+}
