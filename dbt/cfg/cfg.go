@@ -148,7 +148,6 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 	if opt.MaxRounds == 0 {
 		opt.MaxRounds = 8
 	}
-	// Capacity hint: an instruction is 4 to 12 bytes, typically 6.
 	g := &Graph{Text: text, Roots: roots, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: make([]*isa.Inst, len(text.Data)/4)}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
@@ -379,6 +378,7 @@ type leaderSet struct {
 	other map[uint64]bool
 }
 
+// newLeaderSet returns an empty set for the addresses of text.
 func newLeaderSet(text Text) *leaderSet {
 	return &leaderSet{base: text.Addr, words: make([]uint64, (len(text.Data)/4+63)/64)}
 }
