@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
 
 // TestCvtPkBF16SharedAgainstGFX950Simulator: five v_cvt_pk_bf16_f32 with
@@ -86,12 +88,23 @@ func TestCvtPkBF16InPlaceAgainstGFX950Simulator(t *testing.T) {
 	t.Run("run", func(t *testing.T) {
 		testCvtPkBF16InPlace(t, "", "8 long expansions call 1 per-kernel subroutines placed after the code", 8)
 	})
+	// With the second destination apart from the sources, the run's body
+	// is the checked form (the NaN fix-up skipped where no lane has one).
+	t.Run("checked-run", func(t *testing.T) {
+		testCvtPkBF16InPlaceDst(t, "", "8 long expansions call 1 per-kernel subroutines placed after the code", 8, 21)
+	})
 }
 
 // testCvtPkBF16InPlace is TestCvtPkBF16InPlaceAgainstGFX950Simulator with
 // sep between the two conversions, the subroutine note want and calls
 // uses of the bodies.
 func testCvtPkBF16InPlace(t *testing.T, sep, want string, calls int) {
+	testCvtPkBF16InPlaceDst(t, sep, want, calls, 3)
+}
+
+// testCvtPkBF16InPlaceDst is testCvtPkBF16InPlace with dst2 the second
+// conversion's destination (3 is its first source).
+func testCvtPkBF16InPlaceDst(t *testing.T, sep, want string, calls, dst2 int) {
 	cvt := func(vdst int, src0, src1 uint32) string {
 		return fmt.Sprintf("  .long %#x, %#x\n", 0xd2680000|uint32(vdst), src0|src1<<9)
 	}
@@ -102,8 +115,8 @@ func testCvtPkBF16InPlace(t *testing.T, sep, want string, calls int) {
 	for i := 0; i < 8; i++ {
 		s.WriteString(cvt(20, v(1), v(2)))
 		s.WriteString(sep)
-		s.WriteString(cvt(3, v(3), v(4)))
-		fmt.Fprintf(&s, "  global_store_dword v30, v20, s[8:9] offset:%d\n  global_store_dword v30, v3, s[8:9] offset:%d\n", 8*i, 8*i+4)
+		s.WriteString(cvt(dst2, v(3), v(4)))
+		fmt.Fprintf(&s, "  global_store_dword v30, v20, s[8:9] offset:%d\n  global_store_dword v30, v%d, s[8:9] offset:%d\n", 8*i, dst2, 8*i+4)
 		s.WriteString("  v_alignbit_b32 v1, v2, v1, 7\n  v_xor_b32 v2, v1, v2\n  v_add_u32 v3, v3, v1\n  v_alignbit_b32 v4, v4, v2, 19\n")
 	}
 	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 40\n.end_amdhsa_kernel\n")
@@ -135,16 +148,25 @@ func testCvtPkBF16InPlace(t *testing.T, sep, want string, calls int) {
 		text := textOf(t, res.Object)
 		sizes = append(sizes, len(text))
 		if c.name == "subroutine" {
-			// No operand is copied in or out (the guest has no v_mov_b32).
+			// No operand is copied in or out (the guest has no v_mov_b32;
+			// the checked bodies' SDWA moves write half a register). The
+			// checked bodies skip their NaN fix-up with s_cbranch_execz: the
+			// separate body of v20 <- v1, v2 and a run whose second
+			// destination is no source.
+			checked := false
 			for off := 0; off < len(text); {
 				in, err := gfx9DecodeForTest(text[off:], uint64(off))
 				if err != nil {
 					t.Fatalf("host code at %#x: %v", off, err)
 				}
-				if in.Name() == "v_mov_b32" {
+				if in.Name() == "v_mov_b32" && in.Format != isa.SDWA {
 					t.Fatalf("a copy at %#x: the uses are not the call alone", off)
 				}
+				checked = checked || in.Name() == "s_cbranch_execz"
 				off += int(in.Size)
+			}
+			if checked != (sep != "" || dst2 != 3) {
+				t.Fatalf("checked body present %v, separator %q, second destination v%d", checked, sep, dst2)
 			}
 		}
 		if got := runKernelOn(t, res.Object, "gfx942", 64*64); !bytes.Equal(got, gfx950) {
