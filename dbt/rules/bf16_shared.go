@@ -274,7 +274,7 @@ func CvtPkBF16RunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope fun
 		return ok && CvtPkBF16RuleAt(block[j], memo, scope) != nil
 	}
 	if !member(i) {
-		return nil
+		return cvtPkBF16CopyRunRuleAt(block, i, memo, scope)
 	}
 	start := i
 	for member(start - 1) {
@@ -290,13 +290,7 @@ func CvtPkBF16RunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope fun
 	}
 	base := CvtPkBF16RuleAt(block[i], memo, scope)
 	if i != first {
-		r := *base
-		r.Shared = nil
-		r.Emit = func(Context, *isa.Inst, []byte) ([]byte, error) {
-			// The run's first conversion converts this one.
-			return []byte{}, nil
-		}
-		return &r
+		return cvtPkBF16Nothing(base)
 	}
 	var triples [][3]uint16
 	key := "cvt-pk-bf16-run"
@@ -315,7 +309,16 @@ func CvtPkBF16RunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope fun
 	}
 	r := *base
 	r.Shared = cvtPkBF16RunShared(key, triples)
-	r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+	r.Emit = cvtPkBF16RunEmit(triples)
+	cvtPkBF16Runs.m[key] = &r
+	return &r
+}
+
+// cvtPkBF16RunEmit is the inline expansion of a run's first conversion:
+// the whole run (cvtPkBF16RunCode) with scratch registers none of the
+// run names.
+func cvtPkBF16RunEmit(triples [][3]uint16) func(Context, *isa.Inst, []byte) ([]byte, error) {
+	return func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 		if t, ok := cvtPkBF16Plain(in); !ok || t != triples[0] {
 			return nil, fieldErr(in, "conversion run", 0)
 		}
@@ -338,8 +341,229 @@ func CvtPkBF16RunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope fun
 		}
 		return cvtPkBF16RunCode(triples, tv[0], tv[1], tv[2], p), nil
 	}
-	cvtPkBF16Runs.m[key] = &r
+}
+
+// cvtPkBF16Nothing is the rule of a run's later conversion: the run's
+// first converts it.
+func cvtPkBF16Nothing(base *Rule) *Rule {
+	r := *base
+	r.Shared = nil
+	r.Emit = func(Context, *isa.Inst, []byte) ([]byte, error) {
+		// The run's first conversion converts this one.
+		return []byte{}, nil
+	}
 	return &r
+}
+
+// Copy runs (issue 15: the fmha_v3 attention kernels convert 16 register
+// triples in runs of 5 and 6 between MFMAs, each triple used twice, too
+// few for in-place bodies, so each conversion was a call of the copying
+// form: 16 executed instructions with its three copies, the call and the
+// return). Adjacent v_cvt_pk_bf16_f32 without the in-place form make runs
+// of at most cvtPkBF16RunMax, counted from the first of the block's
+// adjacent ones, when no conversion of the run reads a destination an
+// earlier one of the run writes; a run's first conversion converts the
+// whole run through one body per run length and scope, on fixed
+// registers: its call site copies the run's 2n sources in, calls the body
+// (the checked form on the fixed registers, which never alias) and copies
+// the n results out in program order (9n+7 executed instructions without
+// a NaN, 12n+4 bytes a site), and the later conversions emit nothing.
+// Reading every source before writing any destination gives the separate
+// conversions' results because no source is an earlier destination; a
+// destination written twice ends with the later result, copied out last.
+// A length is made runs of only where the scope has two or more such runs
+// of it (counted over the scope's instructions in order, which may join
+// runs across a block boundary: a miscount only leaves a run inline, as
+// the translator does with a body used once); the inline form of a run is
+// its conversions in order (cvtPkBF16RunCode).
+
+// cvtPkBF16CopyRunsKey is the pair.Site.Memo entry of a scope's copy runs.
+const cvtPkBF16CopyRunsKey = "rules.cvt-pk-bf16-copy-runs"
+
+// cvtPkBF16CopyRuns is a scope's copy-run state: the runs counted by
+// length over the scope, the body form per length, and each run's
+// triples and rule by its first conversion.
+type cvtPkBF16CopyRuns struct {
+	sync.Mutex
+	lengths map[int]int
+	shared  map[int]*Shared
+	triples map[*isa.Inst][][3]uint16
+	rules   map[*isa.Inst]*Rule
+}
+
+// cvtPkBF16CopyChunks splits a sequence of adjacent conversions into runs
+// (at most cvtPkBF16RunMax each) and calls fn with each run's triples and
+// its offset in the sequence; a run that reads an earlier destination of
+// its own is passed as nil.
+func cvtPkBF16CopyChunks(seq [][3]uint16, fn func(off int, run [][3]uint16)) {
+	for off := 0; off < len(seq); off += cvtPkBF16RunMax {
+		run := seq[off:min(off+cvtPkBF16RunMax, len(seq))]
+		var dsts []uint16
+		for _, t := range run {
+			if slices.Contains(dsts, t[1]) || slices.Contains(dsts, t[2]) {
+				run = nil
+				break
+			}
+			dsts = append(dsts, t[0])
+		}
+		fn(off, run)
+	}
+}
+
+// cvtPkBF16CopyMember says in is a conversion a copy run may hold: plain,
+// without the in-place form.
+func cvtPkBF16CopyMember(in *isa.Inst, memo map[string]any, scope func(fn func(*isa.Inst))) ([3]uint16, bool) {
+	t, ok := cvtPkBF16Plain(in)
+	return t, ok && CvtPkBF16RuleAt(in, memo, scope) == nil
+}
+
+// cvtPkBF16CopyRunRuleAt is CvtPkBF16RunRuleAt for conversions without
+// the in-place form: the copy-run rule of block[i], or nil.
+func cvtPkBF16CopyRunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(*isa.Inst))) *Rule {
+	if _, ok := cvtPkBF16CopyMember(block[i], memo, scope); !ok {
+		return nil
+	}
+	st, _ := memo[cvtPkBF16CopyRunsKey].(*cvtPkBF16CopyRuns)
+	if st == nil {
+		st = &cvtPkBF16CopyRuns{lengths: map[int]int{}, shared: map[int]*Shared{}, triples: map[*isa.Inst][][3]uint16{}, rules: map[*isa.Inst]*Rule{}}
+		var seq [][3]uint16
+		flush := func() {
+			cvtPkBF16CopyChunks(seq, func(_ int, run [][3]uint16) {
+				if len(run) >= 2 {
+					st.lengths[len(run)]++
+				}
+			})
+			seq = seq[:0]
+		}
+		scope(func(x *isa.Inst) {
+			if t, ok := cvtPkBF16CopyMember(x, memo, scope); ok {
+				seq = append(seq, t)
+				return
+			}
+			flush()
+		})
+		flush()
+		memo[cvtPkBF16CopyRunsKey] = st
+	}
+	start := i
+	for start > 0 {
+		if _, ok := cvtPkBF16CopyMember(block[start-1], memo, scope); !ok {
+			break
+		}
+		start--
+	}
+	var seq [][3]uint16
+	for j := start; j < len(block); j++ {
+		t, ok := cvtPkBF16CopyMember(block[j], memo, scope)
+		if !ok {
+			break
+		}
+		seq = append(seq, t)
+	}
+	var run [][3]uint16
+	first := -1
+	cvtPkBF16CopyChunks(seq, func(off int, r [][3]uint16) {
+		if i-start >= off && i-start < off+cvtPkBF16RunMax {
+			run, first = r, start+off
+		}
+	})
+	if len(run) < 2 || i-first >= len(run) {
+		return nil
+	}
+	st.Lock()
+	defer st.Unlock()
+	if st.lengths[len(run)] < 2 {
+		return nil
+	}
+	base := For(isa.GFX950, isa.GFX942, "v_cvt_pk_bf16_f32")
+	if base == nil {
+		return nil
+	}
+	if i != first {
+		return cvtPkBF16Nothing(base)
+	}
+	if r, ok := st.rules[block[i]]; ok {
+		return r
+	}
+	sh := st.shared[len(run)]
+	if sh == nil {
+		sh = cvtPkBF16CopyRunShared(st, len(run))
+		st.shared[len(run)] = sh
+	}
+	st.triples[block[i]] = run
+	r := *base
+	r.Shared = sh
+	r.Emit = cvtPkBF16RunEmit(run)
+	st.rules[block[i]] = &r
+	return &r
+}
+
+// cvtPkBF16CopyRunLayout: the 2n fixed sources, the n fixed results, the
+// temporary.
+func cvtPkBF16CopyRunLayout(n int, regs []uint16) ([]uint16, []uint16, error) {
+	r := make([]uint16, 3*n+1)
+	p := &regPool{free: append([]uint16(nil), regs...)}
+	for k := range r {
+		if err := p.ones(&r[k]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, p.used, nil
+}
+
+// cvtPkBF16CopyRunShared is the subroutine form of the scope's copy runs
+// of n conversions.
+func cvtPkBF16CopyRunShared(st *cvtPkBF16CopyRuns, n int) *Shared {
+	key := fmt.Sprintf("cvt-pk-bf16-copy-run/%d", n)
+	run := func(in *isa.Inst) ([][3]uint16, bool) {
+		st.Lock()
+		defer st.Unlock()
+		t, ok := st.triples[in]
+		return t, ok && len(t) == n
+	}
+	return &Shared{
+		Key: func(in *isa.Inst, raw []byte) (string, bool) {
+			_, ok := run(in)
+			return key, ok
+		},
+		Site: func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
+			triples, ok := run(in)
+			if !ok {
+				return SharedSite{}, fieldErr(in, "conversion run", 0)
+			}
+			r, used, err := cvtPkBF16CopyRunLayout(n, regs.V)
+			if err != nil {
+				return SharedSite{}, err
+			}
+			var pre, post []uint32
+			for k, t := range triples {
+				pre = append(pre, smVOP1(smMovB32, r[2*k], t[1], 0)...)
+				pre = append(pre, smVOP1(smMovB32, r[2*k+1], t[2], 0)...)
+				post = append(post, smVOP1(smMovB32, t[0]-srcVGPR, srcVGPR+r[2*n+k], 0)...)
+			}
+			return SharedSite{Pre: appendWords(nil, pre...), Post: appendWords(nil, post...), Used: used}, nil
+		},
+		Body: func(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
+			r, _, err := cvtPkBF16CopyRunLayout(n, regs.V)
+			if err != nil {
+				return nil, err
+			}
+			fixed := make([][3]uint16, n)
+			for k := range fixed {
+				fixed[k] = [3]uint16{srcVGPR + r[2*n+k], srcVGPR + r[2*k], srcVGPR + r[2*k+1]}
+			}
+			code, ok := cvtPkBF16CheckedCode(fixed, r[3*n], regs.SPair)
+			if !ok {
+				return nil, fieldErr(in, "conversion run fixed registers", uint32(r[0]))
+			}
+			return code, nil
+		},
+		Names: func(in *isa.Inst, raw []byte) ([]uint16, bool) {
+			triples, ok := run(in)
+			return cvtPkBF16RunNames(triples), ok
+		},
+		SGPRPair: true,
+	}
 }
 
 // cvtPkBF16RunNames lists the VGPRs of a run's triples.
