@@ -576,20 +576,11 @@ func cvtPkBF16RunNames(triples [][3]uint16) []uint16 {
 }
 
 // cvtPkBF16RunCode converts the run's triples in order, each in place:
-// in the checked form where it applies, else in the checked-first form
-// where that applies, else each with CvtPkBF16Code.
+// in the checked form where it applies, else each with CvtPkBF16Code.
 func cvtPkBF16RunCode(triples [][3]uint16, t0, t1, q, p uint16) []byte {
 	if code, ok := cvtPkBF16CheckedCode(triples, t0, p); ok {
 		return code
 	}
-	if code, ok := cvtPkBF16CheckFirstCode(triples, t0, t1, q, p); ok {
-		return code
-	}
-	return cvtPkBF16PlainRunCode(triples, t0, t1, q, p)
-}
-
-// cvtPkBF16PlainRunCode is each triple with CvtPkBF16Code, in order.
-func cvtPkBF16PlainRunCode(triples [][3]uint16, t0, t1, q, p uint16) []byte {
 	var out []byte
 	for _, t := range triples {
 		out = append(out, CvtPkBF16Code(t[0]-srcVGPR, t[1], t[2], t0, t1, q, p)...)
@@ -756,82 +747,5 @@ func cvtPkBF16CheckedCode(triples [][3]uint16, t, p uint16) ([]byte, bool) {
 	w = append(w, soppCbranchExecz|uint32(len(fix)))
 	w = append(w, fix...)
 	w = append(w, sMovB64(srcExec, p), soppNop|2)
-	return appendWords(nil, w...), true
-}
-
-// The checked-first form of a run whose destinations are sources (the
-// in-place runs of the mla and fmha_v3 kernels: v34 <- v34,v35; v35 <-
-// v36,v37; ...), where the checked form cannot apply because a converted
-// destination has overwritten a source the fix-up needs. The NaN test comes
-// first, on the sources as they are: EXEC saved in the pair, the sources
-// folded with v_fma_f32 and v_cmp_u_f32 of the fold and the last source
-// into EXEC, as in the checked form. Where no lane has a NaN,
-// s_cbranch_execz goes to the fast conversions: EXEC restored, 0x7fff and
-// the v_perm_b32 selector in the pair (free again), then per triple
-// v_bfe_u32 + v_add3_u32 for each source into the temporaries and
-// v_perm_b32 of their upper halves into the destination (each triple's
-// sources read before its destination is written, in program order, as
-// CvtPkBF16Code does). Otherwise EXEC is restored and every triple goes
-// through CvtPkBF16Code, then s_branch past the fast conversions. The
-// VALU write of EXEC is followed by more than 5 wait states on both paths
-// (a SALU instruction, then at least 5 VALU ones). Executed when no lane
-// has a NaN: 6n+5 instructions for n triples.
-//
-// It applies when every operand is a VGPR, no triple reads a destination
-// an earlier triple of the run writes (the test sees the sources before
-// any conversion), and no temporary is an operand.
-
-// soppBranch is s_branch with its dword offset in the low 16 bits.
-const soppBranch = 0xbf820000
-
-// cvtPkBF16CheckFirstCode returns the checked-first form of the triples
-// with the temporaries t0, t1, q and the SGPR pair p, and false when it
-// does not apply to them.
-func cvtPkBF16CheckFirstCode(triples [][3]uint16, t0, t1, q, p uint16) ([]byte, bool) {
-	if len(triples) == 0 {
-		return nil, false
-	}
-	var srcs, dsts []uint16
-	for _, tr := range triples {
-		for _, x := range tr {
-			if x < srcVGPR || x-srcVGPR == t0 || x-srcVGPR == t1 || x-srcVGPR == q {
-				return nil, false
-			}
-		}
-		if slices.Contains(dsts, tr[1]-srcVGPR) || slices.Contains(dsts, tr[2]-srcVGPR) {
-			return nil, false
-		}
-		srcs = append(srcs, tr[1]-srcVGPR, tr[2]-srcVGPR)
-		dsts = append(dsts, tr[0]-srcVGPR)
-	}
-	w := []uint32{sMovB64(p, srcExec)}
-	last := srcs[len(srcs)-1]
-	if len(srcs) > 2 {
-		f := vop3(op3FmaF32, t0, srcVGPR+srcs[0], srcVGPR+srcs[1], srcVGPR+srcs[2])
-		w = append(w, f[0], f[1])
-		for i := 3; i+1 < len(srcs); i += 2 {
-			f := vop3(op3FmaF32, t0, srcVGPR+srcs[i], srcVGPR+srcs[i+1], srcVGPR+t0)
-			w = append(w, f[0], f[1])
-		}
-		c := vop3(op3CmpUF32, srcExec, srcVGPR+t0, srcVGPR+last, 0)
-		w = append(w, c[0], c[1])
-	} else {
-		c := vop3(op3CmpUF32, srcExec, srcVGPR+srcs[0], srcVGPR+last, 0)
-		w = append(w, c[0], c[1])
-	}
-	slow := []uint32{sMovB64(srcExec, p)}
-	slow = append(slow, words(cvtPkBF16PlainRunCode(triples, t0, t1, q, p))...)
-	fast := []uint32{sMovB64(srcExec, p), sopkMovkI32 | uint32(p&0x7f)<<16 | 0x7fff}
-	fast = append(fast, sMovLit(p+1, bf16PackSel)...)
-	for _, tr := range triples {
-		fast = append(fast, cvtBF16Round(tr[1], t0, p)...)
-		fast = append(fast, cvtBF16Round(tr[2], t1, p)...)
-		m := vop3(op3PermB32, tr[0]-srcVGPR, srcVGPR+t1, srcVGPR+t0, p+1)
-		fast = append(fast, m[0], m[1])
-	}
-	slow = append(slow, soppBranch|uint32(len(fast)))
-	w = append(w, soppCbranchExecz|uint32(len(slow)))
-	w = append(w, slow...)
-	w = append(w, fast...)
 	return appendWords(nil, w...), true
 }
