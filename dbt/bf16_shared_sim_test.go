@@ -188,9 +188,10 @@ func testCvtPkBF16InPlaceDst(t *testing.T, sep, want string, calls, dst2 int) {
 // whose triples have too few uses for in-place bodies, shaped as in the
 // fmha_v3 kernels (v8 <- v8,v9; v9 <- v10,v11; ...: each destination a
 // source of the same or an earlier conversion), NaNs, infinities and ties
-// among the sources, in two runs of three and a run of two, translated with
-// the copy-run subroutine (one body per run length used twice: the
-// conversions of the run of two are calls of the copying form) and inline. A run that reads an earlier destination of
+// among the sources, in a loop with two runs of three and a run of two,
+// and a run of three after the loop, translated with the copy-run
+// subroutine (one body per run length used twice or more: the conversions
+// of the run of two are calls of the copying form) and inline. A run that reads an earlier destination of
 // its own (v20 <- v1,v2; v21 <- v20,v3) is not a copy run. Each
 // translation on the simulated gfx942 must store what the guest stores on
 // the simulated gfx950.
@@ -208,10 +209,12 @@ func TestCvtPkBF16CopyRunAgainstGFX950Simulator(t *testing.T) {
 			fmt.Fprintf(&s, "  global_store_dword v30, v%d, s[8:9] offset:%d\n", r, off+4*k)
 		}
 	}
+	mutate := "  v_alignbit_b32 v1, v2, v1, 7\n  v_xor_b32 v2, v1, v2\n  v_add_u32 v3, v3, v1\n  v_alignbit_b32 v4, v4, v2, 19\n"
+	s.WriteString("  s_mov_b32 s12, 2\nloop:\n")
 	s.WriteString(fill)
 	s.WriteString(cvt(8, v(8), v(9)) + cvt(9, v(10), v(11)) + cvt(10, v(12), v(13)))
 	store(0, 8, 9, 10)
-	s.WriteString("  v_alignbit_b32 v1, v2, v1, 7\n  v_xor_b32 v2, v1, v2\n  v_add_u32 v3, v3, v1\n  v_alignbit_b32 v4, v4, v2, 19\n")
+	s.WriteString(mutate)
 	s.WriteString(fill)
 	s.WriteString(cvt(8, v(8), v(9)) + cvt(9, v(10), v(11)) + cvt(10, v(12), v(13)))
 	store(12, 8, 9, 10)
@@ -219,6 +222,12 @@ func TestCvtPkBF16CopyRunAgainstGFX950Simulator(t *testing.T) {
 	store(24, 14, 15)
 	s.WriteString(cvt(20, v(1), v(2)) + cvt(21, v(20), v(3)))
 	store(32, 20, 21)
+	s.WriteString(mutate)
+	s.WriteString("  s_sub_u32 s12, s12, 1\n  s_cmp_lg_u32 s12, 0\n  s_cbranch_scc1 loop\n")
+	// After the loop: a run of three not in a loop.
+	s.WriteString(fill)
+	s.WriteString(cvt(8, v(8), v(9)) + cvt(9, v(10), v(11)) + cvt(10, v(12), v(13)))
+	store(40, 8, 9, 10)
 	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 40\n.end_amdhsa_kernel\n")
 	path := filepath.Join(t.TempDir(), "k.s")
 	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
@@ -245,7 +254,7 @@ func TestCvtPkBF16CopyRunAgainstGFX950Simulator(t *testing.T) {
 		}
 		verifyObject(t, c.opt.Name, guest, res.Object)
 		if c.name == "subroutine" {
-			// Two calls of the run body, and the copying form's calls
+			// Three calls of the run body, and the copying form's calls
 			// for the four conversions outside copy runs (the run of two,
 			// its length used once, and the run that reads its own
 			// destination).
@@ -261,8 +270,8 @@ func TestCvtPkBF16CopyRunAgainstGFX950Simulator(t *testing.T) {
 				}
 				off += int(in.Size)
 			}
-			if calls != 6 {
-				t.Fatalf("%d calls, want 6 (2 runs, 4 single conversions)", calls)
+			if calls != 7 {
+				t.Fatalf("%d calls, want 7 (3 runs, 4 single conversions)", calls)
 			}
 		}
 		if got := runKernelOn(t, res.Object, "gfx942", 64*64); !bytes.Equal(got, gfx950) {

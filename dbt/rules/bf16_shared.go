@@ -360,7 +360,7 @@ func cvtPkBF16Nothing(base *Rule) *Rule {
 // few for in-place bodies, so each conversion was a call of the copying
 // form: 16 executed instructions with its three copies, the call and the
 // return). Adjacent v_cvt_pk_bf16_f32 without the in-place form make runs
-// of at most cvtPkBF16RunMax, counted from the first of the block's
+// of at most cvtPkBF16CopyRunMax, counted from the first of the block's
 // adjacent ones, when no conversion of the run reads a destination an
 // earlier one of the run writes; a run's first conversion converts the
 // whole run through one body per run length and scope, on fixed
@@ -371,11 +371,20 @@ func cvtPkBF16Nothing(base *Rule) *Rule {
 // Reading every source before writing any destination gives the separate
 // conversions' results because no source is an earlier destination; a
 // destination written twice ends with the later result, copied out last.
-// A length is made runs of only where the scope has two or more such runs
-// of it (counted over the scope's instructions in order, which may join
-// runs across a block boundary: a miscount only leaves a run inline, as
-// the translator does with a body used once); the inline form of a run is
-// its conversions in order (cvtPkBF16RunCode).
+// Copy runs are at most cvtPkBF16CopyRunMax long: a body of n costs
+// about 90n bytes and each use saves 4n-4 over the copying form's calls,
+// so long bodies grow .text (with runs of up to 8 the f8_block_scale epilogues,
+// 64 conversions in runs of 16, grew by 400 bytes, which moved the aiter
+// .text growth median past 1.30x; with 4 they stay within 100 bytes of
+// the copying form). A length is
+// made runs of only where the scope has two or more such runs of it
+// (counted over the scope's instructions in order, which may join runs
+// across a block boundary: a miscount only leaves a run inline, as the
+// translator does with a body used once); the inline form of a run is its
+// conversions in order (cvtPkBF16RunCode).
+
+// cvtPkBF16CopyRunMax bounds a copy run (see above).
+const cvtPkBF16CopyRunMax = 4
 
 // cvtPkBF16CopyRunsKey is the pair.Site.Memo entry of a scope's copy runs.
 const cvtPkBF16CopyRunsKey = "rules.cvt-pk-bf16-copy-runs"
@@ -392,12 +401,12 @@ type cvtPkBF16CopyRuns struct {
 }
 
 // cvtPkBF16CopyChunks splits a sequence of adjacent conversions into runs
-// (at most cvtPkBF16RunMax each) and calls fn with each run's triples and
+// (at most cvtPkBF16CopyRunMax each) and calls fn with each run's triples and
 // its offset in the sequence; a run that reads an earlier destination of
 // its own is passed as nil.
 func cvtPkBF16CopyChunks(seq [][3]uint16, fn func(off int, run [][3]uint16)) {
-	for off := 0; off < len(seq); off += cvtPkBF16RunMax {
-		run := seq[off:min(off+cvtPkBF16RunMax, len(seq))]
+	for off := 0; off < len(seq); off += cvtPkBF16CopyRunMax {
+		run := seq[off:min(off+cvtPkBF16CopyRunMax, len(seq))]
 		var dsts []uint16
 		for _, t := range run {
 			if slices.Contains(dsts, t[1]) || slices.Contains(dsts, t[2]) {
@@ -463,7 +472,7 @@ func cvtPkBF16CopyRunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope
 	var run [][3]uint16
 	first := -1
 	cvtPkBF16CopyChunks(seq, func(off int, r [][3]uint16) {
-		if i-start >= off && i-start < off+cvtPkBF16RunMax {
+		if i-start >= off && i-start < off+cvtPkBF16CopyRunMax {
 			run, first = r, start+off
 		}
 	})
