@@ -149,25 +149,33 @@ func testCvtPkBF16InPlaceDst(t *testing.T, sep, want string, calls, dst2 int) {
 		text := textOf(t, res.Object)
 		sizes = append(sizes, len(text))
 		if c.name == "subroutine" {
-			// No operand is copied in or out (the guest has no v_mov_b32;
-			// the checked bodies' SDWA moves write half a register). The
-			// checked bodies skip their NaN fix-up with s_cbranch_execz: the
-			// separate body of v20 <- v1, v2 and a run whose second
-			// destination is no source.
-			checked := false
+			// No operand is copied in or out at a use: no whole-register
+			// v_mov_b32 just before or after a call (the guest has none;
+			// the bodies move staged results, and their SDWA moves write
+			// half a register). The bodies test for NaNs with
+			// s_cbranch_execz: the checked form where no destination is a
+			// source, else the staged form (v3 <- v3,v4).
+			var insts []isa.Inst
 			for off := 0; off < len(text); {
 				in, err := gfx9DecodeForTest(text[off:], uint64(off))
 				if err != nil {
 					t.Fatalf("host code at %#x: %v", off, err)
 				}
-				if in.Name() == "v_mov_b32" && in.Format != isa.SDWA {
-					t.Fatalf("a copy at %#x: the uses are not the call alone", off)
-				}
-				checked = checked || in.Name() == "s_cbranch_execz"
+				insts = append(insts, in)
 				off += int(in.Size)
 			}
-			if checked != (sep != "" || dst2 != 3) {
-				t.Fatalf("checked body present %v, separator %q, second destination v%d", checked, sep, dst2)
+			checked := false
+			copyAt := func(j int) bool {
+				return j >= 0 && j < len(insts) && insts[j].Name() == "v_mov_b32" && insts[j].Format != isa.SDWA
+			}
+			for j, in := range insts {
+				if in.Name() == "s_call_b64" && (copyAt(j-1) || copyAt(j+1)) {
+					t.Fatalf("a copy at the call at %#x: the uses are not the call alone", in.PC)
+				}
+				checked = checked || in.Name() == "s_cbranch_execz"
+			}
+			if !checked {
+				t.Fatalf("no checked body, separator %q, second destination v%d", sep, dst2)
 			}
 		}
 		if got := runKernelOn(t, res.Object, "gfx942", 64*64); !bytes.Equal(got, gfx950) {

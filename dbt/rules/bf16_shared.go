@@ -211,10 +211,7 @@ func cvtPkBF16InPlaceBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	if code, ok := cvtPkBF16CheckedCode([][3]uint16{{srcVGPR + vdst, src0, src1}}, r[0], regs.SPair); ok {
-		return code, nil
-	}
-	return CvtPkBF16Code(vdst, src0, src1, r[0], r[1], r[2], regs.SPair), nil
+	return cvtPkBF16RunCode([][3]uint16{{srcVGPR + vdst, src0, src1}}, r[:], regs.SPair), nil
 }
 
 // Runs of in-place conversions (issue 15: the aiter bf16 GEMM epilogues
@@ -326,9 +323,12 @@ func cvtPkBF16RunEmit(triples [][3]uint16) func(Context, *isa.Inst, []byte) ([]b
 		if res, ok := ctx.(VGPRReserver); ok {
 			res.ReserveVGPRs(names...)
 		}
-		tv, err := ctx.TempVGPRs(3)
+		tv, err := ctx.TempVGPRs(cvtPkBF16RunTemps(len(triples)))
 		if err != nil {
-			return nil, err
+			// Fewer scratch registers: the run without staging.
+			if tv, err = ctx.TempVGPRs(3); err != nil {
+				return nil, err
+			}
 		}
 		for _, x := range tv {
 			if slices.Contains(names, x) {
@@ -339,7 +339,7 @@ func cvtPkBF16RunEmit(triples [][3]uint16) func(Context, *isa.Inst, []byte) ([]b
 		if err != nil {
 			return nil, err
 		}
-		return cvtPkBF16RunCode(triples, tv[0], tv[1], tv[2], p), nil
+		return cvtPkBF16RunCode(triples, tv, p), nil
 	}
 }
 
@@ -584,17 +584,41 @@ func cvtPkBF16RunNames(triples [][3]uint16) []uint16 {
 	return out
 }
 
-// cvtPkBF16RunCode converts the run's triples in order, each in place:
-// in the checked form where it applies, else each with CvtPkBF16Code.
-func cvtPkBF16RunCode(triples [][3]uint16, t0, t1, q, p uint16) []byte {
-	if code, ok := cvtPkBF16CheckedCode(triples, t0, p); ok {
+// cvtPkBF16RunTemps is how many scratch VGPRs a run of n may use: the
+// temporary and a staging register per conversion, and at least the 3 of
+// CvtPkBF16Code.
+func cvtPkBF16RunTemps(n int) int { return max(3, n+1) }
+
+// cvtPkBF16RunCode converts the run's triples in order, each in place,
+// with the scratch VGPRs t (3 or more): in the checked form where it
+// applies, else in the staged checked form where t has a staging register
+// per conversion and it applies, else each with CvtPkBF16Code.
+func cvtPkBF16RunCode(triples [][3]uint16, t []uint16, p uint16) []byte {
+	if code, ok := cvtPkBF16CheckedCode(triples, t[0], p); ok {
 		return code
 	}
+	if len(t) >= len(triples)+1 {
+		if code, ok := cvtPkBF16StagedCode(triples, t[0], t[1:len(triples)+1], p); ok {
+			return code
+		}
+	}
 	var out []byte
-	for _, t := range triples {
-		out = append(out, CvtPkBF16Code(t[0]-srcVGPR, t[1], t[2], t0, t1, q, p)...)
+	for _, tr := range triples {
+		out = append(out, CvtPkBF16Code(tr[0]-srcVGPR, tr[1], tr[2], t[0], t[1], t[2], p)...)
 	}
 	return out
+}
+
+// cvtPkBF16RunLayout: a run's scratch VGPRs (cvtPkBF16RunTemps).
+func cvtPkBF16RunLayout(n int, regs []uint16) ([]uint16, []uint16, error) {
+	r := make([]uint16, cvtPkBF16RunTemps(n))
+	p := &regPool{free: append([]uint16(nil), regs...)}
+	for k := range r {
+		if err := p.ones(&r[k]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, p.used, nil
 }
 
 // cvtPkBF16RunShared is the subroutine form of one run: the body converts
@@ -610,18 +634,18 @@ func cvtPkBF16RunShared(key string, triples [][3]uint16) *Shared {
 			if !check(in) {
 				return SharedSite{}, fieldErr(in, "conversion run", 0)
 			}
-			_, used, err := cvtPkBF16InPlaceLayout(regs.V)
+			_, used, err := cvtPkBF16RunLayout(len(triples), regs.V)
 			if err != nil {
 				return SharedSite{}, err
 			}
 			return SharedSite{Used: used}, nil
 		},
 		Body: func(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
-			r, _, err := cvtPkBF16InPlaceLayout(regs.V)
+			r, _, err := cvtPkBF16RunLayout(len(triples), regs.V)
 			if err != nil {
 				return nil, err
 			}
-			return cvtPkBF16RunCode(triples, r[0], r[1], r[2], regs.SPair), nil
+			return cvtPkBF16RunCode(triples, r, regs.SPair), nil
 		},
 		Names: func(in *isa.Inst, raw []byte) ([]uint16, bool) {
 			return cvtPkBF16RunNames(triples), check(in)
@@ -720,9 +744,67 @@ func cvtPkBF16CheckedCode(triples [][3]uint16, t, p uint16) ([]byte, bool) {
 			return nil, false
 		}
 	}
-	w := []uint32{sopkMovkI32 | uint32(p&0x7f)<<16 | 0x7fff}
+	return cvtPkBF16CheckedWords(triples, t, p, nil), true
+}
+
+// The staged checked form (issue 15: the in-place runs of the mla and
+// fmha_v3_bwd kernels write destinations that are sources of the same or
+// an earlier conversion, v34 <- v34,v35; v35 <- v36,v37; ..., so the
+// checked form's fix-up would read converted values): the checked form
+// with each conversion's result in a staging VGPR of its own, moved to its
+// destination in program order (v_mov_b32) after EXEC is restored. Every
+// source is read before any destination is written, which gives the
+// separate conversions' results when no conversion reads a destination an
+// earlier one writes; a destination written twice ends with the later
+// result. With 3 or more moves they give the wait states after the VALU
+// write of EXEC, and the s_nop is left out. Executed when no lane has a
+// NaN: 7n+5 instructions for n triples (7n+4 from three on).
+
+// cvtPkBF16StagedCode returns the staged checked form of the triples with
+// the temporary t and one staging VGPR per triple, and false when it does
+// not apply (a non-VGPR operand, a triple reading an earlier destination,
+// a scratch register among the operands).
+func cvtPkBF16StagedCode(triples [][3]uint16, t uint16, stage []uint16, p uint16) ([]byte, bool) {
+	if len(triples) == 0 || len(stage) != len(triples) {
+		return nil, false
+	}
+	scratch := append([]uint16{t}, stage...)
+	var dsts []uint16
 	for _, tr := range triples {
-		d := tr[0] - srcVGPR
+		for _, x := range tr {
+			if x < srcVGPR || slices.Contains(scratch, x-srcVGPR) {
+				return nil, false
+			}
+		}
+		if slices.Contains(dsts, tr[1]-srcVGPR) || slices.Contains(dsts, tr[2]-srcVGPR) {
+			return nil, false
+		}
+		dsts = append(dsts, tr[0]-srcVGPR)
+	}
+	for i, a := range scratch {
+		if slices.Contains(scratch[i+1:], a) {
+			return nil, false
+		}
+	}
+	return cvtPkBF16CheckedWords(triples, t, p, stage), true
+}
+
+// cvtPkBF16CheckedWords is the checked form of the triples, the results
+// in their destinations or, with stage, in the staging registers and then
+// moved to their destinations.
+func cvtPkBF16CheckedWords(triples [][3]uint16, t, p uint16, stage []uint16) []byte {
+	var srcs, dsts []uint16
+	for k, tr := range triples {
+		srcs = append(srcs, tr[1]-srcVGPR, tr[2]-srcVGPR)
+		if stage != nil {
+			dsts = append(dsts, stage[k])
+		} else {
+			dsts = append(dsts, tr[0]-srcVGPR)
+		}
+	}
+	w := []uint32{sopkMovkI32 | uint32(p&0x7f)<<16 | 0x7fff}
+	for k, tr := range triples {
+		d := dsts[k]
 		w = append(w, cvtBF16Round(tr[1], t, p)...)
 		w = append(w, cvtBF16Round(tr[2], d, p)...)
 		m := sdwaMovHi(d, t, 0)
@@ -755,6 +837,14 @@ func cvtPkBF16CheckedCode(triples [][3]uint16, t, p uint16) ([]byte, bool) {
 	}
 	w = append(w, soppCbranchExecz|uint32(len(fix)))
 	w = append(w, fix...)
-	w = append(w, sMovB64(srcExec, p), soppNop|2)
-	return appendWords(nil, w...), true
+	w = append(w, sMovB64(srcExec, p))
+	for k, tr := range triples {
+		if stage != nil {
+			w = append(w, vop1(op1MovB32, tr[0]-srcVGPR, srcVGPR+stage[k]))
+		}
+	}
+	if stage == nil || len(stage) < 3 {
+		w = append(w, soppNop|2)
+	}
+	return appendWords(nil, w...)
 }
