@@ -211,7 +211,7 @@ func cvtPkBF16InPlaceBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	return cvtPkBF16RunCode([][3]uint16{{srcVGPR + vdst, src0, src1}}, r[:], regs.SPair), nil
+	return cvtPkBF16RunCode([][3]uint16{{srcVGPR + vdst, src0, src1}}, r, regs.SPair), nil
 }
 
 // Runs of in-place conversions (issue 15: the aiter bf16 GEMM epilogues
@@ -323,12 +323,9 @@ func cvtPkBF16RunEmit(triples [][3]uint16) func(Context, *isa.Inst, []byte) ([]b
 		if res, ok := ctx.(VGPRReserver); ok {
 			res.ReserveVGPRs(names...)
 		}
-		tv, err := ctx.TempVGPRs(cvtPkBF16RunTemps(len(triples)))
+		tv, err := ctx.TempVGPRs(3)
 		if err != nil {
-			// Fewer scratch registers: the run without staging.
-			if tv, err = ctx.TempVGPRs(3); err != nil {
-				return nil, err
-			}
+			return nil, err
 		}
 		for _, x := range tv {
 			if slices.Contains(names, x) {
@@ -339,7 +336,7 @@ func cvtPkBF16RunEmit(triples [][3]uint16) func(Context, *isa.Inst, []byte) ([]b
 		if err != nil {
 			return nil, err
 		}
-		return cvtPkBF16RunCode(triples, tv, p), nil
+		return cvtPkBF16RunCode(triples, [3]uint16{tv[0], tv[1], tv[2]}, p), nil
 	}
 }
 
@@ -584,41 +581,29 @@ func cvtPkBF16RunNames(triples [][3]uint16) []uint16 {
 	return out
 }
 
-// cvtPkBF16RunTemps is how many scratch VGPRs a run of n may use: the
-// temporary and a staging register per conversion, and at least the 3 of
-// CvtPkBF16Code.
-func cvtPkBF16RunTemps(n int) int { return max(3, n+1) }
-
 // cvtPkBF16RunCode converts the run's triples in order, each in place,
-// with the scratch VGPRs t (3 or more): in the checked form where it
-// applies, else in the staged checked form where t has a staging register
-// per conversion and it applies, else each with CvtPkBF16Code.
-func cvtPkBF16RunCode(triples [][3]uint16, t []uint16, p uint16) []byte {
+// with the three scratch VGPRs t: in the checked form where it applies,
+// else in groups of two in the staged checked form (the temporary and two
+// staging registers) where that applies, each other group with
+// CvtPkBF16Code. The groups convert in program order; one group's sources
+// are read after the earlier groups' destinations are written, as the
+// separate conversions read them.
+func cvtPkBF16RunCode(triples [][3]uint16, t [3]uint16, p uint16) []byte {
 	if code, ok := cvtPkBF16CheckedCode(triples, t[0], p); ok {
 		return code
 	}
-	if len(t) >= len(triples)+1 {
-		if code, ok := cvtPkBF16StagedCode(triples, t[0], t[1:len(triples)+1], p); ok {
-			return code
-		}
-	}
 	var out []byte
-	for _, tr := range triples {
-		out = append(out, CvtPkBF16Code(tr[0]-srcVGPR, tr[1], tr[2], t[0], t[1], t[2], p)...)
+	for k := 0; k < len(triples); k += 2 {
+		group := triples[k:min(k+2, len(triples))]
+		if code, ok := cvtPkBF16StagedCode(group, t[0], t[1:1+len(group)], p); ok {
+			out = append(out, code...)
+			continue
+		}
+		for _, tr := range group {
+			out = append(out, CvtPkBF16Code(tr[0]-srcVGPR, tr[1], tr[2], t[0], t[1], t[2], p)...)
+		}
 	}
 	return out
-}
-
-// cvtPkBF16RunLayout: a run's scratch VGPRs (cvtPkBF16RunTemps).
-func cvtPkBF16RunLayout(n int, regs []uint16) ([]uint16, []uint16, error) {
-	r := make([]uint16, cvtPkBF16RunTemps(n))
-	p := &regPool{free: append([]uint16(nil), regs...)}
-	for k := range r {
-		if err := p.ones(&r[k]); err != nil {
-			return nil, nil, err
-		}
-	}
-	return r, p.used, nil
 }
 
 // cvtPkBF16RunShared is the subroutine form of one run: the body converts
@@ -634,14 +619,14 @@ func cvtPkBF16RunShared(key string, triples [][3]uint16) *Shared {
 			if !check(in) {
 				return SharedSite{}, fieldErr(in, "conversion run", 0)
 			}
-			_, used, err := cvtPkBF16RunLayout(len(triples), regs.V)
+			_, used, err := cvtPkBF16InPlaceLayout(regs.V)
 			if err != nil {
 				return SharedSite{}, err
 			}
 			return SharedSite{Used: used}, nil
 		},
 		Body: func(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
-			r, _, err := cvtPkBF16RunLayout(len(triples), regs.V)
+			r, _, err := cvtPkBF16InPlaceLayout(regs.V)
 			if err != nil {
 				return nil, err
 			}
@@ -750,7 +735,8 @@ func cvtPkBF16CheckedCode(triples [][3]uint16, t, p uint16) ([]byte, bool) {
 // The staged checked form (issue 15: the in-place runs of the mla and
 // fmha_v3_bwd kernels write destinations that are sources of the same or
 // an earlier conversion, v34 <- v34,v35; v35 <- v36,v37; ..., so the
-// checked form's fix-up would read converted values): the checked form
+// checked form's fix-up would read converted values; cvtPkBF16RunCode
+// stages groups of two with its three scratch registers): the checked form
 // with each conversion's result in a staging VGPR of its own, moved to its
 // destination in program order (v_mov_b32) after EXEC is restored. Every
 // source is read before any destination is written, which gives the
