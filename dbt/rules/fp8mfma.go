@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -568,16 +569,19 @@ var fp8AheadRules struct {
 
 // key names the shape: its index and the registers cleared ahead.
 func (sh FP8MFMAShape) key() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d", sh.index())
+	b := make([]byte, 0, 4+12*len(sh.Ahead))
+	b = strconv.AppendInt(b, int64(sh.index()), 10)
 	for _, g := range sh.Ahead {
-		f := 'v'
+		f := byte('v')
 		if g.AGPR {
 			f = 'a'
 		}
-		fmt.Fprintf(&b, "/%c%d+%d", f, g.Reg, g.N)
+		b = append(b, '/', f)
+		b = strconv.AppendUint(b, uint64(g.Reg), 10)
+		b = append(b, '+')
+		b = strconv.AppendUint(b, uint64(g.N), 10)
 	}
-	return b.String()
+	return string(b)
 }
 
 // FP8MFMAShapeAt returns the shape of the FP8 MFMA block[i]: its chain
@@ -592,7 +596,21 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8Scop
 	if i < 0 || i >= len(block) {
 		return sh
 	}
-	sh.ScaledIn, sh.ScaledOut = FP8MFMAChain(block, i)
+	if memo == nil {
+		sh.ScaledIn, sh.ScaledOut = FP8MFMAChain(block, i)
+	} else {
+		chains, _ := memo[fp8ChainKey].(map[*isa.Inst][][2]bool)
+		if chains == nil {
+			chains = map[*isa.Inst][][2]bool{}
+			memo[fp8ChainKey] = chains
+		}
+		links := chains[block[0]]
+		if len(links) != len(block) {
+			links = fp8ChainLinks(block)
+			chains[block[0]] = links
+		}
+		sh.ScaledIn, sh.ScaledOut = links[i][0], links[i][1]
+	}
 	in := block[i]
 	sh.TailFree = !sh.ScaledOut && tailFree(block, i)
 	if !fp8Eligible(in) || scope == nil || memo == nil {
@@ -620,6 +638,10 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8Scop
 
 // fp8PlanKey is the pair.Site memo key of the block plans.
 const fp8PlanKey = "rules.fp8-plan"
+
+// fp8ChainKey is the pair.Site memo key of the blocks' chain links
+// (fp8ChainLinks, by the block's first instruction).
+const fp8ChainKey = "rules.fp8-chain"
 
 // fp8Eligible reports whether in is an FP8 MFMA the rule expands with the
 // operand modes (FP8 formats, no broadcast).
@@ -948,6 +970,49 @@ func chainNext(block []*isa.Inst, i int) int {
 	return -1
 }
 
+// fp8ChainLinks returns FP8MFMAChain(block, i) for every i in one walk of
+// the block: the chains whose accumulator may still continue are kept
+// open, and each instruction closes those it continues (a link, unless
+// its C is zero) or blocks.
+func fp8ChainLinks(block []*isa.Inst) [][2]bool {
+	links := make([][2]bool, len(block))
+	for _, x := range block {
+		if x.Info == nil {
+			return links
+		}
+		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") {
+			return links
+		}
+	}
+	type open struct {
+		i   int
+		acc fp8Acc
+	}
+	var opens []open
+	for j, x := range block {
+		xacc, zeroC, xok := chainAcc(x)
+		k := 0
+		for _, o := range opens {
+			if xok && xacc == o.acc {
+				if !zeroC {
+					links[o.i][1], links[j][0] = true, true
+				}
+				continue
+			}
+			if chainBlocker(x, o.acc) {
+				continue
+			}
+			opens[k] = o
+			k++
+		}
+		opens = opens[:k]
+		if xok {
+			opens = append(opens, open{j, xacc})
+		}
+	}
+	return links
+}
+
 // FP8MFMAChain tells how the FP8 MFMA block[i] is expanded in a chain of
 // FP8 MFMAs of one basic block that accumulate into the same registers:
 // scaledIn when the previous instruction that touches its D is a chain
@@ -1035,11 +1100,11 @@ var fp8WholeWriters = map[string]int{
 // addUnless adds the registers of o (widened to 16 with wide) that
 // killed does not hold.
 func (s *fp8ReadSet) addUnless(o *isa.Operand, wide bool, killed *fp8Killed) {
-	f, k := &s.v, &killed[0]
+	f, file := &s.v, 0
 	switch o.Class {
 	case isa.VGPR:
 	case isa.AGPR:
-		f, k = &s.a, &killed[1]
+		f, file = &s.a, 1
 	default:
 		return
 	}
@@ -1048,7 +1113,7 @@ func (s *fp8ReadSet) addUnless(o *isa.Operand, wide bool, killed *fp8Killed) {
 		n = max(n, 16)
 	}
 	for r := int(o.Reg); r < int(o.Reg)+n && r < 512; r++ {
-		if r < 256 && k[r] {
+		if r < 256 && killed.has(file, r) {
 			continue
 		}
 		f[r] = true
@@ -1079,8 +1144,28 @@ func (s *fp8ReadSet) has(o *isa.Operand) bool {
 type FP8ScopeFunc func(fn func(block []*isa.Inst, succs []int, entry bool))
 
 // fp8Killed are the registers (VGPRs, AGPRs) whose value a whole write
-// has replaced since the last EXEC write (fp8ScopeReads).
-type fp8Killed [2][256]bool
+// has replaced since the last EXEC write (fp8ScopeReads): bit 256*f+r is
+// register r of file f (0 VGPRs, 1 AGPRs).
+type fp8Killed [8]uint64
+
+// fp8KilledAll holds every register.
+var fp8KilledAll = fp8Killed{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+
+func (k *fp8Killed) has(f, r int) bool { i := f<<8 | r; return k[i>>6]>>(i&63)&1 != 0 }
+func (k *fp8Killed) set(f, r int)      { i := f<<8 | r; k[i>>6] |= 1 << (i & 63) }
+func (k *fp8Killed) unset(f, r int)    { i := f<<8 | r; k[i>>6] &^= 1 << (i & 63) }
+
+// fp8Transfer is what a block does to the killed set: out = (in & keep)
+// | gen (fp8WalkBlock's effect, summarized once per block).
+type fp8Transfer struct{ keep, gen fp8Killed }
+
+// apply returns the killed set after the block for k before it.
+func (t *fp8Transfer) apply(k fp8Killed) fp8Killed {
+	for i := range k {
+		k[i] = k[i]&t.keep[i] | t.gen[i]
+	}
+	return k
+}
 
 // fp8ScopeReads computes the read set of a scope's blocks. A read does
 // not count when, on every path to it, an instruction wrote the whole
@@ -1112,15 +1197,16 @@ func fp8ScopeReads(scope FP8ScopeFunc) *fp8ReadSet {
 			preds[t] = append(preds[t], b)
 		}
 	}
+	// Each block's effect, walked once; the fixpoint runs on these.
+	tf := make([]fp8Transfer, n)
+	for b := range blocks {
+		tf[b] = fp8BlockTransfer(blocks[b])
+	}
 	// Must analysis: out starts full (except at entries) and shrinks.
 	in := make([]fp8Killed, n)
 	out := make([]fp8Killed, n)
 	for b := range out {
-		for f := range out[b] {
-			for r := range out[b][f] {
-				out[b][f][r] = true
-			}
-		}
+		out[b] = fp8KilledAll
 	}
 	s := &fp8ReadSet{}
 	for changed := true; changed; {
@@ -1130,16 +1216,13 @@ func fp8ScopeReads(scope FP8ScopeFunc) *fp8ReadSet {
 			if !entry[b] && len(preds[b]) > 0 {
 				k = out[preds[b][0]]
 				for _, p := range preds[b][1:] {
-					for f := range k {
-						for r := range k[f] {
-							k[f][r] = k[f][r] && out[p][f][r]
-						}
+					for i := range k {
+						k[i] &= out[p][i]
 					}
 				}
 			}
 			in[b] = k
-			fp8WalkBlock(blocks[b], &k, nil)
-			if k != out[b] {
+			if k = tf[b].apply(k); k != out[b] {
 				out[b] = k
 				changed = true
 			}
@@ -1152,22 +1235,62 @@ func fp8ScopeReads(scope FP8ScopeFunc) *fp8ReadSet {
 	return s
 }
 
+// fp8BlockTransfer summarizes fp8WalkBlock over block: the registers whose
+// killed state survives the block (keep) and those it leaves killed
+// whatever came before (gen).
+func fp8BlockTransfer(block []*isa.Inst) fp8Transfer {
+	t := fp8Transfer{keep: fp8KilledAll}
+	fp8Walk(block, func(f, r int, killed bool) {
+		if killed {
+			t.gen.set(f, r)
+		} else {
+			t.keep.unset(f, r)
+			t.gen.unset(f, r)
+		}
+	}, func(bool) { t = fp8Transfer{} }, nil)
+	return t
+}
+
 // fp8WalkBlock runs block over killed (fp8ScopeReads) and, when s is
 // given, adds the reads that count to it.
 func fp8WalkBlock(block []*isa.Inst, killed *fp8Killed, s *fp8ReadSet) {
-	for _, x := range block {
-		if x.Info == nil {
-			if s != nil {
-				s.all = true
-			}
-			*killed = fp8Killed{}
-			return
+	var read func(o *isa.Operand, wide bool)
+	if s != nil {
+		read = func(o *isa.Operand, wide bool) { s.addUnless(o, wide, killed) }
+	}
+	fp8Walk(block, func(f, r int, k bool) {
+		if k {
+			killed.set(f, r)
+		} else {
+			killed.unset(f, r)
 		}
-		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
-			if s != nil {
-				s.all = true
-			}
-			*killed = fp8Killed{}
+	}, func(stop bool) {
+		*killed = fp8Killed{}
+		if stop && s != nil {
+			s.all = true
+		}
+	}, read)
+}
+
+// fp8WalkStop reports whether x ends the walk of its block (fp8Walk).
+func fp8WalkStop(x *isa.Inst) bool {
+	if x.Info == nil {
+		return true
+	}
+	n := x.Name()
+	return strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel")
+}
+
+// fp8Walk runs the killed-set effects of block in order: mark(f, r, k)
+// sets (k) or clears the killed state of register r of file f, reset
+// clears them all, and read, when given, is called for each register
+// read that may count (before the instruction's own writes). An
+// undescribed instruction or VGPR indexing resets (stop set) and ends
+// the walk: the scope's read set then holds every register.
+func fp8Walk(block []*isa.Inst, mark func(f, r int, k bool), reset func(stop bool), read func(o *isa.Operand, wide bool)) {
+	for _, x := range block {
+		if fp8WalkStop(x) {
+			reset(true)
 			return
 		}
 		fp8 := fp8Eligible(x)
@@ -1180,22 +1303,22 @@ func fp8WalkBlock(block []*isa.Inst, killed *fp8Killed, s *fp8ReadSet) {
 			if fp8 && (i == 1 || i == 2) {
 				// It may clear them: later reads see what it left.
 				if o.Class == isa.VGPR || o.Class == isa.AGPR {
-					f := &killed[0]
+					f := 0
 					if o.Class == isa.AGPR {
-						f = &killed[1]
+						f = 1
 					}
 					for r := int(o.Reg); r < int(o.Reg)+int(o.Width) && r < 256; r++ {
-						f[r] = false
+						mark(f, r, false)
 					}
 				}
 				continue
 			}
-			if s != nil {
-				s.addUnless(o, wide, killed)
+			if read != nil {
+				read(o, wide)
 			}
 		}
 		if x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
-			*killed = fp8Killed{}
+			reset(false)
 		}
 		for i := range x.Operands {
 			o := &x.Operands[i]
@@ -1203,7 +1326,7 @@ func fp8WalkBlock(block []*isa.Inst, killed *fp8Killed, s *fp8ReadSet) {
 				continue
 			}
 			if r := isa.SpecialReg(o.Reg); r == isa.RegEXECLo || r == isa.RegEXECHi {
-				*killed = fp8Killed{}
+				reset(false)
 			}
 		}
 		if acc, ok := fp8FullWrite(x); ok {
@@ -1212,7 +1335,7 @@ func fp8WalkBlock(block []*isa.Inst, killed *fp8Killed, s *fp8ReadSet) {
 				f = 1
 			}
 			for r := acc.reg; r < acc.reg+acc.n && r < 256; r++ {
-				killed[f][r] = true
+				mark(f, r, true)
 			}
 		}
 	}

@@ -1,0 +1,214 @@
+package rules
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+	"github.com/rocjitsu/rocjitsu/internal/projectpath"
+	"github.com/rocjitsu/rocjitsu/loader"
+)
+
+// fp8CorpusBlocks decodes the .text of every aiter gfx950 object linearly
+// and cuts it into blocks after each branch and waitcnt and every 97
+// instructions: instruction sequences of the kernels the FP8 scans see,
+// with their FP8 MFMAs, chains, loads and EXEC writes.
+func fp8CorpusBlocks(t *testing.T) [][]*isa.Inst {
+	t.Helper()
+	dir := projectpath.MustShared(t, "corpus", "aiter", "gfx950")
+	files, err := filepath.Glob(filepath.Join(dir, "*.co"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no aiter gfx950 objects in %s (%v)", dir, err)
+	}
+	var blocks [][]*isa.Inst
+	for _, name := range files {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := loader.Parse(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sec := f.Section(".text")
+		if sec == nil {
+			t.Fatalf("%s: no .text", name)
+		}
+		text := raw[sec.Offset : sec.Offset+sec.Size]
+		var cur []*isa.Inst
+		for off := 0; off+4 <= len(text); {
+			in, err := gfx9.Decode(text[off:], sec.Addr+uint64(off), isa.GFX950)
+			if err != nil || in.Size == 0 {
+				// Undecodable words: an undescribed instruction.
+				cur = append(cur, &isa.Inst{})
+				off += 4
+				continue
+			}
+			off += int(in.Size)
+			cur = append(cur, &in)
+			if in.Info != nil && (in.Info.Branch != isa.BranchNone || in.Info.Flags&isa.FlagWaitcnt != 0) || len(cur) == 97 {
+				blocks = append(blocks, cur)
+				cur = nil
+			}
+		}
+		if len(cur) > 0 {
+			blocks = append(blocks, cur)
+		}
+	}
+	return blocks
+}
+
+// fp8ScopeReadsByWalks is fp8ScopeReads as it was before the block
+// transfers: every pass of the fixpoint walks every block.
+func fp8ScopeReadsByWalks(blocks [][]*isa.Inst, succs [][]int, entry []bool) *fp8ReadSet {
+	n := len(blocks)
+	entry = append([]bool(nil), entry...)
+	preds := make([][]int, n)
+	for b, ss := range succs {
+		for _, t := range ss {
+			if t < 0 || t >= n {
+				entry[b] = true
+				continue
+			}
+			preds[t] = append(preds[t], b)
+		}
+	}
+	in := make([]fp8Killed, n)
+	out := make([]fp8Killed, n)
+	for b := range out {
+		out[b] = fp8KilledAll
+	}
+	s := &fp8ReadSet{}
+	for changed := true; changed; {
+		changed = false
+		for b := 0; b < n; b++ {
+			k := fp8Killed{}
+			if !entry[b] && len(preds[b]) > 0 {
+				k = out[preds[b][0]]
+				for _, p := range preds[b][1:] {
+					for i := range k {
+						k[i] &= out[p][i]
+					}
+				}
+			}
+			in[b] = k
+			fp8WalkBlock(blocks[b], &k, nil)
+			if k != out[b] {
+				out[b] = k
+				changed = true
+			}
+		}
+	}
+	for b := 0; b < n; b++ {
+		k := in[b]
+		fp8WalkBlock(blocks[b], &k, s)
+	}
+	return s
+}
+
+// TestFP8BlockTransferMatchesWalk checks, for every block of the aiter
+// corpus, that the block's summarized transfer gives the killed set the
+// walk gives, from the empty, the full and random sets, and that the
+// scope read sets of the fixpoint over transfers equal those of the
+// fixpoint that walks every block in every pass, on scopes of 40
+// consecutive blocks with fall-through edges, a back edge and an exit.
+func TestFP8BlockTransferMatchesWalk(t *testing.T) {
+	blocks := fp8CorpusBlocks(t)
+	r := rand.New(rand.NewPCG(15, 8))
+	for bi, b := range blocks {
+		tf := fp8BlockTransfer(b)
+		starts := []fp8Killed{{}, fp8KilledAll}
+		for j := 0; j < 3; j++ {
+			var k fp8Killed
+			for i := range k {
+				k[i] = r.Uint64()
+			}
+			starts = append(starts, k)
+		}
+		for _, k0 := range starts {
+			k := k0
+			fp8WalkBlock(b, &k, nil)
+			if got := tf.apply(k0); got != k {
+				t.Fatalf("block %d (%d instructions, first %s): transfer %x, walk %x", bi, len(b), b[0].Name(), got, k)
+			}
+		}
+	}
+	scopes := 0
+	for lo := 0; lo < len(blocks); lo += 40 {
+		hi := min(lo+40, len(blocks))
+		sb := blocks[lo:hi]
+		n := len(sb)
+		succs := make([][]int, n)
+		entry := make([]bool, n)
+		entry[0] = true
+		for i := 0; i+1 < n; i++ {
+			succs[i] = append(succs[i], i+1)
+		}
+		if n > 4 {
+			succs[n-2] = append(succs[n-2], n/2) // a loop
+			succs[n/3] = append(succs[n/3], n)   // an edge out of the scope
+		}
+		scope := func(fn func([]*isa.Inst, []int, bool)) {
+			for i := range sb {
+				fn(sb[i], succs[i], entry[i])
+			}
+		}
+		got, want := fp8ScopeReads(scope), fp8ScopeReadsByWalks(sb, succs, entry)
+		if *got != *want {
+			t.Fatalf("scope of blocks %d..%d: read sets differ (all %v/%v)", lo, hi, got.all, want.all)
+		}
+		scopes++
+	}
+	if scopes < 10 {
+		t.Fatalf("only %d scopes checked", scopes)
+	}
+}
+
+// TestFP8ChainLinksMatchChain checks that the chain links of one walk of
+// a block are FP8MFMAChain's at every instruction, for every block of
+// the aiter corpus, and that the corpus has chains (links both ways).
+func TestFP8ChainLinksMatchChain(t *testing.T) {
+	links := 0
+	for bi, b := range fp8CorpusBlocks(t) {
+		got := fp8ChainLinks(b)
+		for i := range b {
+			in, out := FP8MFMAChain(b, i)
+			if got[i] != [2]bool{in, out} {
+				t.Fatalf("block %d instruction %d (%s): links %v, FP8MFMAChain %v %v", bi, i, b[i].Name(), got[i], in, out)
+			}
+			if in {
+				links++
+			}
+		}
+	}
+	if links == 0 {
+		t.Fatal("no chained FP8 MFMA in the corpus")
+	}
+}
+
+// TestFP8ShapeKeyFormat checks the shape key against its definition (the
+// index, then "/v" or "/a", first register, "+", count per group cleared
+// ahead) for every index and random groups.
+func TestFP8ShapeKeyFormat(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < len(fp8Shaped); i++ {
+		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18%2 != 0, TailFree: i/36 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
+		want := fmt.Sprint(i)
+		for g := 0; g < r.IntN(4); g++ {
+			x := FP8Regs{AGPR: r.IntN(2) == 0, Reg: uint16(r.IntN(256)), N: uint8(1 + r.IntN(16))}
+			sh.Ahead = append(sh.Ahead, x)
+			f := "v"
+			if x.AGPR {
+				f = "a"
+			}
+			want += fmt.Sprintf("/%s%d+%d", f, x.Reg, x.N)
+		}
+		if got := sh.key(); got != want {
+			t.Fatalf("shape %d: key %q, want %q", i, got, want)
+		}
+	}
+}
