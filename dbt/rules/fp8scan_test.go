@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -209,6 +210,58 @@ func TestFP8ShapeKeyFormat(t *testing.T) {
 		}
 		if got := sh.key(); got != want {
 			t.Fatalf("shape %d: key %q, want %q", i, got, want)
+		}
+	}
+}
+
+// regPoolRunByDelete is regPool.run as it was written first (a bool set
+// and slices.DeleteFunc), the reference for the bitset form.
+func regPoolRunByDelete(p *regPool, n, align int) (uint16, bool) {
+	var in [256]bool
+	for _, r := range p.free {
+		if r < 256 {
+			in[r] = true
+		}
+	}
+	for _, r := range p.free {
+		if int(r)%align != 0 || int(r)+n > 256 {
+			continue
+		}
+		ok := true
+		for i := 1; i < n && ok; i++ {
+			ok = in[int(r)+i]
+		}
+		if !ok {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			p.used = append(p.used, r+uint16(i))
+		}
+		p.free = slices.DeleteFunc(p.free, func(x uint16) bool { return x >= r && x < r+uint16(n) })
+		return r, true
+	}
+	return 0, false
+}
+
+// TestRegPoolRunMatchesReference draws free lists (shuffled, with
+// registers past 255 and duplicates) and requests, and checks that run
+// takes the reference's registers and leaves the same lists.
+func TestRegPoolRunMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	for c := 0; c < 3000; c++ {
+		var free []uint16
+		for i := 0; i < r.IntN(300); i++ {
+			free = append(free, uint16(r.IntN(270)))
+		}
+		a := &regPool{free: slices.Clone(free)}
+		b := &regPool{free: slices.Clone(free)}
+		for q := 0; q < 6; q++ {
+			n, align := 1+r.IntN(8), []int{1, 2, 4}[r.IntN(3)]
+			got, err := a.run(n, align)
+			want, ok := regPoolRunByDelete(b, n, align)
+			if (err == nil) != ok || got != want || !slices.Equal(a.free, b.free) || !slices.Equal(a.used, b.used) {
+				t.Fatalf("case %d request %d (run %d align %d): got %d %v free %v used %v, want %d %v free %v used %v", c, q, n, align, got, err, a.free, a.used, want, ok, b.free, b.used)
+			}
 		}
 	}
 }
