@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
+	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 	"github.com/rocjitsu/rocjitsu/loader"
 )
@@ -263,5 +265,74 @@ func TestRegPoolRunMatchesReference(t *testing.T) {
 				t.Fatalf("case %d request %d (run %d align %d): got %d %v free %v used %v, want %d %v free %v used %v", c, q, n, align, got, err, a.free, a.used, want, ok, b.free, b.used)
 			}
 		}
+	}
+}
+
+// TestCvtPkFP8CodeMatchesOCPCode runs the rule's short v_cvt_pk_fp8_f32
+// expansion and CvtPkFP8OCPCode on the wave model, for both halves, on
+// the special values (zeros, the E4M3 limits and overflow, infinities,
+// NaNs of both signs, subnormal results) in every pairing and on random
+// f32 pairs over the whole exponent range, with VGPR, SGPR and
+// inline-constant sources, and requires identical destinations (the kept half
+// included) and, apart from NaN codes, the OCP E4M3 encoding of each
+// input.
+func TestCvtPkFP8CodeMatchesOCPCode(t *testing.T) {
+	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 448, -448, 450, 463.9, 464, -464, 470, 480, 500, -1e6, 1e38,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.Float32frombits(0xffc00001), math.Float32frombits(0x7f800001),
+		0.001953125, -0.001953125, 0.0009765625, 0.0009765626, -0.0009765626, 0.0029296875, -0.0001, 1e-30, -1e-30, 1e-45, -1e-45,
+		3.14159, 0.3, 17.5, 18.5, 240, 241, -0.5, 0.015625}
+	var pairs [][2]float32
+	for _, a := range special {
+		for _, b := range special {
+			pairs = append(pairs, [2]float32{a, b})
+		}
+	}
+	r := rand.New(rand.NewPCG(23, 24))
+	for i := 0; i < 40000; i++ {
+		x := func() float32 {
+			if r.IntN(8) == 0 {
+				return math.Float32frombits(r.Uint32())
+			}
+			return float32(math.Ldexp(r.Float64()*2-1, r.IntN(32)-18))
+		}
+		pairs = append(pairs, [2]float32{x(), x()})
+	}
+	tmp := [5]uint16{100, 101, 102, 103, 104}
+	for _, hi := range []bool{false, true} {
+		for _, src := range [][2]uint16{{256 + 1, 256 + 2}, {256 + 2, 256 + 2}, {256 + 1, 10}, {240, 256 + 2}} {
+			short, long := cvtPkFP8Code(5, src[0], src[1], hi, tmp), CvtPkFP8OCPCode(5, src[0], src[1], hi, tmp)
+			for _, pr := range pairs {
+				var a, b machine
+				for _, m := range []*machine{&a, &b} {
+					m.v[1], m.v[2], m.s[10] = math.Float32bits(pr[0]), math.Float32bits(pr[1]), math.Float32bits(pr[1])
+					m.v[5] = 0xa5c3e1f7
+					m.v[102] = 0x5a5a1234 // stale high half of the conversion's temporary
+				}
+				a.run(t, short)
+				b.run(t, long)
+				if a.v[5] != b.v[5] {
+					t.Fatalf("hi=%v sources %v x=%v,%v (%#x,%#x): short %#x, CvtPkFP8OCPCode %#x", hi, src, pr[0], pr[1], math.Float32bits(pr[0]), math.Float32bits(pr[1]), a.v[5], b.v[5])
+				}
+				got := a.v[5]
+				if hi {
+					if got&0xffff != 0xe1f7 {
+						t.Fatalf("low half clobbered: %#x", got)
+					}
+					got >>= 16
+				} else if got>>16 != 0xa5c3 {
+					t.Fatalf("high half clobbered: %#x", got)
+				}
+				for k, s := range src {
+					x := math.Float32frombits(a.src(uint32(s)))
+					g, want := uint8(got>>(8*k)), fp.E4M3FN.Encode(x, false)
+					if g != want && !(fp.E4M3FN.IsNaN(want) && fp.E4M3FN.IsNaN(g)) {
+						t.Fatalf("hi=%v x=%v (%#x): got %#x want %#x", hi, x, math.Float32bits(x), g, want)
+					}
+				}
+			}
+		}
+	}
+	if n := len(disasm(t, cvtPkFP8Code(5, 256+1, 7, true, tmp))); n != 18 {
+		t.Fatalf("llvm-mc decoded %d instructions", n)
 	}
 }
