@@ -39,7 +39,7 @@ type fp8SharedRegs struct {
 // fp8SharedForm returns the Shared form of the FP8 MFMA rule in shape sh.
 func fp8SharedForm(sh FP8MFMAShape) *Shared {
 	form := func(r fp8SharedRegs) FP8MFMAForm {
-		return FP8MFMAForm{K: int(r.k), ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead, Spare: r.spare, HasSpare: r.hasSpare}
+		return FP8MFMAForm{K: int(r.k), ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead, DScratch: sh.DScratch, Spare: r.spare, HasSpare: r.hasSpare}
 	}
 	headCode := func(in *isa.Inst, raw []byte, r fp8SharedRegs) ([]byte, int, error) {
 		m, ok := fp8MFMA[in.Name()]

@@ -199,7 +199,7 @@ func TestFP8ChainLinksMatchChain(t *testing.T) {
 func TestFP8ShapeKeyFormat(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := 0; i < len(fp8Shaped); i++ {
-		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18%2 != 0, TailFree: i/36 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
+		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18%2 != 0, TailFree: i/36%2 != 0, DScratch: i/72 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
 		want := fmt.Sprint(i)
 		for g := 0; g < r.IntN(4); g++ {
 			x := FP8Regs{AGPR: r.IntN(2) == 0, Reg: uint16(r.IntN(256)), N: uint8(1 + r.IntN(16))}
@@ -334,5 +334,169 @@ func TestCvtPkFP8CodeMatchesOCPCode(t *testing.T) {
 	}
 	if n := len(disasm(t, cvtPkFP8Code(5, 256+1, 7, true, tmp))); n != 18 {
 		t.Fatalf("llvm-mc decoded %d instructions", n)
+	}
+}
+
+// TestFP8MFMAPairClearForms runs zero-C FP8 MFMAs whose expansions clear
+// their operands in place by register pairs with D as scratch (DScratch),
+// the 16x16x32 form and the four-part 16x16x128 one, VGPR and AGPR
+// operands, in place, and cleared ahead by an earlier MFMA, on the wave
+// model, and compares D with the OCP reference and checks that no 0x80
+// byte is left in the operands.
+func TestFP8MFMAPairClearForms(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	code := func() uint32 {
+		var x uint32
+		for b := 0; b < 4; b++ {
+			c := uint32(r.IntN(2))<<7 | uint32(5+r.IntN(5))<<3 | uint32(r.IntN(8))
+			if r.IntN(4) == 0 {
+				c = 0x80
+			}
+			x |= c << (8 * b)
+		}
+		return x
+	}
+	for _, parts := range []int{1, 4} {
+		for _, accAB := range []bool{false, true} {
+			for _, ahead := range []bool{false, true} {
+				name := fmt.Sprintf("parts %d acc %v ahead %v", parts, accAB, ahead)
+				var wv wave
+				AB := &wv.v
+				if accAB {
+					AB = &wv.a
+				}
+				n := 2 * parts
+				for l := 0; l < 64; l++ {
+					for i := 0; i < 2*n; i++ {
+						AB[10+i][l] = code()
+					}
+					for i := 0; i < 8; i++ {
+						wv.v[40+i][l] = r.Uint32() // D's old value: dead
+					}
+				}
+				op, K := uint32(0x73), 32
+				if parts == 4 {
+					op, K = 0x2d, 128
+				}
+				mk := func(d uint32) (uint32, uint32) {
+					w0 := uint32(0xd3800000 | op<<16 | d)
+					w1 := uint32(256+10) | uint32(256+10+n)<<9 | uint32(srcZero)<<18
+					if accAB {
+						w1 |= 3 << 27
+					}
+					return w0, w1
+				}
+				ref := wv
+				var host []byte
+				// The first MFMA (D v[40:43]) clears A and B in place, or
+				// ahead of the second (D v[44:47]), which reads them clean.
+				for s, d := range []uint32{40, 44} {
+					w0, w1 := mk(d)
+					ref.mfmaFP8(t, w0, w1, fp.E4M3FN, K)
+					f := FP8MFMAForm{K: 105, A: InPlace, B: InPlace, Spare: 106, HasSpare: true, DScratch: true}
+					switch {
+					case s == 1:
+						f.A, f.B = Clean, Clean
+					case ahead:
+						f.A, f.B = Clean, Clean
+						f.Ahead = []FP8Regs{{AGPR: accAB, Reg: 10, N: uint8(n)}, {AGPR: accAB, Reg: uint16(10 + n), N: uint8(n)}}
+					}
+					if s == 0 && !fp8PairScratch(w1, uint16(d), 4, false, parts, f) {
+						t.Fatalf("%s: the pair form is not chosen", name)
+					}
+					part, err := FP8MFMAFormCode(w0, w1, 0x73, 4, parts, 100, 102, 104, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					host = append(host, part...)
+				}
+				wv.run(t, host)
+				for i := 0; i < 8; i++ {
+					if wv.v[40+i] != ref.v[40+i] {
+						t.Fatalf("%s: D[%d] = %x, want %x", name, i, wv.v[40+i][:4], ref.v[40+i][:4])
+					}
+				}
+				for i := 0; i < 2*n; i++ {
+					for l := 0; l < 64; l++ {
+						for b := 0; b < 32; b += 8 {
+							if AB[10+i][l]>>b&0xff == 0x80 {
+								t.Fatalf("%s: register %d lane %d still has a -0 byte", name, 10+i, l)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFP8DScratchAt checks when D may serve as scratch on decoded blocks:
+// not at a scope entry or right after another MFMA wrote D (in the block
+// or at the end of its predecessor), and yes after VALU instructions name
+// every register of D, after an FP8 MFMA that scales the same D, or after
+// fp8DScratchWindow instructions without a write of D.
+func TestFP8DScratchAt(t *testing.T) {
+	dec := func(words ...[]uint32) []*isa.Inst {
+		var block []*isa.Inst
+		pc := uint64(0)
+		for _, w := range words {
+			in, err := gfx9.Decode(appendWords(nil, w...), pc, isa.GFX950)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pc += uint64(in.Size)
+			block = append(block, &in)
+		}
+		return block
+	}
+	fp8 := func(d, c uint32) []uint32 {
+		return []uint32{0xd3800000 | 0x73<<16 | d, (256 + 10) | (256+12)<<9 | c<<18}
+	}
+	bf16 := []uint32{0xd3800000 | 0x35<<16 | 40, (256 + 10) | (256+12)<<9 | srcZero<<18} // v_mfma_f32_16x16x32_bf16 v[40:43]
+	nop := []uint32{0xbf800000}
+	movs := [][]uint32{{0x7e500280}, {0x7e520280}, {0x7e540280}, {0x7e560280}} // v_mov_b32 v40..v43, 0
+	many := func(w []uint32, n int) [][]uint32 {
+		var out [][]uint32
+		for i := 0; i < n; i++ {
+			out = append(out, w)
+		}
+		return out
+	}
+	cases := []struct {
+		name  string
+		pre   [][]uint32 // the predecessor block (none: the block is an entry)
+		block [][]uint32 // ends with the zero-C FP8 MFMA on v[40:43]
+		want  bool
+	}{
+		{"entry", nil, [][]uint32{fp8(40, srcZero)}, false},
+		{"moves", nil, append(append([][]uint32{}, movs...), fp8(40, srcZero)), true},
+		{"three moves", nil, append(append([][]uint32{}, movs[:3]...), fp8(40, srcZero)), false},
+		{"bf16 MFMA", nil, append(append(append([][]uint32{}, movs...), bf16, nop), fp8(40, srcZero)), false},
+		{"bf16 MFMA long ago", nil, append(append(append(append([][]uint32{}, movs...), bf16), many(nop, fp8DScratchWindow)...), fp8(40, srcZero)), true},
+		{"window", nil, append(many(nop, fp8DScratchWindow), fp8(40, srcZero)), true},
+		{"short window", nil, append(many(nop, fp8DScratchWindow-1), fp8(40, srcZero)), false},
+		{"scaled FP8 MFMA", nil, append(append([][]uint32{}, movs...), fp8(40, srcZero), fp8(40, srcZero)), true},
+		{"predecessor moves", append([][]uint32{}, movs...), [][]uint32{fp8(40, srcZero)}, true},
+		{"predecessor MFMA", append(append([][]uint32{}, movs...), bf16), [][]uint32{nop, fp8(40, srcZero)}, false},
+		{"not zero C", nil, append(append([][]uint32{}, movs...), fp8(40, 256+40)), false},
+	}
+	for _, c := range cases {
+		block := dec(c.block...)
+		var pre []*isa.Inst
+		if c.pre != nil {
+			pre = dec(c.pre...)
+		}
+		scope := func(fn func([]*isa.Inst, []int, bool)) {
+			if pre != nil {
+				fn(pre, []int{1}, true)
+				fn(block, nil, false)
+				return
+			}
+			fn(block, nil, true)
+		}
+		i := len(block) - 1
+		if got := FP8MFMAShapeAt(block, i, map[string]any{}, scope).DScratch; got != c.want {
+			t.Errorf("%s: DScratch %v, want %v", c.name, got, c.want)
+		}
 	}
 }
