@@ -755,7 +755,12 @@ func fp8DScratchAt(block []*isa.Inst, i int, links [][2]bool, memo map[string]an
 	if scope != nil && memo != nil {
 		ds, _ := memo[fp8DScratchKey].(map[*isa.Inst]*fp8Waits)
 		if ds == nil {
-			ds = fp8ScopeWaits(scope)
+			chains, _ := memo[fp8ChainKey].(map[*isa.Inst][][2]bool)
+			if chains == nil {
+				chains = map[*isa.Inst][][2]bool{}
+				memo[fp8ChainKey] = chains
+			}
+			ds = fp8ScopeWaits(scope, chains)
 			memo[fp8DScratchKey] = ds
 		}
 		in = ds[block[0]]
@@ -865,8 +870,11 @@ func fp8WaitScan(x *isa.Inst, linked bool, fn func(r int, e fp8WaitEvent)) {
 // fp8ScopeWaits computes fp8Waits at the entry of every block of a scope:
 // the fewest instructions since a possible MFMA write over the paths
 // from the scope's entries (where every register may have been written
-// just before), by the block's first instruction.
-func fp8ScopeWaits(scope FP8ScopeFunc) map[*isa.Inst]*fp8Waits {
+// just before), by the block's first instruction. Only the registers of
+// the D of zero-C FP8 MFMAs with VGPR D are tracked (the others stay
+// 0); chains holds the blocks' links (fp8ChainLinks) and gets those it
+// lacks.
+func fp8ScopeWaits(scope FP8ScopeFunc, chains map[*isa.Inst][][2]bool) map[*isa.Inst]*fp8Waits {
 	var blocks [][]*isa.Inst
 	var succs [][]int
 	var entry []bool
@@ -876,6 +884,20 @@ func fp8ScopeWaits(scope FP8ScopeFunc) map[*isa.Inst]*fp8Waits {
 		entry = append(entry, e)
 	})
 	n := len(blocks)
+	var tracked [256]bool
+	var regs []int
+	for _, blk := range blocks {
+		for _, x := range blk {
+			if acc, zeroC, ok := chainAcc(x); ok && zeroC && acc.class == isa.VGPR {
+				for r := acc.reg; r < acc.reg+acc.n && r < 256; r++ {
+					if !tracked[r] {
+						tracked[r] = true
+						regs = append(regs, r)
+					}
+				}
+			}
+		}
+	}
 	preds := make([][]int, n)
 	for b, ss := range succs {
 		for _, t := range ss {
@@ -886,18 +908,28 @@ func fp8ScopeWaits(scope FP8ScopeFunc) map[*isa.Inst]*fp8Waits {
 			preds[t] = append(preds[t], b)
 		}
 	}
-	// Each block's last event per register: the waits it leaves (a write
-	// at k: the instructions after it) or fp8DScratchWindow + 1 for none.
+	// Each block's last event per tracked register: the waits it leaves
+	// (a write at k: the instructions after it) or none.
 	const none = fp8DScratchWindow + 1
 	lasts := make([]fp8Waits, n)
 	for b, blk := range blocks {
 		l := &lasts[b]
-		for r := range l {
+		for _, r := range regs {
 			l[r] = none
 		}
-		links := fp8ChainLinks(blk)
+		if len(blk) == 0 {
+			continue
+		}
+		links := chains[blk[0]]
+		if len(links) != len(blk) {
+			links = fp8ChainLinks(blk)
+			chains[blk[0]] = links
+		}
 		for k, x := range blk {
 			fp8WaitScan(x, links[k][1], func(r int, e fp8WaitEvent) {
+				if !tracked[r] {
+					return
+				}
 				if e == fp8WaitWrite {
 					l[r] = uint8(min(len(blk)-1-k, fp8DScratchWindow))
 				} else {
@@ -906,22 +938,10 @@ func fp8ScopeWaits(scope FP8ScopeFunc) map[*isa.Inst]*fp8Waits {
 			})
 		}
 	}
-	transfer := func(b int, in *fp8Waits) fp8Waits {
-		var out fp8Waits
-		l := len(blocks[b])
-		for r := range out {
-			if x := lasts[b][r]; x != none {
-				out[r] = x
-			} else {
-				out[r] = uint8(min(int(in[r])+l, fp8DScratchWindow))
-			}
-		}
-		return out
-	}
 	in := make([]fp8Waits, n)
 	out := make([]fp8Waits, n)
 	for b := range out {
-		for r := range out[b] {
+		for _, r := range regs {
 			out[b][r] = fp8DScratchWindow
 		}
 	}
@@ -930,17 +950,27 @@ func fp8ScopeWaits(scope FP8ScopeFunc) map[*isa.Inst]*fp8Waits {
 		for b := 0; b < n; b++ {
 			var k fp8Waits // an entry: everything just written
 			if !entry[b] && len(preds[b]) > 0 {
-				k = out[preds[b][0]]
+				first := &out[preds[b][0]]
+				for _, r := range regs {
+					k[r] = first[r]
+				}
 				for _, p := range preds[b][1:] {
-					for r := range k {
+					for _, r := range regs {
 						k[r] = min(k[r], out[p][r])
 					}
 				}
 			}
 			in[b] = k
-			if o := transfer(b, &k); o != out[b] {
-				out[b] = o
-				changed = true
+			l := len(blocks[b])
+			for _, r := range regs {
+				o := lasts[b][r]
+				if o == none {
+					o = uint8(min(int(k[r])+l, fp8DScratchWindow))
+				}
+				if o != out[b][r] {
+					out[b][r] = o
+					changed = true
+				}
 			}
 		}
 	}
