@@ -738,11 +738,12 @@ const fp8DScratchWindow = 19
 
 // fp8DScratchAt reports whether, at the FP8 MFMA block[i] with C zero and
 // D in VGPRs, a VALU write of D needs no wait for an earlier MFMA write of
-// D (FP8MFMAShape.DScratch): on every path of the scope to it, each
-// register of D was, after the last MFMA that may have written it, named
-// by an instruction that is not an MFMA (which came after that write's
-// wait states) or by an FP8 MFMA the rule expands that scales D by 4 after
-// its wait (not a chain link), or fp8DScratchWindow instructions passed.
+// D (FP8MFMAShape.DScratch) or an earlier MFMA read of it: on every path
+// of the scope to it, each register of D was, after the last MFMA that may
+// have written or read it, named by an instruction that is not an MFMA
+// (which came after that MFMA's wait states) or as D by an FP8 MFMA the
+// rule expands that scales D by 4 after its wait (not a chain link), or
+// fp8DScratchWindow instructions passed.
 // Entries of the scope count as just written; an undescribed instruction
 // writes every register. Without a scope only the block before i counts.
 // links are the block's chain links (fp8ChainLinks).
@@ -807,8 +808,8 @@ const (
 	// fp8WaitAccess resolves it: a non-MFMA instruction names the register
 	// (or an FP8 MFMA the rule expands scales its D by 4 after the wait).
 	fp8WaitAccess fp8WaitEvent = iota + 1
-	// fp8WaitWrite starts one: an MFMA writes the register (or an
-	// undescribed instruction may).
+	// fp8WaitWrite starts one: an MFMA writes or reads the register (or
+	// an undescribed instruction may write it).
 	fp8WaitWrite
 )
 
@@ -844,11 +845,12 @@ func fp8WaitScan(x *isa.Inst, linked bool, fn func(r int, e fp8WaitEvent)) {
 		e := fp8WaitAccess
 		switch {
 		case !mfma:
-		case j == 0 && o.Role.Defines() && !scaledD:
-			e = fp8WaitWrite
-		case j == 0 && o.Role.Defines():
+		case j == 0 && o.Role.Defines() && scaledD:
 		default:
-			continue // an MFMA's source: no event
+			// An MFMA's D, or a source: a VALU write after its read
+			// needs wait states too (the GFX940 SrcC read -> VALU
+			// write rule), so both count as a write.
+			e = fp8WaitWrite
 		}
 		if e == fp8WaitWrite {
 			writes = append(writes, o)

@@ -432,7 +432,8 @@ func TestFP8MFMAPairClearForms(t *testing.T) {
 
 // TestFP8DScratchAt checks when D may serve as scratch on decoded blocks:
 // not at a scope entry or right after another MFMA wrote D (in the block
-// or at the end of its predecessor), and yes after VALU instructions name
+// or at the end of its predecessor) or read it as C, and yes after VALU
+// instructions name
 // every register of D, after an FP8 MFMA that scales the same D, or after
 // fp8DScratchWindow instructions without a write of D.
 func TestFP8DScratchAt(t *testing.T) {
@@ -452,7 +453,8 @@ func TestFP8DScratchAt(t *testing.T) {
 	fp8 := func(d, c uint32) []uint32 {
 		return []uint32{0xd3800000 | 0x73<<16 | d, (256 + 10) | (256+12)<<9 | c<<18}
 	}
-	bf16 := []uint32{0xd3800000 | 0x35<<16 | 40, (256 + 10) | (256+12)<<9 | srcZero<<18} // v_mfma_f32_16x16x32_bf16 v[40:43]
+	bf16 := []uint32{0xd3800000 | 0x35<<16 | 40, (256 + 10) | (256+12)<<9 | srcZero<<18}        // v_mfma_f32_16x16x32_bf16 v[40:43]
+	bf16ReadsD := []uint32{0xd3800000 | 0x35<<16 | 48, (256 + 10) | (256+12)<<9 | (256+40)<<18} // v[48:51], C = v[40:43]
 	nop := []uint32{0xbf800000}
 	movs := [][]uint32{{0x7e500280}, {0x7e520280}, {0x7e540280}, {0x7e560280}} // v_mov_b32 v40..v43, 0
 	many := func(w []uint32, n int) [][]uint32 {
@@ -478,6 +480,7 @@ func TestFP8DScratchAt(t *testing.T) {
 		{"scaled FP8 MFMA", nil, append(append([][]uint32{}, movs...), fp8(40, srcZero), fp8(40, srcZero)), true},
 		{"predecessor moves", append([][]uint32{}, movs...), [][]uint32{fp8(40, srcZero)}, true},
 		{"predecessor MFMA", append(append([][]uint32{}, movs...), bf16), [][]uint32{nop, fp8(40, srcZero)}, false},
+		{"MFMA reads D", nil, append(append(append([][]uint32{}, movs...), bf16ReadsD, nop), fp8(40, srcZero)), false},
 		{"not zero C", nil, append(append([][]uint32{}, movs...), fp8(40, 256+40)), false},
 	}
 	for _, c := range cases {
