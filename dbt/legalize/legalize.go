@@ -75,8 +75,8 @@ func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	// that passed them all once pass again.
 	var c *hostCache
 	if into != nil && guest != host {
-		c = hostCaches.Get().(*hostCache)
-		defer hostCaches.Put(c)
+		c = getHostCache()
+		defer putHostCache(c)
 		if c.identical(guest, host, in, raw) {
 			return Decision{Action: report.Identity, Fidelity: report.Exact}
 		}
@@ -161,10 +161,35 @@ func reject(why string) Decision {
 	return Decision{Action: report.Reject, Fidelity: report.Rejected, Reason: why}
 }
 
-// hostCaches hands each goroutine a cache of the instruction bytes that
-// passed through unchanged (most instructions a kernel passes through
-// repeat an earlier encoding).
-var hostCaches = sync.Pool{New: func() any { return new(hostCache) }}
+// hostCaches holds the caches of the instruction bytes that passed
+// through unchanged (most instructions a kernel passes through repeat an
+// earlier encoding) that no goroutine is using. A free list rather than a
+// sync.Pool: the pool drops its caches at every collection, and each
+// decision after one started from an empty cache (and allocated it anew).
+// There are at most as many caches as goroutines deciding at once.
+var hostCaches struct {
+	sync.Mutex
+	free []*hostCache
+}
+
+// getHostCache takes a cache from hostCaches, or makes one.
+func getHostCache() *hostCache {
+	hostCaches.Lock()
+	defer hostCaches.Unlock()
+	if n := len(hostCaches.free); n > 0 {
+		c := hostCaches.free[n-1]
+		hostCaches.free = hostCaches.free[:n-1]
+		return c
+	}
+	return new(hostCache)
+}
+
+// putHostCache returns c to hostCaches.
+func putHostCache(c *hostCache) {
+	hostCaches.Lock()
+	defer hostCaches.Unlock()
+	hostCaches.free = append(hostCaches.free, c)
+}
 
 // hostCacheSlots is the number of slots of a hostCache (a power of two).
 const hostCacheSlots = 1 << 12
