@@ -85,7 +85,9 @@ type kernelT struct {
 	// current one.
 	memo      []emitMemo
 	memoNotes []string
-	ordinal   int
+	// memoCode is the code of the last emission, which memo points into.
+	memoCode []byte
+	ordinal  int
 	// lastLen is the length of the last emission's code.
 	lastLen int
 	// emitted lists emittedFor's Map entries in emission order.
@@ -112,7 +114,10 @@ type kernelT struct {
 	// faster than the three-field one.
 	identityTallies map[*isa.OpInfo]int
 	// decided caches the pair's decisions for the scope (decide.go).
-	decided               decisions
+	decided decisions
+	// legal is the pass-through cache of the pair's decisions while emit
+	// runs (nil otherwise).
+	legal                 *legalize.Cache
 	forceShared, noShared bool
 	// sharedReach, when set, places the bodies in the code with this
 	// call reach (tests).
@@ -232,15 +237,30 @@ func (kt *kernelT) resources(d kd.Descriptor) report.Resources {
 
 // emit translates the scope into kt.body, filling kt.rep.
 func (kt *kernelT) emit() {
+	if kt.legal == nil {
+		// The emission's decisions share one pass-through cache.
+		kt.legal = legalize.AcquireCache()
+		defer func() {
+			kt.legal.Release()
+			kt.legal = nil
+		}()
+	}
+	kt.emitScope()
+}
+
+// emitScope is emit with kt.legal held.
+func (kt *kernelT) emitScope() {
 	k := kt.k
 	kt.rep = report.Kernel{Name: k.Name, SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.rep.Before = kt.resources(k.Descriptor)
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
-	kt.body = &place.Body{Name: k.Name, Map: make(map[uint64]int, kt.scopeInsts()), Entry: k.EntryAddr, Words: kt.pair.Words()}
-	kt.emitted, kt.emittedFor = kt.emitted[:0], kt.body
-	if n := kt.scopeInsts(); cap(kt.emitted) < n {
-		kt.emitted = make([]pcOff, 0, n)
+	if kt.body != nil {
+		kt.memoCode = kt.body.Code
 	}
+	kt.body = &place.Body{Name: k.Name, Entry: k.EntryAddr, Words: kt.pair.Words()}
+	// The body's offsets (emitted becomes Body.Offsets: a new list per
+	// emission).
+	kt.emitted, kt.emittedFor = make([]pcOff, 0, kt.scopeInsts()), kt.body
 	kt.lastPool, kt.islandsGrew = 0, false
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
@@ -296,8 +316,7 @@ func (kt *kernelT) emit() {
 				code = slices.Grow(code, cap(code))
 			}
 			code = kt.pool(code, b, i)
-			kt.body.Map[in.PC] = len(code)
-			kt.emitted = append(kt.emitted, pcOff{in.PC, len(code)})
+			kt.emitted = append(kt.emitted, pcOff{Src: in.PC, Off: len(code)})
 			kt.rep.Instructions++
 			kt.rep.SourceBytes += int(in.Size)
 			code = kt.one(code, b, i, in)
@@ -305,15 +324,34 @@ func (kt *kernelT) emit() {
 	}
 	kt.body.Code = kt.appendShared(code)
 	kt.lastLen = len(kt.body.Code)
+	kt.setOffsets()
 	if kt.islandsGrew {
 		// A new island target: the pools emitted before it lack its stub.
 		kt.emit()
 		return
 	}
 	for _, ind := range kt.g.Indirect {
-		if _, in := kt.body.Map[ind.Addr]; in && (ind.Kind == cfg.IndirectJump || ind.Kind == cfg.IndirectCall) {
+		if _, in := kt.body.Offset(ind.Addr); in && (ind.Kind == cfg.IndirectJump || ind.Kind == cfg.IndirectCall) {
 			kt.rep.RecoveredIndirect++
 		}
+	}
+}
+
+// setOffsets gives the body its offsets from kt.emitted: the list itself
+// when the sources ascend (scopes are emitted in source order), else a map
+// of them (a later entry for a source replacing an earlier one).
+func (kt *kernelT) setOffsets() {
+	ascending := true
+	for j := 1; j < len(kt.emitted) && ascending; j++ {
+		ascending = kt.emitted[j-1].Src < kt.emitted[j].Src
+	}
+	if ascending {
+		kt.body.Map, kt.body.Offsets = nil, kt.emitted
+		return
+	}
+	kt.body.Map = make(map[uint64]int, len(kt.emitted))
+	for _, x := range kt.emitted {
+		kt.body.Map[x.Src] = x.Off
 	}
 }
 
@@ -448,17 +486,27 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	// record.
 	ord := kt.ordinal
 	kt.ordinal++
-	if ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && !kt.noReuse && !kt.sidecar {
+	reuse := !kt.noReuse && !kt.sidecar
+	if reuse && ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && int(kt.memo[ord].end) <= len(kt.memoCode) {
 		m := &kt.memo[ord]
 		kt.needArch = max(kt.needArch, int(m.needArch))
 		kt.tallyDecision(in, kt.emitDecision(b, i))
 		for _, n := range kt.memoNotes[m.notes0:m.notes1] {
 			kt.rep.Notes = appendOnce(kt.rep.Notes, n)
 		}
-		return append(code, m.out...)
+		// The code now lives in this emission's buffer.
+		at := len(code)
+		code = append(code, kt.memoCode[m.start:m.end]...)
+		m.start, m.end = int32(at), int32(len(code))
+		return code
 	}
 	notes0 := len(kt.rep.Notes)
+	// remember records the host code out that one appends at the end of
+	// code (by its offsets there: the buffer becomes the body's code).
 	remember := func(out []byte) {
+		if !reuse {
+			return
+		}
 		if kt.memo == nil {
 			kt.memo = make([]emitMemo, kt.scopeInsts())
 		}
@@ -466,7 +514,8 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			kt.memo = append(kt.memo, emitMemo{})
 		}
 		m := &kt.memo[ord]
-		m.pc, m.ok, m.out, m.needArch = in.PC, true, out, int32(kt.needArch)
+		m.pc, m.ok, m.needArch = in.PC, true, int32(kt.needArch)
+		m.start, m.end = int32(len(code)), int32(len(code)+len(out))
 		m.notes0 = int32(len(kt.memoNotes))
 		kt.memoNotes = append(kt.memoNotes, kt.rep.Notes[notes0:]...)
 		m.notes1 = int32(len(kt.memoNotes))
@@ -891,11 +940,12 @@ func (kt *kernelT) take(r uint16) {
 }
 
 // emitMemo is one instruction's host code from an earlier emission of
-// the same scope (its tally comes from the scope's cached decision).
+// the same scope (its tally comes from the scope's cached decision): the
+// bytes at start:end of kernelT.memoCode. It holds no pointers.
 type emitMemo struct {
-	pc       uint64
-	out      []byte
-	needArch int32
+	pc         uint64
+	start, end int32
+	needArch   int32
 	// notes0 and notes1 bound, in kernelT.memoNotes, the report notes
 	// the instruction added.
 	notes0, notes1 int32

@@ -67,6 +67,9 @@ type sharedPlan struct {
 	// heads0 holds, per key, the body and head length sharedHeadKeys
 	// made.
 	heads0 map[string]headBody
+	// siteCache holds the Site answers of uses whose key's registers
+	// were chosen, by key and bytes.
+	siteCache map[sharedSiteKey]cachedSite
 	// agprs is the most AGPRs a key's saves use.
 	agprs int
 	// sites are the addresses of the uses; lists is each key's register
@@ -171,6 +174,18 @@ func (kt *kernelT) sharedKey(r *rules.Shared, in *isa.Inst, raw []byte) (string,
 		}
 	}
 	return r.Key(in, raw)
+}
+
+// sharedSiteKey names a use's site code in a plan: the key and the
+// instruction's bytes.
+type sharedSiteKey struct {
+	key, raw string
+}
+
+// cachedSite is a Shared.Site answer.
+type cachedSite struct {
+	site rules.SharedSite
+	err  error
 }
 
 // headBody is a key's body made for the head count (sharedHeadKeys), with
@@ -408,8 +423,20 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	var site rules.SharedSite
 	var err error
 	if list, ok := p.lists[key]; ok {
+		// The key's registers are chosen: the site code depends on the
+		// instruction's bytes only (as the key's body does), so a use
+		// with the bytes of an earlier one gets its answer.
 		regs.V = list
-		site, err = r.Site(in, raw, regs)
+		sk := sharedSiteKey{key, string(raw)}
+		if c, ok := p.siteCache[sk]; ok {
+			site, err = c.site, c.err
+		} else {
+			site, err = r.Site(in, raw, regs)
+			if p.siteCache == nil {
+				p.siteCache = map[sharedSiteKey]cachedSite{}
+			}
+			p.siteCache[sk] = cachedSite{site, err}
+		}
 	} else {
 		site, err = r.Site(in, raw, regs)
 		if err != nil && (p.saveOK || p.memOK) {

@@ -47,7 +47,7 @@ var Renames = map[rules.Pair]map[string]string{}
 
 // Decide returns the action for in (raw are its bytes).
 func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeFunc) Decision {
-	return decide(in, raw, guest, host, hostDecode, nil, nil)
+	return decide(in, raw, guest, host, hostDecode, nil, nil, nil)
 }
 
 // DecideInto is Decide with the host re-decode written into scratch, which
@@ -58,11 +58,52 @@ func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 // shared operation, same host decode) pass again without the checks and
 // the re-decode.
 func DecideInto(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeIntoFunc, scratch *isa.Inst) Decision {
-	return decide(in, raw, guest, host, nil, hostDecode, scratch)
+	return DecideCached(in, raw, guest, host, hostDecode, scratch, nil)
 }
 
-// decide is Decide with either host decoder.
-func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeFunc, into DecodeIntoFunc, scratch *isa.Inst) Decision {
+// DecideCached is DecideInto with the caller's pass-through cache (nil:
+// one taken for the call).
+func DecideCached(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeIntoFunc, scratch *isa.Inst, cache *Cache) Decision {
+	if guest == host {
+		return decide(in, raw, guest, host, nil, hostDecode, scratch, nil)
+	}
+	c := cache
+	if c == nil {
+		c = AcquireCache()
+		defer c.Release()
+	}
+	return decide(in, raw, guest, host, nil, hostDecode, scratch, c.c)
+}
+
+// Cache remembers instruction bytes that passed through unchanged (most
+// instructions a kernel passes through repeat an earlier encoding). One
+// goroutine uses it at a time, from AcquireCache to Release.
+type Cache struct {
+	c *hostCache
+}
+
+// AcquireCache takes a cache no goroutine is using, or makes one.
+func AcquireCache() *Cache { return &Cache{c: getHostCache()} }
+
+// Release gives the cache back; c must not be used after it.
+func (c *Cache) Release() {
+	if c.c != nil {
+		putHostCache(c.c)
+		c.c = nil
+	}
+}
+
+// decide is Decide with either host decoder, and with the pass-through
+// cache c when into is given (nil: none).
+func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeFunc, into DecodeIntoFunc, scratch *isa.Inst, c *hostCache) Decision {
+	if into == nil || guest == host {
+		c = nil
+	}
+	// Bytes remembered passed every check below, the rule lookup too
+	// (rules.ForInst depends on the decoded bytes only): they pass again.
+	if c != nil && in.Info != nil && c.identical(guest, host, in, raw) {
+		return Decision{Action: report.Identity, Fidelity: report.Exact}
+	}
 	name := in.Name()
 	if r := rules.ForInst(guest, host, in); r != nil {
 		return Decision{Action: report.Expand, Rule: r, Fidelity: r.Fidelity, Bound: r.Bound}
@@ -70,16 +111,6 @@ func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	info := in.Info
 	if info == nil {
 		return reject("instruction has no operation description")
-	}
-	// Every check from here on depends on in, that is on raw, alone: bytes
-	// that passed them all once pass again.
-	var c *hostCache
-	if into != nil && guest != host {
-		c = getHostCache()
-		defer putHostCache(c)
-		if c.identical(guest, host, in, raw) {
-			return Decision{Action: report.Identity, Fidelity: report.Exact}
-		}
 	}
 	// Two independent sources must agree before bytes pass through: the
 	// instruction model's OpInfo and the oracle-generated GFX950Only

@@ -10,8 +10,10 @@
 package place
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -90,6 +92,10 @@ type Body struct {
 	// Map gives the body offset of every source block leader (and of any
 	// other source instruction a fixup may target).
 	Map map[uint64]int
+	// Offsets, used when Map is nil, gives them as a list: source
+	// addresses strictly ascending (a translator that emits in source
+	// order has it without building a map).
+	Offsets []SourceOffset
 	// Fixups are resolved after placement.
 	Fixups []Fixup
 	// Entry is the source entry address and Preload the source preload
@@ -104,6 +110,34 @@ type Body struct {
 	// Islands are the skipped island pools the translator inserted, in
 	// increasing body offset order.
 	Islands []Island
+}
+
+// SourceOffset is a source address and the body offset of its code.
+type SourceOffset struct {
+	Src uint64
+	Off int
+}
+
+// Offset returns the body offset of source address src (Map, or Offsets
+// when Map is nil).
+func (b *Body) Offset(src uint64) (int, bool) {
+	if b.Map != nil {
+		o, ok := b.Map[src]
+		return o, ok
+	}
+	i, ok := slices.BinarySearchFunc(b.Offsets, src, func(x SourceOffset, src uint64) int { return cmp.Compare(x.Src, src) })
+	if !ok {
+		return 0, false
+	}
+	return b.Offsets[i].Off, true
+}
+
+// Mapped returns the number of source addresses with a body offset.
+func (b *Body) Mapped() int {
+	if b.Map != nil {
+		return len(b.Map)
+	}
+	return len(b.Offsets)
 }
 
 func (b *Body) words() *Words {
@@ -141,7 +175,7 @@ func Layout(textAddr uint64, srcSize int, bodies []*Body) ([]byte, []Placed, err
 		}
 	}
 	for i, b := range bodies {
-		eoff, ok := b.Map[b.Entry]
+		eoff, ok := b.Offset(b.Entry)
 		if !ok {
 			return nil, nil, fmt.Errorf("place: %s: entry %#x has no body offset", b.Name, b.Entry)
 		}
@@ -151,7 +185,7 @@ func Layout(textAddr uint64, srcSize int, bodies []*Body) ([]byte, []Placed, err
 		needStub := false
 		poff := -1
 		if b.Preload != 0 {
-			p, ok := b.Map[b.Preload]
+			p, ok := b.Offset(b.Preload)
 			if !ok {
 				return nil, nil, fmt.Errorf("place: %s: preload entry %#x has no body offset", b.Name, b.Preload)
 			}
@@ -264,7 +298,7 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 			if f.Local {
 				to = p.Base + f.Target
 			} else {
-				o, ok := b.Map[f.Target]
+				o, ok := b.Offset(f.Target)
 				if !ok {
 					return 0, fmt.Errorf("place: %s: fixup at source %#x targets %#x, which is not in the scope", b.Name, f.Src, f.Target)
 				}
@@ -376,7 +410,7 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 			hostPC := from + 4
 			target := f.Target
 			if !f.Data {
-				o, ok := b.Map[f.Target]
+				o, ok := b.Offset(f.Target)
 				if !ok {
 					return 0, fmt.Errorf("place: %s: s_getpc_b64 at source %#x computes code address %#x outside the scope", b.Name, f.Src, f.Target)
 				}
