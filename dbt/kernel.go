@@ -303,7 +303,7 @@ func (kt *kernelT) emitScope() {
 			// Blocks are emitted in source order and the entry is not the
 			// first one (a helper or another kernel's code sits below it):
 			// the prologue branches to it.
-			kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr, Src: prologueSrc})
+			kt.addFixup(place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr, Src: prologueSrc})
 			code = window(code, 4)
 		}
 	}
@@ -376,6 +376,16 @@ func (kt *kernelT) relocated(in *isa.Inst) {
 	kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Relocate, Fidelity: report.Exact, Count: 1})
 }
 
+// addFixup appends fx to the body's fixups, doubling their capacity when
+// full (append grows long slices by 1.25x, and a large scope's fixups were
+// copied a dozen times).
+func (kt *kernelT) addFixup(fx place.Fixup) {
+	if f := kt.body.Fixups; len(f) == cap(f) {
+		kt.body.Fixups = slices.Grow(f, max(16, len(f)))
+	}
+	kt.body.Fixups = append(kt.body.Fixups, fx)
+}
+
 // window appends a reserved window of n bytes of NOPs.
 func window(code []byte, n int) []byte {
 	for i := 0; i < n; i += 4 {
@@ -405,14 +415,14 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			if why != "" {
 				// No scratch pair (or no SCC save register) for a long
 				// window: a branch goes through the island pools.
-				kt.body.Fixups = append(kt.body.Fixups, kt.islandBranch(fx))
+				kt.addFixup(kt.islandBranch(fx))
 				kt.relocated(in)
 				return window(code, 4)
 			}
 			fx.Long, fx.Pair, fx.SaveSCC, fx.SCCReg = true, pair, save, sccReg
 			fx.Size = place.LongSize(fx.Op, save)
 		}
-		kt.body.Fixups = append(kt.body.Fixups, fx)
+		kt.addFixup(fx)
 		kt.relocated(in)
 		return window(code, fx.Size)
 	case isa.BranchCall:
@@ -427,7 +437,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 				}
 				fx.Long, fx.Via, fx.SaveSCC, fx.SCCReg, fx.Size = true, via, save, sccReg, place.LongSize(place.OpBranch, save)
 			}
-			kt.body.Fixups = append(kt.body.Fixups, fx)
+			kt.addFixup(fx)
 			kt.relocated(in)
 			return window(code, fx.Size)
 		}
@@ -455,7 +465,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			}
 			fx.Long, fx.Via, fx.SaveSCC, fx.SCCReg, fx.Size = true, ind.Pair, save, sccReg, place.LongSize(place.OpBranch, save)
 		}
-		kt.body.Fixups = append(kt.body.Fixups, fx)
+		kt.addFixup(fx)
 		kt.relocated(in)
 		return window(code, fx.Size)
 	case isa.BranchIndirect:
@@ -468,7 +478,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			kt.relocated(in)
 			return kt.keep(code, in, raw)
 		case ind != nil && ind.Kind == cfg.IndirectJump && len(ind.Targets) == 1:
-			kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: ind.Targets[0], Src: in.PC})
+			kt.addFixup(place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: ind.Targets[0], Src: in.PC})
 			kt.relocated(in)
 			return window(code, 4)
 		}
@@ -642,7 +652,7 @@ func (kt *kernelT) getpc(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []b
 		// with .text growth and is re-biased after the commit (rebiasData).
 		fx.Data = true
 	}
-	kt.body.Fixups = append(kt.body.Fixups, fx)
+	kt.addFixup(fx)
 	kt.relocated(in)
 	return kt.keep(code, in, raw)
 }
@@ -1033,12 +1043,16 @@ func (kt *kernelT) rawUses(in *isa.Inst) []isa.Operand {
 	if w0>>26 != 0x34 {
 		return nil
 	}
-	var out []isa.Operand
+	// At most 7 operands, gathered here and returned in one allocation.
+	var buf [7]isa.Operand
+	n := 0
 	vg := func(c uint32, width uint8) {
 		if c >= 256 {
-			out = append(out, isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(c - 256), Width: width})
+			buf[n] = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(c - 256), Width: width}
+			n++
 		} else if c < 102 {
-			out = append(out, isa.Operand{Kind: isa.KindReg, Class: isa.SGPR, Reg: uint16(c), Width: 2})
+			buf[n] = isa.Operand{Kind: isa.KindReg, Class: isa.SGPR, Reg: uint16(c), Width: 2}
+			n++
 		}
 	}
 	if in.Info.Has(isa.FlagMFMA) {
@@ -1057,19 +1071,23 @@ func (kt *kernelT) rawUses(in *isa.Inst) []isa.Operand {
 			vg(256+w0&0xff, cd)
 		}
 	} else {
-		for _, c := range []uint32{w1 & 0x1ff, w1 >> 9 & 0x1ff, w1 >> 18 & 0x1ff, 256 + w0&0xff} {
+		for _, c := range [...]uint32{w1 & 0x1ff, w1 >> 9 & 0x1ff, w1 >> 18 & 0x1ff, 256 + w0&0xff} {
 			vg(c, 2)
 		}
 	}
 	if in.Size == 16 { // VOP3PX2: the scale pair's sources too
 		w3 := binary.LittleEndian.Uint32(raw[12:])
-		for _, c := range []uint32{w3 & 0x1ff, w3 >> 9 & 0x1ff, w3 >> 18 & 0x1ff} {
+		for _, c := range [...]uint32{w3 & 0x1ff, w3 >> 9 & 0x1ff, w3 >> 18 & 0x1ff} {
 			if c >= 256 {
-				out = append(out, isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(c - 256), Width: 16})
+				buf[n] = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(c - 256), Width: 16}
+				n++
 			}
 		}
 	}
-	return out
+	if n == 0 {
+		return nil
+	}
+	return slices.Clone(buf[:n])
 }
 
 // canSpill reports whether borrowed VGPRs may be saved to private memory:

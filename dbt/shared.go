@@ -579,7 +579,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		} else {
 			st.calls = append(st.calls, c)
 		}
-		kt.body.Fixups = append(kt.body.Fixups, fx)
+		kt.addFixup(fx)
 		code = window(code, 4)
 	}
 	if r.LeadWaits == 0 || !kt.xdlQuiet(b, i, r.LeadWaits, r) {
