@@ -104,7 +104,7 @@ func (kt *kernelT) decide(b *cfg.Block, i int) legalize.Decision {
 			c.slot[n] = slotIdentity
 		} else {
 			c.slot[n] = slotEntry + int32(len(c.entries))
-			c.entries = append(c.entries, decided{d: d, formDone: noForm})
+			c.entries = appendDoubling(c.entries, decided{d: d, formDone: noForm})
 		}
 	}
 	return d

@@ -376,14 +376,19 @@ func (kt *kernelT) relocated(in *isa.Inst) {
 	kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Relocate, Fidelity: report.Exact, Count: 1})
 }
 
-// addFixup appends fx to the body's fixups, doubling their capacity when
-// full (append grows long slices by 1.25x, and a large scope's fixups were
-// copied a dozen times).
+// addFixup appends fx to the body's fixups (appendDoubling).
 func (kt *kernelT) addFixup(fx place.Fixup) {
-	if f := kt.body.Fixups; len(f) == cap(f) {
-		kt.body.Fixups = slices.Grow(f, max(16, len(f)))
+	kt.body.Fixups = appendDoubling(kt.body.Fixups, fx)
+}
+
+// appendDoubling is append that doubles s's capacity when it is full
+// (append grows long slices by 1.25x: the lists a large scope builds one
+// instruction at a time were copied a dozen times).
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(16, len(s)))
 	}
-	kt.body.Fixups = append(kt.body.Fixups, fx)
+	return append(s, v)
 }
 
 // window appends a reserved window of n bytes of NOPs.

@@ -295,7 +295,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 			for j, in := range blk.Insts {
 				if f := kt.sharedAt(blk, j); f != nil {
 					st.scanAt[in] = len(st.scan)
-					st.scan = append(st.scan, sharedUse{in: in, form: f})
+					st.scan = appendDoubling(st.scan, sharedUse{in: in, form: f})
 				}
 			}
 		}

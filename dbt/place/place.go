@@ -14,7 +14,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"sort"
 )
 
 // FixupKind is the form a control-flow window takes.
@@ -287,8 +286,14 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 	long := 0
 	ws := b.words()
 	var oor *OutOfRange
-	fx := append([]Fixup(nil), b.Fixups...)
-	sort.SliceStable(fx, func(i, j int) bool { return fx[i].Off < fx[j].Off })
+	fx := b.Fixups
+	byOff := func(a, b Fixup) int { return cmp.Compare(a.Off, b.Off) }
+	if !slices.IsSortedFunc(fx, byOff) {
+		// A sorted copy (emission order is body order, except where a
+		// translator patched a window in afterwards).
+		fx = slices.Clone(fx)
+		slices.SortStableFunc(fx, byOff)
+	}
 	for _, f := range fx {
 		at := int(p.Base-textAddr) + f.Off
 		win := text[at : at+f.Size]
