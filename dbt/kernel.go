@@ -80,14 +80,29 @@ type kernelT struct {
 	lastPool      int
 	// liveScope is the scope live was computed for.
 	liveScope *cfg.Scope
-	// memo holds, by emission ordinal, the host code of the non-control
-	// instructions of the last emission; ordinal counts them in the
-	// current one.
-	memo      []emitMemo
-	memoNotes []string
-	// memoCode is the code of the last emission, which memo points into.
-	memoCode []byte
-	ordinal  int
+	// The re-emission memo: memoOK has bit i set when the scope's i-th
+	// instruction (in emission order) had its host code computed once as
+	// a non-control instruction (identity or inline expansion). That code
+	// is in the last emission's: memoCode from memoAt[i].Off to the next
+	// instruction's offset (less the island pool placed before it,
+	// memoPools) or, for the last, to memoEnd. memoNotes holds, for
+	// the instructions that added report notes, the notes (in
+	// memoNoteText); memoNeedArch is the most arch VGPRs any of them
+	// needed. Nothing here holds a pointer per instruction.
+	memoOK       []uint64
+	memoAt       []pcOff
+	memoPools    []place.Island
+	memoCode     []byte
+	memoEnd      int
+	memoNotes    map[int][2]int
+	memoNoteText []string
+	memoNeedArch int
+	// memoPool is the index in memoPools of the first pool not before
+	// the instruction being emitted.
+	memoPool int
+	// codeEnd is the length of the code before the subroutine bodies
+	// (the next emission's memoEnd).
+	codeEnd int
 	// lastLen is the length of the last emission's code.
 	lastLen int
 	// emitted lists emittedFor's Map entries in emission order.
@@ -254,9 +269,12 @@ func (kt *kernelT) emitScope() {
 	kt.rep = report.Kernel{Name: k.Name, SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.rep.Before = kt.resources(k.Descriptor)
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
-	if kt.body != nil {
-		kt.memoCode = kt.body.Code
+	if kt.body != nil && kt.emittedFor == kt.body {
+		kt.memoCode, kt.memoAt, kt.memoPools, kt.memoEnd = kt.body.Code, kt.emitted, kt.body.Islands, kt.codeEnd
+	} else {
+		kt.memoCode, kt.memoAt, kt.memoPools, kt.memoEnd = nil, nil, nil, 0
 	}
+	kt.memoPool = 0
 	kt.body = &place.Body{Name: k.Name, Entry: k.EntryAddr, Words: kt.pair.Words()}
 	// The body's offsets (emitted becomes Body.Offsets: a new list per
 	// emission).
@@ -285,7 +303,6 @@ func (kt *kernelT) emitScope() {
 		// branches) reuses it.
 		kt.live, kt.liveScope = live.Analyze(kt.g, sc, kt.rawUses), sc
 	}
-	kt.ordinal = 0
 	// A re-emission (long branches) needs about what the last one made.
 	code := make([]byte, 0, max(4*kt.scopeBytes(), kt.lastLen+kt.lastLen/8)+256)
 	arch0, agprs0 := kt.archVGPRs()
@@ -322,6 +339,7 @@ func (kt *kernelT) emitScope() {
 			code = kt.one(code, b, i, in)
 		}
 	}
+	kt.codeEnd = len(code)
 	kt.body.Code = kt.appendShared(code)
 	kt.lastLen = len(kt.body.Code)
 	kt.setOffsets()
@@ -499,41 +517,47 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	// lowering must not take the scratch VGPRs (kt.taken) or private
 	// slots (kt.borrowed) the expansion took, which a reuse does not
 	// record.
-	ord := kt.ordinal
-	kt.ordinal++
-	reuse := !kt.noReuse && !kt.sidecar
-	if reuse && ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && int(kt.memo[ord].end) <= len(kt.memoCode) {
-		m := &kt.memo[ord]
-		kt.needArch = max(kt.needArch, int(m.needArch))
+	// The instruction's index in the emission (emitScope recorded it
+	// last), when it is this emission's.
+	idx := -1
+	reuse := !kt.noReuse && !kt.sidecar && kt.emittedFor == kt.body
+	if n := len(kt.emitted); reuse && n > 0 && kt.emitted[n-1].Src == in.PC && kt.emitted[n-1].Off == len(code) {
+		idx = n - 1
+	}
+	if lo, hi, ok := kt.memoSpan(idx, in); ok {
+		kt.needArch = max(kt.needArch, kt.memoNeedArch)
 		kt.tallyDecision(in, kt.emitDecision(b, i))
-		for _, n := range kt.memoNotes[m.notes0:m.notes1] {
-			kt.rep.Notes = appendOnce(kt.rep.Notes, n)
+		if r, ok := kt.memoNotes[idx]; ok {
+			for _, n := range kt.memoNoteText[r[0]:r[1]] {
+				kt.rep.Notes = appendOnce(kt.rep.Notes, n)
+			}
 		}
-		// The code now lives in this emission's buffer.
-		at := len(code)
-		code = append(code, kt.memoCode[m.start:m.end]...)
-		m.start, m.end = int32(at), int32(len(code))
-		return code
+		return append(code, kt.memoCode[lo:hi]...)
 	}
 	notes0 := len(kt.rep.Notes)
-	// remember records the host code out that one appends at the end of
-	// code (by its offsets there: the buffer becomes the body's code).
+	// remember records that out, which one appends to code, is the
+	// instruction's host code (the next emission finds it in this one's
+	// code by the instruction's offsets).
 	remember := func(out []byte) {
-		if !reuse {
+		if idx < 0 {
 			return
 		}
-		if kt.memo == nil {
-			kt.memo = make([]emitMemo, kt.scopeInsts())
+		if kt.memoOK == nil {
+			kt.memoOK = make([]uint64, (kt.scopeInsts()+63)/64)
 		}
-		for len(kt.memo) <= ord {
-			kt.memo = append(kt.memo, emitMemo{})
+		if idx/64 >= len(kt.memoOK) {
+			return
 		}
-		m := &kt.memo[ord]
-		m.pc, m.ok, m.needArch = in.PC, true, int32(kt.needArch)
-		m.start, m.end = int32(len(code)), int32(len(code)+len(out))
-		m.notes0 = int32(len(kt.memoNotes))
-		kt.memoNotes = append(kt.memoNotes, kt.rep.Notes[notes0:]...)
-		m.notes1 = int32(len(kt.memoNotes))
+		kt.memoOK[idx/64] |= 1 << (idx % 64)
+		kt.memoNeedArch = max(kt.memoNeedArch, kt.needArch)
+		if len(kt.rep.Notes) > notes0 {
+			if kt.memoNotes == nil {
+				kt.memoNotes = map[int][2]int{}
+			}
+			n0 := len(kt.memoNoteText)
+			kt.memoNoteText = append(kt.memoNoteText, kt.rep.Notes[notes0:]...)
+			kt.memoNotes[idx] = [2]int{n0, len(kt.memoNoteText)}
+		}
 	}
 	d := kt.emitDecision(b, i)
 	switch d.Action {
@@ -954,17 +978,29 @@ func (kt *kernelT) take(r uint16) {
 	}
 }
 
-// emitMemo is one instruction's host code from an earlier emission of
-// the same scope (its tally comes from the scope's cached decision): the
-// bytes at start:end of kernelT.memoCode. It holds no pointers.
-type emitMemo struct {
-	pc         uint64
-	start, end int32
-	needArch   int32
-	// notes0 and notes1 bound, in kernelT.memoNotes, the report notes
-	// the instruction added.
-	notes0, notes1 int32
-	ok             bool
+// memoSpan returns where, in the last emission's code, the host code of
+// the emission's idx-th instruction in is, when it was remembered (its
+// tally comes from the scope's cached decision).
+func (kt *kernelT) memoSpan(idx int, in *isa.Inst) (lo, hi int, ok bool) {
+	if idx < 0 || idx/64 >= len(kt.memoOK) || kt.memoOK[idx/64]&(1<<(idx%64)) == 0 || idx >= len(kt.memoAt) || kt.memoAt[idx].Src != in.PC {
+		return 0, 0, false
+	}
+	lo, hi = kt.memoAt[idx].Off, kt.memoEnd
+	if idx+1 < len(kt.memoAt) {
+		hi = kt.memoAt[idx+1].Off
+	}
+	// An island pool placed before the next instruction ends the code
+	// there.
+	for kt.memoPool < len(kt.memoPools) && kt.memoPools[kt.memoPool].Off < lo {
+		kt.memoPool++
+	}
+	if kt.memoPool < len(kt.memoPools) && kt.memoPools[kt.memoPool].Off < hi {
+		hi = kt.memoPools[kt.memoPool].Off
+	}
+	if lo > hi || hi > len(kt.memoCode) {
+		return 0, 0, false
+	}
+	return lo, hi, true
 }
 
 // emitDecision is the scope's decision for b.Insts[i] with a rule's

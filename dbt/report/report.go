@@ -241,7 +241,9 @@ func (k *Kernel) TallyAt(kind Kind, at int) int {
 	if k.Fidelity == "" {
 		k.Fidelity = Exact
 	}
-	k.Fidelity = k.Fidelity.Worse(kind.Fidelity)
+	if kind.Fidelity != k.Fidelity {
+		k.Fidelity = k.Fidelity.Worse(kind.Fidelity)
+	}
 	same := func(e *Kind) bool {
 		return e.Mnemonic == kind.Mnemonic && e.Action == kind.Action && e.Rule == kind.Rule
 	}
