@@ -36,24 +36,29 @@ const (
 	PCRel
 )
 
-// Fixup is one control-flow or address window in a body.
+// Fixup is one control-flow or address window in a body. (The fields are
+// ordered for a compact layout: a large scope has tens of thousands.)
 type Fixup struct {
-	Kind FixupKind
 	// Off is the window's body offset; Size its reserved bytes.
 	Off, Size int
-	// Op is the SOPP opcode of a branch.
-	Op uint8
+	// LoLit, HiLit locate PCRel literals.
+	LoLit, HiLit int
 	// Target is the source address of the destination (resolved through
 	// the body's map), or, with Local, a body offset.
 	Target uint64
-	Local  bool
+	// Src is the source address of the instruction, for errors.
+	Src  uint64
+	Kind FixupKind
+	// Op is the SOPP opcode of a branch.
+	Op    uint8
+	Local bool
+	// Long asks for a long window (24 bytes, 28 when conditional).
+	Long bool
 	// Pair is the SGPR pair: the long window's scratch pair or the
 	// call's return-address pair.
 	Pair uint16
 	// Via is a long call's scratch pair for the target address.
 	Via uint16
-	// Long asks for a long window (24 bytes, 28 when conditional).
-	Long bool
 	// Island routes an out-of-range branch (4-byte window) through the
 	// body's island pools instead of a long window; calls never take it.
 	Island bool
@@ -62,12 +67,9 @@ type Fixup struct {
 	// s_cmp_lg_u32 restores it before the s_setpc_b64.
 	SaveSCC bool
 	SCCReg  uint16
-	// LoLit, HiLit locate PCRel literals; Data marks a PCRel whose target
-	// is data, whose address does not move.
-	LoLit, HiLit int
-	Data         bool
-	// Src is the source address of the instruction, for errors.
-	Src uint64
+	// Data marks a PCRel whose target is data, whose address does not
+	// move.
+	Data bool
 }
 
 // LongSize is the long window size for op (unconditional 24, conditional
