@@ -15,6 +15,7 @@
 package legalize
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"sync"
@@ -228,10 +229,15 @@ func putHostCache(c *hostCache) {
 }
 
 // hostCacheSlots is the number of slots of a hostCache (a power of two):
-// 32768 slots of 24 bytes. A pass over the 83 gfx950 inputs re-decodes
-// 18,723 instructions with it (24,289 with 4096 slots), a second pass
-// 8,079 (23,924): the caches outlive a translation (hostCaches).
-const hostCacheSlots = 1 << 15
+// 4096 slots of 24 bytes, which stay in a core's cache. A pass over the 83
+// gfx950 inputs re-decodes 24,146 instructions with it and a second pass
+// 23,781; with 32768 slots 18,569 and 8,055, but each lookup then waits
+// for memory, which cost more than the re-decodes it saved
+// (BenchmarkTranslateThroughput's -cpuprofile).
+const hostCacheSlots = 1 << hostCacheBits
+
+// hostCacheBits is log2(hostCacheSlots).
+const hostCacheBits = 12
 
 // hostCache remembers, one entry per slot chosen by a hash of the bytes,
 // instruction bytes that decode for a host as they did for the guest.
@@ -256,11 +262,12 @@ func (c *hostCache) slot(raw []byte) *hostSlot {
 	if len(raw) == 0 || len(raw) > len(hostSlot{}.raw) {
 		return nil
 	}
-	h := uint32(2166136261)
-	for _, b := range raw {
-		h = (h ^ uint32(b)) * 16777619
-	}
-	return &c.slots[h&(hostCacheSlots-1)]
+	// The bytes as two words (zero-padded), mixed by multiplication.
+	var w [16]byte
+	copy(w[:], raw)
+	a, b := binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
+	h := (a*0x9e3779b97f4a7c15 ^ b*0xc2b2ae3d27d4eb4f ^ uint64(len(raw))) * 0xff51afd7ed558ccd
+	return &c.slots[h>>(64-hostCacheBits)] // the best-mixed bits
 }
 
 // identical reports whether in's bytes raw were remembered as passing
