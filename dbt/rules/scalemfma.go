@@ -36,12 +36,16 @@ import (
 // bit 14 set, which makes them NaN.
 //
 // E2M1 operands (given the registers) use a table decode instead: the
-// scaled bf16 of the 7 non-zero magnitudes is computed once per lane by the
-// same f16/ldexp path and stored as byte tables; v_perm_b32 then looks up
-// 4 magnitudes at a time, the nibble signs are ORed into the high bytes,
-// and each source dword yields the pairs of parts 2r (even elements) and
-// 2r+1 (odd elements, kept in alternating hold pairs) - 274 instead of 483
-// instructions for an E2M1 x E2M1 MFMA, with identical results.
+// scaled value of each of the 7 non-zero magnitudes is one v_ldexp_f32 per
+// lane (of the magnitude, by s - 127: the value the f16/ldexp path gives),
+// and six v_perm_b32 gather their bf16 bytes into byte tables; v_perm_b32
+// then looks up 4 magnitudes at a time, the nibble signs are ORed into the
+// high bytes, and each source dword yields the pairs of parts 2r (even
+// elements) and 2r+1 (odd elements, kept in alternating hold pairs). A
+// lane whose scale is NaN gets all-ones table selectors, so every entry is
+// the bf16 NaN 0xffff (no per-pair OR). 185 instead of 483 instructions
+// for an E2M1 x E2M1 MFMA, with the same bf16 operands (NaN lanes: NaN in
+// both).
 
 // ScaleMFMABound documents the differences from gfx950.
 const ScaleMFMABound = "products are exact; the f32 sum over K is rounded once per host part (8 chained bf16 MFMAs of 16 or 8 K each) instead of once: |D - D_gfx950| <= 9 * 2^-24 * (|C| + sum_k |a_k*b_k|); an element times its scale is exact when 0 or in [2^-126, 2^128), else it overflows to inf or is truncated to a bf16 subnormal (and flushed if the kernel's f32 denormal mode flushes); f16 subnormal codes need f16 denormals enabled (the default); lanes are converted under EXEC (full EXEC expected, as for any MFMA)"
@@ -92,6 +96,10 @@ const (
 	smAndOrB32      = 0x201 // VOP3
 	smLdexpF32      = 0x288 // VOP3
 	scaleNaNMask    = 0x7fc07fc0
+	inlineF05       = 240 // the inline constants 0.5, 1.0, 2.0, 4.0
+	inlineF1        = 242
+	inlineF2        = 244
+	inlineF4        = 246
 	permUpperHalves = 0x07060302 // v_perm_b32 selector: {S0[31:16], S1[31:16]}
 )
 
@@ -212,6 +220,7 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 	put(sNop(7), sNop(7), sNop(7))
 	put(smVOP1(smMovB32, s.Sel, srcLit, permUpperHalves)...)
 	fmts := [2]scaleFormat{fa, fb}
+	table := [2]bool{s.FP4[0] && cbsz == 4, s.FP4[1] && blgp == 4}
 	for x := 0; x < 2; x++ {
 		e, m := s.Exp[x], s.Mask[x]
 		b := vop3(op3BfeU32, e, uint16(scaleSrc[x]), inlineInt(int(8*scaleByte[x])), inlineInt(8))
@@ -219,8 +228,16 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 		put(vop2(op2AddU32, m, inlineInt(1), e, 0)...) // 256 iff the byte is 0xFF
 		put(vop2(op2LshrrevB32, m, inlineInt(8), m, 0)...)
 		put(vop2(smSubU32, m, srcZero, m, 0)...) // all ones iff NaN
-		put(vop2(op2AndB32, m, srcLit, m, scaleNaNMask)...)
-		put(vop2(op2AddU32, e, srcLit, e, uint32(int32(15-fmts[x].bias-127)))...)
+		adj := 15 - fmts[x].bias - 127
+		if table[x] {
+			// The table operand keeps the all-ones mask (ORed into
+			// its selectors) and folds the 2^-14 of the f16 step
+			// into the ldexp amount.
+			adj -= 14
+		} else {
+			put(vop2(op2AndB32, m, srcLit, m, scaleNaNMask)...)
+		}
+		put(vop2(op2AddU32, e, srcLit, e, uint32(int32(adj)))...)
 	}
 	t1, t2 := s.Tmp[0], s.Tmp[1]
 	// elem writes the scaled f32 of element i of the operand at reg into dst.
@@ -257,44 +274,54 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 		put(a[0], a[1])
 	}
 	regs := [2]uint16{aReg, bReg}
-	table := [2]bool{s.FP4[0] && cbsz == 4, s.FP4[1] && blgp == 4}
 	if table[0] || table[1] {
 		put(smVOP1(smMovB32, s.M80, srcLit, 0x80808080)...)
 		put(smVOP1(smMovB32, s.SelI[0], srcLit, 0x05010400)...) // {S0.b1,S1.b1,S0.b0,S1.b0}
 		put(smVOP1(smMovB32, s.SelI[1], srcLit, 0x07030602)...) // {S0.b3,S1.b3,S0.b2,S1.b2}
 	}
+	// The table build's registers: the E2M1 magnitudes 1..7 (four are
+	// inline constants, three literals kept in the first window, which
+	// the parts write only later), the two selectors of the second
+	// window, and the seven scaled values in the hold pair and Tmp.
+	mags := [7]uint16{inlineF05, inlineF1, v(s.Buf[0]), inlineF2, v(s.Buf[0] + 1), inlineF4, v(s.Buf[0] + 2)}
+	if table[0] || table[1] {
+		for i, m := range []int{3, 5, 7} {
+			put(smVOP1(smMovB32, s.Buf[0]+uint16(i), srcLit, math.Float32bits(e2m1Values[m]))...)
+		}
+	}
 	for x := 0; x < 2; x++ {
 		if !table[x] {
 			continue
 		}
-		// The scaled bf16 of each E2M1 magnitude 1..7 through the same
-		// f16 -> ldexp path as the per-element decode (values 2^-14 times
-		// the magnitude, as the f16 step would give), then byte tables:
-		// LUT[x][0..1] the high bytes of magnitudes 0..3 and 4..7,
-		// LUT[x][2..3] the low bytes.
-		tv := []uint16{s.Hold[x], s.Hold[x] + 1, s.Hold[x] + 2, s.Hold[x] + 3, s.Tmp[0], s.Tmp[1], s.Tmp[2]}
-		for m := 1; m < 8; m++ {
-			put(smVOP1(smMovB32, tv[m-1], srcLit, math.Float32bits(e2m1Values[m]/16384))...)
-			a := vop3(smLdexpF32, tv[m-1], v(tv[m-1]), v(s.Exp[x]), 0)
+		// The scaled value of each E2M1 magnitude 1..7 (tv[m-1], the
+		// value times 2^(s-127) exactly as the f16 -> ldexp path of
+		// the per-element decode gives it), then byte tables:
+		// LUT[x][0..1] the bf16 high bytes of magnitudes 0..3 and
+		// 4..7, LUT[x][2..3] the low bytes. Magnitude 0's bytes are 0.
+		tv := [7]uint16{s.Hold[x], s.Hold[x] + 1, s.Hold[x] + 2, s.Hold[x] + 3, s.Tmp[0], s.Tmp[1], s.Tmp[2]}
+		for i, m := range mags {
+			a := vop3(smLdexpF32, tv[i], m, v(s.Exp[x]), 0)
 			put(a[0], a[1])
 		}
-		spare := s.Tmp[3]
-		for k, first := range []int{0, 4, 0, 4} {
-			dst, bit := s.LUT[x][k], 24
-			if k >= 2 {
-				bit = 16
-			}
-			put(smVOP1(smMovB32, dst, srcZero, 0)...)
-			for b := 0; b < 4; b++ {
-				m := first + b
-				if m == 0 {
-					continue
-				}
-				a := vop3(op3BfeU32, spare, v(tv[m-1]), inlineInt(bit), inlineInt(8))
-				put(a[0], a[1])
-				a = vop3(smLshlOrB32, dst, v(spare), inlineInt(8*b), v(dst))
-				put(a[0], a[1])
-			}
+		// q01 = {bf16(1) in the high half, 0}, q23 = {bf16(3), bf16(2)},
+		// q45 and q67 likewise: each a dword of (low, high) byte pairs
+		// whose odd bytes are the high bytes.
+		q01, q23, q45, q67 := tv[0], tv[2], tv[4], tv[6]
+		put(vop2(op2AndB32, q01, srcLit, tv[0], 0xffff0000)...)
+		for _, q := range [][3]uint16{{q23, tv[2], tv[1]}, {q45, tv[4], tv[3]}, {q67, tv[6], tv[5]}} {
+			a := vop3(smPermB32, q[0], v(q[1]), v(q[2]), v(s.Sel))
+			put(a[0], a[1])
+		}
+		// The selectors of the high and low bytes, all ones in a lane
+		// whose scale is NaN: v_perm_b32 then gives 0xff bytes, every
+		// table entry becomes the bf16 NaN 0xffff, and the whole lane
+		// is NaN as on gfx950.
+		selHi, selLo := s.Buf[1], s.Buf[1]+1
+		put(vop2(op2OrB32, selHi, srcLit, s.Mask[x], 0x07050301)...) // {S0.b3,S0.b1,S1.b3,S1.b1}
+		put(vop2(op2OrB32, selLo, srcLit, s.Mask[x], 0x06040200)...) // {S0.b2,S0.b0,S1.b2,S1.b0}
+		for _, q := range [][4]uint16{{s.LUT[x][0], q23, q01, selHi}, {s.LUT[x][1], q67, q45, selHi}, {s.LUT[x][2], q23, q01, selLo}, {s.LUT[x][3], q67, q45, selLo}} {
+			a := vop3(smPermB32, q[0], v(q[1]), v(q[2]), v(q[3]))
+			put(a[0], a[1])
 		}
 	}
 	// pair returns the register pair of operand x for part p, writing it
@@ -327,7 +354,6 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 				for j := uint16(0); j < 2; j++ {
 					a := vop3(smPermB32, q[0]+j, v(q[1]), v(q[2]), v(s.SelI[j]))
 					put(a[0], a[1])
-					put(vop2(op2OrB32, q[0]+j, v(s.Mask[x]), q[0]+j, 0)...)
 				}
 			}
 			return d
