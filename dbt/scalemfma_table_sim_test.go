@@ -2,6 +2,7 @@ package dbt
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -10,15 +11,16 @@ import (
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/rules"
+	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 )
 
-// Rows of the decode kernels' buffer: A (4 dwords of E2M1), B, the two
+// Rows of the decode kernels' buffer: A (up to 8 dwords), B, the two
 // scale dwords, then the host operand pairs of the 8 parts (A pair, B
 // pair: 4 dwords a part).
 const (
-	smtA, smtB, smtSA, smtSB = 0, 4, 8, 9
-	smtOut                   = 10
+	smtA, smtB, smtSA, smtSB = 0, 8, 16, 17
+	smtOut                   = 18
 	smtRows                  = smtOut + 32
 )
 
@@ -37,16 +39,25 @@ func smtScratchTable(fp4 [2]bool) rules.ScaleMFMAScratch {
 	return s
 }
 
+// smtDecode is one decode kernel: A and B of format f (cbsz = blgp = f)
+// decoded on scratch s.
+type smtDecode struct {
+	name string
+	f    int
+	s    rules.ScaleMFMAScratch
+}
+
 // smtKernel writes a gfx942 kernel that loads A, B and the scales, runs
-// the expansion of an E2M1 x E2M1 16x16x128 scaled MFMA (scale bytes 1
-// of A's dword and 2 of B's) on scratch s with each host MFMA replaced by
-// copies of its operand pairs to v[120 + 4p ...], and stores the copies.
-func smtKernel(t *testing.T, sb *strings.Builder, name string, s rules.ScaleMFMAScratch) {
+// the expansion of a 16x16x128 scaled MFMA of k's format (scale bytes 1
+// of A's dword and 2 of B's) on k's scratch with each host MFMA replaced
+// by copies of its operand pairs to v[120 + 4p ...], and stores the
+// copies. f32 and f16 denormals are kept (the kernel descriptor's modes).
+func smtKernel(t *testing.T, sb *strings.Builder, k smtDecode) {
 	l0 := uint32(0xd3ac0000) | 1<<11
 	l1 := uint32(256+30) | uint32(256+31)<<9 | 1<<28
-	w0 := uint32(0xd3800000) | 0x2d<<16 | 1<<11 | 4<<8 | 40
-	w1 := uint32(256+10) | uint32(256+20)<<9 | 128<<18 | 4<<29
-	code, err := rules.ScaleMFMACode(l0, l1, w0, w1, 0x61, 4, s)
+	w0 := uint32(0xd3800000) | 0x2d<<16 | 1<<11 | uint32(k.f)<<8 | 40
+	w1 := uint32(256+10) | uint32(256+20)<<9 | 128<<18 | uint32(k.f)<<29
+	code, err := rules.ScaleMFMACode(l0, l1, w0, w1, 0x61, 4, k.s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +82,15 @@ func smtKernel(t *testing.T, sb *strings.Builder, name string, s rules.ScaleMFMA
 		body = append(body, fmt.Sprintf("  .long %#x", words[i]))
 	}
 	if parts != 8 {
-		t.Fatalf("%s: %d host MFMAs found, want 8", name, parts)
+		t.Fatalf("%s: %d host MFMAs found, want 8", k.name, parts)
 	}
-	fmt.Fprintf(sb, ".globl %s\n.p2align 8\n.type %s,@function\n%s:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_lshlrev_b32_e32 v1, 2, v0\n  s_waitcnt lgkmcnt(0)\n", name, name, name)
-	for _, rv := range [][2]int{{smtA, 10}, {smtA + 1, 11}, {smtA + 2, 12}, {smtA + 3, 13}, {smtB, 20}, {smtB + 1, 21}, {smtB + 2, 22}, {smtB + 3, 23}, {smtSA, 30}, {smtSB, 31}} {
-		fmt.Fprintf(sb, "  v_add_u32_e32 v2, %d, v1\n  global_load_dword v%d, v2, s[8:9]\n", rv[0]*256, rv[1])
+	fmt.Fprintf(sb, ".globl %s\n.p2align 8\n.type %s,@function\n%s:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_lshlrev_b32_e32 v1, 2, v0\n  s_waitcnt lgkmcnt(0)\n", k.name, k.name, k.name)
+	for r := 0; r < 8; r++ {
+		fmt.Fprintf(sb, "  v_add_u32_e32 v2, %d, v1\n  global_load_dword v%d, v2, s[8:9]\n", (smtA+r)*256, 10+r)
+		fmt.Fprintf(sb, "  v_add_u32_e32 v2, %d, v1\n  global_load_dword v%d, v2, s[8:9]\n", (smtB+r)*256, 20+r)
 	}
+	fmt.Fprintf(sb, "  v_add_u32_e32 v2, %d, v1\n  global_load_dword v30, v2, s[8:9]\n", smtSA*256)
+	fmt.Fprintf(sb, "  v_add_u32_e32 v2, %d, v1\n  global_load_dword v31, v2, s[8:9]\n", smtSB*256)
 	sb.WriteString("  s_waitcnt vmcnt(0)\n")
 	sb.WriteString(strings.Join(body, "\n") + "\n")
 	for r := 0; r < 32; r++ {
@@ -85,16 +99,16 @@ func smtKernel(t *testing.T, sb *strings.Builder, name string, s rules.ScaleMFMA
 	sb.WriteString("  s_waitcnt vmcnt(0)\n  s_endpgm\n")
 }
 
-// smtBuild assembles and links the named kernels into a gfx942 object.
-func smtBuild(t *testing.T, names []string, scratch []rules.ScaleMFMAScratch) []byte {
+// smtBuild assembles and links the decode kernels into a gfx942 object.
+func smtBuild(t *testing.T, ks []smtDecode) []byte {
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n")
-	for i, n := range names {
-		smtKernel(t, &s, n, scratch[i])
+	for _, k := range ks {
+		smtKernel(t, &s, k)
 	}
 	s.WriteString(".rodata\n")
-	for _, n := range names {
-		fmt.Fprintf(&s, ".p2align 6\n.amdhsa_kernel %s\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 208\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 208\n.end_amdhsa_kernel\n", n)
+	for _, k := range ks {
+		fmt.Fprintf(&s, ".p2align 6\n.amdhsa_kernel %s\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 208\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 208\n  .amdhsa_float_denorm_mode_32 3\n  .amdhsa_float_denorm_mode_16_64 3\n.end_amdhsa_kernel\n", k.name)
 	}
 	dir := t.TempDir()
 	src, obj, co := filepath.Join(dir, "k.s"), filepath.Join(dir, "k.o"), filepath.Join(dir, "k.co")
@@ -113,52 +127,85 @@ func smtBuild(t *testing.T, names []string, scratch []rules.ScaleMFMAScratch) []
 // bf16NaN tells whether the bf16 b is a NaN.
 func bf16NaN(b uint32) bool { return b&0x7f80 == 0x7f80 && b&0x7f != 0 }
 
-// TestScaleMFMATableDecodeExhaustive runs the E2M1 table decode (A, B or
-// both) and the per-element decode on the simulated gfx942 agent with
-// every scale byte 0..255 on A and on B and every E2M1 code in every
-// lane, and compares the bf16 operands of all 8 host parts: bit for bit,
-// except that a lane whose scale byte is 0xFF must give NaN for every
-// element in both decodes (the NaN encodings differ).
-func TestScaleMFMATableDecodeExhaustive(t *testing.T) {
-	names := []string{"elem", "table", "tableA", "tableB"}
-	scratch := []rules.ScaleMFMAScratch{smtScratch, smtScratchTable([2]bool{true, true}), smtScratchTable([2]bool{true, false}), smtScratchTable([2]bool{false, true})}
-	obj := smtBuild(t, names, scratch)
+// smtWant is the rule's bf16 of code c of format f under scale byte s:
+// NaN (ok false) for a NaN code or scale, else the upper half of the f32
+// c * 2^(s-127) rounded to nearest (f32 subnormals kept).
+func smtWant(f fp.Format, c uint8, s uint32) (uint32, bool) {
+	v := f.Decode(c)
+	if s == 0xff || v != v {
+		return 0, false
+	}
+	return math.Float32bits(float32(math.Ldexp(float64(v), int(s)-127))) >> 16, true
+}
+
+// TestScaleMFMADecodeExhaustive runs the per-element decode of every
+// format and the E2M1 table decode (A, B or both) on the simulated gfx942
+// agent with every scale byte 0..255 on A and on B and every code of the
+// format under every scale byte, and checks the bf16 operands of all 8
+// host parts against the rule's model (smtWant) bit for bit; a NaN code or
+// a scale byte of 0xFF must give a NaN (the NaN encodings differ between
+// the decodes).
+func TestScaleMFMADecodeExhaustive(t *testing.T) {
+	var ks []smtDecode
+	for f := 0; f < 5; f++ {
+		ks = append(ks, smtDecode{fmt.Sprintf("elem%d", f), f, smtScratch})
+	}
+	for i, fp4 := range [][2]bool{{true, true}, {true, false}, {false, true}} {
+		ks = append(ks, smtDecode{fmt.Sprintf("table%d", i), 4, smtScratchTable(fp4)})
+	}
+	obj := smtBuild(t, ks)
 	rng := rand.New(rand.NewSource(15))
-	for run := 0; run < 4; run++ {
-		in := make([]uint32, smtRows*64)
-		var scale [2][64]uint32
-		for l := 0; l < 64; l++ {
-			// Each lane holds every code twice, in a random order.
-			for x, row := range []int{smtA, smtB} {
-				codes := rng.Perm(32)
-				for e, c := range codes {
-					in[(row+e/8)*64+l] |= uint32(c%16) << (4 * (e % 8))
+	checked := 0
+	for _, k := range ks {
+		f := smFormats[k.f]
+		bits := rules.F8F6F4Bits(k.f)
+		codes := 1 << bits
+		// Lane-run q has scale byte q mod 256 on A ((q+128) mod 256 on
+		// B) and the 32 codes of chunk q/256 (every code twice for E2M1).
+		chunks := max(1, codes/32)
+		for run := 0; run < 4*chunks; run++ {
+			in := make([]uint32, smtRows*64)
+			var scale [2][64]uint32
+			var code [2][64][32]uint8
+			for l := 0; l < 64; l++ {
+				q := 64*run + l
+				for x, row := range []int{smtA, smtB} {
+					for e, p := range rng.Perm(32) {
+						c := uint8((32*(q/256) + p) % codes)
+						code[x][l][e] = c
+						bit := e * bits
+						in[(row+bit/32)*64+l] |= uint32(c) << (bit % 32)
+						if bit%32+bits > 32 {
+							in[(row+bit/32+1)*64+l] |= uint32(c) >> (32 - bit%32)
+						}
+					}
+					scale[x][l] = uint32(q+128*x) % 256
 				}
-				scale[x][l] = uint32(64*run+l+128*x) % 256
+				in[smtSA*64+l] = rng.Uint32()&^0xff00 | scale[0][l]<<8
+				in[smtSB*64+l] = rng.Uint32()&^0xff0000 | scale[1][l]<<16
 			}
-			in[smtSA*64+l] = rng.Uint32()&^0xff00 | scale[0][l]<<8
-			in[smtSB*64+l] = rng.Uint32()&^0xff0000 | scale[1][l]<<16
-		}
-		want := smRun(t, obj, "gfx942", "elem", in)
-		for _, name := range names[1:] {
-			got := smRun(t, obj, "gfx942", name, in)
+			got := smRun(t, obj, "gfx942", k.name, in)
 			for r := 0; r < 32; r++ {
-				x := r % 4 / 2 // the A pair, then the B pair
+				p, x, j := r/4, r%4/2, r%2
 				for l := 0; l < 64; l++ {
-					gw, ww := got[(smtOut+r)*64+l], want[(smtOut+r)*64+l]
 					for h := 0; h < 2; h++ {
-						g, w := gw>>(16*h)&0xffff, ww>>(16*h)&0xffff
-						where := fmt.Sprintf("%s run %d part %d dword %d half %d lane %d (scale %#x)", name, run, r/4, r%4, h, l, scale[x][l])
-						if scale[x][l] == 0xff {
-							if !bf16NaN(g) || !bf16NaN(w) {
-								t.Fatalf("%s: %#04x, per element %#04x, want NaN from both", where, g, w)
+						e := 8*(p/2) + p%2 + 4*j + 2*h // the rule's K order
+						c := code[x][l][e]
+						g := got[(smtOut+r)*64+l] >> (16 * h) & 0xffff
+						w, ok := smtWant(f, c, scale[x][l])
+						where := fmt.Sprintf("%s run %d part %d operand %d dword %d half %d lane %d: code %#x scale %#x", k.name, run, p, x, j, h, l, c, scale[x][l])
+						if !ok {
+							if !bf16NaN(g) {
+								t.Fatalf("%s: %#04x, want NaN", where, g)
 							}
 						} else if g != w {
-							t.Fatalf("%s: %#04x, per element %#04x", where, g, w)
+							t.Fatalf("%s: %#04x, want %#04x", where, g, w)
 						}
+						checked++
 					}
 				}
 			}
 		}
 	}
+	t.Logf("%d kernels, %d bf16 operands checked", len(ks), checked)
 }

@@ -25,15 +25,16 @@ import (
 //
 // Per element: the magnitude bits become an f16 (mag << (10-M), with the
 // code's exponent field in the low bits of the f16 exponent), the sign goes
-// to bit 15, v_cvt_f32_f16 gives the element times 2^(B-15) exactly
-// (subnormal codes are f16 subnormals), and v_ldexp_f32 by
-// (s - 127) + (15 - B) applies the E8M0 scale and the bias. The f32 is exact
-// and its upper half is the bf16 (every scaled element has at most 4
-// significant bits) unless it leaves the normal f32 range. Pairs are packed
-// with v_perm_b32, and a lane whose scale byte is 0xFF (NaN) ORs 0x7fc0
-// into every bf16, making the whole lane NaN as on gfx950. E5M2 inf and
-// NaN codes are f16 inf and NaN; E4M3 NaN codes (magnitude 0x7f) get f16
-// bit 14 set, which makes them NaN.
+// to bit 15 (the code is sign-extended with v_bfe_i32, shifted and masked;
+// E4M3 extracts sign and magnitude apart), v_cvt_f32_f16 gives the
+// element times 2^(B-15) exactly (subnormal codes are f16 subnormals), and
+// v_ldexp_f32 by (s - 127) + (15 - B) applies the E8M0 scale and the bias.
+// The f32 is exact and its upper half is the bf16 (every scaled element
+// has at most 4 significant bits) unless it leaves the normal f32 range.
+// Pairs are packed with v_perm_b32 whose selector, in a lane whose scale
+// byte is 0xFF (NaN), is all ones: every bf16 is 0xffff (NaN), making the
+// whole lane NaN as on gfx950. E5M2 inf and NaN codes are f16 inf and NaN;
+// E4M3 NaN codes (magnitude 0x7f) get f16 bit 14 set, which makes them NaN.
 //
 // E2M1 operands (given the registers) use a table decode instead: the
 // scaled value of each of the 7 non-zero magnitudes is one v_ldexp_f32 per
@@ -91,12 +92,12 @@ const (
 	smLshlrevB32    = 0x12  // VOP2
 	smSubU32        = 0x35  // VOP2
 	smAlignbitB32   = 0x1ce // VOP3
+	smBfeI32        = 0x1c9 // VOP3
 	smPermB32       = 0x1ed // VOP3
 	smLshlOrB32     = 0x200 // VOP3
 	smAndOrB32      = 0x201 // VOP3
 	smLdexpF32      = 0x288 // VOP3
-	scaleNaNMask    = 0x7fc07fc0
-	inlineF05       = 240 // the inline constants 0.5, 1.0, 2.0, 4.0
+	inlineF05       = 240   // the inline constants 0.5, 1.0, 2.0, 4.0
 	inlineF1        = 242
 	inlineF2        = 244
 	inlineF4        = 246
@@ -235,7 +236,10 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 			// into the ldexp amount.
 			adj -= 14
 		} else {
-			put(vop2(op2AndB32, m, srcLit, m, scaleNaNMask)...)
+			// The per-element operand's pair selector: the upper
+			// halves, or all ones (0xff bytes: the bf16 NaN 0xffff)
+			// in a lane whose scale is NaN.
+			put(vop2(op2OrB32, m, srcLit, m, permUpperHalves)...)
 		}
 		put(vop2(op2AddU32, e, srcLit, e, uint32(int32(adj)))...)
 	}
@@ -250,6 +254,19 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 			a := vop3(smAlignbitB32, t1, v(reg+r+1), v(reg+r), inlineInt(off))
 			put(a[0], a[1])
 			src, off = v(t1), 0
+		}
+		if f.e != 4 {
+			// The code sign-extended, shifted so that the magnitude
+			// sits at bit 10-M, and masked to the magnitude and bit 15
+			// (a copy of the sign). v_cvt_f32_f16 reads bits 15:0.
+			a := vop3(smBfeI32, t1, src, inlineInt(off), inlineInt(nb))
+			put(a[0], a[1])
+			put(vop2(smLshlrevB32, t1, inlineInt(10-f.m), t1, 0)...)
+			put(vop2(op2AndB32, t1, srcLit, t1, 0x8000|(1<<(f.e+f.m)-1)<<(10-f.m))...)
+			put(smVOP1(smCvtF32F16, t1, v(t1), 0)...)
+			a = vop3(smLdexpF32, dst, v(t1), v(exp), 0)
+			put(a[0], a[1])
+			return
 		}
 		a := vop3(op3BfeU32, t2, src, inlineInt(off+f.e+f.m), inlineInt(1))
 		put(a[0], a[1])
@@ -361,9 +378,8 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 		for j := 0; j < 2; j++ {
 			elem(s.Tmp[2], regs[x], fmts[x], scaleOrder(p, j, 0), s.Exp[x])
 			elem(s.Tmp[3], regs[x], fmts[x], scaleOrder(p, j, 1), s.Exp[x])
-			a := vop3(smPermB32, d+uint16(j), v(s.Tmp[3]), v(s.Tmp[2]), v(s.Sel))
+			a := vop3(smPermB32, d+uint16(j), v(s.Tmp[3]), v(s.Tmp[2]), v(s.Mask[x]))
 			put(a[0], a[1])
-			put(vop2(op2OrB32, d+uint16(j), v(s.Mask[x]), d+uint16(j), 0)...)
 		}
 		return d
 	}
