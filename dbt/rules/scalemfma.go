@@ -90,7 +90,6 @@ const (
 	smMovB32        = 0x01  // VOP1
 	smCvtF32F16     = 0x0b  // VOP1
 	smLshlrevB32    = 0x12  // VOP2
-	smSubU32        = 0x35  // VOP2
 	smAlignbitB32   = 0x1ce // VOP3
 	smBfeI32        = 0x1c9 // VOP3
 	smPermB32       = 0x1ed // VOP3
@@ -227,8 +226,8 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 		b := vop3(op3BfeU32, e, uint16(scaleSrc[x]), inlineInt(int(8*scaleByte[x])), inlineInt(8))
 		put(b[0], b[1])
 		put(vop2(op2AddU32, m, inlineInt(1), e, 0)...) // 256 iff the byte is 0xFF
-		put(vop2(op2LshrrevB32, m, inlineInt(8), m, 0)...)
-		put(vop2(smSubU32, m, srcZero, m, 0)...) // all ones iff NaN
+		a := vop3(smBfeI32, m, v(m), inlineInt(8), inlineInt(1))
+		put(a[0], a[1]) // bit 8 sign-extended: all ones iff NaN
 		adj := 15 - fmts[x].bias - 127
 		if table[x] {
 			// The table operand keeps the all-ones mask (ORed into
