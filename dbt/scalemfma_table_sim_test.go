@@ -139,7 +139,7 @@ func smtWant(f fp.Format, c uint8, s uint32) (uint32, bool) {
 }
 
 // TestScaleMFMADecodeExhaustive runs the per-element decode of every
-// format and the E2M1 table decode (A, B or both) on the simulated gfx942
+// format, the E2M1 table decode and the E4M3 byte decode (A, B or both) on the simulated gfx942
 // agent with every scale byte 0..255 on A and on B and every code of the
 // format under every scale byte, and checks the bf16 operands of all 8
 // host parts against the rule's model (smtWant) bit for bit; a NaN code or
@@ -152,6 +152,10 @@ func TestScaleMFMADecodeExhaustive(t *testing.T) {
 	}
 	for i, fp4 := range [][2]bool{{true, true}, {true, false}, {false, true}} {
 		ks = append(ks, smtDecode{fmt.Sprintf("table%d", i), 4, smtScratchTable(fp4)})
+		// The E4M3 byte decode on the same operands.
+		s := smtScratchTable([2]bool{})
+		s.FP8 = fp4
+		ks = append(ks, smtDecode{fmt.Sprintf("bytes%d", i), 0, s})
 	}
 	obj := smtBuild(t, ks)
 	rng := rand.New(rand.NewSource(15))

@@ -90,6 +90,7 @@ func init() {
 const (
 	smMovB32        = 0x01  // VOP1
 	smCvtF32F16     = 0x0b  // VOP1
+	smCvtF32FP8     = 0x54  // VOP1 (SDWA for a byte)
 	smLshlrevB32    = 0x12  // VOP2
 	smAlignbitB32   = 0x1ce // VOP3
 	smBfeI32        = 0x1c9 // VOP3
@@ -103,6 +104,13 @@ const (
 	inlineF4        = 246
 	permUpperHalves = 0x07060302 // v_perm_b32 selector: {S0[31:16], S1[31:16]}
 )
+
+// smCvtF32FP8Byte encodes v_cvt_f32_fp8_sdwa vdst, vsrc src0_sel:BYTE_b
+// (gfx942: the byte read as FNUZ E4M3).
+func smCvtF32FP8Byte(vdst, vsrc uint16, b uint32) []uint32 {
+	const sdwaDword = 6 // dst_sel:DWORD
+	return []uint32{0x7e000000 | uint32(vdst&0xff)<<17 | smCvtF32FP8<<9 | 0xf9, uint32(vsrc&0xff) | sdwaDword<<8 | (b&3)<<16}
+}
 
 // smVOP1 encodes a VOP1 instruction; a literal follows when src0 is srcLit.
 func smVOP1(op uint16, vdst uint16, src0 uint16, lit uint32) []uint32 {
@@ -119,14 +127,16 @@ func smVOP1(op uint16, vdst uint16, src0 uint16, lit uint32) []uint32 {
 type ScaleMFMAScratch struct {
 	Buf  [2]uint16 // each the first of 4 registers, even
 	Tmp  [4]uint16
-	Sel  uint16    // v_perm_b32 selector
+	Sel  uint16    // the table build's v_perm_b32 selector, then the E4M3 sign mask
 	Exp  [2]uint16 // per-lane ldexp amount for A and B
 	Mask [2]uint16 // per-lane NaN mask for A and B
 	// FP4[x] enables the table decode of an E2M1 operand x (A or B),
 	// which needs Hold[x] (first of 4, even: the odd parts' operand
 	// pairs), LUT[x] (the per-lane byte tables), and the shared Extra,
-	// M80 and SelI registers.
+	// M80 and SelI registers. FP8[x] enables the byte decode of an E4M3
+	// operand x, which needs Hold[x].
 	FP4   [2]bool
+	FP8   [2]bool
 	Hold  [2]uint16
 	LUT   [2][4]uint16
 	Extra [2]uint16
@@ -219,9 +229,12 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 	v := func(r uint16) uint16 { return srcVGPR + r }
 	// Earlier XDL writes of A, B or the scales must land before VALU reads.
 	put(sNop(7), sNop(7), sNop(7))
-	put(smVOP1(smMovB32, s.Sel, srcLit, permUpperHalves)...)
 	fmts := [2]scaleFormat{fa, fb}
 	table := [2]bool{s.FP4[0] && cbsz == 4, s.FP4[1] && blgp == 4}
+	byteDecode := [2]bool{s.FP8[0] && cbsz == 0, s.FP8[1] && blgp == 0}
+	if table[0] || table[1] {
+		put(smVOP1(smMovB32, s.Sel, srcLit, permUpperHalves)...)
+	}
 	for x := 0; x < 2; x++ {
 		e, m := s.Exp[x], s.Mask[x]
 		b := vop3(op3BfeU32, e, uint16(scaleSrc[x]), inlineInt(int(8*scaleByte[x])), inlineInt(8))
@@ -230,6 +243,11 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 		a := vop3(smBfeI32, m, v(m), inlineInt(8), inlineInt(1))
 		put(a[0], a[1]) // bit 8 sign-extended: all ones iff NaN
 		adj := 15 - fmts[x].bias - 127
+		if byteDecode[x] {
+			// v_cvt_f32_fp8 reads the codes as gfx942's FNUZ E4M3
+			// (bias 8): half the OCP value.
+			adj = 1 - 127
+		}
 		if table[x] {
 			// The table operand keeps the all-ones mask (ORed into
 			// its selectors) and folds the 2^-14 of the f16 step
@@ -346,10 +364,55 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 			put(a[0], a[1])
 		}
 	}
+	if byteDecode[0] || byteDecode[1] {
+		put(smVOP1(smMovB32, s.Sel, srcLit, 0x80008000)...)
+	}
 	// pair returns the register pair of operand x for part p, writing it
 	// first when needed.
 	pair := func(x, p int, buf uint16) uint16 {
 		d := buf + uint16(2*x)
+		if byteDecode[x] {
+			// E4M3 (byte-aligned codes, scaleOrder): dword 2r+j holds
+			// the elements of pair j of part 2r in bytes 0 and 2 and
+			// of part 2r+1 in bytes 1 and 3.
+			r := p / 2
+			hold := s.Hold[x] + uint16(2*(r%2))
+			if p%2 == 1 {
+				return hold
+			}
+			t0, t1, t2, t3 := s.Tmp[0], s.Tmp[1], s.Tmp[2], s.Tmp[3]
+			for j := uint16(0); j < 2; j++ {
+				src := regs[x] + uint16(2*r) + j
+				// The magnitudes, with the NaN codes (0x7f) made the
+				// FNUZ NaN 0x80: bit 7 of mag+1 added to bit 0.
+				put(vop2(op2AndB32, t0, srcLit, src, 0x7f7f7f7f)...)
+				put(vop2(op2AddU32, t1, srcLit, t0, 0x01010101)...)
+				put(vop2(op2LshrrevB32, t1, inlineInt(7), t1, 0)...)
+				put(vop2(op2AndB32, t1, srcLit, t1, 0x01010101)...)
+				put(vop2(op2AddU32, t0, v(t1), t0, 0)...)
+				// Bytes 0, 2, 1, 3 as f32 (exact, half the value) into
+				// t1, t2, t3, t0, scaled by ldexp.
+				for k, dst := range []uint16{t1, t2, t3, t0} {
+					put(smCvtF32FP8Byte(dst, t0, []uint32{0, 2, 1, 3}[k])...)
+				}
+				for _, q := range []uint16{t1, t2, t3, t0} {
+					a := vop3(smLdexpF32, q, v(q), v(s.Exp[x]), 0)
+					put(a[0], a[1])
+				}
+				a := vop3(smPermB32, d+j, v(t2), v(t1), v(s.Mask[x]))
+				put(a[0], a[1])
+				a = vop3(smPermB32, hold+j, v(t0), v(t3), v(s.Mask[x]))
+				put(a[0], a[1])
+				// The signs: bits 7 and 23 (bytes 0, 2) and 15 and 31
+				// (bytes 1, 3) to the bf16 sign bits 15 and 31.
+				put(vop2(smLshlrevB32, t1, inlineInt(8), src, 0)...)
+				a = vop3(smAndOrB32, d+j, v(t1), v(s.Sel), v(d+j))
+				put(a[0], a[1])
+				a = vop3(smAndOrB32, hold+j, v(src), v(s.Sel), v(hold+j))
+				put(a[0], a[1])
+			}
+			return d
+		}
 		if table[x] {
 			r := p / 2
 			hold := s.Hold[x] + uint16(2*(r%2))
@@ -424,11 +487,15 @@ func emitScaleMFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	copy(s.Tmp[:], t[:4])
 	s.Sel, s.Exp[0], s.Exp[1], s.Mask[0], s.Mask[1] = t[4], t[5], t[6], t[7], t[8]
 	for x, f := range []uint32{w[2] >> 8 & 7, w[3] >> 29} {
-		if f != 4 {
+		if f != 4 && f != 0 {
 			continue
 		}
 		if s.Hold[x], err = ctx.TempVGPRRange(4, 2); err != nil {
 			return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
+		}
+		if f == 0 {
+			s.FP8[x] = true
+			continue
 		}
 		lut, err := ctx.TempVGPRs(4)
 		if err != nil {
