@@ -43,11 +43,19 @@ import (
 // then looks up 4 magnitudes at a time, the nibble signs are ORed into the
 // high bytes, and each source dword yields the pairs of parts 2r (even
 // elements) and 2r+1 (odd elements, kept in alternating hold pairs). A
-// lane whose scale is NaN ORs 0x7fc0 into the table entries, which gives
-// the bits the per-element decode gave before it packed with a NaN
-// selector (the table's bf16 ORed with 0x7fc0). 190 instead of 274 (and
-// 385 per element) instructions for an E2M1 x E2M1 MFMA, with the same
-// bf16 operands.
+// lane whose scale is NaN ORs 0x7fc0 into the table entries, so every bf16
+// of the lane is NaN. 190 instead of 384 instructions for an E2M1 x E2M1
+// MFMA, with the same bf16 operands.
+//
+// E4M3 operands (given the hold registers) are decoded a dword at a time:
+// the magnitudes with the NaN codes 0x7f turned into 0x80 (four byte-wise
+// steps), v_cvt_f32_fp8 with an SDWA byte select reads each byte as
+// gfx942's FNUZ E4M3 (bias 8: exactly half the OCP value; 0x80 is its
+// NaN), v_ldexp_f32 by s - 126 scales, v_perm_b32 packs bytes 0 and 2 into
+// the pair of part 2r and bytes 1 and 3 into the held pair of part 2r+1,
+// and the code signs are ORed into the bf16 sign bits (which keeps -0).
+// The bf16 operands are those of the per-element decode except for NaN
+// payloads (0x7fc0 | sign for a NaN code).
 
 // ScaleMFMABound documents the differences from gfx950.
 const ScaleMFMABound = "products are exact; the f32 sum over K is rounded once per host part (8 chained bf16 MFMAs of 16 or 8 K each) instead of once: |D - D_gfx950| <= 9 * 2^-24 * (|C| + sum_k |a_k*b_k|); an element times its scale is exact when 0 or in [2^-126, 2^128), else it overflows to inf or is truncated to a bf16 subnormal (and flushed if the kernel's f32 denormal mode flushes); f16 subnormal codes need f16 denormals enabled (the default); lanes are converted under EXEC (full EXEC expected, as for any MFMA)"
