@@ -39,12 +39,12 @@ import (
 // E2M1 operands (given the registers) use a table decode instead: the
 // scaled value of each of the 7 non-zero magnitudes is one v_ldexp_f32 per
 // lane (of the magnitude, by s - 127: the value the f16/ldexp path gives),
-// and six v_perm_b32 gather their bf16 bytes into byte tables; v_perm_b32
+// and eight v_perm_b32 gather their bf16 bytes into byte tables; v_perm_b32
 // then looks up 4 magnitudes at a time, the nibble signs are ORed into the
 // high bytes, and each source dword yields the pairs of parts 2r (even
 // elements) and 2r+1 (odd elements, kept in alternating hold pairs). A
 // lane whose scale is NaN ORs 0x7fc0 into the table entries, so every bf16
-// of the lane is NaN. 190 instead of 384 instructions for an E2M1 x E2M1
+// of the lane is NaN. 187 instead of 384 instructions for an E2M1 x E2M1
 // MFMA, with the same bf16 operands.
 //
 // E4M3 operands (given the hold registers) are decoded a dword at a time:
@@ -135,7 +135,7 @@ func smVOP1(op uint16, vdst uint16, src0 uint16, lit uint32) []uint32 {
 type ScaleMFMAScratch struct {
 	Buf  [2]uint16 // each the first of 4 registers, even
 	Tmp  [4]uint16
-	Sel  uint16    // the table build's v_perm_b32 selector, then the E4M3 sign mask
+	Sel  uint16    // the E4M3 sign mask
 	Exp  [2]uint16 // per-lane ldexp amount for A and B
 	Mask [2]uint16 // per-lane NaN mask for A and B
 	// FP4[x] enables the table decode of an E2M1 operand x (A or B),
@@ -240,9 +240,6 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 	fmts := [2]scaleFormat{fa, fb}
 	table := [2]bool{s.FP4[0] && cbsz == 4, s.FP4[1] && blgp == 4}
 	byteDecode := [2]bool{s.FP8[0] && cbsz == 0, s.FP8[1] && blgp == 0}
-	if table[0] || table[1] {
-		put(smVOP1(smMovB32, s.Sel, srcLit, permUpperHalves)...)
-	}
 	for x := 0; x < 2; x++ {
 		e, m := s.Exp[x], s.Mask[x]
 		b := vop3(op3BfeU32, e, uint16(scaleSrc[x]), inlineInt(int(8*scaleByte[x])), inlineInt(8))
@@ -324,18 +321,15 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 	}
 	// The table build's registers: the E2M1 magnitudes 1..7 (four are
 	// inline constants, three literals kept in the first window, which
-	// the parts write only later), the NaN bits and the two gather
-	// selectors (in the windows too), and the seven scaled values in the
-	// hold pair and Tmp.
+	// the parts write only later), the NaN bits (in the window too), and
+	// the seven scaled values in the hold pair and Tmp.
 	mags := [7]uint16{inlineF05, inlineF1, v(s.Buf[0]), inlineF2, v(s.Buf[0] + 1), inlineF4, v(s.Buf[0] + 2)}
-	nanBits, selHi, selLo := s.Buf[0]+3, s.Buf[1], s.Buf[1]+1
+	nanBits := s.Buf[0] + 3
 	if table[0] || table[1] {
 		for i, m := range []int{3, 5, 7} {
 			put(smVOP1(smMovB32, s.Buf[0]+uint16(i), srcLit, math.Float32bits(e2m1Values[m]))...)
 		}
-		put(smVOP1(smMovB32, nanBits, srcLit, 0x7fc07fc0)...)
-		put(smVOP1(smMovB32, selHi, srcLit, 0x07050301)...) // {S0.b3,S0.b1,S1.b3,S1.b1}
-		put(smVOP1(smMovB32, selLo, srcLit, 0x06040200)...) // {S0.b2,S0.b0,S1.b2,S1.b0}
+		put(smVOP1(smMovB32, nanBits, srcLit, 0x7f7fc0c0)...)
 	}
 	for x := 0; x < 2; x++ {
 		if !table[x] {
@@ -351,23 +345,22 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 			a := vop3(smLdexpF32, tv[i], m, v(s.Exp[x]), 0)
 			put(a[0], a[1])
 		}
-		// q01 = {bf16(1) in the high half, 0}, q23 = {bf16(3), bf16(2)},
-		// q45 and q67 likewise: each a dword of (low, high) byte pairs
-		// whose odd bytes are the high bytes.
-		q01, q23, q45, q67 := tv[0], tv[2], tv[4], tv[6]
-		put(vop2(op2AndB32, q01, srcLit, tv[0], 0xffff0000)...)
-		for _, q := range [][3]uint16{{q23, tv[2], tv[1]}, {q45, tv[4], tv[3]}, {q67, tv[6], tv[5]}} {
-			a := vop3(smPermB32, q[0], v(q[1]), v(q[2]), v(s.Sel))
+		// The bf16 bytes of magnitudes (a, b) gathered as {Hb, Ha, Lb,
+		// La} (SelI[1]): g02 (magnitude 0 is 0), g13, g46, g57.
+		g02, g13, g46, g57 := tv[1], tv[2], tv[5], tv[6]
+		for _, q := range [][3]uint16{{g02, v(tv[1]), srcZero}, {g13, v(tv[2]), v(tv[0])}, {g46, v(tv[5]), v(tv[3])}, {g57, v(tv[6]), v(tv[4])}} {
+			a := vop3(smPermB32, q[0], q[1], q[2], v(s.SelI[1]))
 			put(a[0], a[1])
 		}
 		// A lane whose scale is NaN ORs 0x7fc0 into every bf16 (the
 		// per-element decode's NaN), making the whole lane NaN as on
 		// gfx950; the sign ORed in later keeps it NaN.
-		for _, q := range []uint16{q01, q23, q45, q67} {
+		for _, q := range []uint16{g02, g13, g46, g57} {
 			a := vop3(smAndOrB32, q, v(s.Mask[x]), v(nanBits), v(q))
 			put(a[0], a[1])
 		}
-		for _, q := range [][4]uint16{{s.LUT[x][0], q23, q01, selHi}, {s.LUT[x][1], q67, q45, selHi}, {s.LUT[x][2], q23, q01, selLo}, {s.LUT[x][3], q67, q45, selLo}} {
+		// The tables: SelI[1] takes the high bytes, SelI[0] the low.
+		for _, q := range [][4]uint16{{s.LUT[x][0], g13, g02, s.SelI[1]}, {s.LUT[x][1], g57, g46, s.SelI[1]}, {s.LUT[x][2], g13, g02, s.SelI[0]}, {s.LUT[x][3], g57, g46, s.SelI[0]}} {
 			a := vop3(smPermB32, q[0], v(q[1]), v(q[2]), v(q[3]))
 			put(a[0], a[1])
 		}
