@@ -139,7 +139,8 @@ func smtWant(f fp.Format, c uint8, s uint32) (uint32, bool) {
 }
 
 // TestScaleMFMADecodeExhaustive runs the per-element decode of every
-// format, the E2M1 table decode and the E4M3 byte decode (A, B or both) on the simulated gfx942
+// format, the E2M1 table decode and the E4M3/E2M3/E3M2 byte decode (A, B
+// or both) on the simulated gfx942
 // agent with every scale byte 0..255 on A and on B and every code of the
 // format under every scale byte, and checks the bf16 operands of all 8
 // host parts against the rule's model (smtWant) bit for bit; a NaN code or
@@ -154,8 +155,16 @@ func TestScaleMFMADecodeExhaustive(t *testing.T) {
 		ks = append(ks, smtDecode{fmt.Sprintf("table%d", i), 4, smtScratchTable(fp4)})
 		// The E4M3 byte decode on the same operands.
 		s := smtScratchTable([2]bool{})
-		s.FP8 = fp4
+		s.Bytes = fp4
 		ks = append(ks, smtDecode{fmt.Sprintf("bytes%d", i), 0, s})
+	}
+	// The FP6 byte decode (E2M3 read as FNUZ E4M3, E3M2 as E5M2).
+	for f := 2; f <= 3; f++ {
+		for i, on := range [][2]bool{{true, true}, {false, true}} {
+			s := smtScratchTable([2]bool{})
+			s.Bytes = on
+			ks = append(ks, smtDecode{fmt.Sprintf("fp6bytes%d_%d", f, i), f, s})
+		}
 	}
 	obj := smtBuild(t, ks)
 	rng := rand.New(rand.NewSource(15))

@@ -47,15 +47,18 @@ import (
 // of the lane is NaN. 187 instead of 384 instructions for an E2M1 x E2M1
 // MFMA, with the same bf16 operands.
 //
-// E4M3 operands (given the hold registers) are decoded a dword at a time:
-// the magnitudes with the NaN codes 0x7f turned into 0x80 (four byte-wise
-// steps), v_cvt_f32_fp8 with an SDWA byte select reads each byte as
-// gfx942's FNUZ E4M3 (bias 8: exactly half the OCP value; 0x80 is its
-// NaN), v_ldexp_f32 by s - 126 scales, v_perm_b32 packs bytes 0 and 2 into
-// the pair of part 2r and bytes 1 and 3 into the held pair of part 2r+1,
-// and the code signs are ORed into the bf16 sign bits (which keeps -0).
-// The bf16 operands are those of the per-element decode except for NaN
-// payloads (0x7fc0 | sign for a NaN code).
+// E4M3, E2M3 and E3M2 operands (given the hold registers) are decoded 4
+// elements at a time as bytes of magnitudes: E4M3's with the NaN codes
+// 0x7f turned into 0x80 (four byte-wise steps), FP6 codes spread to one a
+// byte (two v_bfi_b32). v_cvt_f32_fp8 (E4M3, E2M3) or v_cvt_f32_bf8 (E3M2)
+// with an SDWA byte select reads each byte as gfx942's FNUZ E4M3 (bias 8)
+// or E5M2 (bias 16): exactly the value times 2^-1, 2^-7 or 2^-13 (the FP6
+// exponent field lands in the low bits of the FNUZ one, subnormal codes
+// included; 0x80 is the FNUZ NaN); v_ldexp_f32 scales, v_perm_b32 packs
+// bytes 0 and 2 into the pair of part 2r and bytes 1 and 3 into the held
+// pair of part 2r+1, and the code signs are ORed into the bf16 sign bits
+// (which keeps -0). The bf16 operands are those of the per-element decode
+// except for NaN payloads (0x7fc0 | sign for an E4M3 NaN code).
 
 // ScaleMFMABound documents the differences from gfx950.
 const ScaleMFMABound = "products are exact; the f32 sum over K is rounded once per host part (8 chained bf16 MFMAs of 16 or 8 K each) instead of once: |D - D_gfx950| <= 9 * 2^-24 * (|C| + sum_k |a_k*b_k|); an element times its scale is exact when 0 or in [2^-126, 2^128), else it overflows to inf or is truncated to a bf16 subnormal (and flushed if the kernel's f32 denormal mode flushes); f16 subnormal codes need f16 denormals enabled (the default); lanes are converted under EXEC (full EXEC expected, as for any MFMA)"
@@ -99,6 +102,8 @@ const (
 	smMovB32        = 0x01  // VOP1
 	smCvtF32F16     = 0x0b  // VOP1
 	smCvtF32FP8     = 0x54  // VOP1 (SDWA for a byte)
+	smCvtF32BF8     = 0x55  // VOP1 (SDWA for a byte)
+	smBfiB32        = 0x1ca // VOP3
 	smLshlrevB32    = 0x12  // VOP2
 	smAlignbitB32   = 0x1ce // VOP3
 	smBfeI32        = 0x1c9 // VOP3
@@ -113,11 +118,12 @@ const (
 	permUpperHalves = 0x07060302 // v_perm_b32 selector: {S0[31:16], S1[31:16]}
 )
 
-// smCvtF32FP8Byte encodes v_cvt_f32_fp8_sdwa vdst, vsrc src0_sel:BYTE_b
-// (gfx942: the byte read as FNUZ E4M3).
-func smCvtF32FP8Byte(vdst, vsrc uint16, b uint32) []uint32 {
+// smCvtF32FP8Byte encodes the VOP1 conversion op (v_cvt_f32_fp8 or
+// v_cvt_f32_bf8) as SDWA: vdst, vsrc src0_sel:BYTE_b (gfx942: the byte
+// read as FNUZ E4M3 or E5M2).
+func smCvtF32FP8Byte(op, vdst, vsrc uint16, b uint32) []uint32 {
 	const sdwaDword = 6 // dst_sel:DWORD
-	return []uint32{0x7e000000 | uint32(vdst&0xff)<<17 | smCvtF32FP8<<9 | 0xf9, uint32(vsrc&0xff) | sdwaDword<<8 | (b&3)<<16}
+	return []uint32{0x7e000000 | uint32(vdst&0xff)<<17 | uint32(op&0xff)<<9 | 0xf9, uint32(vsrc&0xff) | sdwaDword<<8 | (b&3)<<16}
 }
 
 // smVOP1 encodes a VOP1 instruction; a literal follows when src0 is srcLit.
@@ -141,10 +147,10 @@ type ScaleMFMAScratch struct {
 	// FP4[x] enables the table decode of an E2M1 operand x (A or B),
 	// which needs Hold[x] (first of 4, even: the odd parts' operand
 	// pairs), LUT[x] (the per-lane byte tables), and the shared Extra,
-	// M80 and SelI registers. FP8[x] enables the byte decode of an E4M3
-	// operand x, which needs Hold[x].
+	// M80 and SelI registers. Bytes[x] enables the byte decode of an
+	// E4M3, E2M3 or E3M2 operand x, which needs Hold[x].
 	FP4   [2]bool
-	FP8   [2]bool
+	Bytes [2]bool
 	Hold  [2]uint16
 	LUT   [2][4]uint16
 	Extra [2]uint16
@@ -239,7 +245,7 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 	put(sNop(7), sNop(7), sNop(7))
 	fmts := [2]scaleFormat{fa, fb}
 	table := [2]bool{s.FP4[0] && cbsz == 4, s.FP4[1] && blgp == 4}
-	byteDecode := [2]bool{s.FP8[0] && cbsz == 0, s.FP8[1] && blgp == 0}
+	byteDecode := [2]bool{s.Bytes[0] && cbsz != 1 && cbsz != 4, s.Bytes[1] && blgp != 1 && blgp != 4}
 	for x := 0; x < 2; x++ {
 		e, m := s.Exp[x], s.Mask[x]
 		b := vop3(op3BfeU32, e, uint16(scaleSrc[x]), inlineInt(int(8*scaleByte[x])), inlineInt(8))
@@ -249,9 +255,17 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 		put(a[0], a[1]) // bit 8 sign-extended: all ones iff NaN
 		adj := 15 - fmts[x].bias - 127
 		if byteDecode[x] {
-			// v_cvt_f32_fp8 reads the codes as gfx942's FNUZ E4M3
-			// (bias 8): half the OCP value.
+			// v_cvt_f32_fp8/bf8 read the magnitude bytes as gfx942's
+			// FNUZ E4M3 (bias 8) or E5M2 (bias 16): the value times
+			// 2^-1 (E4M3), 2^-7 (E2M3 as E4M3) or 2^-13 (E3M2 as
+			// E5M2).
 			adj = 1 - 127
+			switch fmts[x].e {
+			case 2:
+				adj = 7 - 127
+			case 3:
+				adj = 13 - 127
+			}
 		}
 		if table[x] {
 			// The table operand keeps the all-ones mask (ORed into
@@ -373,44 +387,98 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 	pair := func(x, p int, buf uint16) uint16 {
 		d := buf + uint16(2*x)
 		if byteDecode[x] {
-			// E4M3 (byte-aligned codes, scaleOrder): dword 2r+j holds
-			// the elements of pair j of part 2r in bytes 0 and 2 and
-			// of part 2r+1 in bytes 1 and 3.
+			// Dword (or FP6 group of 4 elements) 2r+j holds the
+			// elements of pair j of part 2r in bytes 0 and 2 and of
+			// part 2r+1 in bytes 1 and 3 (scaleOrder).
 			r := p / 2
 			hold := s.Hold[x] + uint16(2*(r%2))
 			if p%2 == 1 {
 				return hold
 			}
+			f := fmts[x]
 			t0, t1, t2, t3 := s.Tmp[0], s.Tmp[1], s.Tmp[2], s.Tmp[3]
+			// FP6 spreading masks, in this operand's unused half of the
+			// odd window.
+			m12, m6 := s.Buf[1]+uint16(2*x), s.Buf[1]+uint16(2*x)+1
+			if f.bits() == 6 && p == 0 {
+				put(smVOP1(smMovB32, m12, srcLit, 0x00000fff)...)
+				put(smVOP1(smMovB32, m6, srcLit, 0x003f003f)...)
+			}
+			cvt := uint16(smCvtF32FP8)
+			if f.e == 3 {
+				cvt = smCvtF32BF8
+			}
 			for j := uint16(0); j < 2; j++ {
-				src := regs[x] + uint16(2*r) + j
-				// The magnitudes, with the NaN codes (0x7f) made the
-				// FNUZ NaN 0x80: bit 7 of mag+1 added to bit 0.
-				put(vop2(op2AndB32, t0, srcLit, src, 0x7f7f7f7f)...)
-				put(vop2(op2AddU32, t1, srcLit, t0, 0x01010101)...)
-				put(vop2(op2LshrrevB32, t1, inlineInt(7), t1, 0)...)
-				put(vop2(op2AndB32, t1, srcLit, t1, 0x01010101)...)
-				put(vop2(op2AddU32, t0, v(t1), t0, 0)...)
-				// Bytes 0, 2, 1, 3 as f32 (exact, half the value) into
-				// t1, t2, t3, t0, scaled by ldexp.
-				for k, dst := range []uint16{t1, t2, t3, t0} {
-					put(smCvtF32FP8Byte(dst, t0, []uint32{0, 2, 1, 3}[k])...)
+				g := uint16(2*r) + j
+				mags := d + j // free until its pair is packed
+				var signs uint16
+				var shEven, shOdd int
+				if f.bits() == 8 {
+					// E4M3: the magnitudes, with the NaN codes (0x7f)
+					// made the FNUZ NaN 0x80 (bit 7 of mag+1 added to
+					// bit 0); the signs are bits 7, 15, 23, 31.
+					src := regs[x] + g
+					put(vop2(op2AndB32, t0, srcLit, src, 0x7f7f7f7f)...)
+					put(vop2(op2AddU32, t1, srcLit, t0, 0x01010101)...)
+					put(vop2(op2LshrrevB32, t1, inlineInt(7), t1, 0)...)
+					put(vop2(op2AndB32, t1, srcLit, t1, 0x01010101)...)
+					put(vop2(op2AddU32, mags, v(t1), t0, 0)...)
+					signs, shEven, shOdd = src, 8, 0
+				} else {
+					// FP6: the 24 bits of the group, spread to one
+					// code per byte (12-bit halves to 16-bit lanes,
+					// then 6-bit fields to bytes); the magnitudes are
+					// bits 4:0 of each byte, the signs bits 5, 13, 21,
+					// 29.
+					bit := 24 * int(g)
+					w, off := uint16(bit/32), bit%32
+					xr := regs[x] + w
+					switch {
+					case off == 0:
+					case off+24 <= 32:
+						put(vop2(op2LshrrevB32, t0, inlineInt(off), xr, 0)...)
+						xr = t0
+					default:
+						a := vop3(smAlignbitB32, t0, v(xr+1), v(xr), inlineInt(off))
+						put(a[0], a[1])
+						xr = t0
+					}
+					put(vop2(smLshlrevB32, t1, inlineInt(4), xr, 0)...)
+					a := vop3(smBfiB32, t0, v(m12), v(xr), v(t1))
+					put(a[0], a[1])
+					put(vop2(smLshlrevB32, t1, inlineInt(2), t0, 0)...)
+					a = vop3(smBfiB32, t0, v(m6), v(t0), v(t1))
+					put(a[0], a[1])
+					put(vop2(op2AndB32, mags, srcLit, t0, 0x1f1f1f1f)...)
+					signs, shEven, shOdd = t0, 10, 2
 				}
-				for _, q := range []uint16{t1, t2, t3, t0} {
+				// Bytes 0, 2, 1, 3 as f32 (exact, the value times
+				// 2^-1, 2^-7 or 2^-13 as FNUZ E4M3 or E5M2 reads them)
+				// into t1, t2, t3 and the held pair's dword, scaled by
+				// ldexp and packed.
+				f3 := hold + j
+				for k, dst := range []uint16{t1, t2, t3, f3} {
+					put(smCvtF32FP8Byte(cvt, dst, mags, []uint32{0, 2, 1, 3}[k])...)
+				}
+				for _, q := range []uint16{t1, t2, t3, f3} {
 					a := vop3(smLdexpF32, q, v(q), v(s.Exp[x]), 0)
 					put(a[0], a[1])
 				}
 				a := vop3(smPermB32, d+j, v(t2), v(t1), v(s.Mask[x]))
 				put(a[0], a[1])
-				a = vop3(smPermB32, hold+j, v(t0), v(t3), v(s.Mask[x]))
+				a = vop3(smPermB32, hold+j, v(f3), v(t3), v(s.Mask[x]))
 				put(a[0], a[1])
-				// The signs: bits 7 and 23 (bytes 0, 2) and 15 and 31
-				// (bytes 1, 3) to the bf16 sign bits 15 and 31.
-				put(vop2(smLshlrevB32, t1, inlineInt(8), src, 0)...)
-				a = vop3(smAndOrB32, d+j, v(t1), v(s.Sel), v(d+j))
-				put(a[0], a[1])
-				a = vop3(smAndOrB32, hold+j, v(src), v(s.Sel), v(hold+j))
-				put(a[0], a[1])
+				// The code signs (bytes 0, 2 and 1, 3) shifted to the
+				// bf16 sign bits 15 and 31 and ORed in (-0 stays -0).
+				for _, q := range [][2]int{{int(d + j), shEven}, {int(hold + j), shOdd}} {
+					src := signs
+					if q[1] != 0 {
+						put(vop2(smLshlrevB32, t1, inlineInt(q[1]), signs, 0)...)
+						src = t1
+					}
+					a := vop3(smAndOrB32, uint16(q[0]), v(src), v(s.Sel), v(uint16(q[0])))
+					put(a[0], a[1])
+				}
 			}
 			return d
 		}
@@ -488,14 +556,14 @@ func emitScaleMFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	copy(s.Tmp[:], t[:4])
 	s.Sel, s.Exp[0], s.Exp[1], s.Mask[0], s.Mask[1] = t[4], t[5], t[6], t[7], t[8]
 	for x, f := range []uint32{w[2] >> 8 & 7, w[3] >> 29} {
-		if f != 4 && f != 0 {
+		if f == 1 {
 			continue
 		}
 		if s.Hold[x], err = ctx.TempVGPRRange(4, 2); err != nil {
 			return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
 		}
-		if f == 0 {
-			s.FP8[x] = true
+		if f != 4 {
+			s.Bytes[x] = true
 			continue
 		}
 		lut, err := ctx.TempVGPRs(4)

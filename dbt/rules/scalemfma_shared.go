@@ -71,8 +71,8 @@ func scaleSharedKey(in *isa.Inst, raw []byte) (string, bool) {
 }
 
 // layoutScaleShared lays out the fixed registers of a key from regs:
-// aligned runs first (C/D, A, B, the part windows, the E2M1 and E4M3 hold
-// pairs), then single registers.
+// aligned runs first (C/D, A, B, the part windows, the E2M1 and byte-decode
+// hold pairs), then single registers.
 func layoutScaleShared(f scaleFields, cd int, regs, aregs []uint16) (scaleSharedLayout, error) {
 	var l scaleSharedLayout
 	p := &regPool{free: append([]uint16(nil), regs...)}
@@ -102,15 +102,15 @@ func layoutScaleShared(f scaleFields, cd int, regs, aregs []uint16) (scaleShared
 		}
 	}
 	fp4 := [2]bool{f.cbsz == 4, f.blgp == 4}
-	fp8 := [2]bool{f.cbsz == 0, f.blgp == 0}
+	bytes := [2]bool{f.cbsz != 1 && f.cbsz != 4, f.blgp != 1 && f.blgp != 4}
 	for x := range fp4 {
-		if fp4[x] || fp8[x] {
+		if fp4[x] || bytes[x] {
 			if l.s.Hold[x], err = p.run(4, 2); err != nil {
 				return l, err
 			}
 		}
 	}
-	l.s.FP8 = fp8
+	l.s.Bytes = bytes
 	s := &l.s
 	if err := p.ones(&l.sc[0], &l.sc[1], &s.Tmp[0], &s.Tmp[1], &s.Tmp[2], &s.Tmp[3], &s.Sel, &s.Exp[0], &s.Exp[1], &s.Mask[0], &s.Mask[1]); err != nil {
 		return l, err

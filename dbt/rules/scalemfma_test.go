@@ -121,33 +121,50 @@ func TestScaleMFMADisassembles(t *testing.T) {
 	}
 }
 
-// TestScaleMFMAByteDecodeDisassembles: with the hold registers, an E4M3
-// operand is read byte by byte with v_cvt_f32_fp8 (SDWA byte selects),
-// and the odd parts read the hold pairs.
+// TestScaleMFMAByteDecodeDisassembles: with the hold registers, E4M3 and
+// FP6 operands are read byte by byte with v_cvt_f32_fp8/bf8 (SDWA byte
+// selects; FP6 codes spread to bytes with v_bfi_b32 first), and the odd
+// parts read the hold pairs.
 func TestScaleMFMAByteDecodeDisassembles(t *testing.T) {
-	s := smScratch
-	s.FP8 = [2]bool{true, false}
-	s.Hold = [2]uint16{220, 240}
-	w0, w1 := uint32(0xd3ad0800), uint32(0x22021914) // E4M3 A, E5M2 B, zero C
-	code, err := ScaleMFMACode(0xd3ac0000, 0x0003118c, w0, w1, 0x61, 4, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := disasm(t, code)
-	text := strings.Join(lines, "\n")
-	for b := 0; b < 4; b++ {
-		if want := fmt.Sprintf("src0_sel:BYTE_%d", b); !strings.Contains(text, want) {
-			t.Errorf("no v_cvt_f32_fp8_sdwa with %s", want)
+	for _, c := range []struct {
+		name   string
+		w0, w1 uint32
+		bytes  [2]bool
+		cvt    string
+		part1  string
+	}{
+		// E4M3 A, E5M2 B, zero C.
+		{"e4m3", 0xd3ad0800, 0x22021914, [2]bool{true, false}, "v_cvt_f32_fp8_sdwa", "v_mfma_f32_16x16x16_bf16 v[0:3], v[220:221], v[206:207], v[0:3]"},
+		// E3M2 A, E2M3 B (aiter fmha_v4 f6f4 registers).
+		{"e3m2 x e2m3", 0xd3ae0b30, 0x458209b8, [2]bool{true, true}, "v_cvt_f32_bf8_sdwa", "v_mfma_f32_32x32x8_bf16 v[48:63], v[220:221], v[240:241], v[48:63]"},
+	} {
+		s := smScratch
+		s.Bytes = c.bytes
+		s.Hold = [2]uint16{220, 240}
+		op, cd := uint32(0x61), 4
+		if c.w0>>16&0xff == 0xae {
+			op, cd = 0x60, 16
 		}
+		code, err := ScaleMFMACode(0xd3ac0000, 0x0003118c, c.w0, c.w1, op, cd, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := disasm(t, code)
+		text := strings.Join(lines, "\n")
+		for b := 0; b < 4; b++ {
+			if want := fmt.Sprintf("src0_sel:BYTE_%d", b); !strings.Contains(text, c.cvt) || !strings.Contains(text, want) {
+				t.Errorf("%s: no %s with %s", c.name, c.cvt, want)
+			}
+		}
+		if !strings.Contains(text, c.part1) {
+			t.Errorf("%s: part 1 does not read the hold pairs:\n%s", c.name, text)
+		}
+		plain, err := ScaleMFMACode(0xd3ac0000, 0x0003118c, c.w0, c.w1, op, cd, smScratch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d instructions with the byte decode, %d per element", c.name, len(lines), len(disasm(t, plain)))
 	}
-	if !strings.Contains(text, "v_mfma_f32_16x16x16_bf16 v[0:3], v[220:221], v[206:207], v[0:3]") {
-		t.Errorf("part 1 does not read A's hold pair:\n%s", text)
-	}
-	plain, err := ScaleMFMACode(0xd3ac0000, 0x0003118c, w0, w1, 0x61, 4, smScratch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("E4M3 x E5M2: %d instructions with the byte decode of A, %d per element", len(lines), len(disasm(t, plain)))
 }
 
 // TestScaleMFMARefusals: forms the expansion cannot reproduce are refused.
