@@ -103,6 +103,8 @@ const (
 	smCvtF32F16     = 0x0b  // VOP1
 	smCvtF32FP8     = 0x54  // VOP1 (SDWA for a byte)
 	smCvtF32BF8     = 0x55  // VOP1 (SDWA for a byte)
+	smCvtPkF32FP8   = 0x56  // VOP1 (SDWA for the high word)
+	smCvtPkF32BF8   = 0x57  // VOP1 (SDWA for the high word)
 	smBfiB32        = 0x1ca // VOP3
 	smLshlrevB32    = 0x12  // VOP2
 	smAlignbitB32   = 0x1ce // VOP3
@@ -124,6 +126,13 @@ const (
 func smCvtF32FP8Byte(op, vdst, vsrc uint16, b uint32) []uint32 {
 	const sdwaDword = 6 // dst_sel:DWORD
 	return []uint32{0x7e000000 | uint32(vdst&0xff)<<17 | uint32(op&0xff)<<9 | 0xf9, uint32(vsrc&0xff) | sdwaDword<<8 | (b&3)<<16}
+}
+
+// smCvtPkF32FP8Hi encodes the VOP1 conversion op (v_cvt_pk_f32_fp8 or
+// v_cvt_pk_f32_bf8) as SDWA: v[vdst:vdst+1], vsrc src0_sel:WORD_1.
+func smCvtPkF32FP8Hi(op, vdst, vsrc uint16) []uint32 {
+	const sdwaDword, sdwaWord1 = 6, 5
+	return []uint32{0x7e000000 | uint32(vdst&0xff)<<17 | uint32(op&0xff)<<9 | 0xf9, uint32(vsrc&0xff) | sdwaDword<<8 | sdwaWord1<<16}
 }
 
 // smVOP1 encodes a VOP1 instruction; a literal follows when src0 is srcLit.
@@ -404,13 +413,22 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 				put(smVOP1(smMovB32, m12, srcLit, 0x00000fff)...)
 				put(smVOP1(smMovB32, m6, srcLit, 0x003f003f)...)
 			}
-			cvt := uint16(smCvtF32FP8)
+			cvt, cvtPk := uint16(smCvtF32FP8), uint16(smCvtPkF32FP8)
 			if f.e == 3 {
-				cvt = smCvtF32BF8
+				cvt, cvtPk = smCvtF32BF8, smCvtPkF32BF8
 			}
-			for j := uint16(0); j < 2; j++ {
+			// Group 2r+1 first: its four values fit the aligned pairs
+			// at d and hold (v_cvt_pk_f32_*); group 2r's then go to
+			// single registers.
+			for _, j := range []uint16{1, 0} {
 				g := uint16(2*r) + j
 				mags := d + j // free until its pair is packed
+				if j == 1 {
+					mags = t0
+					if f.bits() == 6 {
+						mags = t1
+					}
+				}
 				var signs uint16
 				var shEven, shOdd int
 				if f.bits() == 8 {
@@ -453,20 +471,27 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 					signs, shEven, shOdd = t0, 10, 2
 				}
 				// Bytes 0, 2, 1, 3 as f32 (exact, the value times
-				// 2^-1, 2^-7 or 2^-13 as FNUZ E4M3 or E5M2 reads them)
-				// into t1, t2, t3 and the held pair's dword, scaled by
-				// ldexp and packed.
-				f3 := hold + j
-				for k, dst := range []uint16{t1, t2, t3, f3} {
-					put(smCvtF32FP8Byte(cvt, dst, mags, []uint32{0, 2, 1, 3}[k])...)
+				// 2^-1, 2^-7 or 2^-13 as FNUZ E4M3 or E5M2 reads them),
+				// scaled by ldexp and packed: group 2r+1's into the
+				// pairs d and hold, group 2r's into t1, t2, t3 and
+				// hold.
+				f0, f2, f1, f3 := t1, t2, t3, hold+j
+				if j == 1 {
+					f0, f1, f2, f3 = d, d+1, hold, hold+1
+					put(smVOP1(cvtPk, d, v(mags), 0)...)
+					put(smCvtPkF32FP8Hi(cvtPk, hold, mags)...)
+				} else {
+					for k, dst := range []uint16{f0, f2, f1, f3} {
+						put(smCvtF32FP8Byte(cvt, dst, mags, []uint32{0, 2, 1, 3}[k])...)
+					}
 				}
-				for _, q := range []uint16{t1, t2, t3, f3} {
+				for _, q := range []uint16{f0, f2, f1, f3} {
 					a := vop3(smLdexpF32, q, v(q), v(s.Exp[x]), 0)
 					put(a[0], a[1])
 				}
-				a := vop3(smPermB32, d+j, v(t2), v(t1), v(s.Mask[x]))
+				a := vop3(smPermB32, hold+j, v(f3), v(f1), v(s.Mask[x]))
 				put(a[0], a[1])
-				a = vop3(smPermB32, hold+j, v(f3), v(t3), v(s.Mask[x]))
+				a = vop3(smPermB32, d+j, v(f2), v(f0), v(s.Mask[x]))
 				put(a[0], a[1])
 				// The code signs (bytes 0, 2 and 1, 3) shifted to the
 				// bf16 sign bits 15 and 31 and ORed in (-0 stays -0).
