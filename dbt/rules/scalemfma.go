@@ -150,7 +150,7 @@ func smVOP1(op uint16, vdst uint16, src0 uint16, lit uint32) []uint32 {
 type ScaleMFMAScratch struct {
 	Buf  [2]uint16 // each the first of 4 registers, even
 	Tmp  [4]uint16
-	Sel  uint16    // the E4M3 sign mask
+	Sel  uint16    // the byte decode's sign mask 0x80008000
 	Exp  [2]uint16 // per-lane ldexp amount for A and B
 	Mask [2]uint16 // per-lane NaN mask for A and B
 	// FP4[x] enables the table decode of an E2M1 operand x (A or B),
@@ -277,9 +277,9 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 			}
 		}
 		if table[x] {
-			// The table operand keeps the all-ones mask (ORed into
-			// its selectors) and folds the 2^-14 of the f16 step
-			// into the ldexp amount.
+			// The table operand keeps the all-ones mask (it selects
+			// the NaN bits ORed into the table entries) and folds the
+			// 2^-14 of the f16 step into the ldexp amount.
 			adj -= 14
 		} else {
 			// The per-element operand's pair selector: the upper
