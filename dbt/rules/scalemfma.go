@@ -165,6 +165,10 @@ type ScaleMFMAScratch struct {
 	Extra [2]uint16
 	M80   uint16
 	SelI  [2]uint16
+	// ScaleBytes says VGPR scale operands read at byte 0 hold the byte
+	// alone (bits 31:8 zero, as the subroutine's call sites write them):
+	// the expansion reads them without extracting it.
+	ScaleBytes bool
 }
 
 // e2m1Values are the E2M1 magnitudes 0..7.
@@ -257,9 +261,14 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 	byteDecode := [2]bool{s.Bytes[0] && cbsz != 1 && cbsz != 4, s.Bytes[1] && blgp != 1 && blgp != 4}
 	for x := 0; x < 2; x++ {
 		e, m := s.Exp[x], s.Mask[x]
-		b := vop3(op3BfeU32, e, uint16(scaleSrc[x]), inlineInt(int(8*scaleByte[x])), inlineInt(8))
-		put(b[0], b[1])
-		put(vop2(op2AddU32, m, inlineInt(1), e, 0)...) // 256 iff the byte is 0xFF
+		sc := e // the scale byte
+		if s.ScaleBytes && scaleSrc[x] >= srcVGPR && scaleByte[x] == 0 {
+			sc = uint16(scaleSrc[x] - srcVGPR)
+		} else {
+			b := vop3(op3BfeU32, e, uint16(scaleSrc[x]), inlineInt(int(8*scaleByte[x])), inlineInt(8))
+			put(b[0], b[1])
+		}
+		put(vop2(op2AddU32, m, inlineInt(1), sc, 0)...) // 256 iff the byte is 0xFF
 		a := vop3(smBfeI32, m, v(m), inlineInt(8), inlineInt(1))
 		put(a[0], a[1]) // bit 8 sign-extended: all ones iff NaN
 		adj := 15 - fmts[x].bias - 127
@@ -287,7 +296,7 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 			// in a lane whose scale is NaN.
 			put(vop2(op2OrB32, m, srcLit, m, permUpperHalves)...)
 		}
-		put(vop2(op2AddU32, e, srcLit, e, uint32(int32(adj)))...)
+		put(vop2(op2AddU32, e, srcLit, sc, uint32(int32(adj)))...)
 	}
 	t1, t2 := s.Tmp[0], s.Tmp[1]
 	// elem writes the scaled f32 of element i of the operand at reg into dst.

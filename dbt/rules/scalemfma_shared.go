@@ -228,7 +228,9 @@ func scaleSharedBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) 
 	}
 	bw1 := (srcVGPR + uint32(l.a)) | (srcVGPR+uint32(l.b))<<9 | src2<<18 | f.blgp<<29
 	bl1 := (srcVGPR + uint32(l.sc[0])) | (srcVGPR+uint32(l.sc[1]))<<9
-	return ScaleMFMACode(0xd3ac0000, bl1, bw0, bw1, op, cd, l.s)
+	s := l.s
+	s.ScaleBytes = true // the site's v_bfe_u32 wrote the bytes
+	return ScaleMFMACode(0xd3ac0000, bl1, bw0, bw1, op, cd, s)
 }
 
 // scaleSharedNames lists the registers a use reads or writes (AGPRs as
