@@ -169,6 +169,10 @@ type ScaleMFMAScratch struct {
 	// alone (bits 31:8 zero, as the subroutine's call sites write them):
 	// the expansion reads them without extracting it.
 	ScaleBytes bool
+	// CopiedOperands says VALU instructions wrote A, B and the scales
+	// (a subroutine body's fixed registers): no leading waits for XDL
+	// writes.
+	CopiedOperands bool
 }
 
 // e2m1Values are the E2M1 magnitudes 0..7.
@@ -254,8 +258,11 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 	var w []uint32
 	put := func(ws ...uint32) { w = append(w, ws...) }
 	v := func(r uint16) uint16 { return srcVGPR + r }
-	// Earlier XDL writes of A, B or the scales must land before VALU reads.
-	put(sNop(7), sNop(7), sNop(7))
+	// Earlier XDL writes of A, B or the scales must land before VALU reads
+	// (a subroutine body reads only its call site's VALU copies).
+	if !s.CopiedOperands {
+		put(sNop(7), sNop(7), sNop(7))
+	}
 	fmts := [2]scaleFormat{fa, fb}
 	table := [2]bool{s.FP4[0] && cbsz == 4, s.FP4[1] && blgp == 4}
 	byteDecode := [2]bool{s.Bytes[0] && cbsz != 1 && cbsz != 4, s.Bytes[1] && blgp != 1 && blgp != 4}

@@ -18,7 +18,8 @@ import (
 //	v_mov / v_accvgpr_read       A, B (VGPRs or AGPRs) into the fixed A, B
 //	v_bfe_u32                    each scale byte into its fixed register
 //	v_mov / v_accvgpr_*          C into the fixed C/D (unless C is a constant)
-//	s_call_b64                   the body (ends with s_nop 7 x3, s_setpc_b64)
+//	s_call_b64                   the body (ends with s_nop 7 x3, s_setpc_b64;
+//	                             it reads only the copies: no leading waits)
 //	v_mov / v_accvgpr_*          the fixed C/D into the guest's D
 //	s_nop 4                      the writes of D before an MFMA reads them
 //
@@ -229,7 +230,8 @@ func scaleSharedBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) 
 	bw1 := (srcVGPR + uint32(l.a)) | (srcVGPR+uint32(l.b))<<9 | src2<<18 | f.blgp<<29
 	bl1 := (srcVGPR + uint32(l.sc[0])) | (srcVGPR+uint32(l.sc[1]))<<9
 	s := l.s
-	s.ScaleBytes = true // the site's v_bfe_u32 wrote the bytes
+	s.ScaleBytes = true     // the site's v_bfe_u32 wrote the bytes
+	s.CopiedOperands = true // and its copies A and B
 	return ScaleMFMACode(0xd3ac0000, bl1, bw0, bw1, op, cd, s)
 }
 
