@@ -97,14 +97,14 @@ func (kt *kernelT) decide(b *cfg.Block, i int) legalize.Decision {
 		}
 	}
 	in := b.Insts[i]
-	d := kt.pair.Decide(in, kt.raw(in), kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo(), InlineLDS: kt.inlineLDS()})
+	d := kt.pair.Decide(in, kt.raw(in), kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo(), InlineLDS: kt.inlineLDS(), Legalize: kt.legal})
 	if n >= 0 {
 		noForm := c.slot[n] == slotNoForm
 		if d == identity {
 			c.slot[n] = slotIdentity
 		} else {
 			c.slot[n] = slotEntry + int32(len(c.entries))
-			c.entries = append(c.entries, decided{d: d, formDone: noForm})
+			c.entries = appendDoubling(c.entries, decided{d: d, formDone: noForm})
 		}
 	}
 	return d

@@ -3,7 +3,6 @@ package dbt
 import (
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
@@ -25,17 +24,14 @@ type Change struct {
 func changes(kts []*kernelT, hostText []byte, textAddr uint64, bases []uint64, pr pair.Pair) []Change {
 	var out []Change
 	for i, kt := range kts {
-		pcs := make([]uint64, 0, len(kt.body.Map))
-		for a := range kt.body.Map {
-			pcs = append(pcs, a)
-		}
-		sort.Slice(pcs, func(a, b int) bool { return kt.body.Map[pcs[a]] < kt.body.Map[pcs[b]] })
-		for j, pc := range pcs {
-			in := kt.g.Insts[pc]
-			lo := kt.body.Map[pc]
+		xs := kt.bodyPairs() // by body offset
+		for j, x := range xs {
+			pc := x.Src
+			in, _ := kt.g.Inst(pc)
+			lo := x.Off
 			hi := len(kt.body.Code)
-			if j+1 < len(pcs) {
-				hi = kt.body.Map[pcs[j+1]]
+			if j+1 < len(xs) {
+				hi = xs[j+1].Off
 			}
 			at := bases[i] + uint64(lo) - textAddr
 			got := hostText[at : at+uint64(hi-lo)]

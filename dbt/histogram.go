@@ -59,7 +59,7 @@ func GuestOnly(obj []byte, host isa.Target) (map[string]Count, error) {
 	if ks := f.Kernels(); len(ks) > 0 {
 		site.Kernel = &ks[0]
 	}
-	for _, in := range g.Insts {
+	for _, in := range g.Instructions() {
 		if in.Info.Branch != isa.BranchNone || in.Name() == "s_getpc_b64" {
 			continue
 		}

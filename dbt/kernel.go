@@ -80,12 +80,29 @@ type kernelT struct {
 	lastPool      int
 	// liveScope is the scope live was computed for.
 	liveScope *cfg.Scope
-	// memo holds, by emission ordinal, the host code of the non-control
-	// instructions of the last emission; ordinal counts them in the
-	// current one.
-	memo      []emitMemo
-	memoNotes []string
-	ordinal   int
+	// The re-emission memo: memoOK has bit i set when the scope's i-th
+	// instruction (in emission order) had its host code computed once as
+	// a non-control instruction (identity or inline expansion). That code
+	// is in the last emission's: memoCode from memoAt[i].Off to the next
+	// instruction's offset (less the island pool placed before it,
+	// memoPools) or, for the last, to memoEnd. memoNotes holds, for
+	// the instructions that added report notes, the notes (in
+	// memoNoteText); memoNeedArch is the most arch VGPRs any of them
+	// needed. Nothing here holds a pointer per instruction.
+	memoOK       []uint64
+	memoAt       []pcOff
+	memoPools    []place.Island
+	memoCode     []byte
+	memoEnd      int
+	memoNotes    map[int][2]int
+	memoNoteText []string
+	memoNeedArch int
+	// memoPool is the index in memoPools of the first pool not before
+	// the instruction being emitted.
+	memoPool int
+	// codeEnd is the length of the code before the subroutine bodies
+	// (the next emission's memoEnd).
+	codeEnd int
 	// lastLen is the length of the last emission's code.
 	lastLen int
 	// emitted lists emittedFor's Map entries in emission order.
@@ -112,7 +129,10 @@ type kernelT struct {
 	// faster than the three-field one.
 	identityTallies map[*isa.OpInfo]int
 	// decided caches the pair's decisions for the scope (decide.go).
-	decided               decisions
+	decided decisions
+	// legal is the pass-through cache of the pair's decisions while emit
+	// runs (nil otherwise).
+	legal                 *legalize.Cache
 	forceShared, noShared bool
 	// sharedReach, when set, places the bodies in the code with this
 	// call reach (tests).
@@ -232,15 +252,33 @@ func (kt *kernelT) resources(d kd.Descriptor) report.Resources {
 
 // emit translates the scope into kt.body, filling kt.rep.
 func (kt *kernelT) emit() {
+	if kt.legal == nil {
+		// The emission's decisions share one pass-through cache.
+		kt.legal = legalize.AcquireCache()
+		defer func() {
+			kt.legal.Release()
+			kt.legal = nil
+		}()
+	}
+	kt.emitScope()
+}
+
+// emitScope is emit with kt.legal held.
+func (kt *kernelT) emitScope() {
 	k := kt.k
 	kt.rep = report.Kernel{Name: k.Name, SourceEntry: k.EntryAddr, Fidelity: report.Exact}
 	kt.rep.Before = kt.resources(k.Descriptor)
 	kt.rep.Before.VGPRs = k.Descriptor.NextFreeVGPR(kt.f.Processor)
-	kt.body = &place.Body{Name: k.Name, Map: make(map[uint64]int, kt.scopeInsts()), Entry: k.EntryAddr, Words: kt.pair.Words()}
-	kt.emitted, kt.emittedFor = kt.emitted[:0], kt.body
-	if n := kt.scopeInsts(); cap(kt.emitted) < n {
-		kt.emitted = make([]pcOff, 0, n)
+	if kt.body != nil && kt.emittedFor == kt.body {
+		kt.memoCode, kt.memoAt, kt.memoPools, kt.memoEnd = kt.body.Code, kt.emitted, kt.body.Islands, kt.codeEnd
+	} else {
+		kt.memoCode, kt.memoAt, kt.memoPools, kt.memoEnd = nil, nil, nil, 0
 	}
+	kt.memoPool = 0
+	kt.body = &place.Body{Name: k.Name, Entry: k.EntryAddr, Words: kt.pair.Words()}
+	// The body's offsets (emitted becomes Body.Offsets: a new list per
+	// emission).
+	kt.emitted, kt.emittedFor = make([]pcOff, 0, kt.scopeInsts()), kt.body
 	kt.lastPool, kt.islandsGrew = 0, false
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
@@ -265,7 +303,6 @@ func (kt *kernelT) emit() {
 		// branches) reuses it.
 		kt.live, kt.liveScope = live.Analyze(kt.g, sc, kt.rawUses), sc
 	}
-	kt.ordinal = 0
 	// A re-emission (long branches) needs about what the last one made.
 	code := make([]byte, 0, max(4*kt.scopeBytes(), kt.lastLen+kt.lastLen/8)+256)
 	arch0, agprs0 := kt.archVGPRs()
@@ -283,7 +320,7 @@ func (kt *kernelT) emit() {
 			// Blocks are emitted in source order and the entry is not the
 			// first one (a helper or another kernel's code sits below it):
 			// the prologue branches to it.
-			kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr, Src: prologueSrc})
+			kt.addFixup(place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: k.EntryAddr, Src: prologueSrc})
 			code = window(code, 4)
 		}
 	}
@@ -296,29 +333,48 @@ func (kt *kernelT) emit() {
 				code = slices.Grow(code, cap(code))
 			}
 			code = kt.pool(code, b, i)
-			kt.body.Map[in.PC] = len(code)
-			kt.emitted = append(kt.emitted, pcOff{in.PC, len(code)})
+			kt.emitted = append(kt.emitted, pcOff{Src: in.PC, Off: len(code)})
 			kt.rep.Instructions++
 			kt.rep.SourceBytes += int(in.Size)
 			code = kt.one(code, b, i, in)
 		}
 	}
+	kt.codeEnd = len(code)
 	kt.body.Code = kt.appendShared(code)
 	kt.lastLen = len(kt.body.Code)
+	kt.setOffsets()
 	if kt.islandsGrew {
 		// A new island target: the pools emitted before it lack its stub.
 		kt.emit()
 		return
 	}
 	for _, ind := range kt.g.Indirect {
-		if _, in := kt.body.Map[ind.Addr]; in && (ind.Kind == cfg.IndirectJump || ind.Kind == cfg.IndirectCall) {
+		if _, in := kt.body.Offset(ind.Addr); in && (ind.Kind == cfg.IndirectJump || ind.Kind == cfg.IndirectCall) {
 			kt.rep.RecoveredIndirect++
 		}
 	}
 }
 
+// setOffsets gives the body its offsets from kt.emitted: the list itself
+// when the sources ascend (scopes are emitted in source order), else a map
+// of them (a later entry for a source replacing an earlier one).
+func (kt *kernelT) setOffsets() {
+	ascending := true
+	for j := 1; j < len(kt.emitted) && ascending; j++ {
+		ascending = kt.emitted[j-1].Src < kt.emitted[j].Src
+	}
+	if ascending {
+		kt.body.Map, kt.body.Offsets = nil, kt.emitted
+		return
+	}
+	kt.body.Map = make(map[uint64]int, len(kt.emitted))
+	for _, x := range kt.emitted {
+		kt.body.Map[x.Src] = x.Off
+	}
+}
+
 func (kt *kernelT) nameAt(a uint64) string {
-	if in, ok := kt.g.Insts[a]; ok {
+	if in, ok := kt.g.Inst(a); ok {
 		return in.Name()
 	}
 	return ""
@@ -336,6 +392,21 @@ func (kt *kernelT) reject(in *isa.Inst, why string) {
 
 func (kt *kernelT) relocated(in *isa.Inst) {
 	kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Relocate, Fidelity: report.Exact, Count: 1})
+}
+
+// addFixup appends fx to the body's fixups (appendDoubling).
+func (kt *kernelT) addFixup(fx place.Fixup) {
+	kt.body.Fixups = appendDoubling(kt.body.Fixups, fx)
+}
+
+// appendDoubling is append that doubles s's capacity when it is full
+// (append grows long slices by 1.25x: the lists a large scope builds one
+// instruction at a time were copied a dozen times).
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(16, len(s)))
+	}
+	return append(s, v)
 }
 
 // window appends a reserved window of n bytes of NOPs.
@@ -367,14 +438,14 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			if why != "" {
 				// No scratch pair (or no SCC save register) for a long
 				// window: a branch goes through the island pools.
-				kt.body.Fixups = append(kt.body.Fixups, kt.islandBranch(fx))
+				kt.addFixup(kt.islandBranch(fx))
 				kt.relocated(in)
 				return window(code, 4)
 			}
 			fx.Long, fx.Pair, fx.SaveSCC, fx.SCCReg = true, pair, save, sccReg
 			fx.Size = place.LongSize(fx.Op, save)
 		}
-		kt.body.Fixups = append(kt.body.Fixups, fx)
+		kt.addFixup(fx)
 		kt.relocated(in)
 		return window(code, fx.Size)
 	case isa.BranchCall:
@@ -389,7 +460,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 				}
 				fx.Long, fx.Via, fx.SaveSCC, fx.SCCReg, fx.Size = true, via, save, sccReg, place.LongSize(place.OpBranch, save)
 			}
-			kt.body.Fixups = append(kt.body.Fixups, fx)
+			kt.addFixup(fx)
 			kt.relocated(in)
 			return window(code, fx.Size)
 		}
@@ -417,7 +488,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			}
 			fx.Long, fx.Via, fx.SaveSCC, fx.SCCReg, fx.Size = true, ind.Pair, save, sccReg, place.LongSize(place.OpBranch, save)
 		}
-		kt.body.Fixups = append(kt.body.Fixups, fx)
+		kt.addFixup(fx)
 		kt.relocated(in)
 		return window(code, fx.Size)
 	case isa.BranchIndirect:
@@ -430,7 +501,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 			kt.relocated(in)
 			return kt.keep(code, in, raw)
 		case ind != nil && ind.Kind == cfg.IndirectJump && len(ind.Targets) == 1:
-			kt.body.Fixups = append(kt.body.Fixups, place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: ind.Targets[0], Src: in.PC})
+			kt.addFixup(place.Fixup{Kind: place.Branch, Op: place.OpBranch, Off: len(code), Size: 4, Target: ind.Targets[0], Src: in.PC})
 			kt.relocated(in)
 			return window(code, 4)
 		}
@@ -446,30 +517,47 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 	// lowering must not take the scratch VGPRs (kt.taken) or private
 	// slots (kt.borrowed) the expansion took, which a reuse does not
 	// record.
-	ord := kt.ordinal
-	kt.ordinal++
-	if ord < len(kt.memo) && kt.memo[ord].pc == in.PC && kt.memo[ord].ok && !kt.noReuse && !kt.sidecar {
-		m := &kt.memo[ord]
-		kt.needArch = max(kt.needArch, int(m.needArch))
+	// The instruction's index in the emission (emitScope recorded it
+	// last), when it is this emission's.
+	idx := -1
+	reuse := !kt.noReuse && !kt.sidecar && kt.emittedFor == kt.body
+	if n := len(kt.emitted); reuse && n > 0 && kt.emitted[n-1].Src == in.PC && kt.emitted[n-1].Off == len(code) {
+		idx = n - 1
+	}
+	if lo, hi, ok := kt.memoSpan(idx, in); ok {
+		kt.needArch = max(kt.needArch, kt.memoNeedArch)
 		kt.tallyDecision(in, kt.emitDecision(b, i))
-		for _, n := range kt.memoNotes[m.notes0:m.notes1] {
-			kt.rep.Notes = appendOnce(kt.rep.Notes, n)
+		if r, ok := kt.memoNotes[idx]; ok {
+			for _, n := range kt.memoNoteText[r[0]:r[1]] {
+				kt.rep.Notes = appendOnce(kt.rep.Notes, n)
+			}
 		}
-		return append(code, m.out...)
+		return append(code, kt.memoCode[lo:hi]...)
 	}
 	notes0 := len(kt.rep.Notes)
+	// remember records that out, which one appends to code, is the
+	// instruction's host code (the next emission finds it in this one's
+	// code by the instruction's offsets).
 	remember := func(out []byte) {
-		if kt.memo == nil {
-			kt.memo = make([]emitMemo, kt.scopeInsts())
+		if idx < 0 {
+			return
 		}
-		for len(kt.memo) <= ord {
-			kt.memo = append(kt.memo, emitMemo{})
+		if kt.memoOK == nil {
+			kt.memoOK = make([]uint64, (kt.scopeInsts()+63)/64)
 		}
-		m := &kt.memo[ord]
-		m.pc, m.ok, m.out, m.needArch = in.PC, true, out, int32(kt.needArch)
-		m.notes0 = int32(len(kt.memoNotes))
-		kt.memoNotes = append(kt.memoNotes, kt.rep.Notes[notes0:]...)
-		m.notes1 = int32(len(kt.memoNotes))
+		if idx/64 >= len(kt.memoOK) {
+			return
+		}
+		kt.memoOK[idx/64] |= 1 << (idx % 64)
+		kt.memoNeedArch = max(kt.memoNeedArch, kt.needArch)
+		if len(kt.rep.Notes) > notes0 {
+			if kt.memoNotes == nil {
+				kt.memoNotes = map[int][2]int{}
+			}
+			n0 := len(kt.memoNoteText)
+			kt.memoNoteText = append(kt.memoNoteText, kt.rep.Notes[notes0:]...)
+			kt.memoNotes[idx] = [2]int{n0, len(kt.memoNoteText)}
+		}
 	}
 	d := kt.emitDecision(b, i)
 	switch d.Action {
@@ -593,7 +681,7 @@ func (kt *kernelT) getpc(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []b
 		// with .text growth and is re-biased after the commit (rebiasData).
 		fx.Data = true
 	}
-	kt.body.Fixups = append(kt.body.Fixups, fx)
+	kt.addFixup(fx)
 	kt.relocated(in)
 	return kt.keep(code, in, raw)
 }
@@ -890,16 +978,29 @@ func (kt *kernelT) take(r uint16) {
 	}
 }
 
-// emitMemo is one instruction's host code from an earlier emission of
-// the same scope (its tally comes from the scope's cached decision).
-type emitMemo struct {
-	pc       uint64
-	out      []byte
-	needArch int32
-	// notes0 and notes1 bound, in kernelT.memoNotes, the report notes
-	// the instruction added.
-	notes0, notes1 int32
-	ok             bool
+// memoSpan returns where, in the last emission's code, the host code of
+// the emission's idx-th instruction in is, when it was remembered (its
+// tally comes from the scope's cached decision).
+func (kt *kernelT) memoSpan(idx int, in *isa.Inst) (lo, hi int, ok bool) {
+	if idx < 0 || idx/64 >= len(kt.memoOK) || kt.memoOK[idx/64]&(1<<(idx%64)) == 0 || idx >= len(kt.memoAt) || kt.memoAt[idx].Src != in.PC {
+		return 0, 0, false
+	}
+	lo, hi = kt.memoAt[idx].Off, kt.memoEnd
+	if idx+1 < len(kt.memoAt) {
+		hi = kt.memoAt[idx+1].Off
+	}
+	// An island pool placed before the next instruction ends the code
+	// there.
+	for kt.memoPool < len(kt.memoPools) && kt.memoPools[kt.memoPool].Off < lo {
+		kt.memoPool++
+	}
+	if kt.memoPool < len(kt.memoPools) && kt.memoPools[kt.memoPool].Off < hi {
+		hi = kt.memoPools[kt.memoPool].Off
+	}
+	if lo > hi || hi > len(kt.memoCode) {
+		return 0, 0, false
+	}
+	return lo, hi, true
 }
 
 // emitDecision is the scope's decision for b.Insts[i] with a rule's
@@ -983,12 +1084,16 @@ func (kt *kernelT) rawUses(in *isa.Inst) []isa.Operand {
 	if w0>>26 != 0x34 {
 		return nil
 	}
-	var out []isa.Operand
+	// At most 7 operands, gathered here and returned in one allocation.
+	var buf [7]isa.Operand
+	n := 0
 	vg := func(c uint32, width uint8) {
 		if c >= 256 {
-			out = append(out, isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(c - 256), Width: width})
+			buf[n] = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(c - 256), Width: width}
+			n++
 		} else if c < 102 {
-			out = append(out, isa.Operand{Kind: isa.KindReg, Class: isa.SGPR, Reg: uint16(c), Width: 2})
+			buf[n] = isa.Operand{Kind: isa.KindReg, Class: isa.SGPR, Reg: uint16(c), Width: 2}
+			n++
 		}
 	}
 	if in.Info.Has(isa.FlagMFMA) {
@@ -1007,19 +1112,23 @@ func (kt *kernelT) rawUses(in *isa.Inst) []isa.Operand {
 			vg(256+w0&0xff, cd)
 		}
 	} else {
-		for _, c := range []uint32{w1 & 0x1ff, w1 >> 9 & 0x1ff, w1 >> 18 & 0x1ff, 256 + w0&0xff} {
+		for _, c := range [...]uint32{w1 & 0x1ff, w1 >> 9 & 0x1ff, w1 >> 18 & 0x1ff, 256 + w0&0xff} {
 			vg(c, 2)
 		}
 	}
 	if in.Size == 16 { // VOP3PX2: the scale pair's sources too
 		w3 := binary.LittleEndian.Uint32(raw[12:])
-		for _, c := range []uint32{w3 & 0x1ff, w3 >> 9 & 0x1ff, w3 >> 18 & 0x1ff} {
+		for _, c := range [...]uint32{w3 & 0x1ff, w3 >> 9 & 0x1ff, w3 >> 18 & 0x1ff} {
 			if c >= 256 {
-				out = append(out, isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(c - 256), Width: 16})
+				buf[n] = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(c - 256), Width: 16}
+				n++
 			}
 		}
 	}
-	return out
+	if n == 0 {
+		return nil
+	}
+	return slices.Clone(buf[:n])
 }
 
 // canSpill reports whether borrowed VGPRs may be saved to private memory:
@@ -1063,7 +1172,7 @@ func appendOnce(s []string, v string) []string {
 
 // inScope reports whether a is the address of an instruction of the scope.
 func (kt *kernelT) inScope(a uint64) bool {
-	if _, ok := kt.g.Insts[a]; !ok {
+	if _, ok := kt.g.Inst(a); !ok {
 		return false
 	}
 	i := sort.Search(len(kt.scope.Blocks), func(i int) bool { return kt.scope.Blocks[i] > a }) - 1

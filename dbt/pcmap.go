@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+
+	"github.com/rocjitsu/rocjitsu/dbt/place"
 )
 
 // PCMap maps host code addresses of a translated object back to the guest
@@ -43,24 +45,21 @@ func (m *PCMap) Len() int {
 
 // pcOff is a guest instruction's address and the offset of its host code
 // in a body.
-type pcOff struct {
-	guest uint64
-	off   int
-}
+type pcOff = place.SourceOffset
 
 // byOffGuest orders pairs by offset, then guest address.
 func byOffGuest(a, b pcOff) int {
-	if c := cmp.Compare(a.off, b.off); c != 0 {
+	if c := cmp.Compare(a.Off, b.Off); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.guest, b.guest)
+	return cmp.Compare(a.Src, b.Src)
 }
 
 // mapPairs returns the pairs of a body map in byOffGuest order.
 func mapPairs(bodyMap map[uint64]int) []pcOff {
 	xs := make([]pcOff, 0, len(bodyMap))
 	for g, off := range bodyMap {
-		xs = append(xs, pcOff{g, off})
+		xs = append(xs, pcOff{Src: g, Off: off})
 	}
 	slices.SortFunc(xs, byOffGuest)
 	return xs
@@ -74,12 +73,12 @@ func (m *PCMap) add(xs []pcOff, codeLen int, base uint64) {
 	for i, x := range xs {
 		end := codeLen
 		if i+1 < len(xs) {
-			end = xs[i+1].off
+			end = xs[i+1].Off
 		}
-		if x.guest >= sidecarEntry || end <= x.off {
+		if x.Src >= sidecarEntry || end <= x.Off {
 			continue
 		}
-		m.ranges = append(m.ranges, pcRange{Host: base + uint64(x.off), End: base + uint64(end), Guest: x.guest})
+		m.ranges = append(m.ranges, pcRange{Host: base + uint64(x.Off), End: base + uint64(end), Guest: x.Src})
 	}
 }
 
@@ -103,8 +102,13 @@ func (m *PCMap) shift(d uint64) {
 // order: the order emit recorded them in when that is the order (blocks
 // are emitted by address), otherwise the sorted map.
 func (kt *kernelT) bodyPairs() []pcOff {
-	if kt.emittedFor == kt.body && len(kt.emitted) == len(kt.body.Map) && slices.IsSortedFunc(kt.emitted, byOffGuest) {
+	if kt.emittedFor == kt.body && len(kt.emitted) == kt.body.Mapped() && slices.IsSortedFunc(kt.emitted, byOffGuest) {
 		return kt.emitted
+	}
+	if kt.body.Map == nil {
+		xs := slices.Clone(kt.body.Offsets)
+		slices.SortFunc(xs, byOffGuest)
+		return xs
 	}
 	return mapPairs(kt.body.Map)
 }

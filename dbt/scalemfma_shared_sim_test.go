@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -175,7 +176,9 @@ func smsKernel(s *strings.Builder, name string, c smCase, pressure, partial, agp
 // TestScaleMFMASharedAgainstGFX950Simulator: kernels with five scaled
 // MFMAs each (two keys, different A/B/C/D and scale registers and bytes,
 // C/D in AGPRs and VGPRs, one accumulating onto another) translate with
-// the uses calling two per-kernel subroutines; the translation on the
+// the uses calling two per-kernel subroutines (16x16x128) or one, keyed by
+// D and C too, shared by the two uses with the same C/D (32x32x64); the
+// translation on the
 // simulated gfx942 agrees bit for bit with the gfx950 guest for inputs
 // whose sums are exact, and bit for bit with the inline translation for
 // general inputs. The same holds with the bodies placed in the code
@@ -238,19 +241,28 @@ func TestScaleMFMASharedAgainstGFX950Simulator(t *testing.T) {
 			t.Fatalf("%s: %v\n%+v", v.name, err, res.Report)
 		}
 		for _, k := range res.Report.Kernels {
-			// k kernels: keys C/D in AGPRs (uses 1, 5), C in VGPRs (use 2,
-			// alone: inline) and C = 0 (uses 3, 4); p and e kernels: C in
-			// VGPRs (1, 2, 5) and C = 0.
+			// 16x16x128: k kernels: keys C/D in AGPRs (uses 1, 5), C in
+			// VGPRs (use 2, alone: inline) and C = 0 (uses 3, 4); p and e
+			// kernels: C in VGPRs (1, 2, 5) and C = 0. 32x32x64 (keyed by
+			// D and C too): uses 1 and 5 share a body, the others are
+			// alone (inline).
 			notes := strings.Join(k.Notes, "\n")
-			calls := 5
+			ci, err := strconv.Atoi(k.Name[1:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls, bodies := 5, 2
 			if k.Name[0] == 'k' {
 				calls = 4
+			}
+			if cases[ci].m == 32 {
+				calls, bodies = 2, 1
 			}
 			if !strings.Contains(notes, fmt.Sprintf("%d long expansions call ", calls)) || !strings.Contains(notes, v.where) {
 				t.Fatalf("%s %s: notes %q, want %d calls of subroutines %s", v.name, k.Name, k.Notes, calls, v.where)
 			}
-			if v.name == "after" && !strings.Contains(notes, "call 2 per-kernel subroutines") {
-				t.Fatalf("%s %s: notes %q, want 2 subroutines", v.name, k.Name, k.Notes)
+			if v.name == "after" && !strings.Contains(notes, fmt.Sprintf("call %d per-kernel subroutines", bodies)) {
+				t.Fatalf("%s %s: notes %q, want %d subroutines", v.name, k.Name, k.Notes, bodies)
 			}
 			if v.name == "copy-per-use" && !strings.Contains(notes, fmt.Sprintf("call %d per-kernel subroutines", calls)) {
 				t.Fatalf("%s %s: notes %q, want %d copies", v.name, k.Name, k.Notes, calls)

@@ -64,6 +64,12 @@ type sharedPlan struct {
 	// of such a key call the head (emitted once per bytes and return
 	// pair) and run the rest of the body inline.
 	heads map[string]int
+	// heads0 holds, per key, the body and head length sharedHeadKeys
+	// made.
+	heads0 map[string]headBody
+	// siteCache holds the Site answers of uses whose key's registers
+	// were chosen, by key and bytes.
+	siteCache map[sharedSiteKey]cachedSite
 	// agprs is the most AGPRs a key's saves use.
 	agprs int
 	// sites are the addresses of the uses; lists is each key's register
@@ -98,13 +104,14 @@ func (kt *kernelT) sharedHeadKeys() map[sharedHead]int {
 	}
 	st.headKeys = map[sharedHead]int{}
 	seen := map[*rules.Shared]map[string]bool{}
-	for _, u := range st.scan {
+	for n := range st.scan {
+		u := &st.scan[n]
 		r := u.form
 		if r.Head == nil {
 			continue
 		}
 		raw := kt.raw(u.in)
-		key, ok := r.Key(u.in, raw)
+		key, ok := kt.useKey(u)
 		if !ok || seen[r][key] {
 			continue
 		}
@@ -124,17 +131,69 @@ func (kt *kernelT) sharedHeadKeys() map[sharedHead]int {
 		if err != nil {
 			continue
 		}
-		if n := r.Head(u.in, raw, regs); n > 0 && n < len(body) {
+		n := r.Head(u.in, raw, regs)
+		if n > 0 && n < len(body) {
 			st.headKeys[sharedHead{p.ret, string(body[:n])}]++
+		}
+		if _, ok := p.heads0[key]; !ok {
+			// Bodies depend on the key and the registers only: the use
+			// that emits the key first reuses this one when it gets the
+			// same registers.
+			p.heads0[key] = headBody{v: regs.V, body: body, head: n}
 		}
 	}
 	return st.headKeys
 }
 
-// sharedUse is an instruction of the scope with a subroutine form.
+// sharedUse is an instruction of the scope with a subroutine form, and
+// the form's key for it (Shared.Key, asked once: the planning, the head
+// count and the emission of the use all need it).
 type sharedUse struct {
-	in   *isa.Inst
-	form *rules.Shared
+	in       *isa.Inst
+	form     *rules.Shared
+	key      string
+	keyOK    bool
+	keyAsked bool
+}
+
+// useKey returns u.form's key for u.in, asking the form once.
+func (kt *kernelT) useKey(u *sharedUse) (string, bool) {
+	if !u.keyAsked {
+		u.key, u.keyOK = u.form.Key(u.in, kt.raw(u.in))
+		u.keyAsked = true
+	}
+	return u.key, u.keyOK
+}
+
+// sharedKey returns r's key for in: the scan's answer when in is a use of
+// r there, else r.Key's.
+func (kt *kernelT) sharedKey(r *rules.Shared, in *isa.Inst, raw []byte) (string, bool) {
+	if st := kt.shared; st != nil {
+		if n, ok := st.scanAt[in]; ok && st.scan[n].form == r {
+			return kt.useKey(&st.scan[n])
+		}
+	}
+	return r.Key(in, raw)
+}
+
+// sharedSiteKey names a use's site code in a plan: the key and the
+// instruction's bytes.
+type sharedSiteKey struct {
+	key, raw string
+}
+
+// cachedSite is a Shared.Site answer.
+type cachedSite struct {
+	site rules.SharedSite
+	err  error
+}
+
+// headBody is a key's body made for the head count (sharedHeadKeys), with
+// the fixed VGPRs it was made for and its Shared.Head length.
+type headBody struct {
+	v    []uint16
+	body []byte
+	head int
 }
 
 // sharedCall is one emitted call: its fixup index and the body's rule,
@@ -172,6 +231,8 @@ type sharedState struct {
 	// for every plan).
 	scan    []sharedUse
 	scanned bool
+	// scanAt is the index of each instruction in scan.
+	scanAt map[*isa.Inst]int
 	// body is the emission the rest belongs to (reset with it): calls
 	// of bodies placed after the code (patched there) and those bodies
 	// in first-call order; near is, per rule, whether the emission puts
@@ -223,24 +284,27 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 		return p
 	}
 	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{},
-		tails: map[string]int{}, heads: map[string]int{}, inline: map[string]bool{}, inMemory: map[string]bool{}}
+		tails: map[string]int{}, heads: map[string]int{}, heads0: map[string]headBody{}, inline: map[string]bool{}, inMemory: map[string]bool{}}
 	kt.shared.plans[r] = p
 	st := kt.shared
 	if !st.scanned {
 		st.scanned = true
+		st.scanAt = map[*isa.Inst]int{}
 		for _, l := range kt.scope.Blocks {
 			blk := kt.g.Blocks[l]
 			for j, in := range blk.Insts {
 				if f := kt.sharedAt(blk, j); f != nil {
-					st.scan = append(st.scan, sharedUse{in: in, form: f})
+					st.scanAt[in] = len(st.scan)
+					st.scan = appendDoubling(st.scan, sharedUse{in: in, form: f})
 				}
 			}
 		}
 	}
 	var sites []*isa.Inst
 	var named, namedA live.Set
-	for _, u := range st.scan {
-		if in := u.in; u.form == r {
+	for n := range st.scan {
+		if u := &st.scan[n]; u.form == r {
+			in := u.in
 			sites = append(sites, in)
 			p.sites = append(p.sites, in.PC)
 			regs, ok := r.Names(in, kt.raw(in))
@@ -254,7 +318,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 					namedA.Add(int(v)-256, 1)
 				}
 			}
-			if key, ok := r.Key(in, kt.raw(in)); ok {
+			if key, ok := kt.useKey(u); ok {
 				p.uses[key]++
 			}
 		}
@@ -344,11 +408,11 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		return code, false
 	}
 	r := rule.Shared
-	key, ok := r.Key(in, raw)
+	p := kt.sharedPlanFor(r)
+	key, ok := kt.sharedKey(r, in, raw)
 	if !ok {
 		return code, false
 	}
-	p := kt.sharedPlanFor(r)
 	if !p.ok || (p.uses[key] < 2 && !kt.forceShared) {
 		return code, false
 	}
@@ -359,8 +423,20 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	var site rules.SharedSite
 	var err error
 	if list, ok := p.lists[key]; ok {
+		// The key's registers are chosen: the site code depends on the
+		// instruction's bytes only (as the key's body does), so a use
+		// with the bytes of an earlier one gets its answer.
 		regs.V = list
-		site, err = r.Site(in, raw, regs)
+		sk := sharedSiteKey{key, string(raw)}
+		if c, ok := p.siteCache[sk]; ok {
+			site, err = c.site, c.err
+		} else {
+			site, err = r.Site(in, raw, regs)
+			if p.siteCache == nil {
+				p.siteCache = map[sharedSiteKey]cachedSite{}
+			}
+			p.siteCache[sk] = cachedSite{site, err}
+		}
 	} else {
 		site, err = r.Site(in, raw, regs)
 		if err != nil && (p.saveOK || p.memOK) {
@@ -379,7 +455,13 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 				saved = append(saved, v)
 			}
 		}
-		body, err = r.Body(in, raw, regs)
+		h0, made := p.heads0[key]
+		made = made && slices.Equal(h0.v, regs.V)
+		if made {
+			body = h0.body
+		} else {
+			body, err = r.Body(in, raw, regs)
+		}
 		var sv, rs []byte
 		switch {
 		case err != nil || len(saved) == 0:
@@ -410,7 +492,11 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 			p.tails[key] = r.Tail(in, raw, regs)
 		}
 		if r.Head != nil {
-			if n := r.Head(in, raw, regs); n > 0 && n+p.tails[key] < len(body) && kt.sharedHeadKeys()[sharedHead{p.ret, string(body[:n])}] > 1 {
+			n := h0.head
+			if !made {
+				n = r.Head(in, raw, regs)
+			}
+			if n > 0 && n+p.tails[key] < len(body) && kt.sharedHeadKeys()[sharedHead{p.ret, string(body[:n])}] > 1 {
 				p.heads[key] = n
 			}
 		}
@@ -421,7 +507,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	st := kt.shared
 	if st.body != kt.body {
-		*st = sharedState{live: st.live, plans: st.plans, headKeys: st.headKeys, scan: st.scan, scanned: st.scanned, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
+		*st = sharedState{live: st.live, plans: st.plans, headKeys: st.headKeys, scan: st.scan, scanned: st.scanned, scanAt: st.scanAt, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
 	}
 	reach := sharedReach
 	if kt.sharedReach > 0 {
@@ -493,7 +579,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		} else {
 			st.calls = append(st.calls, c)
 		}
-		kt.body.Fixups = append(kt.body.Fixups, fx)
+		kt.addFixup(fx)
 		code = window(code, 4)
 	}
 	if r.LeadWaits == 0 || !kt.xdlQuiet(b, i, r.LeadWaits, r) {

@@ -254,7 +254,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	if n := len(kts); n > 0 {
 		m := n
 		for _, kt := range kts {
-			m += len(kt.body.Map)
+			m += kt.body.Mapped()
 		}
 		srcs, hosts = make([]uint64, 0, m), make([]uint64, 0, m)
 	}
@@ -270,7 +270,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		}
 		srcs, hosts = append(srcs, kt.k.EntryAddr), append(hosts, p.Entry)
 		for _, x := range kt.bodyPairs() {
-			srcs, hosts = append(srcs, x.guest), append(hosts, p.Base+uint64(x.off))
+			srcs, hosts = append(srcs, x.Src), append(hosts, p.Base+uint64(x.Off))
 		}
 		d, err := kt.descriptor()
 		if err != nil {
@@ -284,7 +284,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	spec.TextMap = place.TextMapSorted(text.Addr, srcs, hosts, uint64(len(newText)))
 	n := 0
 	for _, kt := range kts {
-		n += len(kt.body.Map)
+		n += kt.body.Mapped()
 	}
 	pm := &PCMap{ranges: make([]pcRange, 0, n)}
 	for i, kt := range kts {

@@ -31,6 +31,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/rocjitsu/rocjitsu/loader/kd"
@@ -168,7 +169,18 @@ func (f *File) ReadAt(addr, size uint64) ([]byte, error) {
 // Parse decodes an AMDHSA code object. It checks every offset and size
 // against the input and returns a *FormatError naming the offset and field
 // of the first problem. The File keeps b; callers must not change it.
-func Parse(b []byte) (*File, error) {
+func Parse(b []byte) (*File, error) { return parse(b, nil) }
+
+// decodedNote is a metadata note's descriptor bytes with the value
+// metadata.Decode gives for them.
+type decodedNote struct {
+	desc []byte
+	md   *metadata.Metadata
+}
+
+// parse is Parse; a metadata note whose descriptor is known.desc is not
+// decoded again: its value is known.md (Patch, which wrote the note).
+func parse(b []byte, known *decodedNote) (*File, error) {
 	f := &File{raw: b}
 	if err := f.parseHeader(); err != nil {
 		return nil, err
@@ -188,7 +200,7 @@ func Parse(b []byte) (*File, error) {
 	if err := f.parseRelocations(); err != nil {
 		return nil, err
 	}
-	if err := f.parseNotes(); err != nil {
+	if err := f.parseNotes(known); err != nil {
 		return nil, err
 	}
 	if err := f.findKernels(); err != nil {
@@ -236,10 +248,16 @@ func (f *File) parseHeader() error {
 	return nil
 }
 
+// inFile reports whether [off, off+size) lies inside the file.
+func (f *File) inFile(off, size uint64) bool {
+	n := uint64(len(f.raw))
+	return off <= n && size <= n-off
+}
+
 // span checks that [off, off+size) lies inside the file.
 func (f *File) span(off, size uint64, at uint64, field string) error {
 	n := uint64(len(f.raw))
-	if off > n || size > n-off {
+	if !f.inFile(off, size) {
 		return formatErr(at, field, "range 0x%x+0x%x is outside the file (0x%x bytes)", off, size, n)
 	}
 	return nil
@@ -256,12 +274,13 @@ func (f *File) parseSegments() error {
 	if err := f.span(h.Phoff, uint64(h.Phnum)*phdrSize, 32, "e_phoff"); err != nil {
 		return err
 	}
+	f.Segments = make([]*Segment, 0, h.Phnum)
 	for i := 0; i < int(h.Phnum); i++ {
 		off := h.Phoff + uint64(i)*phdrSize
 		p := decodeSegment(f.raw[off:])
 		if p.Type != PT_NULL && p.Type != PT_GNU_STACK {
-			if err := f.span(p.Offset, p.Filesz, off+8, fmt.Sprintf("program header %d p_offset/p_filesz", i)); err != nil {
-				return err
+			if !f.inFile(p.Offset, p.Filesz) {
+				return f.span(p.Offset, p.Filesz, off+8, fmt.Sprintf("program header %d p_offset/p_filesz", i))
 			}
 		}
 		if p.Filesz > p.Memsz {
@@ -297,12 +316,13 @@ func (f *File) parseSections() error {
 	if err := f.span(h.Shoff, uint64(h.Shnum)*shdrSize, 40, "e_shoff"); err != nil {
 		return err
 	}
+	f.Sections = make([]*Section, 0, h.Shnum)
 	for i := 0; i < int(h.Shnum); i++ {
 		off := h.Shoff + uint64(i)*shdrSize
 		s := decodeSection(f.raw[off:])
 		if s.Type != SHT_NOBITS && s.Type != SHT_NULL {
-			if err := f.span(s.Offset, s.Size, off+24, fmt.Sprintf("section %d sh_offset/sh_size", i)); err != nil {
-				return err
+			if !f.inFile(s.Offset, s.Size) {
+				return f.span(s.Offset, s.Size, off+24, fmt.Sprintf("section %d sh_offset/sh_size", i))
 			}
 			s.Data = f.raw[s.Offset : s.Offset+s.Size : s.Offset+s.Size]
 		}
@@ -400,6 +420,7 @@ func (f *File) parseDynamic() error {
 		if s.Size%dynSize != 0 {
 			return formatErr(f.Header.Shoff+uint64(i)*shdrSize+32, f.sectionField(i, "sh_size"), "%d is not a multiple of %d", s.Size, dynSize)
 		}
+		f.Dynamic = slices.Grow(f.Dynamic, len(s.Data)/dynSize)
 		for j := 0; j+dynSize <= len(s.Data); j += dynSize {
 			f.Dynamic = append(f.Dynamic, DynEntry{Tag: int64(le.Uint64(s.Data[j:])), Val: le.Uint64(s.Data[j+8:])})
 		}
@@ -421,6 +442,7 @@ func (f *File) parseRelocations() error {
 		if s.Size%ent != 0 {
 			return formatErr(f.Header.Shoff+uint64(i)*shdrSize+32, f.sectionField(i, "sh_size"), "%d is not a multiple of %d", s.Size, ent)
 		}
+		f.Relocations = slices.Grow(f.Relocations, int(uint64(len(s.Data))/ent))
 		for j := uint64(0); j+ent <= s.Size; j += ent {
 			e := s.Data[j:]
 			info := le.Uint64(e[8:])
@@ -486,7 +508,7 @@ func align(v, a uint64) uint64 {
 	return (v + a - 1) / a * a
 }
 
-func (f *File) parseNotes() error {
+func (f *File) parseNotes(known *decodedNote) error {
 	for i, s := range f.Sections {
 		if s.Type != SHT_NOTE {
 			continue
@@ -499,8 +521,10 @@ func (f *File) parseNotes() error {
 			if n.Name != "AMDGPU" || n.Type != NT_AMDGPU_METADATA {
 				continue
 			}
-			md, err := metadata.Decode(n.Desc)
-			if err != nil {
+			var md *metadata.Metadata
+			if known != nil && bytes.Equal(n.Desc, known.desc) {
+				md, known = known.md, nil // decoded already, once
+			} else if md, err = metadata.Decode(n.Desc); err != nil {
 				return formatErr(s.Offset+n.Offset+12+8, "NT_AMDGPU_METADATA descriptor", "%v", err)
 			}
 			if f.Metadata == nil {
@@ -523,15 +547,15 @@ func (f *File) findKernels() error {
 			continue
 		}
 		tab := f.Sections[sym.Table]
-		field := fmt.Sprintf("%s symbol %d (%s) st_value", tab.Name, sym.Index, sym.Name)
+		field := func() string { return fmt.Sprintf("%s symbol %d (%s) st_value", tab.Name, sym.Index, sym.Name) }
 		at := tab.Offset + uint64(sym.Index)*symSize + 8
 		if sym.Shndx == SHN_UNDEF || int(sym.Shndx) >= len(f.Sections) {
-			return formatErr(at-2, field, "descriptor symbol is not defined in a section (st_shndx %d)", sym.Shndx)
+			return formatErr(at-2, field(), "descriptor symbol is not defined in a section (st_shndx %d)", sym.Shndx)
 		}
 		sec := f.Sections[sym.Shndx]
 		n := uint64(len(sec.Data))
 		if sym.Value < sec.Addr || sym.Value-sec.Addr > n || n-(sym.Value-sec.Addr) < kd.Size {
-			return formatErr(at, field, "descriptor at 0x%x does not fit in section %s [0x%x, 0x%x)", sym.Value, sec.Name, sec.Addr, sec.Addr+sec.Size)
+			return formatErr(at, field(), "descriptor at 0x%x does not fit in section %s [0x%x, 0x%x)", sym.Value, sec.Name, sec.Addr, sec.Addr+sec.Size)
 		}
 		o := sym.Value - sec.Addr
 		d, _ := kd.Decode(sec.Data[o : o+kd.Size])

@@ -92,11 +92,11 @@ type patcher struct {
 // segments, symbol values, dynamic entries, relocation offsets and
 // descriptor entry offsets follow.
 func Patch(f *File, spec PatchSpec) (*File, error) {
-	out, err := patchBytes(f, spec)
+	out, note, err := patchBytes(f, spec)
 	if err != nil {
 		return nil, err
 	}
-	nf, err := Parse(out)
+	nf, err := parse(out, note)
 	if err != nil {
 		return nil, fmt.Errorf("loader: patch produced an unreadable object: %w", err)
 	}
@@ -106,11 +106,14 @@ func Patch(f *File, spec PatchSpec) (*File, error) {
 	return nf, nil
 }
 
-func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
+// patchBytes returns the patched object and, when it wrote a new
+// metadata note, the note's bytes with their decoded value.
+func patchBytes(f *File, spec PatchSpec) ([]byte, *decodedNote, error) {
 	if f.Header.Type != ET_DYN {
-		return nil, fmt.Errorf("loader: patch: e_type %d; only linked (ET_DYN) code objects can be patched", f.Header.Type)
+		return nil, nil, fmt.Errorf("loader: patch: e_type %d; only linked (ET_DYN) code objects can be patched", f.Header.Type)
 	}
-	p := &patcher{f: f, img: append([]byte(nil), f.raw...), hdr: f.Header, page: 1}
+	p := &patcher{f: f, hdr: f.Header, page: 1}
+	var note *decodedNote
 	for _, s := range f.Sections {
 		c := *s
 		c.Data = nil
@@ -134,23 +137,25 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	// into tens of megabytes.
 	const maxAlign = 1 << 16
 	if p.page > maxAlign {
-		return nil, fmt.Errorf("loader: patch: alignment 0x%x of a LOAD segment or ALLOC section is too large to move contents by", p.page)
+		return nil, nil, fmt.Errorf("loader: patch: alignment 0x%x of a LOAD segment or ALLOC section is too large to move contents by", p.page)
 	}
 	for i, s := range f.Sections {
 		if s.Align > maxAlign {
-			return nil, fmt.Errorf("loader: patch: section %d (%s) alignment 0x%x is too large", i, s.Name, s.Align)
+			return nil, nil, fmt.Errorf("loader: patch: section %d (%s) alignment 0x%x is too large", i, s.Name, s.Align)
 		}
 	}
+	p.img = make([]byte, len(f.raw), uint64(len(f.raw))+p.headroom(spec))
+	copy(p.img, f.raw)
 	textIdx := f.SectionIndex(".text")
 	if textIdx < 0 {
-		return nil, fmt.Errorf("loader: patch: no .text section")
+		return nil, nil, fmt.Errorf("loader: patch: no .text section")
 	}
 	oldText := *f.Sections[textIdx]
 	if oldText.Type != SHT_PROGBITS || uint64(len(oldText.Data)) != oldText.Size {
 		// A NOBITS .text has no bytes to replace; padding a new .text to
 		// its sh_size would allocate whatever that claims (the fuzzer
 		// found a 7 KB object with a 3.8 GB NOBITS .text).
-		return nil, fmt.Errorf("loader: patch: .text (section %d) is type %d with %d of %d bytes in the file; want SHT_PROGBITS", textIdx, oldText.Type, len(oldText.Data), oldText.Size)
+		return nil, nil, fmt.Errorf("loader: patch: .text (section %d) is type %d with %d of %d bytes in the file; want SHT_PROGBITS", textIdx, oldText.Type, len(oldText.Data), oldText.Size)
 	}
 
 	// 1. Metadata note.
@@ -160,7 +165,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 		if spec.Mach != 0 {
 			np, ok := target.ByMach(spec.Mach)
 			if !ok {
-				return nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
+				return nil, nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
 			}
 			proc = np
 		}
@@ -192,7 +197,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 		// Synced metadata gets the new target too (below for the plain case).
 		id, err := target.ParseID(md.Target)
 		if err != nil {
-			return nil, fmt.Errorf("loader: patch: %w", err)
+			return nil, nil, fmt.Errorf("loader: patch: %w", err)
 		}
 		if np, ok := target.ByMach(spec.Mach); ok {
 			id.Processor = np.Name
@@ -208,11 +213,11 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	if md == nil && spec.Mach != 0 && f.Metadata != nil && f.Metadata.Target != "" {
 		id, err := target.ParseID(f.Metadata.Target)
 		if err != nil {
-			return nil, fmt.Errorf("loader: patch: %w", err)
+			return nil, nil, fmt.Errorf("loader: patch: %w", err)
 		}
 		np, ok := target.ByMach(spec.Mach)
 		if !ok {
-			return nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
+			return nil, nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
 		}
 		cp := *f.Metadata
 		id.Processor = np.Name
@@ -227,28 +232,31 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	}
 	if md != nil {
 		if f.MetadataNote == nil {
-			return nil, fmt.Errorf("loader: patch: the object has no metadata note to replace")
+			return nil, nil, fmt.Errorf("loader: patch: the object has no metadata note to replace")
 		}
-		desc, err := md.Encode()
+		desc, decoded, err := md.EncodeDecoded()
 		if err != nil {
-			return nil, fmt.Errorf("loader: patch: %w", err)
+			return nil, nil, fmt.Errorf("loader: patch: %w", err)
+		}
+		if decoded != nil {
+			note = &decodedNote{desc: desc, md: decoded}
 		}
 		if err := p.replaceNote(f.MetadataNote, desc); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 
 	// 2. .text and the descriptor tail.
 	ts := &p.secs[textIdx]
 	if len(spec.DescriptorTail)%kd.Size != 0 {
-		return nil, fmt.Errorf("loader: patch: descriptor tail is %d bytes, not a multiple of %d", len(spec.DescriptorTail), kd.Size)
+		return nil, nil, fmt.Errorf("loader: patch: descriptor tail is %d bytes, not a multiple of %d", len(spec.DescriptorTail), kd.Size)
 	}
 	newText := spec.Text
 	if newText == nil {
 		newText = oldText.Data
 	}
 	if len(newText)%4 != 0 {
-		return nil, fmt.Errorf("loader: patch: new .text is %d bytes, not a whole number of instruction words", len(newText))
+		return nil, nil, fmt.Errorf("loader: patch: new .text is %d bytes, not a whole number of instruction words", len(newText))
 	}
 	if uint64(len(newText)) < oldText.Size {
 		// Pad to the old size with s_nop 0, which decodes as such on every
@@ -268,7 +276,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	}
 	if end > ts.Size {
 		if err := p.grow(textIdx, end-ts.Size); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	ts = &p.secs[textIdx]
@@ -316,7 +324,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	if spec.Mach != 0 {
 		np, ok := target.ByMach(spec.Mach)
 		if !ok {
-			return nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
+			return nil, nil, fmt.Errorf("loader: patch: unknown machine 0x%x", uint8(spec.Mach))
 		}
 		fl := target.DecodeFlags(p.hdr.Flags)
 		fl.Mach = spec.Mach
@@ -331,7 +339,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	if p.hdr.Entry != 0 {
 		e, err := mapAddr(p.hdr.Entry, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p.hdr.Entry = e
 	}
@@ -358,7 +366,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 				nv, err = mapAddr(sym.Value, int(sym.Shndx) == textIdx)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%w (symbol %s in %s)", err, sym.Name, s.Name)
+				return nil, nil, fmt.Errorf("%w (symbol %s in %s)", err, sym.Name, s.Name)
 			}
 			le.PutUint64(p.img[base+uint64(sym.Index)*symSize+8:], nv)
 		}
@@ -374,7 +382,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 				}
 				nv, err := mapAddr(le.Uint64(s.Data[j+8:]), false)
 				if err != nil {
-					return nil, fmt.Errorf("%w (dynamic entry %d)", err, j/dynSize)
+					return nil, nil, fmt.Errorf("%w (dynamic entry %d)", err, j/dynSize)
 				}
 				le.PutUint64(p.img[base+j+8:], nv)
 			}
@@ -389,14 +397,14 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 				if f.Header.Type != ET_REL {
 					nv, err := mapAddr(off, false)
 					if err != nil {
-						return nil, fmt.Errorf("%w (relocation %d in %s)", err, j/ent, s.Name)
+						return nil, nil, fmt.Errorf("%w (relocation %d in %s)", err, j/ent, s.Name)
 					}
 					le.PutUint64(p.img[base+j:], nv)
 				}
 				if ent == relaSize && uint32(le.Uint64(s.Data[j+8:])) == R_AMDGPU_RELATIVE64 {
 					nv, err := mapAddr(le.Uint64(s.Data[j+16:]), false)
 					if err != nil {
-						return nil, fmt.Errorf("%w (relocation %d addend in %s)", err, j/ent, s.Name)
+						return nil, nil, fmt.Errorf("%w (relocation %d addend in %s)", err, j/ent, s.Name)
 					}
 					le.PutUint64(p.img[base+j+16:], nv)
 				}
@@ -412,16 +420,16 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 		}
 		kdAddr, err := mapAddr(k.DescriptorAddr, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		entry, err := mapAddr(k.EntryAddr, false)
 		if err != nil {
-			return nil, fmt.Errorf("%w (entry of %s)", err, k.Name)
+			return nil, nil, fmt.Errorf("%w (entry of %s)", err, k.Name)
 		}
 		d.KernelCodeEntryByteOffset = int64(entry - kdAddr)
 		off, ok := p.fileOffset(kdAddr, kd.Size)
 		if !ok {
-			return nil, fmt.Errorf("loader: patch: descriptor %s at 0x%x has no file bytes", k.Symbol, kdAddr)
+			return nil, nil, fmt.Errorf("loader: patch: descriptor %s at 0x%x has no file bytes", k.Symbol, kdAddr)
 		}
 		d.EncodeTo(p.img[off:])
 	}
@@ -440,7 +448,7 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 			}
 			entry, err := mapAddr(oldEntry, false)
 			if err != nil {
-				return nil, fmt.Errorf("%w (entry of descriptor %d in %s)", err, o/kd.Size, s.Name)
+				return nil, nil, fmt.Errorf("%w (entry of descriptor %d in %s)", err, o/kd.Size, s.Name)
 			}
 			kdAddr := p.secs[si].Addr + o
 			off := p.secs[si].Offset + o
@@ -449,10 +457,10 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	}
 	for i, toff := range spec.TailEntries {
 		if i < 0 || (i+1)*kd.Size > len(spec.DescriptorTail) {
-			return nil, fmt.Errorf("loader: patch: tail entry %d is outside the %d-byte descriptor tail", i, len(spec.DescriptorTail))
+			return nil, nil, fmt.Errorf("loader: patch: tail entry %d is outside the %d-byte descriptor tail", i, len(spec.DescriptorTail))
 		}
 		if toff >= uint64(len(newText)) {
-			return nil, fmt.Errorf("loader: patch: tail descriptor %d entry 0x%x is outside the new .text", i, toff)
+			return nil, nil, fmt.Errorf("loader: patch: tail descriptor %d entry 0x%x is outside the new .text", i, toff)
 		}
 		a := tailAddr + uint64(i)*kd.Size
 		off := p.secs[len(p.secs)-1].Offset + uint64(i)*kd.Size
@@ -460,7 +468,39 @@ func patchBytes(f *File, spec PatchSpec) ([]byte, error) {
 	}
 
 	// 6. Non-ALLOC sections, new sections and the section header table.
-	return p.finish(spec.Sections)
+	out, err := p.finish(spec.Sections)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, note, nil
+}
+
+// headroom estimates how much the image grows: .text and the descriptor
+// tail beyond the old .text (page-rounded, as grow moves by), a page for
+// a rewritten metadata note, the appended sections and some header room.
+// The image is allocated with that much spare capacity, so grow and
+// finish work in place; a wrong estimate costs only an allocation.
+func (p *patcher) headroom(spec PatchSpec) uint64 {
+	var n uint64 = 1 << 10
+	if ts := p.f.Section(".text"); ts != nil {
+		size := ts.Size
+		if spec.Text != nil {
+			size = uint64(len(spec.Text))
+		}
+		if len(spec.DescriptorTail) > 0 {
+			size += kd.Alignment + uint64(len(spec.DescriptorTail))
+		}
+		if size > ts.Size {
+			n += align(size-ts.Size, p.page)
+		}
+	}
+	if spec.Metadata != nil || spec.Mach != 0 || spec.SyncMetadata {
+		n += p.page
+	}
+	for _, ns := range spec.Sections {
+		n += uint64(len(ns.Data)) + max(ns.Align, 1) + uint64(len(ns.Name)) + 1 + shdrSize
+	}
+	return min(n, 1<<30)
 }
 
 // fileOffset maps size bytes at a new virtual address to their new file
@@ -495,11 +535,18 @@ func (p *patcher) grow(idx int, extra uint64) error {
 	if uint64(len(p.img))+delta > 1<<32 {
 		return fmt.Errorf("loader: patch: object would exceed 4 GiB")
 	}
-	img := make([]byte, 0, uint64(len(p.img))+delta)
-	img = append(img, p.img[:P]...)
-	img = append(img, make([]byte, delta)...)
-	img = append(img, p.img[P:]...)
-	p.img = img
+	n := uint64(len(p.img))
+	if uint64(cap(p.img))-n >= delta {
+		// Room in the image's buffer: move the tail up in place.
+		p.img = p.img[:n+delta]
+		copy(p.img[P+delta:], p.img[P:n])
+		clear(p.img[P : P+delta])
+	} else {
+		img := make([]byte, n+delta, n+delta+n/4)
+		copy(img, p.img[:P])
+		copy(img[P+delta:], p.img[P:])
+		p.img = img
+	}
 	alloc := s.Flags&SHF_ALLOC != 0
 	for i := range p.secs {
 		q := &p.secs[i]
@@ -683,7 +730,9 @@ func (p *patcher) finish(extra []NewSection) ([]byte, error) {
 	if end > uint64(len(p.img)) {
 		return nil, fmt.Errorf("loader: patch: loaded contents end at 0x%x, past the 0x%x-byte image", end, len(p.img))
 	}
-	img := append([]byte(nil), p.img[:end]...)
+	// The image is private and what follows end was copied into data:
+	// the new file is written over it.
+	img := p.img[:end]
 	for _, i := range order {
 		s := &p.secs[i]
 		off := align(uint64(len(img)), max(s.Align, 1))
@@ -706,7 +755,7 @@ func (p *patcher) finish(extra []NewSection) ([]byte, error) {
 	for i := range p.secs {
 		p.secs[i].encode(img[p.hdr.Shoff+uint64(i)*shdrSize:])
 	}
-	return img, nil
+	return img[:len(img):len(img)], nil
 }
 
 // CheckLayout verifies the invariants a loader relies on: LOAD segments

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/internal/llvmtool"
 	"github.com/rocjitsu/rocjitsu/loader/kd"
+	"github.com/rocjitsu/rocjitsu/loader/metadata"
 	"github.com/rocjitsu/rocjitsu/loader/target"
 )
 
@@ -613,5 +615,52 @@ func TestPatchNobitsText(t *testing.T) {
 	}
 	if _, err := Patch(f, growSpec(f)); err == nil || !strings.Contains(err.Error(), "want SHT_PROGBITS") {
 		t.Errorf("NOBITS .text: err = %v, want SHT_PROGBITS", err)
+	}
+}
+
+// TestPatchMetadataIsItsNoteDecoded checks that the metadata of a patched
+// object, which Patch works out from the metadata it wrote instead of
+// decoding the note again, is what decoding the new note gives, for every
+// corpus object and the changes translation makes; and that it shares
+// nothing with the spec's metadata.
+func TestPatchMetadataIsItsNoteDecoded(t *testing.T) {
+	checked := 0
+	for _, path := range corpusFiles(t) {
+		f, err := Parse(readFile(t, path))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if f.Metadata == nil || f.Header.Type != ET_DYN {
+			continue
+		}
+		md := f.Metadata.Clone()
+		md.Target = strings.Replace(md.Target, f.Processor.Name, "gfx942", 1)
+		for i := range md.Kernels {
+			md.Kernels[i].VGPRCount += 8
+			md.Kernels[i].MarkPresent(".vgpr_count", ".agpr_count")
+		}
+		s := growSpec(f)
+		s.Metadata = md
+		nf, err := Patch(f, s)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		want, err := metadata.Decode(nf.MetadataNote.Desc)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !reflect.DeepEqual(nf.Metadata, want) {
+			t.Fatalf("%s: the patched object's metadata is not its note decoded:\n%#v\nwant\n%#v", path, nf.Metadata, want)
+		}
+		if len(md.Kernels) > 0 {
+			md.Kernels[0].Name = "changed after the patch"
+			if nf.Metadata.Kernels[0].Name == md.Kernels[0].Name {
+				t.Fatalf("%s: the patched object's metadata shares the spec's", path)
+			}
+		}
+		checked++
+	}
+	if checked < 20 {
+		t.Fatalf("only %d objects checked", checked)
 	}
 }

@@ -8,8 +8,8 @@
 package cfg
 
 import (
+	"cmp"
 	"fmt"
-	"math/bits"
 	"slices"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -102,8 +102,6 @@ func (b *Block) Last() *isa.Inst { return b.Insts[len(b.Insts)-1] }
 type Graph struct {
 	Text  Text
 	Roots []Root
-	// Insts maps every decoded instruction's address to it.
-	Insts map[uint64]*isa.Inst
 	// Blocks maps leaders to blocks; Order lists leaders ascending.
 	Blocks map[uint64]*Block
 	Order  []uint64
@@ -117,9 +115,13 @@ type Graph struct {
 	slab []isa.Inst
 	// ops is where DecodeInto writes operands, in chunks.
 	ops []isa.Operand
-	// byWord holds Insts by .text word index (the addresses explore
-	// decodes are word aligned), for ordered scans without the map.
+	// byWord holds the decoded instructions by .text word index (the
+	// addresses explore decodes are word aligned); other holds any at an
+	// address byWord cannot (nil when there are none); count is how many
+	// there are in all. Inst and Instructions read them.
 	byWord []*isa.Inst
+	other  map[uint64]*isa.Inst
+	count  int
 	// decodeInto is Options.DecodeInto.
 	decodeInto DecodeIntoFunc
 	// GetPC holds the addresses of every s_getpc_b64.
@@ -146,18 +148,16 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 	if opt.MaxRounds == 0 {
 		opt.MaxRounds = 8
 	}
-	// Capacity hint: an instruction is 4 to 12 bytes, typically 6.
-	g := &Graph{Text: text, Roots: roots, Insts: make(map[uint64]*isa.Inst, len(text.Data)/6), Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: make([]*isa.Inst, len(text.Data)/4)}
+	g := &Graph{Text: text, Roots: roots, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: make([]*isa.Inst, len(text.Data)/4)}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
 		}
 	}
-	leaders := map[uint64]bool{}
+	leaders := newLeaderSet(text)
 	var work []uint64
 	push := func(a uint64) {
-		if !leaders[a] {
-			leaders[a] = true
+		if leaders.add(a) {
 			work = append(work, a)
 		}
 	}
@@ -218,8 +218,12 @@ func sameSet(a, b []uint64) bool {
 // explore decodes straight-line code from a until a terminator, adding
 // branch targets and fallthrough leaders through push.
 func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra map[uint64][]uint64) {
+	// The chunks are local while decoding (stores to them need no write
+	// barrier) and go back to the graph on return.
+	slab, ops := g.slab, g.ops
+	defer func() { g.slab, g.ops = slab, ops }()
 	for {
-		if _, done := g.Insts[a]; done {
+		if _, done := g.Inst(a); done {
 			return
 		}
 		if !g.Text.Contains(a) {
@@ -227,23 +231,30 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 			return
 		}
 		off := a - g.Text.Addr
-		if len(g.slab) == 0 {
-			g.slab = make([]isa.Inst, 512)
+		if len(slab) == 0 {
+			// Chunks of 512; the first one sized for the text (at
+			// most one instruction per 5 bytes) when that is less, as
+			// most objects are small.
+			n := 512
+			if g.count == 0 {
+				n = min(n, max(32, len(g.Text.Data)/5))
+			}
+			slab = make([]isa.Inst, n)
 		}
-		p := &g.slab[0]
+		p := &slab[0]
 		var err error
 		if g.decodeInto != nil {
-			if len(g.ops) < maxOperands {
+			if len(ops) < maxOperands {
 				// About 3 operands per 6-byte instruction, in chunks of
 				// at most 4096.
-				g.ops = make([]isa.Operand, min(4096, max(256, len(g.Text.Data)/2)))
+				ops = make([]isa.Operand, min(4096, max(256, len(g.Text.Data)/2)))
 			}
-			p.Operands = g.ops[:0:len(g.ops)]
+			p.Operands = ops[:0:len(ops)]
 			err = g.decodeInto(p, g.Text.Data[off:], a)
-			if n := len(p.Operands); err == nil && cap(p.Operands) == len(g.ops) {
+			if n := len(p.Operands); err == nil && cap(p.Operands) == len(ops) {
 				// Still in the chunk: keep exactly the decoded operands.
 				p.Operands = p.Operands[:n:n]
-				g.ops = g.ops[n:]
+				ops = ops[n:]
 			}
 		} else {
 			*p, err = decode(g.Text.Data[off:], a)
@@ -258,13 +269,10 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 			g.Errors[a] = "instruction runs past the end of .text"
 			return
 		}
-		g.slab = g.slab[1:]
+		slab = slab[1:]
 		in := p
 		p.PC = a
-		g.Insts[a] = p
-		if off%4 == 0 && off/4 < uint64(len(g.byWord)) {
-			g.byWord[off/4] = p
-		}
+		g.add(p)
 		next := a + uint64(in.Size)
 		switch in.Info.Branch {
 		case isa.BranchJump:
@@ -313,54 +321,98 @@ func appendUnique(s []uint64, a uint64) []uint64 {
 	return append(s, a)
 }
 
-// sortedInsts returns the decoded instruction addresses in ascending
-// order: by a scan of a bitmap of .text words when every address is word
-// aligned in .text (always, for decoded code), otherwise by sorting.
-func (g *Graph) sortedInsts() []uint64 {
-	addrs := make([]uint64, 0, len(g.Insts))
-	words := make([]uint64, (len(g.Text.Data)/4+64)/64)
-	for a := range g.Insts {
-		off := a - g.Text.Addr
-		if a < g.Text.Addr || off%4 != 0 || off/4/64 >= uint64(len(words)) {
-			for a := range g.Insts {
-				addrs = append(addrs, a)
-			}
-			slices.Sort(addrs)
-			return addrs
-		}
-		words[off/4/64] |= 1 << (off / 4 % 64)
+// Inst returns the decoded instruction that starts at a, if there is one.
+func (g *Graph) Inst(a uint64) (*isa.Inst, bool) {
+	if off := a - g.Text.Addr; a >= g.Text.Addr && off%4 == 0 && off/4 < uint64(len(g.byWord)) {
+		in := g.byWord[off/4]
+		return in, in != nil
 	}
-	for i, w := range words {
-		for w != 0 {
-			b := bits.TrailingZeros64(w)
-			w &^= 1 << b
-			addrs = append(addrs, g.Text.Addr+4*(uint64(i)*64+uint64(b)))
-		}
-	}
-	return addrs
+	in, ok := g.other[a]
+	return in, ok
 }
 
+// add records the decoded instruction in, which starts at in.PC (not
+// decoded before).
+func (g *Graph) add(in *isa.Inst) {
+	g.count++
+	if off := in.PC - g.Text.Addr; in.PC >= g.Text.Addr && off%4 == 0 && off/4 < uint64(len(g.byWord)) {
+		g.byWord[off/4] = in
+		return
+	}
+	if g.other == nil {
+		g.other = map[uint64]*isa.Inst{}
+	}
+	g.other[in.PC] = in
+}
+
+// NumInsts returns the number of decoded instructions.
+func (g *Graph) NumInsts() int { return g.count }
+
+// Instructions returns every decoded instruction by ascending address.
+func (g *Graph) Instructions() []*isa.Inst { return g.orderedInsts() }
+
 // orderedInsts returns the decoded instructions by ascending address:
-// from byWord when it holds all of them, otherwise by sortedInsts.
+// byWord's in order, merged with any others by sorting.
 func (g *Graph) orderedInsts() []*isa.Inst {
-	insts := make([]*isa.Inst, 0, len(g.Insts))
+	insts := make([]*isa.Inst, 0, g.count)
 	for _, in := range g.byWord {
 		if in != nil {
 			insts = append(insts, in)
 		}
 	}
-	if len(insts) == len(g.Insts) {
+	if len(g.other) == 0 {
 		return insts
 	}
-	insts = insts[:0]
-	for _, a := range g.sortedInsts() {
-		insts = append(insts, g.Insts[a])
+	for _, in := range g.other {
+		insts = append(insts, in)
 	}
+	slices.SortFunc(insts, func(a, b *isa.Inst) int { return cmp.Compare(a.PC, b.PC) })
 	return insts
 }
 
+// leaderSet is a set of block leaders: a bit per .text word for the
+// word-aligned addresses inside .text, a map for any other.
+type leaderSet struct {
+	base  uint64
+	words []uint64
+	other map[uint64]bool
+}
+
+// newLeaderSet returns an empty set for the addresses of text.
+func newLeaderSet(text Text) *leaderSet {
+	return &leaderSet{base: text.Addr, words: make([]uint64, (len(text.Data)/4+63)/64)}
+}
+
+// add adds a and reports whether it was not in the set yet.
+func (l *leaderSet) add(a uint64) bool {
+	if off := a - l.base; a >= l.base && off%4 == 0 && off/4/64 < uint64(len(l.words)) {
+		w, bit := off/4/64, uint64(1)<<(off/4%64)
+		if l.words[w]&bit != 0 {
+			return false
+		}
+		l.words[w] |= bit
+		return true
+	}
+	if l.other[a] {
+		return false
+	}
+	if l.other == nil {
+		l.other = map[uint64]bool{}
+	}
+	l.other[a] = true
+	return true
+}
+
+// has reports whether a is in the set.
+func (l *leaderSet) has(a uint64) bool {
+	if off := a - l.base; a >= l.base && off%4 == 0 && off/4/64 < uint64(len(l.words)) {
+		return l.words[off/4/64]>>(off/4%64)&1 != 0
+	}
+	return l.other[a]
+}
+
 // buildBlocks splits the decoded instructions into blocks.
-func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) {
+func (g *Graph) buildBlocks(leaders *leaderSet, extra map[uint64][]uint64) {
 	insts := g.orderedInsts()
 	// A leader that is not an instruction start but lies inside a decoded
 	// instruction is an error (the two decodings overlap).
@@ -385,7 +437,7 @@ func (g *Graph) buildBlocks(leaders map[uint64]bool, extra map[uint64][]uint64) 
 	}
 	for i, in := range insts {
 		a := in.PC
-		if cur != nil && (leaders[a] || cur.End != a) {
+		if cur != nil && (cur.End != a || leaders.has(a)) {
 			closeBlock(i)
 		}
 		if cur == nil {

@@ -55,6 +55,9 @@ func (g *Graph) Scope(k int) *Scope {
 			sc.Errors[ind.Addr] = "unrecovered indirect transfer: " + ind.Reason
 		}
 		for _, x := range b.Insts {
+			if len(g.Errors) == 0 {
+				break
+			}
 			if msg, bad := g.Errors[x.PC]; bad {
 				sc.Errors[x.PC] = msg
 			}

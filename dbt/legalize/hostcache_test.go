@@ -27,13 +27,16 @@ func gfx950Inputs(t *testing.T) []string {
 }
 
 // TestDecideIntoMatchesDecide checks that DecideInto, which reuses host
-// re-decodes of identical bytes, decides every instruction of every gfx950
-// input as Decide does with a fresh host decode each time (a linear sweep
-// of .text, twice, so the second pass finds the first one's entries).
+// re-decodes of identical bytes, and DecideCached with one cache held for
+// the whole sweep decide every instruction of every gfx950 input as Decide
+// does with a fresh host decode each time (a linear sweep of .text, twice,
+// so the second pass finds the first one's entries).
 func TestDecideIntoMatchesDecide(t *testing.T) {
 	into := func(dst *isa.Inst, code []byte, pc uint64) error { return gfx9.DecodeInto(dst, code, pc, isa.GFX942) }
 	fresh := func(code []byte, pc uint64) (isa.Inst, error) { return gfx9.Decode(code, pc, isa.GFX942) }
 	scratch := new(isa.Inst)
+	held := AcquireCache()
+	defer held.Release()
 	n := 0
 	for _, p := range gfx950Inputs(t) {
 		b, err := os.ReadFile(p)
@@ -61,6 +64,9 @@ func TestDecideIntoMatchesDecide(t *testing.T) {
 				got := DecideInto(&in, raw, isa.GFX950, isa.GFX942, into, scratch)
 				if got != want {
 					t.Fatalf("%s +0x%x %s: DecideInto %+v, Decide %+v", filepath.Base(p), off, in.Name(), got, want)
+				}
+				if got := DecideCached(&in, raw, isa.GFX950, isa.GFX942, into, scratch, held); got != want {
+					t.Fatalf("%s +0x%x %s: DecideCached %+v, Decide %+v", filepath.Base(p), off, in.Name(), got, want)
 				}
 				n++
 				off += int(in.Size)

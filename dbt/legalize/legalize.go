@@ -15,6 +15,7 @@
 package legalize
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"sync"
@@ -47,7 +48,7 @@ var Renames = map[rules.Pair]map[string]string{}
 
 // Decide returns the action for in (raw are its bytes).
 func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeFunc) Decision {
-	return decide(in, raw, guest, host, hostDecode, nil, nil)
+	return decide(in, raw, guest, host, hostDecode, nil, nil, nil)
 }
 
 // DecideInto is Decide with the host re-decode written into scratch, which
@@ -58,11 +59,57 @@ func Decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 // shared operation, same host decode) pass again without the checks and
 // the re-decode.
 func DecideInto(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeIntoFunc, scratch *isa.Inst) Decision {
-	return decide(in, raw, guest, host, nil, hostDecode, scratch)
+	return DecideCached(in, raw, guest, host, hostDecode, scratch, nil)
 }
 
-// decide is Decide with either host decoder.
-func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeFunc, into DecodeIntoFunc, scratch *isa.Inst) Decision {
+// DecideCached is DecideInto with the caller's pass-through cache (nil:
+// one taken for the call); a nil scratch with a cache uses the cache's.
+func DecideCached(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeIntoFunc, scratch *isa.Inst, cache *Cache) Decision {
+	if scratch == nil && cache != nil {
+		scratch = &cache.scratch
+	}
+	if guest == host {
+		return decide(in, raw, guest, host, nil, hostDecode, scratch, nil)
+	}
+	c := cache
+	if c == nil {
+		c = AcquireCache()
+		defer c.Release()
+	}
+	return decide(in, raw, guest, host, nil, hostDecode, scratch, c.c)
+}
+
+// Cache remembers instruction bytes that passed through unchanged (most
+// instructions a kernel passes through repeat an earlier encoding), and
+// holds an instruction for the host re-decode. One goroutine uses it at a
+// time, from AcquireCache to Release.
+type Cache struct {
+	c       *hostCache
+	scratch isa.Inst
+}
+
+// AcquireCache takes a cache no goroutine is using, or makes one.
+func AcquireCache() *Cache { return &Cache{c: getHostCache()} }
+
+// Release gives the cache back; c must not be used after it.
+func (c *Cache) Release() {
+	if c.c != nil {
+		putHostCache(c.c)
+		c.c = nil
+	}
+}
+
+// decide is Decide with either host decoder, and with the pass-through
+// cache c when into is given (nil: none).
+func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeFunc, into DecodeIntoFunc, scratch *isa.Inst, c *hostCache) Decision {
+	if into == nil || guest == host {
+		c = nil
+	}
+	// Bytes remembered passed every check below, the rule lookup too
+	// (rules.ForInst depends on the decoded bytes only): they pass again.
+	if c != nil && in.Info != nil && c.identical(guest, host, in, raw) {
+		return Decision{Action: report.Identity, Fidelity: report.Exact}
+	}
 	name := in.Name()
 	if r := rules.ForInst(guest, host, in); r != nil {
 		return Decision{Action: report.Expand, Rule: r, Fidelity: r.Fidelity, Bound: r.Bound}
@@ -70,16 +117,6 @@ func decide(in *isa.Inst, raw []byte, guest, host isa.Target, hostDecode DecodeF
 	info := in.Info
 	if info == nil {
 		return reject("instruction has no operation description")
-	}
-	// Every check from here on depends on in, that is on raw, alone: bytes
-	// that passed them all once pass again.
-	var c *hostCache
-	if into != nil && guest != host {
-		c = hostCaches.Get().(*hostCache)
-		defer hostCaches.Put(c)
-		if c.identical(guest, host, in, raw) {
-			return Decision{Action: report.Identity, Fidelity: report.Exact}
-		}
 	}
 	// Two independent sources must agree before bytes pass through: the
 	// instruction model's OpInfo and the oracle-generated GFX950Only
@@ -161,13 +198,46 @@ func reject(why string) Decision {
 	return Decision{Action: report.Reject, Fidelity: report.Rejected, Reason: why}
 }
 
-// hostCaches hands each goroutine a cache of the instruction bytes that
-// passed through unchanged (most instructions a kernel passes through
-// repeat an earlier encoding).
-var hostCaches = sync.Pool{New: func() any { return new(hostCache) }}
+// hostCaches holds the caches of the instruction bytes that passed
+// through unchanged (most instructions a kernel passes through repeat an
+// earlier encoding) that no goroutine is using. A free list rather than a
+// sync.Pool: the pool drops its caches at every collection, and each
+// decision after one started from an empty cache (and allocated it anew).
+// There are at most as many caches as goroutines deciding at once.
+var hostCaches struct {
+	sync.Mutex
+	free []*hostCache
+}
 
-// hostCacheSlots is the number of slots of a hostCache (a power of two).
-const hostCacheSlots = 1 << 12
+// getHostCache takes a cache from hostCaches, or makes one.
+func getHostCache() *hostCache {
+	hostCaches.Lock()
+	defer hostCaches.Unlock()
+	if n := len(hostCaches.free); n > 0 {
+		c := hostCaches.free[n-1]
+		hostCaches.free = hostCaches.free[:n-1]
+		return c
+	}
+	return new(hostCache)
+}
+
+// putHostCache returns c to hostCaches.
+func putHostCache(c *hostCache) {
+	hostCaches.Lock()
+	defer hostCaches.Unlock()
+	hostCaches.free = append(hostCaches.free, c)
+}
+
+// hostCacheSlots is the number of slots of a hostCache (a power of two):
+// 4096 slots of 24 bytes, which stay in a core's cache. A pass over the 83
+// gfx950 inputs re-decodes 24,146 instructions with it and a second pass
+// 23,781; with 32768 slots 18,569 and 8,055, but each lookup then waits
+// for memory, which cost more than the re-decodes it saved
+// (BenchmarkTranslateThroughput's -cpuprofile).
+const hostCacheSlots = 1 << hostCacheBits
+
+// hostCacheBits is log2(hostCacheSlots).
+const hostCacheBits = 12
 
 // hostCache remembers, one entry per slot chosen by a hash of the bytes,
 // instruction bytes that decode for a host as they did for the guest.
@@ -192,11 +262,12 @@ func (c *hostCache) slot(raw []byte) *hostSlot {
 	if len(raw) == 0 || len(raw) > len(hostSlot{}.raw) {
 		return nil
 	}
-	h := uint32(2166136261)
-	for _, b := range raw {
-		h = (h ^ uint32(b)) * 16777619
-	}
-	return &c.slots[h&(hostCacheSlots-1)]
+	// The bytes as two words (zero-padded), mixed by multiplication.
+	var w [16]byte
+	copy(w[:], raw)
+	a, b := binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
+	h := (a*0x9e3779b97f4a7c15 ^ b*0xc2b2ae3d27d4eb4f ^ uint64(len(raw))) * 0xff51afd7ed558ccd
+	return &c.slots[h>>(64-hostCacheBits)] // the best-mixed bits
 }
 
 // identical reports whether in's bytes raw were remembered as passing

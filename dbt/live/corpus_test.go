@@ -89,6 +89,12 @@ func referenceAfter(g *cfg.Graph, sc *cfg.Scope, extra ExtraUses) map[uint64]Reg
 	return after
 }
 
+// inst is the decoded instruction at pc (nil when there is none).
+func inst(g *cfg.Graph, pc uint64) *isa.Inst {
+	in, _ := g.Inst(pc)
+	return in
+}
+
 // naiveFree is FreeVGPRs register by register.
 func naiveFree(in *isa.Inst, after *Regs, limit, n int) []uint16 {
 	var self Regs
@@ -112,15 +118,27 @@ func TestAfterMatchesReference(t *testing.T) {
 	if len(paths) == 0 || len(aiter) < 8 {
 		t.Fatal("no inputs")
 	}
-	paths = append(paths, aiter[:8]...)
+	// Every object is checked for registers beyond the sets; the first
+	// nref (the test kernels and 8 aiter objects) against the reference.
+	nref := len(paths) + 8
+	paths = append(paths, aiter...)
 	extra := func(x *isa.Inst) []isa.Operand {
 		if x.Format == isa.VOP3P {
 			return []isa.Operand{{Kind: isa.KindReg, Class: isa.VGPR, Reg: 255, Width: 1}}
 		}
 		return nil
 	}
+	// Extra uses that differ from instruction to instruction: every
+	// seventh instruction reads a VGPR and an SGPR pair named by its
+	// address, so a use attributed to the wrong instruction shows.
+	varied := func(x *isa.Inst) []isa.Operand {
+		if w := x.PC / 4; w%7 == 0 {
+			return []isa.Operand{{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(w % 256), Width: 1}, {Kind: isa.KindReg, Class: isa.SGPR, Reg: uint16(w % 100), Width: 2}}
+		}
+		return nil
+	}
 	checked := 0
-	for _, p := range paths {
+	for pi, p := range paths {
 		raw, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -143,12 +161,25 @@ func TestAfterMatchesReference(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
+		// The sets hold 256 registers per file: every register a guest
+		// names must fit, or a read beyond them would go unrecorded.
+		for _, x := range g.Instructions() {
+			pc := x.PC
+			for _, o := range x.Operands {
+				if o.Kind == isa.KindReg && (o.Class == isa.VGPR || o.Class == isa.AGPR || o.Class == isa.SGPR) && int(o.Reg)+int(o.Width) > 64*len(Set{}) {
+					t.Fatalf("%s: %#x names %v register %d..%d, beyond the %d-register sets", filepath.Base(p), pc, o.Class, o.Reg, int(o.Reg)+int(o.Width)-1, 64*len(Set{}))
+				}
+			}
+		}
+		if pi >= nref {
+			continue
+		}
 		for i := range f.Kernels() {
 			sc := g.Scope(i)
 			if len(sc.Errors) > 0 || len(sc.Blocks) == 0 {
 				continue
 			}
-			for _, ex := range []ExtraUses{nil, extra} {
+			for _, ex := range []ExtraUses{nil, extra, varied} {
 				info := Analyze(g, sc, ex)
 				ref := referenceAfter(g, sc, ex)
 				for pc, want := range ref {
@@ -157,7 +188,7 @@ func TestAfterMatchesReference(t *testing.T) {
 						t.Fatalf("%s kernel %d: After(%#x) differs from the reference", filepath.Base(p), i, pc)
 					}
 					for _, lim := range [][2]int{{0, 4}, {37, 3}, {64, 64}, {128, 8}, {256, 300}, {520, 600}} {
-						if got, exp := info.FreeVGPRs(g.Insts[pc], lim[0], lim[1]), naiveFree(g.Insts[pc], &want, lim[0], lim[1]); !slices.Equal(got, exp) {
+						if got, exp := info.FreeVGPRs(inst(g, pc), lim[0], lim[1]), naiveFree(inst(g, pc), &want, lim[0], lim[1]); !slices.Equal(got, exp) {
 							t.Fatalf("%s: FreeVGPRs(%#x, %d, %d) = %v, want %v", filepath.Base(p), pc, lim[0], lim[1], got, exp)
 						}
 					}

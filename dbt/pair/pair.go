@@ -94,6 +94,9 @@ type Site struct {
 	// InlineLDS says rules whose subroutine form accesses LDS are emitted
 	// inline here (a virtual-LDS sidecar, or subroutines turned off).
 	InlineLDS bool
+	// Legalize, when set, is the caller's pass-through cache for
+	// legalize.DecideCached (held by the goroutine deciding).
+	Legalize *legalize.Cache
 }
 
 // Plan is what the shared pipeline knows about one kernel when the host

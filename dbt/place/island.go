@@ -114,7 +114,7 @@ func writeIslands(text []byte, textAddr uint64, b *Body, p *Placed) error {
 		at := int(p.Base-textAddr) + is.Off
 		put(text[at:], ws.SOPP(OpBranch, int16(len(is.Targets))))
 		for j, t := range is.Targets {
-			o, ok := b.Map[t]
+			o, ok := b.Offset(t)
 			if !ok {
 				return fmt.Errorf("place: %s: island pool at body offset %#x has a stub for %#x, which is not in the scope", b.Name, is.Off, t)
 			}

@@ -10,9 +10,10 @@
 package place
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // FixupKind is the form a control-flow window takes.
@@ -35,24 +36,29 @@ const (
 	PCRel
 )
 
-// Fixup is one control-flow or address window in a body.
+// Fixup is one control-flow or address window in a body. (The fields are
+// ordered for a compact layout: a large scope has tens of thousands.)
 type Fixup struct {
-	Kind FixupKind
 	// Off is the window's body offset; Size its reserved bytes.
 	Off, Size int
-	// Op is the SOPP opcode of a branch.
-	Op uint8
+	// LoLit, HiLit locate PCRel literals.
+	LoLit, HiLit int
 	// Target is the source address of the destination (resolved through
 	// the body's map), or, with Local, a body offset.
 	Target uint64
-	Local  bool
+	// Src is the source address of the instruction, for errors.
+	Src  uint64
+	Kind FixupKind
+	// Op is the SOPP opcode of a branch.
+	Op    uint8
+	Local bool
+	// Long asks for a long window (24 bytes, 28 when conditional).
+	Long bool
 	// Pair is the SGPR pair: the long window's scratch pair or the
 	// call's return-address pair.
 	Pair uint16
 	// Via is a long call's scratch pair for the target address.
 	Via uint16
-	// Long asks for a long window (24 bytes, 28 when conditional).
-	Long bool
 	// Island routes an out-of-range branch (4-byte window) through the
 	// body's island pools instead of a long window; calls never take it.
 	Island bool
@@ -61,12 +67,9 @@ type Fixup struct {
 	// s_cmp_lg_u32 restores it before the s_setpc_b64.
 	SaveSCC bool
 	SCCReg  uint16
-	// LoLit, HiLit locate PCRel literals; Data marks a PCRel whose target
-	// is data, whose address does not move.
-	LoLit, HiLit int
-	Data         bool
-	// Src is the source address of the instruction, for errors.
-	Src uint64
+	// Data marks a PCRel whose target is data, whose address does not
+	// move.
+	Data bool
 }
 
 // LongSize is the long window size for op (unconditional 24, conditional
@@ -90,6 +93,10 @@ type Body struct {
 	// Map gives the body offset of every source block leader (and of any
 	// other source instruction a fixup may target).
 	Map map[uint64]int
+	// Offsets, used when Map is nil, gives them as a list: source
+	// addresses strictly ascending (a translator that emits in source
+	// order has it without building a map).
+	Offsets []SourceOffset
 	// Fixups are resolved after placement.
 	Fixups []Fixup
 	// Entry is the source entry address and Preload the source preload
@@ -104,6 +111,34 @@ type Body struct {
 	// Islands are the skipped island pools the translator inserted, in
 	// increasing body offset order.
 	Islands []Island
+}
+
+// SourceOffset is a source address and the body offset of its code.
+type SourceOffset struct {
+	Src uint64
+	Off int
+}
+
+// Offset returns the body offset of source address src (Map, or Offsets
+// when Map is nil).
+func (b *Body) Offset(src uint64) (int, bool) {
+	if b.Map != nil {
+		o, ok := b.Map[src]
+		return o, ok
+	}
+	i, ok := slices.BinarySearchFunc(b.Offsets, src, func(x SourceOffset, src uint64) int { return cmp.Compare(x.Src, src) })
+	if !ok {
+		return 0, false
+	}
+	return b.Offsets[i].Off, true
+}
+
+// Mapped returns the number of source addresses with a body offset.
+func (b *Body) Mapped() int {
+	if b.Map != nil {
+		return len(b.Map)
+	}
+	return len(b.Offsets)
 }
 
 func (b *Body) words() *Words {
@@ -141,7 +176,7 @@ func Layout(textAddr uint64, srcSize int, bodies []*Body) ([]byte, []Placed, err
 		}
 	}
 	for i, b := range bodies {
-		eoff, ok := b.Map[b.Entry]
+		eoff, ok := b.Offset(b.Entry)
 		if !ok {
 			return nil, nil, fmt.Errorf("place: %s: entry %#x has no body offset", b.Name, b.Entry)
 		}
@@ -151,7 +186,7 @@ func Layout(textAddr uint64, srcSize int, bodies []*Body) ([]byte, []Placed, err
 		needStub := false
 		poff := -1
 		if b.Preload != 0 {
-			p, ok := b.Map[b.Preload]
+			p, ok := b.Offset(b.Preload)
 			if !ok {
 				return nil, nil, fmt.Errorf("place: %s: preload entry %#x has no body offset", b.Name, b.Preload)
 			}
@@ -253,8 +288,14 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 	long := 0
 	ws := b.words()
 	var oor *OutOfRange
-	fx := append([]Fixup(nil), b.Fixups...)
-	sort.SliceStable(fx, func(i, j int) bool { return fx[i].Off < fx[j].Off })
+	fx := b.Fixups
+	byOff := func(a, b Fixup) int { return cmp.Compare(a.Off, b.Off) }
+	if !slices.IsSortedFunc(fx, byOff) {
+		// A sorted copy (emission order is body order, except where a
+		// translator patched a window in afterwards).
+		fx = slices.Clone(fx)
+		slices.SortStableFunc(fx, byOff)
+	}
 	for _, f := range fx {
 		at := int(p.Base-textAddr) + f.Off
 		win := text[at : at+f.Size]
@@ -264,7 +305,7 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 			if f.Local {
 				to = p.Base + f.Target
 			} else {
-				o, ok := b.Map[f.Target]
+				o, ok := b.Offset(f.Target)
 				if !ok {
 					return 0, fmt.Errorf("place: %s: fixup at source %#x targets %#x, which is not in the scope", b.Name, f.Src, f.Target)
 				}
@@ -376,7 +417,7 @@ func resolve(text []byte, textAddr uint64, b *Body, p *Placed) (int, error) {
 			hostPC := from + 4
 			target := f.Target
 			if !f.Data {
-				o, ok := b.Map[f.Target]
+				o, ok := b.Offset(f.Target)
 				if !ok {
 					return 0, fmt.Errorf("place: %s: s_getpc_b64 at source %#x computes code address %#x outside the scope", b.Name, f.Src, f.Target)
 				}

@@ -2,8 +2,10 @@ package place
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -320,5 +322,70 @@ func TestTextMapSorted(t *testing.T) {
 	}
 	if g, _ := got(4); g != 8 {
 		t.Fatalf("duplicated address: got %#x, want the first pair's 0x8", g)
+	}
+}
+
+// TestOffsetsMatchMap lays out bodies whose branches target random
+// instructions once with Body.Map and once with the same offsets as
+// Body.Offsets: the text and placements must be equal, and a target
+// missing from both must fail the same way.
+func TestOffsetsMatchMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 15))
+	const n = 1 << 14 // words per body (every branch in SOPP range)
+	mk := func(name string, entry uint64, asList bool) *Body {
+		r := rand.New(rand.NewPCG(entry, 7))
+		b := body(name, entry, n)
+		for len(b.Fixups) < 48 {
+			from, to := r.IntN(n), r.IntN(n)
+			if from == to || from == 0 {
+				continue
+			}
+			tgt := entry + uint64(4*to)
+			b.Map[tgt] = 4 * to
+			f := Fixup{Kind: Branch, Op: OpCbranchSCC0, Off: 4 * from, Size: 4, Target: tgt, Src: entry + uint64(4*from)}
+			if len(b.Fixups)%4 == 0 {
+				f.Op = OpBranch
+			}
+			b.Fixups = append(b.Fixups, f)
+		}
+		if asList {
+			for src, off := range b.Map {
+				b.Offsets = append(b.Offsets, SourceOffset{Src: src, Off: off})
+			}
+			slices.SortFunc(b.Offsets, func(x, y SourceOffset) int { return cmp.Compare(x.Src, y.Src) })
+			b.Map = nil
+		}
+		return b
+	}
+	layout := func(asList bool, missing uint64) ([]byte, []Placed, error) {
+		bodies := []*Body{mk("a", 0x1000, asList), mk("b", 0x1000+4*n+0x100, asList)}
+		if missing != 0 {
+			bodies[1].Fixups = append(bodies[1].Fixups, Fixup{Kind: Branch, Op: OpBranch, Off: 4, Size: 4, Target: missing, Src: bodies[1].Entry + 4})
+		}
+		return Layout(0x1000, 0, bodies)
+	}
+	text, pl, err := layout(false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text2, pl2, err := layout(true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(text, text2) || !slices.Equal(pl, pl2) {
+		t.Fatal("the layout with Offsets differs from the one with Map")
+	}
+	miss := 0x1000 + 4*uint64(rng.IntN(n)) + 2 // no instruction starts there
+	_, _, errMap := layout(false, miss)
+	_, _, errList := layout(true, miss)
+	if errMap == nil || errList == nil || errMap.Error() != errList.Error() {
+		t.Fatalf("missing target: %v / %v", errMap, errList)
+	}
+	b := mk("c", 0x2000, true)
+	if _, ok := b.Offset(0x2002); ok || b.Mapped() != len(b.Offsets) {
+		t.Fatal("Offset found an unmapped source or Mapped miscounts")
+	}
+	if o, ok := b.Offset(b.Entry); !ok || o != 0 {
+		t.Fatalf("entry offset %d %v", o, ok)
 	}
 }

@@ -241,7 +241,9 @@ func (k *Kernel) TallyAt(kind Kind, at int) int {
 	if k.Fidelity == "" {
 		k.Fidelity = Exact
 	}
-	k.Fidelity = k.Fidelity.Worse(kind.Fidelity)
+	if kind.Fidelity != k.Fidelity {
+		k.Fidelity = k.Fidelity.Worse(kind.Fidelity)
+	}
 	same := func(e *Kind) bool {
 		return e.Mnemonic == kind.Mnemonic && e.Action == kind.Action && e.Rule == kind.Rule
 	}
@@ -271,7 +273,7 @@ func (k *Kernel) Finish() {
 		k.Fidelity = Exact
 	}
 	sort.Slice(k.Kinds, func(i, j int) bool {
-		a, b := k.Kinds[i], k.Kinds[j]
+		a, b := &k.Kinds[i], &k.Kinds[j]
 		if a.Mnemonic != b.Mnemonic {
 			return a.Mnemonic < b.Mnemonic
 		}
@@ -281,7 +283,7 @@ func (k *Kernel) Finish() {
 		return a.Rule < b.Rule
 	})
 	sort.SliceStable(k.Rejections, func(i, j int) bool {
-		a, b := k.Rejections[i], k.Rejections[j]
+		a, b := &k.Rejections[i], &k.Rejections[j]
 		if a.Offset != b.Offset {
 			return a.Offset < b.Offset
 		}

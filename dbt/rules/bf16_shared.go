@@ -67,6 +67,9 @@ func cvtPkBF16Body(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if code, ok := cvtPkBF16CheckedCode([][3]uint16{{srcVGPR + r[2], srcVGPR + r[0], srcVGPR + r[1]}}, r[3], regs.SPair); ok {
+		return code, nil
+	}
 	return CvtPkBF16Code(r[2], srcVGPR+r[0], srcVGPR+r[1], r[3], r[4], r[5], regs.SPair), nil
 }
 
@@ -208,7 +211,7 @@ func cvtPkBF16InPlaceBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	return CvtPkBF16Code(vdst, src0, src1, r[0], r[1], r[2], regs.SPair), nil
+	return cvtPkBF16RunCode([][3]uint16{{srcVGPR + vdst, src0, src1}}, r, regs.SPair), nil
 }
 
 // Runs of in-place conversions (issue 15: the aiter bf16 GEMM epilogues
@@ -268,7 +271,7 @@ func CvtPkBF16RunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope fun
 		return ok && CvtPkBF16RuleAt(block[j], memo, scope) != nil
 	}
 	if !member(i) {
-		return nil
+		return cvtPkBF16CopyRunRuleAt(block, i, memo, scope)
 	}
 	start := i
 	for member(start - 1) {
@@ -284,13 +287,7 @@ func CvtPkBF16RunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope fun
 	}
 	base := CvtPkBF16RuleAt(block[i], memo, scope)
 	if i != first {
-		r := *base
-		r.Shared = nil
-		r.Emit = func(Context, *isa.Inst, []byte) ([]byte, error) {
-			// The run's first conversion converts this one.
-			return []byte{}, nil
-		}
-		return &r
+		return cvtPkBF16Nothing(base)
 	}
 	var triples [][3]uint16
 	key := "cvt-pk-bf16-run"
@@ -309,7 +306,16 @@ func CvtPkBF16RunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope fun
 	}
 	r := *base
 	r.Shared = cvtPkBF16RunShared(key, triples)
-	r.Emit = func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
+	r.Emit = cvtPkBF16RunEmit(triples)
+	cvtPkBF16Runs.m[key] = &r
+	return &r
+}
+
+// cvtPkBF16RunEmit is the inline expansion of a run's first conversion:
+// the whole run (cvtPkBF16RunCode) with scratch registers none of the
+// run names.
+func cvtPkBF16RunEmit(triples [][3]uint16) func(Context, *isa.Inst, []byte) ([]byte, error) {
+	return func(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 		if t, ok := cvtPkBF16Plain(in); !ok || t != triples[0] {
 			return nil, fieldErr(in, "conversion run", 0)
 		}
@@ -330,10 +336,240 @@ func CvtPkBF16RunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope fun
 		if err != nil {
 			return nil, err
 		}
-		return cvtPkBF16RunCode(triples, tv[0], tv[1], tv[2], p), nil
+		return cvtPkBF16RunCode(triples, [3]uint16{tv[0], tv[1], tv[2]}, p), nil
 	}
-	cvtPkBF16Runs.m[key] = &r
+}
+
+// cvtPkBF16Nothing is the rule of a run's later conversion: the run's
+// first converts it.
+func cvtPkBF16Nothing(base *Rule) *Rule {
+	r := *base
+	r.Shared = nil
+	r.Emit = func(Context, *isa.Inst, []byte) ([]byte, error) {
+		// The run's first conversion converts this one.
+		return []byte{}, nil
+	}
 	return &r
+}
+
+// Copy runs (issue 15: the fmha_v3 attention kernels convert 16 register
+// triples in runs of 5 and 6 between MFMAs, each triple used twice, too
+// few for in-place bodies, so each conversion was a call of the copying
+// form: 16 executed instructions with its three copies, the call and the
+// return). Adjacent v_cvt_pk_bf16_f32 without the in-place form make runs
+// of at most cvtPkBF16CopyRunMax, counted from the first of the block's
+// adjacent ones, when no conversion of the run reads a destination an
+// earlier one of the run writes; a run's first conversion converts the
+// whole run through one body per run length and scope, on fixed
+// registers: its call site copies the run's 2n sources in, calls the body
+// (the checked form on the fixed registers, which never alias) and copies
+// the n results out in program order (9n+7 executed instructions without
+// a NaN, 12n+4 bytes a site), and the later conversions emit nothing.
+// Reading every source before writing any destination gives the separate
+// conversions' results because no source is an earlier destination; a
+// destination written twice ends with the later result, copied out last.
+// Copy runs are at most cvtPkBF16CopyRunMax long: a body of n costs
+// about 90n bytes and each use saves 4n-4 over the copying form's calls,
+// so long bodies grow .text (with runs of up to 8 the f8_block_scale epilogues,
+// 64 conversions in runs of 16, grew by 400 bytes, which moved the aiter
+// .text growth median past 1.30x; with 4 they stay within 100 bytes of
+// the copying form). A length is
+// made runs of only where the scope has two or more such runs of it
+// (counted over the scope's instructions in order, which may join runs
+// across a block boundary: a miscount only leaves a run inline, as the
+// translator does with a body used once); the inline form of a run is its
+// conversions in order (cvtPkBF16RunCode).
+
+// cvtPkBF16CopyRunMax bounds a copy run (see above).
+const cvtPkBF16CopyRunMax = 4
+
+// cvtPkBF16CopyRunsKey is the pair.Site.Memo entry of a scope's copy runs.
+const cvtPkBF16CopyRunsKey = "rules.cvt-pk-bf16-copy-runs"
+
+// cvtPkBF16CopyRuns is a scope's copy-run state: the runs counted by
+// length over the scope, the body form per length, and each run's
+// triples and rule by its first conversion.
+type cvtPkBF16CopyRuns struct {
+	sync.Mutex
+	lengths map[int]int
+	shared  map[int]*Shared
+	triples map[*isa.Inst][][3]uint16
+	rules   map[*isa.Inst]*Rule
+}
+
+// cvtPkBF16CopyChunks splits a sequence of adjacent conversions into runs
+// (at most cvtPkBF16CopyRunMax each) and calls fn with each run's triples and
+// its offset in the sequence; a run that reads an earlier destination of
+// its own is passed as nil.
+func cvtPkBF16CopyChunks(seq [][3]uint16, fn func(off int, run [][3]uint16)) {
+	for off := 0; off < len(seq); off += cvtPkBF16CopyRunMax {
+		run := seq[off:min(off+cvtPkBF16CopyRunMax, len(seq))]
+		var dsts []uint16
+		for _, t := range run {
+			if slices.Contains(dsts, t[1]) || slices.Contains(dsts, t[2]) {
+				run = nil
+				break
+			}
+			dsts = append(dsts, t[0])
+		}
+		fn(off, run)
+	}
+}
+
+// cvtPkBF16CopyMember says in is a conversion a copy run may hold: plain,
+// without the in-place form.
+func cvtPkBF16CopyMember(in *isa.Inst, memo map[string]any, scope func(fn func(*isa.Inst))) ([3]uint16, bool) {
+	t, ok := cvtPkBF16Plain(in)
+	return t, ok && CvtPkBF16RuleAt(in, memo, scope) == nil
+}
+
+// cvtPkBF16CopyRunRuleAt is CvtPkBF16RunRuleAt for conversions without
+// the in-place form: the copy-run rule of block[i], or nil.
+func cvtPkBF16CopyRunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope func(fn func(*isa.Inst))) *Rule {
+	if _, ok := cvtPkBF16CopyMember(block[i], memo, scope); !ok {
+		return nil
+	}
+	st, _ := memo[cvtPkBF16CopyRunsKey].(*cvtPkBF16CopyRuns)
+	if st == nil {
+		st = &cvtPkBF16CopyRuns{lengths: map[int]int{}, shared: map[int]*Shared{}, triples: map[*isa.Inst][][3]uint16{}, rules: map[*isa.Inst]*Rule{}}
+		var seq [][3]uint16
+		flush := func() {
+			cvtPkBF16CopyChunks(seq, func(_ int, run [][3]uint16) {
+				if len(run) >= 2 {
+					st.lengths[len(run)]++
+				}
+			})
+			seq = seq[:0]
+		}
+		scope(func(x *isa.Inst) {
+			if t, ok := cvtPkBF16CopyMember(x, memo, scope); ok {
+				seq = append(seq, t)
+				return
+			}
+			flush()
+		})
+		flush()
+		memo[cvtPkBF16CopyRunsKey] = st
+	}
+	start := i
+	for start > 0 {
+		if _, ok := cvtPkBF16CopyMember(block[start-1], memo, scope); !ok {
+			break
+		}
+		start--
+	}
+	var seq [][3]uint16
+	for j := start; j < len(block); j++ {
+		t, ok := cvtPkBF16CopyMember(block[j], memo, scope)
+		if !ok {
+			break
+		}
+		seq = append(seq, t)
+	}
+	var run [][3]uint16
+	first := -1
+	cvtPkBF16CopyChunks(seq, func(off int, r [][3]uint16) {
+		if i-start >= off && i-start < off+cvtPkBF16CopyRunMax {
+			run, first = r, start+off
+		}
+	})
+	if len(run) < 2 || i-first >= len(run) {
+		return nil
+	}
+	st.Lock()
+	defer st.Unlock()
+	if st.lengths[len(run)] < 2 {
+		return nil
+	}
+	base := For(isa.GFX950, isa.GFX942, "v_cvt_pk_bf16_f32")
+	if base == nil {
+		return nil
+	}
+	if i != first {
+		return cvtPkBF16Nothing(base)
+	}
+	if r, ok := st.rules[block[i]]; ok {
+		return r
+	}
+	sh := st.shared[len(run)]
+	if sh == nil {
+		sh = cvtPkBF16CopyRunShared(st, len(run))
+		st.shared[len(run)] = sh
+	}
+	st.triples[block[i]] = run
+	r := *base
+	r.Shared = sh
+	r.Emit = cvtPkBF16RunEmit(run)
+	st.rules[block[i]] = &r
+	return &r
+}
+
+// cvtPkBF16CopyRunLayout: the 2n fixed sources, the n fixed results, the
+// temporary.
+func cvtPkBF16CopyRunLayout(n int, regs []uint16) ([]uint16, []uint16, error) {
+	r := make([]uint16, 3*n+1)
+	p := &regPool{free: append([]uint16(nil), regs...)}
+	for k := range r {
+		if err := p.ones(&r[k]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, p.used, nil
+}
+
+// cvtPkBF16CopyRunShared is the subroutine form of the scope's copy runs
+// of n conversions.
+func cvtPkBF16CopyRunShared(st *cvtPkBF16CopyRuns, n int) *Shared {
+	key := fmt.Sprintf("cvt-pk-bf16-copy-run/%d", n)
+	run := func(in *isa.Inst) ([][3]uint16, bool) {
+		st.Lock()
+		defer st.Unlock()
+		t, ok := st.triples[in]
+		return t, ok && len(t) == n
+	}
+	return &Shared{
+		Key: func(in *isa.Inst, raw []byte) (string, bool) {
+			_, ok := run(in)
+			return key, ok
+		},
+		Site: func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
+			triples, ok := run(in)
+			if !ok {
+				return SharedSite{}, fieldErr(in, "conversion run", 0)
+			}
+			r, used, err := cvtPkBF16CopyRunLayout(n, regs.V)
+			if err != nil {
+				return SharedSite{}, err
+			}
+			var pre, post []uint32
+			for k, t := range triples {
+				pre = append(pre, smVOP1(smMovB32, r[2*k], t[1], 0)...)
+				pre = append(pre, smVOP1(smMovB32, r[2*k+1], t[2], 0)...)
+				post = append(post, smVOP1(smMovB32, t[0]-srcVGPR, srcVGPR+r[2*n+k], 0)...)
+			}
+			return SharedSite{Pre: appendWords(nil, pre...), Post: appendWords(nil, post...), Used: used}, nil
+		},
+		Body: func(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) {
+			r, _, err := cvtPkBF16CopyRunLayout(n, regs.V)
+			if err != nil {
+				return nil, err
+			}
+			fixed := make([][3]uint16, n)
+			for k := range fixed {
+				fixed[k] = [3]uint16{srcVGPR + r[2*n+k], srcVGPR + r[2*k], srcVGPR + r[2*k+1]}
+			}
+			code, ok := cvtPkBF16CheckedCode(fixed, r[3*n], regs.SPair)
+			if !ok {
+				return nil, fieldErr(in, "conversion run fixed registers", uint32(r[0]))
+			}
+			return code, nil
+		},
+		Names: func(in *isa.Inst, raw []byte) ([]uint16, bool) {
+			triples, ok := run(in)
+			return cvtPkBF16RunNames(triples), ok
+		},
+		SGPRPair: true,
+	}
 }
 
 // cvtPkBF16RunNames lists the VGPRs of a run's triples.
@@ -345,11 +581,27 @@ func cvtPkBF16RunNames(triples [][3]uint16) []uint16 {
 	return out
 }
 
-// cvtPkBF16RunCode converts the run's triples in order, each in place.
-func cvtPkBF16RunCode(triples [][3]uint16, t0, t1, q, p uint16) []byte {
+// cvtPkBF16RunCode converts the run's triples in order, each in place,
+// with the three scratch VGPRs t: in the checked form where it applies,
+// else in groups of two in the staged checked form (the temporary and two
+// staging registers) where that applies, each other group with
+// CvtPkBF16Code. The groups convert in program order; one group's sources
+// are read after the earlier groups' destinations are written, as the
+// separate conversions read them.
+func cvtPkBF16RunCode(triples [][3]uint16, t [3]uint16, p uint16) []byte {
+	if code, ok := cvtPkBF16CheckedCode(triples, t[0], p); ok {
+		return code
+	}
 	var out []byte
-	for _, t := range triples {
-		out = append(out, CvtPkBF16Code(t[0]-srcVGPR, t[1], t[2], t0, t1, q, p)...)
+	for k := 0; k < len(triples); k += 2 {
+		group := triples[k:min(k+2, len(triples))]
+		if code, ok := cvtPkBF16StagedCode(group, t[0], t[1:1+len(group)], p); ok {
+			out = append(out, code...)
+			continue
+		}
+		for _, tr := range group {
+			out = append(out, CvtPkBF16Code(tr[0]-srcVGPR, tr[1], tr[2], t[0], t[1], t[2], p)...)
+		}
 	}
 	return out
 }
@@ -378,11 +630,207 @@ func cvtPkBF16RunShared(key string, triples [][3]uint16) *Shared {
 			if err != nil {
 				return nil, err
 			}
-			return cvtPkBF16RunCode(triples, r[0], r[1], r[2], regs.SPair), nil
+			return cvtPkBF16RunCode(triples, r, regs.SPair), nil
 		},
 		Names: func(in *isa.Inst, raw []byte) ([]uint16, bool) {
 			return cvtPkBF16RunNames(triples), check(in)
 		},
 		SGPRPair: true,
 	}
+}
+
+// The checked form of the subroutine and run bodies (issue 15: in the
+// bf16 GEMM and attention kernels no source of a conversion is a NaN, yet
+// the NaN selects were 6 of a conversion's 13 instructions). The body
+// first converts every triple as if no source were a NaN: 0x7fff once in
+// the pair's low SGPR (s_movk_i32), then per triple v_bfe_u32 + v_add3_u32
+// for each source (the second straight into the destination, whose upper
+// half is then the rounded src1) and a v_mov_b32 SDWA move of the first
+// rounded value's upper half into the destination's lower half (5 VALU
+// instructions). It then saves EXEC in the pair and narrows EXEC to the
+// lanes where some source is a NaN: v_fma_f32 folds the sources two at a
+// time (a NaN operand gives a NaN, so does inf * 0: such a false alarm
+// only runs the fix-up below for nothing) and v_cmp_u_f32 of the fold and
+// the last source writes EXEC. s_cbranch_execz skips the fix-up when no
+// lane has one; otherwise, for each source, EXEC is narrowed to the lanes
+// where it is a NaN and an SDWA v_or_b32 writes its upper half with the
+// quiet bit (hi | 0x40, the inline constant 64) into its half of the
+// destination. EXEC is restored
+// from the pair, and s_nop 2 gives the 5 wait states gfx9 wants between a
+// VALU write of EXEC and a following DPP operation, whatever follows the
+// body. Executed when no lane has a NaN: 6n+5 instructions for n triples
+// (11 for one, 29 for four) instead of 13n.
+//
+// It applies when every source and destination is a VGPR, no destination
+// is a source of the run or the temporary, and the destinations are
+// distinct: the fix-up reads the sources after every destination is
+// written. The inline expansion (CvtPkBF16Code) stays as it is: the gfx12
+// pair lowers it, and takes SDWA with whole-dword selects only.
+
+// Host encodings of the checked form.
+const (
+	op3FmaF32          = 0x1cb
+	sdwaSrc            = 0xf9 // the VOP1/VOP2 src0 code announcing an SDWA word
+	sdwaWord0          = 4
+	sdwaWord1          = 5
+	sdwaDword          = 6
+	sdwaPreserve       = 2
+	srcExec            = 126
+	soppNop            = 0xbf800000
+	soppCbranchExecz   = 0xbf880000
+	cvtPkBF16QuietHalf = 0x40
+)
+
+// sMovB64 is s_mov_b64 sdst, ssrc (SGPR pairs or EXEC).
+func sMovB64(sdst, ssrc uint16) uint32 {
+	return 0xbe800000 | uint32(sdst&0x7f)<<16 | sop1MovB64<<8 | uint32(ssrc&0xff)
+}
+
+// sdwaMovHi is v_mov_b32_sdwa vdst, src dst_sel:WORD_<half>
+// dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 (VGPRs): the upper half of
+// src into one half of vdst, the other half kept.
+func sdwaMovHi(vdst, src uint16, half uint32) [2]uint32 {
+	return [2]uint32{0x7e000000 | uint32(vdst&0xff)<<17 | uint32(op1MovB32)<<9 | sdwaSrc,
+		uint32(src&0xff) | (sdwaWord0+half)<<8 | sdwaPreserve<<11 | sdwaWord1<<16}
+}
+
+// sdwaOrHiConst is v_or_b32_sdwa vdst, src, k dst_sel:WORD_<half>
+// dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:DWORD (VGPRs vdst
+// and src, k an inline constant code, which gfx9 SDWA takes with the S1
+// bit): the upper half of src ORed with k into one half of vdst.
+func sdwaOrHiConst(vdst, src, k uint16, half uint32) [2]uint32 {
+	return [2]uint32{uint32(op2OrB32)<<25 | uint32(vdst&0xff)<<17 | uint32(k&0xff)<<9 | sdwaSrc,
+		uint32(src&0xff) | (sdwaWord0+half)<<8 | sdwaPreserve<<11 | sdwaWord1<<16 | sdwaDword<<24 | 1<<31}
+}
+
+// cvtPkBF16CheckedCode returns the checked form of the triples (9-bit
+// operand codes of destination and sources, converted in order) with the
+// temporary VGPR t and the SGPR pair p, and false when the form does not
+// apply to them (see above).
+func cvtPkBF16CheckedCode(triples [][3]uint16, t, p uint16) ([]byte, bool) {
+	if len(triples) == 0 {
+		return nil, false
+	}
+	var srcs, dsts []uint16
+	for _, tr := range triples {
+		for _, x := range tr {
+			if x < srcVGPR || x-srcVGPR == t {
+				return nil, false
+			}
+		}
+		srcs = append(srcs, tr[1]-srcVGPR, tr[2]-srcVGPR)
+		if slices.Contains(dsts, tr[0]-srcVGPR) {
+			return nil, false
+		}
+		dsts = append(dsts, tr[0]-srcVGPR)
+	}
+	for _, d := range dsts {
+		if slices.Contains(srcs, d) {
+			return nil, false
+		}
+	}
+	return cvtPkBF16CheckedWords(triples, t, p, nil), true
+}
+
+// The staged checked form (issue 15: the in-place runs of the mla and
+// fmha_v3_bwd kernels write destinations that are sources of the same or
+// an earlier conversion, v34 <- v34,v35; v35 <- v36,v37; ..., so the
+// checked form's fix-up would read converted values; cvtPkBF16RunCode
+// stages groups of two with its three scratch registers): the checked form
+// with each conversion's result in a staging VGPR of its own, moved to its
+// destination in program order (v_mov_b32) after EXEC is restored. Every
+// source is read before any destination is written, which gives the
+// separate conversions' results when no conversion reads a destination an
+// earlier one writes; a destination written twice ends with the later
+// result. With 3 or more moves they give the wait states after the VALU
+// write of EXEC, and the s_nop is left out. Executed when no lane has a
+// NaN: 7n+5 instructions for n triples (7n+4 from three on).
+
+// cvtPkBF16StagedCode returns the staged checked form of the triples with
+// the temporary t and one staging VGPR per triple, and false when it does
+// not apply (a non-VGPR operand, a triple reading an earlier destination,
+// a scratch register among the operands).
+func cvtPkBF16StagedCode(triples [][3]uint16, t uint16, stage []uint16, p uint16) ([]byte, bool) {
+	if len(triples) == 0 || len(stage) != len(triples) {
+		return nil, false
+	}
+	scratch := append([]uint16{t}, stage...)
+	var dsts []uint16
+	for _, tr := range triples {
+		for _, x := range tr {
+			if x < srcVGPR || slices.Contains(scratch, x-srcVGPR) {
+				return nil, false
+			}
+		}
+		if slices.Contains(dsts, tr[1]-srcVGPR) || slices.Contains(dsts, tr[2]-srcVGPR) {
+			return nil, false
+		}
+		dsts = append(dsts, tr[0]-srcVGPR)
+	}
+	for i, a := range scratch {
+		if slices.Contains(scratch[i+1:], a) {
+			return nil, false
+		}
+	}
+	return cvtPkBF16CheckedWords(triples, t, p, stage), true
+}
+
+// cvtPkBF16CheckedWords is the checked form of the triples, the results
+// in their destinations or, with stage, in the staging registers and then
+// moved to their destinations.
+func cvtPkBF16CheckedWords(triples [][3]uint16, t, p uint16, stage []uint16) []byte {
+	var srcs, dsts []uint16
+	for k, tr := range triples {
+		srcs = append(srcs, tr[1]-srcVGPR, tr[2]-srcVGPR)
+		if stage != nil {
+			dsts = append(dsts, stage[k])
+		} else {
+			dsts = append(dsts, tr[0]-srcVGPR)
+		}
+	}
+	w := []uint32{sopkMovkI32 | uint32(p&0x7f)<<16 | 0x7fff}
+	for k, tr := range triples {
+		d := dsts[k]
+		w = append(w, cvtBF16Round(tr[1], t, p)...)
+		w = append(w, cvtBF16Round(tr[2], d, p)...)
+		m := sdwaMovHi(d, t, 0)
+		w = append(w, m[0], m[1])
+	}
+	w = append(w, sMovB64(p, srcExec))
+	last := srcs[len(srcs)-1]
+	if len(srcs) > 2 {
+		f := vop3(op3FmaF32, t, srcVGPR+srcs[0], srcVGPR+srcs[1], srcVGPR+srcs[2])
+		w = append(w, f[0], f[1])
+		for i := 3; i+1 < len(srcs); i += 2 {
+			f := vop3(op3FmaF32, t, srcVGPR+srcs[i], srcVGPR+srcs[i+1], srcVGPR+t)
+			w = append(w, f[0], f[1])
+		}
+		// 2n sources: the folds took all but the last.
+		c := vop3(op3CmpUF32, srcExec, srcVGPR+t, srcVGPR+last, 0)
+		w = append(w, c[0], c[1])
+	} else {
+		c := vop3(op3CmpUF32, srcExec, srcVGPR+srcs[0], srcVGPR+last, 0)
+		w = append(w, c[0], c[1])
+	}
+	var fix []uint32
+	for i, x := range srcs {
+		if i > 0 {
+			fix = append(fix, sMovB64(srcExec, p))
+		}
+		c := vop3(op3CmpUF32, srcExec, srcVGPR+x, srcVGPR+x, 0)
+		o := sdwaOrHiConst(dsts[i/2], x, inlineInt(cvtPkBF16QuietHalf), uint32(i%2))
+		fix = append(fix, c[0], c[1], o[0], o[1])
+	}
+	w = append(w, soppCbranchExecz|uint32(len(fix)))
+	w = append(w, fix...)
+	w = append(w, sMovB64(srcExec, p))
+	for k, tr := range triples {
+		if stage != nil {
+			w = append(w, vop1(op1MovB32, tr[0]-srcVGPR, srcVGPR+stage[k]))
+		}
+	}
+	if stage == nil || len(stage) < 3 {
+		w = append(w, soppNop|2)
+	}
+	return appendWords(nil, w...)
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -132,6 +133,10 @@ type FP8MFMAForm struct {
 	// Ahead are registers this expansion clears in place, before its
 	// own, for later FP8 MFMAs of the block (FP8MFMAShape.Ahead).
 	Ahead []FP8Regs
+	// DScratch says D may be written before the host MFMA writes it
+	// (FP8MFMAShape.DScratch): register pairs are then cleared with D
+	// as scratch (fp8PairScratch).
+	DScratch bool
 }
 
 // FP8Regs are consecutive VGPRs or AGPRs.
@@ -272,7 +277,14 @@ func fp8MFMAFormWords(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uin
 	}
 	// mask is the source code and literal of the byte mask 0x7f7f7f7f.
 	mask, maskLit := uint16(srcLit), uint32(0x7f7f7f7f)
-	if form.K >= 0 && (form.A != Clean || form.B != Clean || len(form.Ahead) > 0) {
+	pairs := fp8PairScratch(w1, vdst, cd, accCD, parts, form)
+	switch {
+	case pairs:
+		// D's first pair holds the mask for the 64-bit sums.
+		w = append(w, vmovLit(vdst, 0x7f7f7f7f)...)
+		w = append(w, vmovLit(vdst+1, 0x7f7f7f7f)...)
+		mask, maskLit = srcVGPR+vdst, 0
+	case form.K >= 0 && (form.A != Clean || form.B != Clean || len(form.Ahead) > 0):
 		w = append(w, vmovLit(k, 0x7f7f7f7f)...)
 		mask, maskLit = srcVGPR+k, 0
 	}
@@ -312,6 +324,43 @@ func fp8MFMAFormWords(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uin
 		a := accWrite(x, ta)
 		w = append(w, a[0], a[1])
 	}
+	// clearPair clears the even register pair x, x+1 in place with one
+	// 64-bit sum (v_lshl_add_u64 by 0: no carry leaves a byte) into D's
+	// second pair: five VALU operations instead of six. An AGPR pair goes
+	// through the scratch pair ta, its t through tb.
+	clearPair := func(x uint16, acc bool) {
+		y, t := x, ta
+		if acc {
+			r0, r1 := accRead(ta, x), accRead(ta+1, x+1)
+			w = append(w, r0[0], r0[1], r1[0], r1[1])
+			y, t = ta, tb
+		}
+		w = append(w, vop2(op2AndB32, t, mask, y, 0)...)
+		w = append(w, vop2(op2AndB32, t+1, mask, y+1, 0)...)
+		a := vop3(op3LshlAddU64, vdst+2, srcVGPR+t, inlineInt(0), srcVGPR+vdst)
+		w = append(w, a[0], a[1])
+		for i := uint16(0); i < 2; i++ {
+			a := vop3(op3AndOrB32, y+i, srcVGPR+y+i, srcVGPR+vdst+2+i, srcVGPR+t+i)
+			w = append(w, a[0], a[1])
+		}
+		if acc {
+			a0, a1 := accWrite(x, ta), accWrite(x+1, ta+1)
+			w = append(w, a0[0], a0[1], a1[0], a1[1])
+		}
+	}
+	// clearRun clears n registers from x in place, by pairs when D is
+	// the pairs' scratch and x is even.
+	clearRun := func(x uint16, n int, acc bool) {
+		i := 0
+		if pairs && x%2 == 0 {
+			for ; i+1 < n; i += 2 {
+				clearPair(x+uint16(i), acc)
+			}
+		}
+		for ; i < n; i++ {
+			clearReg(x+uint16(i), acc)
+		}
+	}
 	// 0. Registers of later MFMAs cleared ahead of them (first, so that
 	// this expansion's own MFMA issues, or its s_nop, separate them from
 	// a reader right after it).
@@ -322,9 +371,7 @@ func fp8MFMAFormWords(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uin
 		if g.AGPR == accCD && int(g.Reg) < int(vdst)+cd && int(vdst) < int(g.Reg)+int(g.N) {
 			return nil, 0, fmt.Errorf("registers cleared ahead overlap D")
 		}
-		for i := uint16(0); i < uint16(g.N); i++ {
-			clearReg(g.Reg+i, g.AGPR)
-		}
+		clearRun(g.Reg, int(g.N), g.AGPR)
 	}
 	// 1a. Operands cleared in place, all parts at once (an AGPR goes
 	// through the scratch pair ta).
@@ -332,13 +379,10 @@ func fp8MFMAFormWords(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uin
 		if op.mode != InPlace {
 			continue
 		}
-		for i := 0; i < 2*parts; i++ {
-			x := uint16(op.code-srcVGPR) + uint16(i)
-			if x > 255 {
-				return nil, 0, fmt.Errorf("operand registers run past 255")
-			}
-			clearReg(x, op.acc)
+		if op.code-srcVGPR+uint32(2*parts) > 256 {
+			return nil, 0, fmt.Errorf("operand registers run past 255")
 		}
+		clearRun(uint16(op.code-srcVGPR), 2*parts, op.acc)
 	}
 	// The wait before the first host MFMA separates it from the VALU
 	// writes of this expansion that it reads (the GFX940 rule in LLVM's
@@ -413,6 +457,48 @@ func fp8MFMAFormWords(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uin
 	return w, head, nil
 }
 
+// op3LshlAddU64 is VOP3 v_lshl_add_u64 (gfx940: D = (S0 << S1) + S2, 64
+// bits).
+const op3LshlAddU64 = 0x208
+
+// fp8PairScratch reports whether the expansion of the FP8 MFMA (w1, D =
+// vdst of cd VGPRs) clears its register pairs with D as scratch: the
+// shape allows it (no MFMA write of D may still be in flight, so a VALU
+// write of D needs no wait: FP8MFMAShape.DScratch); C is an inline zero,
+// so D's value is dead until the host MFMA writes it; D is
+// even-aligned VGPRs that neither A nor B overlaps; no operand is copied
+// after a host MFMA has written D (a four-part MFMA with a copied
+// operand); and at least two even pairs are cleared in place, so that
+// the saved operations pay for the second mask register.
+func fp8PairScratch(w1 uint32, vdst uint16, cd int, accCD bool, parts int, form FP8MFMAForm) bool {
+	if !form.DScratch || w1>>18&0x1ff != srcZero || accCD || cd < 4 || vdst%2 != 0 || int(vdst)+cd > 256 || form.ScaledIn {
+		return false
+	}
+	if parts > 1 && (form.A == Copy || form.B == Copy) {
+		return false
+	}
+	n := 0
+	for k, mode := range []OperandMode{form.A, form.B} {
+		code, acc := w1>>(9*k)&0x1ff, w1>>(27+k)&1 != 0
+		if code < srcVGPR {
+			return false
+		}
+		r := int(code - srcVGPR)
+		if !acc && r < int(vdst)+cd && int(vdst) < r+2*parts {
+			return false
+		}
+		if mode == InPlace && r%2 == 0 {
+			n += parts
+		}
+	}
+	for _, g := range form.Ahead {
+		if g.Reg%2 == 0 {
+			n += int(g.N) / 2
+		}
+	}
+	return n >= 2
+}
+
 // fp8ScaleOut returns the end of an FP8 MFMA expansion that does not
 // keep D scaled: the wait for the last host MFMA's result (an XDL write
 // of D read and written by VALU), D scaled by 4 (an AGPR D through the
@@ -460,7 +546,7 @@ func emitFP8MFMAForm(ctx Context, in *isa.Inst, raw []byte, sh FP8MFMAShape) ([]
 	if err != nil {
 		return nil, err
 	}
-	form := FP8MFMAForm{K: -1, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead}
+	form := FP8MFMAForm{K: -1, ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead, DScratch: sh.DScratch}
 	u, err := ctx.TempVGPRs(3)
 	if err == nil {
 		form.K, form.Spare, form.HasSpare = int(u[1]), u[2], true
@@ -492,11 +578,15 @@ type FP8MFMAShape struct {
 	// Ahead are A/B registers of later FP8 MFMAs of the block that this
 	// expansion clears in place (they are Clean there).
 	Ahead []FP8Regs
+	// DScratch says no MFMA write of D's registers can still be pending
+	// at the MFMA (fp8DScratchAt), so that its expansion may use a dead
+	// D (C zero) as scratch without a wait for such a write.
+	DScratch bool
 }
 
 // fp8Shaped are the rule's variants by shape (index 0 is unused: the
 // registered rule).
-var fp8Shaped [72]*Rule
+var fp8Shaped [144]*Rule
 
 func (sh FP8MFMAShape) index() int {
 	i := int(sh.A)*3 + int(sh.B)
@@ -509,6 +599,9 @@ func (sh FP8MFMAShape) index() int {
 	if sh.TailFree {
 		i += 36
 	}
+	if sh.DScratch {
+		i += 72
+	}
 	return i
 }
 
@@ -517,7 +610,7 @@ func init() {
 	base.Shared = fp8SharedForm(FP8MFMAShape{})
 	fp8Shaped[0] = base
 	for i := 1; i < len(fp8Shaped); i++ {
-		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18%2 != 0, TailFree: i/36 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
+		sh := FP8MFMAShape{ScaledIn: i/9%2 != 0, ScaledOut: i/18%2 != 0, TailFree: i/36%2 != 0, DScratch: i/72 != 0, A: OperandMode(i % 9 / 3), B: OperandMode(i % 3)}
 		if sh.index() != i {
 			panic("rules: FP8 MFMA shape index")
 		}
@@ -568,16 +661,19 @@ var fp8AheadRules struct {
 
 // key names the shape: its index and the registers cleared ahead.
 func (sh FP8MFMAShape) key() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d", sh.index())
+	b := make([]byte, 0, 4+12*len(sh.Ahead))
+	b = strconv.AppendInt(b, int64(sh.index()), 10)
 	for _, g := range sh.Ahead {
-		f := 'v'
+		f := byte('v')
 		if g.AGPR {
 			f = 'a'
 		}
-		fmt.Fprintf(&b, "/%c%d+%d", f, g.Reg, g.N)
+		b = append(b, '/', f)
+		b = strconv.AppendUint(b, uint64(g.Reg), 10)
+		b = append(b, '+')
+		b = strconv.AppendUint(b, uint64(g.N), 10)
 	}
-	return b.String()
+	return string(b)
 }
 
 // FP8MFMAShapeAt returns the shape of the FP8 MFMA block[i]: its chain
@@ -592,9 +688,25 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8Scop
 	if i < 0 || i >= len(block) {
 		return sh
 	}
-	sh.ScaledIn, sh.ScaledOut = FP8MFMAChain(block, i)
+	var links [][2]bool
+	if memo == nil {
+		links = fp8ChainLinks(block)
+	} else {
+		chains, _ := memo[fp8ChainKey].(map[*isa.Inst][][2]bool)
+		if chains == nil {
+			chains = map[*isa.Inst][][2]bool{}
+			memo[fp8ChainKey] = chains
+		}
+		links = chains[block[0]]
+		if len(links) != len(block) {
+			links = fp8ChainLinks(block)
+			chains[block[0]] = links
+		}
+	}
+	sh.ScaledIn, sh.ScaledOut = links[i][0], links[i][1]
 	in := block[i]
 	sh.TailFree = !sh.ScaledOut && tailFree(block, i)
+	sh.DScratch = fp8DScratchAt(block, i, links, memo, scope)
 	if !fp8Eligible(in) || scope == nil || memo == nil {
 		return sh
 	}
@@ -618,8 +730,267 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8Scop
 	return sh
 }
 
+// fp8DScratchWindow is the number of instructions after which no MFMA
+// write of a VGPR can be in flight for a VALU write of it (GFX940: an
+// N-pass XDL or SMFMA write needs at most N+3 wait states, 19 for 16
+// passes; each instruction is at least one).
+const fp8DScratchWindow = 19
+
+// fp8DScratchAt reports whether, at the FP8 MFMA block[i] with C zero and
+// D in VGPRs, a VALU write of D needs no wait for an earlier MFMA write of
+// D (FP8MFMAShape.DScratch) or an earlier MFMA read of it: on every path
+// of the scope to it, each register of D was, after the last MFMA that may
+// have written or read it, named by an instruction that is not an MFMA
+// (which came after that MFMA's wait states) or as D by an FP8 MFMA the
+// rule expands that scales D by 4 after its wait (not a chain link), or
+// fp8DScratchWindow instructions passed.
+// Entries of the scope count as just written; an undescribed instruction
+// writes every register. Without a scope only the block before i counts.
+// links are the block's chain links (fp8ChainLinks).
+func fp8DScratchAt(block []*isa.Inst, i int, links [][2]bool, memo map[string]any, scope FP8ScopeFunc) bool {
+	acc, zeroC, ok := chainAcc(block[i])
+	if !ok || !zeroC || acc.class != isa.VGPR || len(links) != len(block) {
+		return false
+	}
+	var in *fp8Waits
+	if scope != nil && memo != nil {
+		ds, _ := memo[fp8DScratchKey].(map[*isa.Inst]*fp8Waits)
+		if ds == nil {
+			chains, _ := memo[fp8ChainKey].(map[*isa.Inst][][2]bool)
+			if chains == nil {
+				chains = map[*isa.Inst][][2]bool{}
+				memo[fp8ChainKey] = chains
+			}
+			ds = fp8ScopeWaits(scope, chains)
+			memo[fp8DScratchKey] = ds
+		}
+		in = ds[block[0]]
+	}
+	if in == nil {
+		in = &fp8Waits{} // the block start as a scope entry
+	}
+	open := uint32(1)<<uint(acc.n) - 1 // registers of D whose last event is not found yet
+	for k := i - 1; k >= 0 && open != 0; k-- {
+		fail := false
+		fp8WaitScan(block[k], links[k][1], func(r int, e fp8WaitEvent) {
+			if r < acc.reg || r >= acc.reg+acc.n || open&(1<<uint(r-acc.reg)) == 0 {
+				return
+			}
+			open &^= 1 << uint(r-acc.reg)
+			if e == fp8WaitWrite && i-1-k < fp8DScratchWindow {
+				fail = true
+			}
+		})
+		if fail {
+			return false
+		}
+	}
+	for r := acc.reg; r < acc.reg+acc.n; r++ {
+		if open&(1<<uint(r-acc.reg)) != 0 && int(in[r])+i < fp8DScratchWindow {
+			return false
+		}
+	}
+	return true
+}
+
+// fp8DScratchKey is the pair.Site memo key of the scope's wait states at
+// block entries (fp8ScopeWaits, by the block's first instruction).
+const fp8DScratchKey = "rules.fp8-dscratch"
+
+// fp8Waits are, for each VGPR, the instructions since an MFMA may have
+// written it, up to fp8DScratchWindow (none pending).
+type fp8Waits [256]uint8
+
+// fp8WaitEvent is what an instruction does to a VGPR's pending MFMA write.
+type fp8WaitEvent uint8
+
+const (
+	// fp8WaitAccess resolves it: a non-MFMA instruction names the register
+	// (or an FP8 MFMA the rule expands scales its D by 4 after the wait).
+	fp8WaitAccess fp8WaitEvent = iota + 1
+	// fp8WaitWrite starts one: an MFMA writes or reads the register (or
+	// an undescribed instruction may write it).
+	fp8WaitWrite
+)
+
+// fp8WaitScan calls fn for each VGPR event of x (an undescribed x writes
+// all 256); linked says x is an FP8 MFMA chain link (it leaves D scaled,
+// so its D write stays pending). A register may be reported twice, a
+// write last.
+func fp8WaitScan(x *isa.Inst, linked bool, fn func(r int, e fp8WaitEvent)) {
+	if x.Info == nil {
+		for r := 0; r < 256; r++ {
+			fn(r, fp8WaitWrite)
+		}
+		return
+	}
+	n := x.Name()
+	mfma := strings.HasPrefix(n, "v_mfma") || strings.HasPrefix(n, "v_smfmac")
+	scaledD := false
+	if mfma {
+		if _, _, fp8 := chainAcc(x); fp8 && !linked {
+			scaledD = true
+		}
+	}
+	wide := !x.Info.Targets.Has(isa.GFX942)
+	var writes []isa.Operand
+	for j := range x.Operands {
+		o := x.Operands[j]
+		if o.Kind != isa.KindReg || o.Class != isa.VGPR {
+			continue
+		}
+		if wide {
+			o.Width = max(o.Width, 16)
+		}
+		e := fp8WaitAccess
+		switch {
+		case !mfma:
+		case j == 0 && o.Role.Defines() && scaledD:
+		default:
+			// An MFMA's D, or a source: a VALU write after its read
+			// needs wait states too (the GFX940 SrcC read -> VALU
+			// write rule), so both count as a write.
+			e = fp8WaitWrite
+		}
+		if e == fp8WaitWrite {
+			writes = append(writes, o)
+			continue
+		}
+		lo, hi := o.Regs()
+		for r := lo; r <= hi && r < 256; r++ {
+			fn(r, e)
+		}
+	}
+	for _, o := range writes {
+		lo, hi := o.Regs()
+		for r := lo; r <= hi && r < 256; r++ {
+			fn(r, fp8WaitWrite)
+		}
+	}
+}
+
+// fp8ScopeWaits computes fp8Waits at the entry of every block of a scope:
+// the fewest instructions since a possible MFMA write over the paths
+// from the scope's entries (where every register may have been written
+// just before), by the block's first instruction. Only the registers of
+// the D of zero-C FP8 MFMAs with VGPR D are tracked (the others stay
+// 0); chains holds the blocks' links (fp8ChainLinks) and gets those it
+// lacks.
+func fp8ScopeWaits(scope FP8ScopeFunc, chains map[*isa.Inst][][2]bool) map[*isa.Inst]*fp8Waits {
+	var blocks [][]*isa.Inst
+	var succs [][]int
+	var entry []bool
+	scope(func(b []*isa.Inst, ss []int, e bool) {
+		blocks = append(blocks, b)
+		succs = append(succs, ss)
+		entry = append(entry, e)
+	})
+	n := len(blocks)
+	var tracked [256]bool
+	var regs []int
+	for _, blk := range blocks {
+		for _, x := range blk {
+			if acc, zeroC, ok := chainAcc(x); ok && zeroC && acc.class == isa.VGPR {
+				for r := acc.reg; r < acc.reg+acc.n && r < 256; r++ {
+					if !tracked[r] {
+						tracked[r] = true
+						regs = append(regs, r)
+					}
+				}
+			}
+		}
+	}
+	preds := make([][]int, n)
+	for b, ss := range succs {
+		for _, t := range ss {
+			if t < 0 || t >= n {
+				entry[b] = true
+				continue
+			}
+			preds[t] = append(preds[t], b)
+		}
+	}
+	// Each block's last event per tracked register: the waits it leaves
+	// (a write at k: the instructions after it) or none.
+	const none = fp8DScratchWindow + 1
+	lasts := make([]fp8Waits, n)
+	for b, blk := range blocks {
+		l := &lasts[b]
+		for _, r := range regs {
+			l[r] = none
+		}
+		if len(blk) == 0 {
+			continue
+		}
+		links := chains[blk[0]]
+		if len(links) != len(blk) {
+			links = fp8ChainLinks(blk)
+			chains[blk[0]] = links
+		}
+		for k, x := range blk {
+			fp8WaitScan(x, links[k][1], func(r int, e fp8WaitEvent) {
+				if !tracked[r] {
+					return
+				}
+				if e == fp8WaitWrite {
+					l[r] = uint8(min(len(blk)-1-k, fp8DScratchWindow))
+				} else {
+					l[r] = fp8DScratchWindow
+				}
+			})
+		}
+	}
+	in := make([]fp8Waits, n)
+	out := make([]fp8Waits, n)
+	for b := range out {
+		for _, r := range regs {
+			out[b][r] = fp8DScratchWindow
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for b := 0; b < n; b++ {
+			var k fp8Waits // an entry: everything just written
+			if !entry[b] && len(preds[b]) > 0 {
+				first := &out[preds[b][0]]
+				for _, r := range regs {
+					k[r] = first[r]
+				}
+				for _, p := range preds[b][1:] {
+					for _, r := range regs {
+						k[r] = min(k[r], out[p][r])
+					}
+				}
+			}
+			in[b] = k
+			l := len(blocks[b])
+			for _, r := range regs {
+				o := lasts[b][r]
+				if o == none {
+					o = uint8(min(int(k[r])+l, fp8DScratchWindow))
+				}
+				if o != out[b][r] {
+					out[b][r] = o
+					changed = true
+				}
+			}
+		}
+	}
+	res := make(map[*isa.Inst]*fp8Waits, n)
+	for b := range blocks {
+		if len(blocks[b]) > 0 {
+			res[blocks[b][0]] = &in[b]
+		}
+	}
+	return res
+}
+
 // fp8PlanKey is the pair.Site memo key of the block plans.
 const fp8PlanKey = "rules.fp8-plan"
+
+// fp8ChainKey is the pair.Site memo key of the blocks' chain links
+// (fp8ChainLinks, by the block's first instruction).
+const fp8ChainKey = "rules.fp8-chain"
 
 // fp8Eligible reports whether in is an FP8 MFMA the rule expands with the
 // operand modes (FP8 formats, no broadcast).
@@ -948,6 +1319,49 @@ func chainNext(block []*isa.Inst, i int) int {
 	return -1
 }
 
+// fp8ChainLinks returns FP8MFMAChain(block, i) for every i in one walk of
+// the block: the chains whose accumulator may still continue are kept
+// open, and each instruction closes those it continues (a link, unless
+// its C is zero) or blocks.
+func fp8ChainLinks(block []*isa.Inst) [][2]bool {
+	links := make([][2]bool, len(block))
+	for _, x := range block {
+		if x.Info == nil {
+			return links
+		}
+		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") {
+			return links
+		}
+	}
+	type open struct {
+		i   int
+		acc fp8Acc
+	}
+	var opens []open
+	for j, x := range block {
+		xacc, zeroC, xok := chainAcc(x)
+		k := 0
+		for _, o := range opens {
+			if xok && xacc == o.acc {
+				if !zeroC {
+					links[o.i][1], links[j][0] = true, true
+				}
+				continue
+			}
+			if chainBlocker(x, o.acc) {
+				continue
+			}
+			opens[k] = o
+			k++
+		}
+		opens = opens[:k]
+		if xok {
+			opens = append(opens, open{j, xacc})
+		}
+	}
+	return links
+}
+
 // FP8MFMAChain tells how the FP8 MFMA block[i] is expanded in a chain of
 // FP8 MFMAs of one basic block that accumulate into the same registers:
 // scaledIn when the previous instruction that touches its D is a chain
@@ -1035,11 +1449,11 @@ var fp8WholeWriters = map[string]int{
 // addUnless adds the registers of o (widened to 16 with wide) that
 // killed does not hold.
 func (s *fp8ReadSet) addUnless(o *isa.Operand, wide bool, killed *fp8Killed) {
-	f, k := &s.v, &killed[0]
+	f, file := &s.v, 0
 	switch o.Class {
 	case isa.VGPR:
 	case isa.AGPR:
-		f, k = &s.a, &killed[1]
+		f, file = &s.a, 1
 	default:
 		return
 	}
@@ -1048,7 +1462,7 @@ func (s *fp8ReadSet) addUnless(o *isa.Operand, wide bool, killed *fp8Killed) {
 		n = max(n, 16)
 	}
 	for r := int(o.Reg); r < int(o.Reg)+n && r < 512; r++ {
-		if r < 256 && k[r] {
+		if r < 256 && killed.has(file, r) {
 			continue
 		}
 		f[r] = true
@@ -1079,8 +1493,28 @@ func (s *fp8ReadSet) has(o *isa.Operand) bool {
 type FP8ScopeFunc func(fn func(block []*isa.Inst, succs []int, entry bool))
 
 // fp8Killed are the registers (VGPRs, AGPRs) whose value a whole write
-// has replaced since the last EXEC write (fp8ScopeReads).
-type fp8Killed [2][256]bool
+// has replaced since the last EXEC write (fp8ScopeReads): bit 256*f+r is
+// register r of file f (0 VGPRs, 1 AGPRs).
+type fp8Killed [8]uint64
+
+// fp8KilledAll holds every register.
+var fp8KilledAll = fp8Killed{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+
+func (k *fp8Killed) has(f, r int) bool { i := f<<8 | r; return k[i>>6]>>(i&63)&1 != 0 }
+func (k *fp8Killed) set(f, r int)      { i := f<<8 | r; k[i>>6] |= 1 << (i & 63) }
+func (k *fp8Killed) unset(f, r int)    { i := f<<8 | r; k[i>>6] &^= 1 << (i & 63) }
+
+// fp8Transfer is what a block does to the killed set: out = (in & keep)
+// | gen (fp8WalkBlock's effect, summarized once per block).
+type fp8Transfer struct{ keep, gen fp8Killed }
+
+// apply returns the killed set after the block for k before it.
+func (t *fp8Transfer) apply(k fp8Killed) fp8Killed {
+	for i := range k {
+		k[i] = k[i]&t.keep[i] | t.gen[i]
+	}
+	return k
+}
 
 // fp8ScopeReads computes the read set of a scope's blocks. A read does
 // not count when, on every path to it, an instruction wrote the whole
@@ -1112,15 +1546,16 @@ func fp8ScopeReads(scope FP8ScopeFunc) *fp8ReadSet {
 			preds[t] = append(preds[t], b)
 		}
 	}
+	// Each block's effect, walked once; the fixpoint runs on these.
+	tf := make([]fp8Transfer, n)
+	for b := range blocks {
+		tf[b] = fp8BlockTransfer(blocks[b])
+	}
 	// Must analysis: out starts full (except at entries) and shrinks.
 	in := make([]fp8Killed, n)
 	out := make([]fp8Killed, n)
 	for b := range out {
-		for f := range out[b] {
-			for r := range out[b][f] {
-				out[b][f][r] = true
-			}
-		}
+		out[b] = fp8KilledAll
 	}
 	s := &fp8ReadSet{}
 	for changed := true; changed; {
@@ -1130,16 +1565,13 @@ func fp8ScopeReads(scope FP8ScopeFunc) *fp8ReadSet {
 			if !entry[b] && len(preds[b]) > 0 {
 				k = out[preds[b][0]]
 				for _, p := range preds[b][1:] {
-					for f := range k {
-						for r := range k[f] {
-							k[f][r] = k[f][r] && out[p][f][r]
-						}
+					for i := range k {
+						k[i] &= out[p][i]
 					}
 				}
 			}
 			in[b] = k
-			fp8WalkBlock(blocks[b], &k, nil)
-			if k != out[b] {
+			if k = tf[b].apply(k); k != out[b] {
 				out[b] = k
 				changed = true
 			}
@@ -1152,22 +1584,62 @@ func fp8ScopeReads(scope FP8ScopeFunc) *fp8ReadSet {
 	return s
 }
 
+// fp8BlockTransfer summarizes fp8WalkBlock over block: the registers whose
+// killed state survives the block (keep) and those it leaves killed
+// whatever came before (gen).
+func fp8BlockTransfer(block []*isa.Inst) fp8Transfer {
+	t := fp8Transfer{keep: fp8KilledAll}
+	fp8Walk(block, func(f, r int, killed bool) {
+		if killed {
+			t.gen.set(f, r)
+		} else {
+			t.keep.unset(f, r)
+			t.gen.unset(f, r)
+		}
+	}, func(bool) { t = fp8Transfer{} }, nil)
+	return t
+}
+
 // fp8WalkBlock runs block over killed (fp8ScopeReads) and, when s is
 // given, adds the reads that count to it.
 func fp8WalkBlock(block []*isa.Inst, killed *fp8Killed, s *fp8ReadSet) {
-	for _, x := range block {
-		if x.Info == nil {
-			if s != nil {
-				s.all = true
-			}
-			*killed = fp8Killed{}
-			return
+	var read func(o *isa.Operand, wide bool)
+	if s != nil {
+		read = func(o *isa.Operand, wide bool) { s.addUnless(o, wide, killed) }
+	}
+	fp8Walk(block, func(f, r int, k bool) {
+		if k {
+			killed.set(f, r)
+		} else {
+			killed.unset(f, r)
 		}
-		if n := x.Name(); strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel") {
-			if s != nil {
-				s.all = true
-			}
-			*killed = fp8Killed{}
+	}, func(stop bool) {
+		*killed = fp8Killed{}
+		if stop && s != nil {
+			s.all = true
+		}
+	}, read)
+}
+
+// fp8WalkStop reports whether x ends the walk of its block (fp8Walk).
+func fp8WalkStop(x *isa.Inst) bool {
+	if x.Info == nil {
+		return true
+	}
+	n := x.Name()
+	return strings.HasPrefix(n, "s_set_gpr_idx") || strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "v_swaprel")
+}
+
+// fp8Walk runs the killed-set effects of block in order: mark(f, r, k)
+// sets (k) or clears the killed state of register r of file f, reset
+// clears them all, and read, when given, is called for each register
+// read that may count (before the instruction's own writes). An
+// undescribed instruction or VGPR indexing resets (stop set) and ends
+// the walk: the scope's read set then holds every register.
+func fp8Walk(block []*isa.Inst, mark func(f, r int, k bool), reset func(stop bool), read func(o *isa.Operand, wide bool)) {
+	for _, x := range block {
+		if fp8WalkStop(x) {
+			reset(true)
 			return
 		}
 		fp8 := fp8Eligible(x)
@@ -1180,22 +1652,22 @@ func fp8WalkBlock(block []*isa.Inst, killed *fp8Killed, s *fp8ReadSet) {
 			if fp8 && (i == 1 || i == 2) {
 				// It may clear them: later reads see what it left.
 				if o.Class == isa.VGPR || o.Class == isa.AGPR {
-					f := &killed[0]
+					f := 0
 					if o.Class == isa.AGPR {
-						f = &killed[1]
+						f = 1
 					}
 					for r := int(o.Reg); r < int(o.Reg)+int(o.Width) && r < 256; r++ {
-						f[r] = false
+						mark(f, r, false)
 					}
 				}
 				continue
 			}
-			if s != nil {
-				s.addUnless(o, wide, killed)
+			if read != nil {
+				read(o, wide)
 			}
 		}
 		if x.Info.ImplicitWrites&isa.ImpEXEC != 0 {
-			*killed = fp8Killed{}
+			reset(false)
 		}
 		for i := range x.Operands {
 			o := &x.Operands[i]
@@ -1203,7 +1675,7 @@ func fp8WalkBlock(block []*isa.Inst, killed *fp8Killed, s *fp8ReadSet) {
 				continue
 			}
 			if r := isa.SpecialReg(o.Reg); r == isa.RegEXECLo || r == isa.RegEXECHi {
-				*killed = fp8Killed{}
+				reset(false)
 			}
 		}
 		if acc, ok := fp8FullWrite(x); ok {
@@ -1212,7 +1684,7 @@ func fp8WalkBlock(block []*isa.Inst, killed *fp8Killed, s *fp8ReadSet) {
 				f = 1
 			}
 			for r := acc.reg; r < acc.reg+acc.n && r < 256; r++ {
-				killed[f][r] = true
+				mark(f, r, true)
 			}
 		}
 	}

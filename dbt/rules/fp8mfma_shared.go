@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/hex"
 	"fmt"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -38,7 +39,7 @@ type fp8SharedRegs struct {
 // fp8SharedForm returns the Shared form of the FP8 MFMA rule in shape sh.
 func fp8SharedForm(sh FP8MFMAShape) *Shared {
 	form := func(r fp8SharedRegs) FP8MFMAForm {
-		return FP8MFMAForm{K: int(r.k), ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead, Spare: r.spare, HasSpare: r.hasSpare}
+		return FP8MFMAForm{K: int(r.k), ScaledIn: sh.ScaledIn, ScaledOut: sh.ScaledOut, A: sh.A, B: sh.B, TailFree: sh.TailFree, Ahead: sh.Ahead, DScratch: sh.DScratch, Spare: r.spare, HasSpare: r.hasSpare}
 	}
 	headCode := func(in *isa.Inst, raw []byte, r fp8SharedRegs) ([]byte, int, error) {
 		m, ok := fp8MFMA[in.Name()]
@@ -71,14 +72,27 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 		r.used = p.used
 		return r, nil
 	}
+	keys := &fp8KeyCache{m: map[fp8KeyIn]fp8KeyOut{}}
 	return &Shared{
 		Key: func(in *isa.Inst, raw []byte) (string, bool) {
-			// The length does not depend on which registers are scratch.
-			c, err := code(in, raw, fp8SharedRegs{ta: 0, tb: 2, u: 4, k: 5, spare: 6, hasSpare: true})
-			if err != nil || len(c) < fp8SharedMin {
-				return "", false
+			ki := fp8KeyIn{name: in.Name(), n: len(raw)}
+			copy(ki.raw[:], raw)
+			cacheable := len(raw) <= len(ki.raw)
+			if cacheable {
+				if ko, ok := keys.get(ki); ok {
+					return ko.key, ko.ok
+				}
 			}
-			return fmt.Sprintf("mfma-fp8/%s/%s", hex.EncodeToString(raw), sh.key()), true
+			// The length does not depend on which registers are scratch.
+			var ko fp8KeyOut
+			c, err := code(in, raw, fp8SharedRegs{ta: 0, tb: 2, u: 4, k: 5, spare: 6, hasSpare: true})
+			if err == nil && len(c) >= fp8SharedMin {
+				ko = fp8KeyOut{key: fmt.Sprintf("mfma-fp8/%s/%s", hex.EncodeToString(raw), sh.key()), ok: true}
+			}
+			if cacheable {
+				keys.put(ki, ko)
+			}
+			return ko.key, ko.ok
 		},
 		Site: func(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, error) {
 			r, err := layout(regs)
@@ -142,6 +156,48 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 			}
 			return names, ok
 		},
+	}
+}
+
+// fp8KeyCache remembers a shaped rule's subroutine keys by instruction
+// (the key depends only on the operation and the encoding), up to
+// fp8KeyCacheMax of them; the translator asks for a use's key several
+// times while planning.
+type fp8KeyCache struct {
+	sync.Mutex
+	m map[fp8KeyIn]fp8KeyOut
+}
+
+// fp8KeyCacheMax bounds a cache (distinct FP8 MFMA encodings of one
+// shape; the aiter objects have a few hundred).
+const fp8KeyCacheMax = 4096
+
+// fp8KeyIn is what a key is computed from: the mnemonic and the
+// instruction's bytes (n of them).
+type fp8KeyIn struct {
+	name string
+	raw  [8]byte
+	n    int
+}
+
+// fp8KeyOut is a computed key.
+type fp8KeyOut struct {
+	key string
+	ok  bool
+}
+
+func (c *fp8KeyCache) get(k fp8KeyIn) (fp8KeyOut, bool) {
+	c.Lock()
+	defer c.Unlock()
+	o, ok := c.m[k]
+	return o, ok
+}
+
+func (c *fp8KeyCache) put(k fp8KeyIn, o fp8KeyOut) {
+	c.Lock()
+	defer c.Unlock()
+	if len(c.m) < fp8KeyCacheMax {
+		c.m[k] = o
 	}
 }
 

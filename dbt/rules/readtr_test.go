@@ -58,8 +58,8 @@ func TestReadTrCodeDisassembles(t *testing.T) {
 				t.Errorf("b%d: element read without the guest offset: %s", c.bits, l)
 			}
 		}
-		if c.bits == 16 && !c.acc && c.vaddr != c.vdst && len(lines) != 27 {
-			t.Errorf("b16 into VGPRs: %d instructions, want 27 (permutes and reads batched)", len(lines))
+		if c.bits == 16 && !c.acc && c.vaddr != c.vdst && len(lines) != 24 {
+			t.Errorf("b16 into VGPRs: %d instructions, want 24 (permutes and reads batched)", len(lines))
 		}
 		if last := lines[len(lines)-1]; !strings.HasPrefix(last, c.last) {
 			t.Errorf("b%d vdst %d vaddr %d acc %v: last instruction %q, want %q", c.bits, c.vdst, c.vaddr, c.acc, last, c.last)

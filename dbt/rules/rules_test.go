@@ -521,6 +521,14 @@ func (wv *wave) run(t *testing.T, code []byte) {
 		case w0>>26 == 0x34: // VOP3
 			w1 := w(i + 4)
 			i += 8
+			if w0>>16&0x3ff == op3LshlAddU64 { // 64-bit: VGPR pairs S0, S2 and D
+				d, s0, s2, sh := w0&0xff, w1&0x1ff-256, w1>>18&0x1ff-256, wv.src(w1>>9&0x1ff, 0)&7
+				for l := 0; l < 64; l++ {
+					r := (uint64(wv.v[s0][l])|uint64(wv.v[s0+1][l])<<32)<<sh + (uint64(wv.v[s2][l]) | uint64(wv.v[s2+1][l])<<32)
+					wv.v[d][l], wv.v[d+1][l] = uint32(r), uint32(r>>32)
+				}
+				break
+			}
 			var out [64]uint32
 			for l := 0; l < 64; l++ {
 				a, b := wv.src(w1&0x1ff, l), wv.src(w1>>9&0x1ff, l)

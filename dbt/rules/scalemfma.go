@@ -25,23 +25,40 @@ import (
 //
 // Per element: the magnitude bits become an f16 (mag << (10-M), with the
 // code's exponent field in the low bits of the f16 exponent), the sign goes
-// to bit 15, v_cvt_f32_f16 gives the element times 2^(B-15) exactly
-// (subnormal codes are f16 subnormals), and v_ldexp_f32 by
-// (s - 127) + (15 - B) applies the E8M0 scale and the bias. The f32 is exact
-// and its upper half is the bf16 (every scaled element has at most 4
-// significant bits) unless it leaves the normal f32 range. Pairs are packed
-// with v_perm_b32, and a lane whose scale byte is 0xFF (NaN) ORs 0x7fc0
-// into every bf16, making the whole lane NaN as on gfx950. E5M2 inf and
-// NaN codes are f16 inf and NaN; E4M3 NaN codes (magnitude 0x7f) get f16
-// bit 14 set, which makes them NaN.
+// to bit 15 (the code is sign-extended with v_bfe_i32, shifted and masked;
+// E4M3 extracts sign and magnitude apart), v_cvt_f32_f16 gives the
+// element times 2^(B-15) exactly (subnormal codes are f16 subnormals), and
+// v_ldexp_f32 by (s - 127) + (15 - B) applies the E8M0 scale and the bias.
+// The f32 is exact and its upper half is the bf16 (every scaled element
+// has at most 4 significant bits) unless it leaves the normal f32 range.
+// Pairs are packed with v_perm_b32 whose selector, in a lane whose scale
+// byte is 0xFF (NaN), is all ones: every bf16 is 0xffff (NaN), making the
+// whole lane NaN as on gfx950. E5M2 inf and NaN codes are f16 inf and NaN;
+// E4M3 NaN codes (magnitude 0x7f) get f16 bit 14 set, which makes them NaN.
 //
 // E2M1 operands (given the registers) use a table decode instead: the
-// scaled bf16 of the 7 non-zero magnitudes is computed once per lane by the
-// same f16/ldexp path and stored as byte tables; v_perm_b32 then looks up
-// 4 magnitudes at a time, the nibble signs are ORed into the high bytes,
-// and each source dword yields the pairs of parts 2r (even elements) and
-// 2r+1 (odd elements, kept in alternating hold pairs) - 274 instead of 483
-// instructions for an E2M1 x E2M1 MFMA, with identical results.
+// scaled value of each of the 7 non-zero magnitudes is one v_ldexp_f32 per
+// lane (of the magnitude, by s - 127: the value the f16/ldexp path gives),
+// and eight v_perm_b32 gather their bf16 bytes into byte tables; v_perm_b32
+// then looks up 4 magnitudes at a time, the nibble signs are ORed into the
+// high bytes, and each source dword yields the pairs of parts 2r (even
+// elements) and 2r+1 (odd elements, kept in alternating hold pairs). A
+// lane whose scale is NaN ORs 0x7fc0 into the table entries, so every bf16
+// of the lane is NaN. 183 instead of 384 instructions for an E2M1 x E2M1
+// MFMA, with the same bf16 operands.
+//
+// E4M3, E2M3 and E3M2 operands (given the hold registers) are decoded 4
+// elements at a time as bytes of magnitudes: E4M3's with the NaN codes
+// 0x7f turned into 0x80 (four byte-wise steps), FP6 codes spread to one a
+// byte (two v_bfi_b32). v_cvt_f32_fp8 (E4M3, E2M3) or v_cvt_f32_bf8 (E3M2)
+// with an SDWA byte select reads each byte as gfx942's FNUZ E4M3 (bias 8)
+// or E5M2 (bias 16): exactly the value times 2^-1, 2^-7 or 2^-13 (the FP6
+// exponent field lands in the low bits of the FNUZ one, subnormal codes
+// included; 0x80 is the FNUZ NaN); v_ldexp_f32 scales, v_perm_b32 packs
+// bytes 0 and 2 into the pair of part 2r and bytes 1 and 3 into the held
+// pair of part 2r+1, and the code signs are ORed into the bf16 sign bits
+// (which keeps -0). The bf16 operands are those of the per-element decode
+// except for NaN payloads (0x7fc0 | sign for an E4M3 NaN code).
 
 // ScaleMFMABound documents the differences from gfx950.
 const ScaleMFMABound = "products are exact; the f32 sum over K is rounded once per host part (8 chained bf16 MFMAs of 16 or 8 K each) instead of once: |D - D_gfx950| <= 9 * 2^-24 * (|C| + sum_k |a_k*b_k|); an element times its scale is exact when 0 or in [2^-126, 2^128), else it overflows to inf or is truncated to a bf16 subnormal (and flushed if the kernel's f32 denormal mode flushes); f16 subnormal codes need f16 denormals enabled (the default); lanes are converted under EXEC (full EXEC expected, as for any MFMA)"
@@ -84,16 +101,39 @@ func init() {
 const (
 	smMovB32        = 0x01  // VOP1
 	smCvtF32F16     = 0x0b  // VOP1
+	smCvtF32FP8     = 0x54  // VOP1 (SDWA for a byte)
+	smCvtF32BF8     = 0x55  // VOP1 (SDWA for a byte)
+	smCvtPkF32FP8   = 0x56  // VOP1 (SDWA for the high word)
+	smCvtPkF32BF8   = 0x57  // VOP1 (SDWA for the high word)
+	smBfiB32        = 0x1ca // VOP3
 	smLshlrevB32    = 0x12  // VOP2
-	smSubU32        = 0x35  // VOP2
 	smAlignbitB32   = 0x1ce // VOP3
+	smBfeI32        = 0x1c9 // VOP3
 	smPermB32       = 0x1ed // VOP3
 	smLshlOrB32     = 0x200 // VOP3
 	smAndOrB32      = 0x201 // VOP3
 	smLdexpF32      = 0x288 // VOP3
-	scaleNaNMask    = 0x7fc07fc0
+	inlineF05       = 240   // the inline constants 0.5, 1.0, 2.0, 4.0
+	inlineF1        = 242
+	inlineF2        = 244
+	inlineF4        = 246
 	permUpperHalves = 0x07060302 // v_perm_b32 selector: {S0[31:16], S1[31:16]}
 )
+
+// smCvtF32FP8Byte encodes the VOP1 conversion op (v_cvt_f32_fp8 or
+// v_cvt_f32_bf8) as SDWA: vdst, vsrc src0_sel:BYTE_b (gfx942: the byte
+// read as FNUZ E4M3 or E5M2).
+func smCvtF32FP8Byte(op, vdst, vsrc uint16, b uint32) []uint32 {
+	const sdwaDword = 6 // dst_sel:DWORD
+	return []uint32{0x7e000000 | uint32(vdst&0xff)<<17 | uint32(op&0xff)<<9 | 0xf9, uint32(vsrc&0xff) | sdwaDword<<8 | (b&3)<<16}
+}
+
+// smCvtPkF32FP8Hi encodes the VOP1 conversion op (v_cvt_pk_f32_fp8 or
+// v_cvt_pk_f32_bf8) as SDWA: v[vdst:vdst+1], vsrc src0_sel:WORD_1.
+func smCvtPkF32FP8Hi(op, vdst, vsrc uint16) []uint32 {
+	const sdwaDword, sdwaWord1 = 6, 5
+	return []uint32{0x7e000000 | uint32(vdst&0xff)<<17 | uint32(op&0xff)<<9 | 0xf9, uint32(vsrc&0xff) | sdwaDword<<8 | sdwaWord1<<16}
+}
 
 // smVOP1 encodes a VOP1 instruction; a literal follows when src0 is srcLit.
 func smVOP1(op uint16, vdst uint16, src0 uint16, lit uint32) []uint32 {
@@ -110,19 +150,29 @@ func smVOP1(op uint16, vdst uint16, src0 uint16, lit uint32) []uint32 {
 type ScaleMFMAScratch struct {
 	Buf  [2]uint16 // each the first of 4 registers, even
 	Tmp  [4]uint16
-	Sel  uint16    // v_perm_b32 selector
+	Sel  uint16    // the byte decode's sign mask 0x80008000
 	Exp  [2]uint16 // per-lane ldexp amount for A and B
 	Mask [2]uint16 // per-lane NaN mask for A and B
 	// FP4[x] enables the table decode of an E2M1 operand x (A or B),
 	// which needs Hold[x] (first of 4, even: the odd parts' operand
 	// pairs), LUT[x] (the per-lane byte tables), and the shared Extra,
-	// M80 and SelI registers.
+	// M80 and SelI registers. Bytes[x] enables the byte decode of an
+	// E4M3, E2M3 or E3M2 operand x, which needs Hold[x].
 	FP4   [2]bool
+	Bytes [2]bool
 	Hold  [2]uint16
 	LUT   [2][4]uint16
 	Extra [2]uint16
 	M80   uint16
 	SelI  [2]uint16
+	// ScaleBytes says VGPR scale operands read at byte 0 hold the byte
+	// alone (bits 31:8 zero, as the subroutine's call sites write them):
+	// the expansion reads them without extracting it.
+	ScaleBytes bool
+	// CopiedOperands says VALU instructions wrote A, B and the scales
+	// (a subroutine body's fixed registers): no leading waits for XDL
+	// writes.
+	CopiedOperands bool
 }
 
 // e2m1Values are the E2M1 magnitudes 0..7.
@@ -208,19 +258,52 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 	var w []uint32
 	put := func(ws ...uint32) { w = append(w, ws...) }
 	v := func(r uint16) uint16 { return srcVGPR + r }
-	// Earlier XDL writes of A, B or the scales must land before VALU reads.
-	put(sNop(7), sNop(7), sNop(7))
-	put(smVOP1(smMovB32, s.Sel, srcLit, permUpperHalves)...)
+	// Earlier XDL writes of A, B or the scales must land before VALU reads
+	// (a subroutine body reads only its call site's VALU copies).
+	if !s.CopiedOperands {
+		put(sNop(7), sNop(7), sNop(7))
+	}
 	fmts := [2]scaleFormat{fa, fb}
+	table := [2]bool{s.FP4[0] && cbsz == 4, s.FP4[1] && blgp == 4}
+	byteDecode := [2]bool{s.Bytes[0] && cbsz != 1 && cbsz != 4, s.Bytes[1] && blgp != 1 && blgp != 4}
 	for x := 0; x < 2; x++ {
 		e, m := s.Exp[x], s.Mask[x]
-		b := vop3(op3BfeU32, e, uint16(scaleSrc[x]), inlineInt(int(8*scaleByte[x])), inlineInt(8))
-		put(b[0], b[1])
-		put(vop2(op2AddU32, m, inlineInt(1), e, 0)...) // 256 iff the byte is 0xFF
-		put(vop2(op2LshrrevB32, m, inlineInt(8), m, 0)...)
-		put(vop2(smSubU32, m, srcZero, m, 0)...) // all ones iff NaN
-		put(vop2(op2AndB32, m, srcLit, m, scaleNaNMask)...)
-		put(vop2(op2AddU32, e, srcLit, e, uint32(int32(15-fmts[x].bias-127)))...)
+		sc := e // the scale byte
+		if s.ScaleBytes && scaleSrc[x] >= srcVGPR && scaleByte[x] == 0 {
+			sc = uint16(scaleSrc[x] - srcVGPR)
+		} else {
+			b := vop3(op3BfeU32, e, uint16(scaleSrc[x]), inlineInt(int(8*scaleByte[x])), inlineInt(8))
+			put(b[0], b[1])
+		}
+		put(vop2(op2AddU32, m, inlineInt(1), sc, 0)...) // 256 iff the byte is 0xFF
+		a := vop3(smBfeI32, m, v(m), inlineInt(8), inlineInt(1))
+		put(a[0], a[1]) // bit 8 sign-extended: all ones iff NaN
+		adj := 15 - fmts[x].bias - 127
+		if byteDecode[x] {
+			// v_cvt_f32_fp8/bf8 read the magnitude bytes as gfx942's
+			// FNUZ E4M3 (bias 8) or E5M2 (bias 16): the value times
+			// 2^-1 (E4M3), 2^-7 (E2M3 as E4M3) or 2^-13 (E3M2 as
+			// E5M2).
+			adj = 1 - 127
+			switch fmts[x].e {
+			case 2:
+				adj = 7 - 127
+			case 3:
+				adj = 13 - 127
+			}
+		}
+		if table[x] {
+			// The table operand keeps the all-ones mask (it selects
+			// the NaN bits ORed into the table entries) and folds the
+			// 2^-14 of the f16 step into the ldexp amount.
+			adj -= 14
+		} else {
+			// The per-element operand's pair selector: the upper
+			// halves, or all ones (0xff bytes: the bf16 NaN 0xffff)
+			// in a lane whose scale is NaN.
+			put(vop2(op2OrB32, m, srcLit, m, permUpperHalves)...)
+		}
+		put(vop2(op2AddU32, e, srcLit, sc, uint32(int32(adj)))...)
 	}
 	t1, t2 := s.Tmp[0], s.Tmp[1]
 	// elem writes the scaled f32 of element i of the operand at reg into dst.
@@ -233,6 +316,19 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 			a := vop3(smAlignbitB32, t1, v(reg+r+1), v(reg+r), inlineInt(off))
 			put(a[0], a[1])
 			src, off = v(t1), 0
+		}
+		if f.e != 4 {
+			// The code sign-extended, shifted so that the magnitude
+			// sits at bit 10-M, and masked to the magnitude and bit 15
+			// (a copy of the sign). v_cvt_f32_f16 reads bits 15:0.
+			a := vop3(smBfeI32, t1, src, inlineInt(off), inlineInt(nb))
+			put(a[0], a[1])
+			put(vop2(smLshlrevB32, t1, inlineInt(10-f.m), t1, 0)...)
+			put(vop2(op2AndB32, t1, srcLit, t1, 0x8000|(1<<(f.e+f.m)-1)<<(10-f.m))...)
+			put(smVOP1(smCvtF32F16, t1, v(t1), 0)...)
+			a = vop3(smLdexpF32, dst, v(t1), v(exp), 0)
+			put(a[0], a[1])
+			return
 		}
 		a := vop3(op3BfeU32, t2, src, inlineInt(off+f.e+f.m), inlineInt(1))
 		put(a[0], a[1])
@@ -257,50 +353,176 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 		put(a[0], a[1])
 	}
 	regs := [2]uint16{aReg, bReg}
-	table := [2]bool{s.FP4[0] && cbsz == 4, s.FP4[1] && blgp == 4}
 	if table[0] || table[1] {
 		put(smVOP1(smMovB32, s.M80, srcLit, 0x80808080)...)
 		put(smVOP1(smMovB32, s.SelI[0], srcLit, 0x05010400)...) // {S0.b1,S1.b1,S0.b0,S1.b0}
 		put(smVOP1(smMovB32, s.SelI[1], srcLit, 0x07030602)...) // {S0.b3,S1.b3,S0.b2,S1.b2}
 	}
+	// The table build's registers: the E2M1 magnitudes 1..7 (four are
+	// inline constants, three literals kept in the first window, which
+	// the parts write only later), the NaN bits (in the window too), and
+	// the seven scaled values in the hold pair and Tmp.
+	mags := [7]uint16{inlineF05, inlineF1, v(s.Buf[0]), inlineF2, v(s.Buf[0] + 1), inlineF4, v(s.Buf[0] + 2)}
+	nanBits := s.Buf[0] + 3
+	if table[0] || table[1] {
+		for i, m := range []int{3, 5, 7} {
+			put(smVOP1(smMovB32, s.Buf[0]+uint16(i), srcLit, math.Float32bits(e2m1Values[m]))...)
+		}
+		put(smVOP1(smMovB32, nanBits, srcLit, 0x7f7fc0c0)...)
+	}
 	for x := 0; x < 2; x++ {
 		if !table[x] {
 			continue
 		}
-		// The scaled bf16 of each E2M1 magnitude 1..7 through the same
-		// f16 -> ldexp path as the per-element decode (values 2^-14 times
-		// the magnitude, as the f16 step would give), then byte tables:
-		// LUT[x][0..1] the high bytes of magnitudes 0..3 and 4..7,
-		// LUT[x][2..3] the low bytes.
-		tv := []uint16{s.Hold[x], s.Hold[x] + 1, s.Hold[x] + 2, s.Hold[x] + 3, s.Tmp[0], s.Tmp[1], s.Tmp[2]}
-		for m := 1; m < 8; m++ {
-			put(smVOP1(smMovB32, tv[m-1], srcLit, math.Float32bits(e2m1Values[m]/16384))...)
-			a := vop3(smLdexpF32, tv[m-1], v(tv[m-1]), v(s.Exp[x]), 0)
+		// The scaled value of each E2M1 magnitude 1..7 (tv[m-1], the
+		// value times 2^(s-127) exactly as the f16 -> ldexp path of
+		// the per-element decode gives it), then byte tables:
+		// LUT[x][0..1] the bf16 high bytes of magnitudes 0..3 and
+		// 4..7, LUT[x][2..3] the low bytes. Magnitude 0's bytes are 0.
+		tv := [7]uint16{s.Hold[x], s.Hold[x] + 1, s.Hold[x] + 2, s.Hold[x] + 3, s.Tmp[0], s.Tmp[1], s.Tmp[2]}
+		for i, m := range mags {
+			a := vop3(smLdexpF32, tv[i], m, v(s.Exp[x]), 0)
 			put(a[0], a[1])
 		}
-		spare := s.Tmp[3]
-		for k, first := range []int{0, 4, 0, 4} {
-			dst, bit := s.LUT[x][k], 24
-			if k >= 2 {
-				bit = 16
-			}
-			put(smVOP1(smMovB32, dst, srcZero, 0)...)
-			for b := 0; b < 4; b++ {
-				m := first + b
-				if m == 0 {
-					continue
-				}
-				a := vop3(op3BfeU32, spare, v(tv[m-1]), inlineInt(bit), inlineInt(8))
-				put(a[0], a[1])
-				a = vop3(smLshlOrB32, dst, v(spare), inlineInt(8*b), v(dst))
-				put(a[0], a[1])
-			}
+		// The bf16 bytes of magnitudes (a, b) gathered as {Hb, Ha, Lb,
+		// La} (SelI[1]): g02 (magnitude 0 is 0), g13, g46, g57.
+		g02, g13, g46, g57 := tv[1], tv[2], tv[5], tv[6]
+		for _, q := range [][3]uint16{{g02, v(tv[1]), srcZero}, {g13, v(tv[2]), v(tv[0])}, {g46, v(tv[5]), v(tv[3])}, {g57, v(tv[6]), v(tv[4])}} {
+			a := vop3(smPermB32, q[0], q[1], q[2], v(s.SelI[1]))
+			put(a[0], a[1])
 		}
+		// A lane whose scale is NaN ORs 0x7fc0 into every bf16 (the
+		// per-element decode's NaN), making the whole lane NaN as on
+		// gfx950; the sign ORed in later keeps it NaN.
+		for _, q := range []uint16{g02, g13, g46, g57} {
+			a := vop3(smAndOrB32, q, v(s.Mask[x]), v(nanBits), v(q))
+			put(a[0], a[1])
+		}
+		// The tables: SelI[1] takes the high bytes, SelI[0] the low.
+		for _, q := range [][4]uint16{{s.LUT[x][0], g13, g02, s.SelI[1]}, {s.LUT[x][1], g57, g46, s.SelI[1]}, {s.LUT[x][2], g13, g02, s.SelI[0]}, {s.LUT[x][3], g57, g46, s.SelI[0]}} {
+			a := vop3(smPermB32, q[0], v(q[1]), v(q[2]), v(q[3]))
+			put(a[0], a[1])
+		}
+	}
+	if byteDecode[0] || byteDecode[1] {
+		put(smVOP1(smMovB32, s.Sel, srcLit, 0x80008000)...)
 	}
 	// pair returns the register pair of operand x for part p, writing it
 	// first when needed.
 	pair := func(x, p int, buf uint16) uint16 {
 		d := buf + uint16(2*x)
+		if byteDecode[x] {
+			// Dword (or FP6 group of 4 elements) 2r+j holds the
+			// elements of pair j of part 2r in bytes 0 and 2 and of
+			// part 2r+1 in bytes 1 and 3 (scaleOrder).
+			r := p / 2
+			hold := s.Hold[x] + uint16(2*(r%2))
+			if p%2 == 1 {
+				return hold
+			}
+			f := fmts[x]
+			t0, t1, t2, t3 := s.Tmp[0], s.Tmp[1], s.Tmp[2], s.Tmp[3]
+			// FP6 spreading masks, in this operand's unused half of the
+			// odd window.
+			m12, m6 := s.Buf[1]+uint16(2*x), s.Buf[1]+uint16(2*x)+1
+			if f.bits() == 6 && p == 0 {
+				put(smVOP1(smMovB32, m12, srcLit, 0x00000fff)...)
+				put(smVOP1(smMovB32, m6, srcLit, 0x003f003f)...)
+			}
+			cvt, cvtPk := uint16(smCvtF32FP8), uint16(smCvtPkF32FP8)
+			if f.e == 3 {
+				cvt, cvtPk = smCvtF32BF8, smCvtPkF32BF8
+			}
+			// Group 2r+1 first: its four values fit the aligned pairs
+			// at d and hold (v_cvt_pk_f32_*); group 2r's then go to
+			// single registers.
+			for _, j := range []uint16{1, 0} {
+				g := uint16(2*r) + j
+				mags := d + j // free until its pair is packed
+				if j == 1 {
+					mags = t0
+					if f.bits() == 6 {
+						mags = t1
+					}
+				}
+				var signs uint16
+				var shEven, shOdd int
+				if f.bits() == 8 {
+					// E4M3: the magnitudes, with the NaN codes (0x7f)
+					// made the FNUZ NaN 0x80 (bit 7 of mag+1 added to
+					// bit 0); the signs are bits 7, 15, 23, 31.
+					src := regs[x] + g
+					put(vop2(op2AndB32, t0, srcLit, src, 0x7f7f7f7f)...)
+					put(vop2(op2AddU32, t1, srcLit, t0, 0x01010101)...)
+					put(vop2(op2LshrrevB32, t1, inlineInt(7), t1, 0)...)
+					put(vop2(op2AndB32, t1, srcLit, t1, 0x01010101)...)
+					put(vop2(op2AddU32, mags, v(t1), t0, 0)...)
+					signs, shEven, shOdd = src, 8, 0
+				} else {
+					// FP6: the 24 bits of the group, spread to one
+					// code per byte (12-bit halves to 16-bit lanes,
+					// then 6-bit fields to bytes); the magnitudes are
+					// bits 4:0 of each byte, the signs bits 5, 13, 21,
+					// 29.
+					bit := 24 * int(g)
+					w, off := uint16(bit/32), bit%32
+					xr := regs[x] + w
+					switch {
+					case off == 0:
+					case off+24 <= 32:
+						put(vop2(op2LshrrevB32, t0, inlineInt(off), xr, 0)...)
+						xr = t0
+					default:
+						a := vop3(smAlignbitB32, t0, v(xr+1), v(xr), inlineInt(off))
+						put(a[0], a[1])
+						xr = t0
+					}
+					put(vop2(smLshlrevB32, t1, inlineInt(4), xr, 0)...)
+					a := vop3(smBfiB32, t0, v(m12), v(xr), v(t1))
+					put(a[0], a[1])
+					put(vop2(smLshlrevB32, t1, inlineInt(2), t0, 0)...)
+					a = vop3(smBfiB32, t0, v(m6), v(t0), v(t1))
+					put(a[0], a[1])
+					put(vop2(op2AndB32, mags, srcLit, t0, 0x1f1f1f1f)...)
+					signs, shEven, shOdd = t0, 10, 2
+				}
+				// Bytes 0, 2, 1, 3 as f32 (exact, the value times
+				// 2^-1, 2^-7 or 2^-13 as FNUZ E4M3 or E5M2 reads them),
+				// scaled by ldexp and packed: group 2r+1's into the
+				// pairs d and hold, group 2r's into t1, t2, t3 and
+				// hold.
+				f0, f2, f1, f3 := t1, t2, t3, hold+j
+				if j == 1 {
+					f0, f1, f2, f3 = d, d+1, hold, hold+1
+					put(smVOP1(cvtPk, d, v(mags), 0)...)
+					put(smCvtPkF32FP8Hi(cvtPk, hold, mags)...)
+				} else {
+					for k, dst := range []uint16{f0, f2, f1, f3} {
+						put(smCvtF32FP8Byte(cvt, dst, mags, []uint32{0, 2, 1, 3}[k])...)
+					}
+				}
+				for _, q := range []uint16{f0, f2, f1, f3} {
+					a := vop3(smLdexpF32, q, v(q), v(s.Exp[x]), 0)
+					put(a[0], a[1])
+				}
+				a := vop3(smPermB32, hold+j, v(f3), v(f1), v(s.Mask[x]))
+				put(a[0], a[1])
+				a = vop3(smPermB32, d+j, v(f2), v(f0), v(s.Mask[x]))
+				put(a[0], a[1])
+				// The code signs (bytes 0, 2 and 1, 3) shifted to the
+				// bf16 sign bits 15 and 31 and ORed in (-0 stays -0).
+				for _, q := range [][2]int{{int(d + j), shEven}, {int(hold + j), shOdd}} {
+					src := signs
+					if q[1] != 0 {
+						put(vop2(smLshlrevB32, t1, inlineInt(q[1]), signs, 0)...)
+						src = t1
+					}
+					a := vop3(smAndOrB32, uint16(q[0]), v(src), v(s.Sel), v(uint16(q[0])))
+					put(a[0], a[1])
+				}
+			}
+			return d
+		}
 		if table[x] {
 			r := p / 2
 			hold := s.Hold[x] + uint16(2*(r%2))
@@ -327,7 +549,6 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 				for j := uint16(0); j < 2; j++ {
 					a := vop3(smPermB32, q[0]+j, v(q[1]), v(q[2]), v(s.SelI[j]))
 					put(a[0], a[1])
-					put(vop2(op2OrB32, q[0]+j, v(s.Mask[x]), q[0]+j, 0)...)
 				}
 			}
 			return d
@@ -335,18 +556,24 @@ func ScaleMFMACode(l0, l1, w0, w1 uint32, hostOp uint32, cd int, s ScaleMFMAScra
 		for j := 0; j < 2; j++ {
 			elem(s.Tmp[2], regs[x], fmts[x], scaleOrder(p, j, 0), s.Exp[x])
 			elem(s.Tmp[3], regs[x], fmts[x], scaleOrder(p, j, 1), s.Exp[x])
-			a := vop3(smPermB32, d+uint16(j), v(s.Tmp[3]), v(s.Tmp[2]), v(s.Sel))
+			a := vop3(smPermB32, d+uint16(j), v(s.Tmp[3]), v(s.Tmp[2]), v(s.Mask[x]))
 			put(a[0], a[1])
-			put(vop2(op2OrB32, d+uint16(j), v(s.Mask[x]), d+uint16(j), 0)...)
 		}
 		return d
 	}
 	c := src2
 	for p := 0; p < 8; p++ {
 		buf := s.Buf[p%2]
+		n := len(w)
 		pa, pb := pair(0, p, buf), pair(1, p, buf)
-		// VALU writes of the operands before the MFMA reads them.
-		put(sNop(4))
+		// VALU writes of the operands before the MFMA reads them. A
+		// part whose pairs were both written before the previous part's
+		// MFMA (held pairs) needs no wait: it reads as C exactly the D
+		// that MFMA wrote, a full-register SrcC dependency, which needs
+		// no wait states on gfx942 for these 8- and 16-pass MFMAs.
+		if p == 0 || len(w) > n {
+			put(sNop(4))
+		}
 		put(0xd3800000|hostOp<<16|accCD<<15|vdst, uint32(v(pa))|uint32(v(pb))<<9|c<<18)
 		c = srcVGPR + vdst
 	}
@@ -377,11 +604,15 @@ func emitScaleMFMA(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 	copy(s.Tmp[:], t[:4])
 	s.Sel, s.Exp[0], s.Exp[1], s.Mask[0], s.Mask[1] = t[4], t[5], t[6], t[7], t[8]
 	for x, f := range []uint32{w[2] >> 8 & 7, w[3] >> 29} {
-		if f != 4 {
+		if f == 1 {
 			continue
 		}
 		if s.Hold[x], err = ctx.TempVGPRRange(4, 2); err != nil {
 			return nil, fmt.Errorf("%s at %#x: %w", in.Name(), in.PC, err)
+		}
+		if f != 4 {
+			s.Bytes[x] = true
+			continue
 		}
 		lut, err := ctx.TempVGPRs(4)
 		if err != nil {

@@ -11,22 +11,26 @@ import (
 // guest's). One body per kernel and key (host shape, A and B formats, the
 // accumulator when it is an inline constant, and whether C/D are AGPRs)
 // runs ScaleMFMACode on fixed registers: A, B, C/D and the two scale
-// bytes. A call site
+// bytes. A 16x16x128 call site
 //
 //	s_nop 7 (x3)                 earlier XDL writes of the operands land
 //	                             (dropped when no MFMA is that close)
 //	v_mov / v_accvgpr_read       A, B (VGPRs or AGPRs) into the fixed A, B
 //	v_bfe_u32                    each scale byte into its fixed register
 //	v_mov / v_accvgpr_*          C into the fixed C/D (unless C is a constant)
-//	s_call_b64                   the body (ends with s_nop 7 x3, s_setpc_b64)
+//	s_call_b64                   the body (ends with s_nop 7 x3, s_setpc_b64;
+//	                             it reads only the copies: no leading waits)
 //	v_mov / v_accvgpr_*          the fixed C/D into the guest's D
 //	s_nop 4                      the writes of D before an MFMA reads them
 //
-// is 20-23 instructions for a 16x16x128 E2M1 MFMA (44-47 for 32x32x64).
-// When the guest's C/D are AGPRs and AGPRs are free at every use, the
-// fixed C/D are AGPRs and the copies are 4-byte v_accvgpr_mov_b32. The
-// body computes exactly what the inline expansion computes on copies of
-// the same values, so the results are identical.
+// is 20-23 instructions for a 16x16x128 E2M1 MFMA. When the guest's C/D
+// are AGPRs and AGPRs are free at every use, the fixed C/D are AGPRs and
+// the copies are 4-byte v_accvgpr_mov_b32. A 32x32x64 body is keyed by the
+// guest's D and C as well and reads and writes them itself (no C/D
+// copies: 12-15 instructions for E2M1 x E2M1 instead of 44-47; aiter's
+// fmha_v4 kernels use 11 D/C/format combinations). The body computes
+// exactly what the inline expansion computes on copies of the same
+// values, so the results are identical.
 
 // smAccMov is v_accvgpr_mov_b32 (VOP1; the source AGPR coded as 256+a).
 const smAccMov = 0x52
@@ -35,6 +39,7 @@ const smAccMov = 0x52
 type scaleSharedLayout struct {
 	a, b, cd uint16    // first registers of A, B, C/D
 	cdAGPR   bool      // C/D in AGPRs (cd an AGPR)
+	ownCD    bool      // the guest's C/D (no fixed C/D, no copies)
 	sc       [2]uint16 // the A and B scale bytes
 	s        ScaleMFMAScratch
 	used     []uint16
@@ -53,15 +58,20 @@ func scaleSharedWords(in *isa.Inst, raw []byte) (l0, l1, w0, w1 uint32, op uint3
 	return w[0], w[1], w[2], w[3], m.op, m.cd, nil
 }
 
-// scaleSharedKey is the body key: host opcode, formats, constant C.
+// scaleSharedKey is the body key: host opcode, formats, constant C; for
+// the 32x32x64 shape also D and C (its body reads and writes the guest's
+// C/D: 32 copies less per use).
 func scaleSharedKey(in *isa.Inst, raw []byte) (string, bool) {
-	l0, l1, w0, w1, op, _, err := scaleSharedWords(in, raw)
+	l0, l1, w0, w1, op, cd, err := scaleSharedWords(in, raw)
 	if err != nil {
 		return "", false
 	}
 	f, err := parseScaleMFMA(l0, l1, w0, w1)
 	if err != nil {
 		return "", false
+	}
+	if scaleSharedOwnCD(cd) {
+		return fmt.Sprintf("scale-mfma/%#x/%d/%d/acc%d/d%d/c%d", op, f.cbsz, f.blgp, f.accCD, f.vdst, f.src2), true
 	}
 	c := uint32(srcVGPR)
 	if f.src2 < srcVGPR {
@@ -70,14 +80,19 @@ func scaleSharedKey(in *isa.Inst, raw []byte) (string, bool) {
 	return fmt.Sprintf("scale-mfma/%#x/%d/%d/%d/acc%d", op, f.cbsz, f.blgp, c, f.accCD), true
 }
 
+// scaleSharedOwnCD tells whether a body of C/D size cd uses the guest's
+// C/D registers (keyed by them) instead of fixed ones.
+func scaleSharedOwnCD(cd int) bool { return cd == 16 }
+
 // layoutScaleShared lays out the fixed registers of a key from regs:
-// aligned runs first (C/D, A, B, the part windows, the E2M1 hold pairs),
-// then single registers.
+// aligned runs first (C/D, A, B, the part windows, the E2M1 and byte-decode
+// hold pairs), then single registers.
 func layoutScaleShared(f scaleFields, cd int, regs, aregs []uint16) (scaleSharedLayout, error) {
 	var l scaleSharedLayout
 	p := &regPool{free: append([]uint16(nil), regs...)}
 	var err error
-	if f.accCD == 1 {
+	l.ownCD = scaleSharedOwnCD(cd)
+	if f.accCD == 1 && !l.ownCD {
 		// Guest C/D in AGPRs: fixed AGPRs when there are (4-byte
 		// v_accvgpr_mov copies instead of 8-byte reads and writes).
 		ap := &regPool{free: append([]uint16(nil), aregs...)}
@@ -85,7 +100,7 @@ func layoutScaleShared(f scaleFields, cd int, regs, aregs []uint16) (scaleShared
 			l.cd, l.cdAGPR = r, true
 		}
 	}
-	if !l.cdAGPR {
+	if !l.cdAGPR && !l.ownCD {
 		if l.cd, err = p.run(cd, 2); err != nil {
 			return l, err
 		}
@@ -102,13 +117,15 @@ func layoutScaleShared(f scaleFields, cd int, regs, aregs []uint16) (scaleShared
 		}
 	}
 	fp4 := [2]bool{f.cbsz == 4, f.blgp == 4}
+	bytes := [2]bool{f.cbsz != 1 && f.cbsz != 4, f.blgp != 1 && f.blgp != 4}
 	for x := range fp4 {
-		if fp4[x] {
+		if fp4[x] || bytes[x] {
 			if l.s.Hold[x], err = p.run(4, 2); err != nil {
 				return l, err
 			}
 		}
 	}
+	l.s.Bytes = bytes
 	s := &l.s
 	if err := p.ones(&l.sc[0], &l.sc[1], &s.Tmp[0], &s.Tmp[1], &s.Tmp[2], &s.Tmp[3], &s.Sel, &s.Exp[0], &s.Exp[1], &s.Mask[0], &s.Mask[1]); err != nil {
 		return l, err
@@ -168,7 +185,7 @@ func scaleSharedSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, err
 		b := vop3(op3BfeU32, l.sc[x], uint16(f.scaleSrc[x]), inlineInt(int(8*f.scaleByte[x])), inlineInt(8))
 		pre = append(pre, b[0], b[1])
 	}
-	if f.src2 >= srcVGPR {
+	if f.src2 >= srcVGPR && !l.ownCD {
 		if l.cdAGPR {
 			for i := uint16(0); i < uint16(cd); i++ {
 				pre = append(pre, smVOP1(smAccMov, l.cd+i, srcVGPR+uint16(f.src2-srcVGPR)+i, 0)...)
@@ -178,7 +195,7 @@ func scaleSharedSite(in *isa.Inst, raw []byte, regs SharedRegs) (SharedSite, err
 		}
 	}
 	var post []uint32
-	for i := uint16(0); i < uint16(cd); i++ {
+	for i := uint16(0); i < uint16(cd) && !l.ownCD; i++ {
 		if l.cdAGPR {
 			post = append(post, smVOP1(smAccMov, uint16(f.vdst)+i, srcVGPR+l.cd+i, 0)...)
 		} else if f.accCD == 1 {
@@ -200,16 +217,22 @@ func scaleSharedBody(in *isa.Inst, raw []byte, regs SharedRegs) ([]byte, error) 
 	// The body's pair: the fixed registers, scale byte 0 of each fixed
 	// scale register, C/D in VGPRs (the accumulator constant kept).
 	src2 := f.src2
-	if src2 >= srcVGPR {
+	if src2 >= srcVGPR && !l.ownCD {
 		src2 = srcVGPR + uint32(l.cd)
 	}
 	bw0 := w0&^(0xff|1<<15|0xf<<11) | uint32(l.cd)
 	if l.cdAGPR {
 		bw0 |= 1 << 15 // C and D name AGPRs
 	}
+	if l.ownCD {
+		bw0 = w0&^(0xff|0xf<<11) | f.vdst // the guest's C/D (and acc bit)
+	}
 	bw1 := (srcVGPR + uint32(l.a)) | (srcVGPR+uint32(l.b))<<9 | src2<<18 | f.blgp<<29
 	bl1 := (srcVGPR + uint32(l.sc[0])) | (srcVGPR+uint32(l.sc[1]))<<9
-	return ScaleMFMACode(0xd3ac0000, bl1, bw0, bw1, op, cd, l.s)
+	s := l.s
+	s.ScaleBytes = true     // the site's v_bfe_u32 wrote the bytes
+	s.CopiedOperands = true // and its copies A and B
+	return ScaleMFMACode(0xd3ac0000, bl1, bw0, bw1, op, cd, s)
 }
 
 // scaleSharedNames lists the registers a use reads or writes (AGPRs as

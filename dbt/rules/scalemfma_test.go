@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -65,7 +66,8 @@ func TestScaleMFMATableDecodeDisassembles(t *testing.T) {
 // and checks the host MFMAs: eight chained bf16 MFMAs of the right shape
 // on the alternating scratch windows, C then D as accumulator, the guest's
 // AGPR/VGPR choice for C/D kept; the FP6 formats use v_alignbit_b32 for
-// the elements that straddle dwords.
+// the elements that straddle dwords; codes are sign-extended with
+// v_bfe_i32, and E4M3's NaN fix-up uses v_lshl_or_b32.
 func TestScaleMFMADisassembles(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -74,16 +76,17 @@ func TestScaleMFMADisassembles(t *testing.T) {
 		cd         int
 		first, mid string
 		align      bool
+		e4m3       bool
 	}{
 		// v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[72:75], v[8:11], a[0:3], v140, v136 cbsz:4 blgp:4 (aiter f4gemm)
 		{"fp4 16x16 agpr", 0xd3ad8c00, 0x84021148, 0x61, 4,
-			"v_mfma_f32_16x16x16_bf16 a[0:3], v[200:201], v[202:203], a[0:3]", "v_mfma_f32_16x16x16_bf16 a[0:3], v[204:205], v[206:207], a[0:3]", false},
+			"v_mfma_f32_16x16x16_bf16 a[0:3], v[200:201], v[202:203], a[0:3]", "v_mfma_f32_16x16x16_bf16 a[0:3], v[204:205], v[206:207], a[0:3]", false, false},
 		// v_mfma_scale_f32_32x32x64_f8f6f4 v[48:63], v[184:189], v[4:9], v[96:111], v176, v232 cbsz:2 blgp:2 (aiter fmha_v4 f6f4)
 		{"fp6 32x32", 0xd3ae0a30, 0x458209b8, 0x60, 16,
-			"v_mfma_f32_32x32x8_bf16 v[48:63], v[200:201], v[202:203], v[96:111]", "v_mfma_f32_32x32x8_bf16 v[48:63], v[204:205], v[206:207], v[48:63]", true},
+			"v_mfma_f32_32x32x8_bf16 v[48:63], v[200:201], v[202:203], v[96:111]", "v_mfma_f32_32x32x8_bf16 v[48:63], v[204:205], v[206:207], v[48:63]", true, false},
 		// FP8 x BF8, zero accumulator.
 		{"fp8 16x16 zero C", 0xd3ad0800, 0x22021914, 0x61, 4,
-			"v_mfma_f32_16x16x16_bf16 v[0:3], v[200:201], v[202:203], 0", "v_mfma_f32_16x16x16_bf16 v[0:3], v[204:205], v[206:207], v[0:3]", false},
+			"v_mfma_f32_16x16x16_bf16 v[0:3], v[200:201], v[202:203], 0", "v_mfma_f32_16x16x16_bf16 v[0:3], v[204:205], v[206:207], v[0:3]", false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, err := ScaleMFMACode(0xd3ac0000, 0x0003118c, c.w0, c.w1, c.op, c.cd, smScratch)
@@ -103,15 +106,64 @@ func TestScaleMFMADisassembles(t *testing.T) {
 			if len(mfmas) != 8 || !strings.HasPrefix(mfmas[0], c.first) || !strings.HasPrefix(mfmas[1], c.mid) {
 				t.Fatalf("host MFMAs %q, want 8 starting %q, %q", mfmas, c.first, c.mid)
 			}
-			for _, mn := range []string{"v_bfe_u32", "v_lshl_or_b32", "v_cvt_f32_f16_e32", "v_ldexp_f32", "v_perm_b32", "v_or_b32_e32", "v_mov_b32_e32"} {
+			for _, mn := range []string{"v_bfe_u32", "v_bfe_i32", "v_and_b32_e32", "v_cvt_f32_f16_e32", "v_ldexp_f32", "v_perm_b32", "v_or_b32_e32"} {
 				if !seen[mn] {
 					t.Errorf("no %s in %q", mn, lines[:20])
 				}
+			}
+			if seen["v_lshl_or_b32"] != c.e4m3 {
+				t.Errorf("v_lshl_or_b32 present = %v, want %v (E4M3 operand)", seen["v_lshl_or_b32"], c.e4m3)
 			}
 			if seen["v_alignbit_b32"] != c.align {
 				t.Errorf("v_alignbit_b32 present = %v, want %v", seen["v_alignbit_b32"], c.align)
 			}
 		})
+	}
+}
+
+// TestScaleMFMAByteDecodeDisassembles: with the hold registers, E4M3 and
+// FP6 operands are read byte by byte with v_cvt_f32_fp8/bf8 (SDWA byte
+// selects; FP6 codes spread to bytes with v_bfi_b32 first), and the odd
+// parts read the hold pairs.
+func TestScaleMFMAByteDecodeDisassembles(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		w0, w1 uint32
+		bytes  [2]bool
+		cvt    string
+		part1  string
+	}{
+		// E4M3 A, E5M2 B, zero C.
+		{"e4m3", 0xd3ad0800, 0x22021914, [2]bool{true, false}, "v_cvt_f32_fp8_sdwa", "v_mfma_f32_16x16x16_bf16 v[0:3], v[220:221], v[206:207], v[0:3]"},
+		// E3M2 A, E2M3 B (aiter fmha_v4 f6f4 registers).
+		{"e3m2 x e2m3", 0xd3ae0b30, 0x458209b8, [2]bool{true, true}, "v_cvt_f32_bf8_sdwa", "v_mfma_f32_32x32x8_bf16 v[48:63], v[220:221], v[240:241], v[48:63]"},
+	} {
+		s := smScratch
+		s.Bytes = c.bytes
+		s.Hold = [2]uint16{220, 240}
+		op, cd := uint32(0x61), 4
+		if c.w0>>16&0xff == 0xae {
+			op, cd = 0x60, 16
+		}
+		code, err := ScaleMFMACode(0xd3ac0000, 0x0003118c, c.w0, c.w1, op, cd, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := disasm(t, code)
+		text := strings.Join(lines, "\n")
+		for b := 0; b < 4; b++ {
+			if want := fmt.Sprintf("src0_sel:BYTE_%d", b); !strings.Contains(text, c.cvt) || !strings.Contains(text, want) {
+				t.Errorf("%s: no %s with %s", c.name, c.cvt, want)
+			}
+		}
+		if !strings.Contains(text, c.part1) {
+			t.Errorf("%s: part 1 does not read the hold pairs:\n%s", c.name, text)
+		}
+		plain, err := ScaleMFMACode(0xd3ac0000, 0x0003118c, c.w0, c.w1, op, cd, smScratch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d instructions with the byte decode, %d per element", c.name, len(lines), len(disasm(t, plain)))
 	}
 }
 

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -99,10 +98,10 @@ type regPool struct {
 // run takes n consecutive free registers starting at a multiple of align,
 // the first such start in list order.
 func (p *regPool) run(n, align int) (uint16, error) {
-	var in [256]bool
+	var in [4]uint64 // the free registers below 256
 	for _, r := range p.free {
 		if r < 256 {
-			in[r] = true
+			in[r>>6] |= 1 << (r & 63)
 		}
 	}
 	for _, r := range p.free {
@@ -111,7 +110,8 @@ func (p *regPool) run(n, align int) (uint16, error) {
 		}
 		ok := true
 		for i := 1; i < n && ok; i++ {
-			ok = in[int(r)+i]
+			x := int(r) + i
+			ok = in[x>>6]>>(x&63)&1 != 0
 		}
 		if !ok {
 			continue
@@ -119,7 +119,16 @@ func (p *regPool) run(n, align int) (uint16, error) {
 		for i := 0; i < n; i++ {
 			p.used = append(p.used, r+uint16(i))
 		}
-		p.free = slices.DeleteFunc(p.free, func(x uint16) bool { return x >= r && x < r+uint16(n) })
+		// Drop the run from the list, keeping the order of the rest.
+		k := 0
+		for _, x := range p.free {
+			if x < r || x >= r+uint16(n) {
+				p.free[k] = x
+				k++
+			}
+		}
+		clear(p.free[k:])
+		p.free = p.free[:k]
 		return r, nil
 	}
 	return 0, fmt.Errorf("no %d consecutive fixed VGPRs aligned to %d among %d free at every use", n, align, len(p.free))

@@ -372,7 +372,10 @@ func (d *Descriptor) Check(p target.Processor) error {
 			return fmt.Errorf("kd: reserved byte %d (RESERVED3) is 0x%02x", RESERVED3_OFFSET+i, b)
 		}
 	}
-	for _, f := range Fields(p.Family) {
+	for _, f := range fieldTable { // Fields(p.Family) without the slice
+		if !f.Families.Has(p.Family) {
+			continue
+		}
 		if len(f.Name) >= 8 && f.Name[:8] == "RESERVED" && d.Get(f) != 0 {
 			return fmt.Errorf("kd: reserved field %s (byte %d, bits %d..%d) is %d", f, f.Word.offset(), f.Shift, f.Shift+f.Width-1, d.Get(f))
 		}

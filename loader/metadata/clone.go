@@ -18,7 +18,7 @@ func (md *Metadata) Clone() *Metadata {
 	c.Version = slices.Clone(md.Version)
 	c.Printf = slices.Clone(md.Printf)
 	c.Extra = cloneExtra(md.Extra)
-	c.present = maps.Clone(md.present)
+	c.present.other = maps.Clone(md.present.other)
 	if md.Kernels != nil {
 		c.Kernels = make([]Kernel, len(md.Kernels))
 		for i := range md.Kernels {
@@ -35,13 +35,13 @@ func (k *Kernel) clone() Kernel {
 	c.ReqdWorkgroupSize = slices.Clone(k.ReqdWorkgroupSize)
 	c.WorkgroupSizeHint = slices.Clone(k.WorkgroupSizeHint)
 	c.Extra = cloneExtra(k.Extra)
-	c.present = maps.Clone(k.present)
+	c.present.other = maps.Clone(k.present.other)
 	if k.Args != nil {
 		c.Args = make([]Arg, len(k.Args))
 		for i := range k.Args {
 			a := k.Args[i]
 			a.Extra = cloneExtra(a.Extra)
-			a.present = maps.Clone(a.present)
+			a.present.other = maps.Clone(a.present.other)
 			c.Args[i] = a
 		}
 	}

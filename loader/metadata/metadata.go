@@ -13,6 +13,7 @@ package metadata
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"reflect"
 	"sort"
 	"sync"
@@ -34,7 +35,7 @@ type Metadata struct {
 	// Extra holds root keys this package does not model, by key.
 	Extra map[string]any `msgpack:"-"`
 
-	present map[string]bool
+	present presence
 }
 
 // Kernel is one entry of amdhsa.kernels.
@@ -66,7 +67,7 @@ type Kernel struct {
 	// Extra holds the kernel's keys this package does not model.
 	Extra map[string]any `msgpack:"-"`
 
-	present map[string]bool
+	present presence
 }
 
 // Arg is one entry of a kernel's .args list.
@@ -88,7 +89,7 @@ type Arg struct {
 	// Extra holds the argument's keys this package does not model.
 	Extra map[string]any `msgpack:"-"`
 
-	present map[string]bool
+	present presence
 }
 
 // Value kinds of hidden arguments and buffers, as .value_kind spells them.
@@ -109,6 +110,17 @@ func Decode(b []byte) (*Metadata, error) {
 	if err := Validate(b); err != nil {
 		return nil, err
 	}
+	if md, ok := decodeDirect(b); ok {
+		return md, nil
+	}
+	return decodeGeneric(b)
+}
+
+// decodeGeneric decodes a validated note through the MessagePack
+// library's generic maps and lists, then fills the typed form from them;
+// its errors name the entry and key of the first value the typed form
+// rejects. decodeDirect gives the same value faster where it applies.
+func decodeGeneric(b []byte) (*Metadata, error) {
 	dec := msgpack.NewDecoder(bytes.NewReader(b))
 	dec.UseLooseInterfaceDecoding(true)
 	raw, err := dec.DecodeInterface()
@@ -125,7 +137,7 @@ func Decode(b []byte) (*Metadata, error) {
 	}
 	if ks, ok := root["amdhsa.kernels"]; ok {
 		delete(md.Extra, "amdhsa.kernels")
-		md.present["amdhsa.kernels"] = true
+		md.present.bits |= listBit
 		list, ok := ks.([]any)
 		if !ok {
 			return nil, fmt.Errorf("metadata: amdhsa.kernels is %T, want a list", ks)
@@ -144,7 +156,7 @@ func Decode(b []byte) (*Metadata, error) {
 			}
 			if as, ok := km[".args"]; ok {
 				delete(k.Extra, ".args")
-				k.present[".args"] = true
+				k.present.bits |= listBit
 				al, ok := as.([]any)
 				if !ok {
 					return nil, fmt.Errorf("metadata: %s.args is %T, want a list", where(), as)
@@ -169,13 +181,13 @@ func Decode(b []byte) (*Metadata, error) {
 
 // fromMap fills the tagged fields of the struct pointed to by dst from m
 // and stores the remaining keys in its Extra field and the presence set.
-func fromMap(m map[string]any, dst any, extraOut *map[string]any, presentOut *map[string]bool, where func() string) error {
+func fromMap(m map[string]any, dst any, extraOut *map[string]any, presentOut *presence, where func() string) error {
 	v := reflect.ValueOf(dst).Elem()
 	tf := fieldsOf(v.Type())
-	present := make(map[string]bool, len(m))
+	var present presence
 	var extra map[string]any
 	for key, val := range m {
-		idx, ok := tf.index[key]
+		f, ok := tf.ref[key]
 		if !ok {
 			if extra == nil {
 				extra = map[string]any{}
@@ -183,8 +195,8 @@ func fromMap(m map[string]any, dst any, extraOut *map[string]any, presentOut *ma
 			extra[key] = val
 			continue
 		}
-		present[key] = true
-		if err := assign(v.Field(idx), val); err != nil {
+		present.bits |= 1 << f.n
+		if err := assign(v.Field(f.idx), val); err != nil {
 			return fmt.Errorf("metadata: %s key %q: %w", where(), key, err)
 		}
 	}
@@ -197,6 +209,55 @@ type typeFields struct {
 	keys  []string
 	idx   []int
 	index map[string]int
+	// ref maps a key to its field.
+	ref map[string]fieldRef
+	// list is the struct's list key (see listBit), if it has one.
+	list string
+}
+
+// fieldRef is a tagged field: its index in the struct, its position n in
+// keys and its key.
+type fieldRef struct {
+	idx, n int
+	key    string
+}
+
+// listBit is the presence bit of a struct's list key (amdhsa.kernels of
+// the root, .args of a kernel), which has no tagged field.
+const listBit = 1 << 63
+
+// presence records which keys a map held when it was decoded, and the
+// keys MarkPresent named: bit n of bits for the struct's n-th tagged key,
+// listBit for its list key, other for any other key.
+type presence struct {
+	bits  uint64
+	other map[string]bool
+}
+
+// mark records key as present in a struct whose fields tf describes.
+func (p *presence) mark(tf *typeFields, key string) {
+	switch f, ok := tf.ref[key]; {
+	case ok:
+		p.bits |= 1 << f.n
+	case key == tf.list && key != "":
+		p.bits |= listBit
+	default:
+		if p.other == nil {
+			p.other = map[string]bool{}
+		}
+		p.other[key] = true
+	}
+}
+
+// has reports whether key is recorded as present.
+func (p *presence) has(tf *typeFields, key string) bool {
+	switch f, ok := tf.ref[key]; {
+	case ok:
+		return p.bits>>f.n&1 != 0
+	case key == tf.list && key != "":
+		return p.bits&listBit != 0
+	}
+	return p.other[key]
 }
 
 var fieldCache sync.Map // reflect.Type -> *typeFields
@@ -205,7 +266,13 @@ func fieldsOf(t reflect.Type) *typeFields {
 	if c, ok := fieldCache.Load(t); ok {
 		return c.(*typeFields)
 	}
-	tf := &typeFields{index: map[string]int{}}
+	tf := &typeFields{index: map[string]int{}, ref: map[string]fieldRef{}}
+	switch t {
+	case reflect.TypeOf(Metadata{}):
+		tf.list = "amdhsa.kernels"
+	case reflect.TypeOf(Kernel{}):
+		tf.list = ".args"
+	}
 	for i := 0; i < t.NumField(); i++ {
 		key := t.Field(i).Tag.Get("msgpack")
 		if key == "" || key == "-" {
@@ -214,6 +281,7 @@ func fieldsOf(t reflect.Type) *typeFields {
 		tf.keys = append(tf.keys, key)
 		tf.idx = append(tf.idx, i)
 		tf.index[key] = i
+		tf.ref[key] = fieldRef{i, len(tf.keys) - 1, key}
 	}
 	fieldCache.Store(t, tf)
 	return tf
@@ -294,13 +362,13 @@ var (
 
 // toMap renders the struct's known fields (present or non-zero) and its
 // Extra keys as a map.
-func toMap(src any, extra map[string]any, present, required map[string]bool) map[string]any {
+func toMap(src any, extra map[string]any, present presence, required map[string]bool) map[string]any {
 	v := reflect.ValueOf(src).Elem()
 	tf := fieldsOf(v.Type())
-	out := make(map[string]any, len(present)+len(extra)+len(required))
+	out := make(map[string]any, bits.OnesCount64(present.bits)+len(extra)+len(required))
 	for n, key := range tf.keys {
 		fv := v.Field(tf.idx[n])
-		if !present[key] && !required[key] && fv.IsZero() {
+		if present.bits>>n&1 == 0 && !required[key] && fv.IsZero() {
 			continue
 		}
 		if fv.Kind() == reflect.Slice && fv.IsNil() {
@@ -321,7 +389,7 @@ func (a *Arg) Map() map[string]any { return toMap(a, a.Extra, a.present, argRequ
 // Map returns the kernel as a map keyed by metadata key, args included.
 func (k *Kernel) Map() map[string]any {
 	m := toMap(k, k.Extra, k.present, kernelRequired)
-	if len(k.Args) > 0 || k.present[".args"] {
+	if len(k.Args) > 0 || k.present.bits&listBit != 0 {
 		args := make([]any, len(k.Args))
 		for i := range k.Args {
 			args[i] = k.Args[i].Map()
@@ -334,7 +402,7 @@ func (k *Kernel) Map() map[string]any {
 // Map returns the whole metadata as a map keyed by metadata key.
 func (md *Metadata) Map() map[string]any {
 	m := toMap(md, md.Extra, md.present, rootRequired)
-	if len(md.Kernels) > 0 || md.present["amdhsa.kernels"] {
+	if len(md.Kernels) > 0 || md.present.bits&listBit != 0 {
 		ks := make([]any, len(md.Kernels))
 		for i := range md.Kernels {
 			ks[i] = md.Kernels[i].Map()
@@ -345,11 +413,20 @@ func (md *Metadata) Map() map[string]any {
 }
 
 // Has reports whether the kernel's map held key when it was decoded.
-func (k *Kernel) Has(key string) bool { return k.present[key] }
+func (k *Kernel) Has(key string) bool { return k.present.has(fieldsOf(reflect.TypeOf(*k)), key) }
 
 // Encode renders the metadata as MessagePack with map keys sorted, so the
 // same metadata always gives the same bytes.
 func (md *Metadata) Encode() ([]byte, error) {
+	if b, ok := encodeDirect(md); ok {
+		return b, nil
+	}
+	return md.encodeGeneric()
+}
+
+// encodeGeneric is Encode through the MessagePack library, from Map.
+// encodeDirect gives the same bytes faster where it applies.
+func (md *Metadata) encodeGeneric() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
 	enc.SetSortMapKeys(true)
@@ -373,10 +450,8 @@ func Keys(m map[string]any) []string {
 // MarkPresent records keys as present so that Encode writes them even when
 // their value is zero (for example ".uses_dynamic_stack: false").
 func (k *Kernel) MarkPresent(keys ...string) {
-	if k.present == nil {
-		k.present = map[string]bool{}
-	}
+	tf := fieldsOf(reflect.TypeOf(*k))
 	for _, key := range keys {
-		k.present[key] = true
+		k.present.mark(tf, key)
 	}
 }

@@ -111,7 +111,7 @@ func (k *kplan) prepareScope() error {
 	if k.flag < 0 {
 		return reject("kernel %s: scope filtering needs an SGPR the kernel never uses below s%d; there is none", k.k.Name, k.limit)
 	}
-	entry := k.o.g.Insts[k.k.EntryAddr]
+	entry, _ := k.o.g.Inst(k.k.EntryAddr)
 	if entry == nil {
 		return reject("kernel %s: the entry %#x is not a decoded instruction: no place for the scope check", k.k.Name, k.k.EntryAddr)
 	}
@@ -581,7 +581,7 @@ func (k *kplan) getpc(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte
 	tgt := in.PC + 4 + (uint64(hi)<<32 | uint64(lo))
 	fx := place.Fixup{Kind: place.PCRel, Off: len(code), Size: 4, Pair: n, Target: tgt, Src: in.PC, LoLit: len(code) + 8, HiLit: len(code) + 16}
 	if k.o.g.Text.Contains(tgt) {
-		if _, ok := k.o.g.Insts[tgt]; !ok || !k.inScopeInst(tgt) {
+		if _, ok := k.o.g.Inst(tgt); !ok || !k.inScopeInst(tgt) {
 			return nil, reject("kernel %s: %#x: s_getpc_b64 computes %#x inside .text, which is not an instruction of the kernel's scope", k.k.Name, in.PC, tgt)
 		}
 	} else {

@@ -148,7 +148,7 @@ type kplan struct {
 }
 
 func (k *kplan) inScopeInst(pc uint64) bool {
-	in, ok := k.o.g.Insts[pc]
+	in, ok := k.o.g.Inst(pc)
 	if !ok {
 		return false
 	}

@@ -410,8 +410,8 @@ func (k *kplan) planLoops() {
 // planRegions adds the named ranges.
 func (k *kplan) planRegions() error {
 	for _, r := range k.opt.Regions {
-		_, s := k.o.g.Insts[r.Start]
-		_, e := k.o.g.Insts[r.End]
+		_, s := k.o.g.Inst(r.Start)
+		_, e := k.o.g.Inst(r.End)
 		if !k.inScopeInst(r.Start) && !k.inScopeInst(r.End) {
 			continue
 		}

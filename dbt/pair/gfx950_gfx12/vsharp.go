@@ -334,7 +334,7 @@ func analyzeVSharps(g *cfg.Graph, sc *cfg.Scope) *vsharpInfo {
 		if taint[o] != "" {
 			continue
 		}
-		x := g.Insts[o]
+		x, _ := g.Inst(o)
 		if x == nil {
 			taint[o] = "definition not decoded"
 			continue

@@ -84,7 +84,11 @@ func (Pair) HostPrint(in *isa.Inst) string { return gfx9.Print(in) }
 // v_permlane16_swap_b32 far enough from any EXEC write in its block the
 // form without the s_nop.
 func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site) legalize.Decision {
-	d := legalize.DecideInto(in, raw, guest, isa.GFX942, hostDecodeInto, hostScratch(site.Memo))
+	var scratch *isa.Inst // the cache's when the caller holds one
+	if site.Legalize == nil {
+		scratch = hostScratch(site.Memo)
+	}
+	d := legalize.DecideCached(in, raw, guest, isa.GFX942, hostDecodeInto, scratch, site.Legalize)
 	if in.Name() == "s_nop" && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
 		if r := rules.Permlane16PairNopAt(site.Block, site.Index); r != nil {
 			d.Rule, d.Action, d.Fidelity = r, report.Expand, r.Fidelity
