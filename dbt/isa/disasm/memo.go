@@ -150,55 +150,91 @@ func newMemoUser(m *memo) *memoUser {
 	return &memoUser{m: m, last: -1, chunk: -1, next: make([]uint32, len(m.entries)), prev: make([]uint32, len(m.entries))}
 }
 
-// matches reports whether the instruction at the start of b is e's.
-func (e *memoEntry) matches(b []byte) bool {
-	if e.val&memoSize8 == 0 {
-		return uint64(le32(b)) == e.key
-	}
-	return len(b) >= 8 && le64(b) == e.key
-}
-
 // get returns the entry of the instruction at the start of b and its size,
 // or size 0 when there is none. The successor of the previous entry is
 // tried first (the last two). Then the top bits of the first word tell the 32-bit
 // encodings (VOP1, VOP2, VOPC, SOP*, VINTRP: 4 bytes, or 8 with a literal)
-// from the 64-bit ones, so that most instructions take one lookup; a wrong
-// guess would only cost a decode, since an entry found in either table is
-// the instruction's.
+// from the 64-bit ones, so that most instructions take one lookup; a VOP1,
+// VOP2 or VOPC word whose src0 is 255 (a literal), 249 (SDWA) or 250
+// (DPP), or a SOP2 word with a source 255, takes only the 8-byte lookup. A wrong guess would only
+// cost a decode, since an entry found in either table is the
+// instruction's.
 func (u *memoUser) get(b []byte) (memoVal, int) {
+	if len(b) < 8 {
+		return u.getWord(b)
+	}
 	m := u.m
+	k := le64(b)
 	if u.last >= 0 {
 		if n := u.next[u.last]; n != 0 {
-			if e := &m.entries[n-1]; e.matches(b) {
+			if e := &m.entries[n-1]; e.key == k&e.val.keyMask() {
 				u.last = int(n - 1)
 				return e.val, e.val.size()
 			}
 		}
 		if n := u.prev[u.last]; n != 0 {
-			if e := &m.entries[n-1]; e.matches(b) {
+			if e := &m.entries[n-1]; e.key == k&e.val.keyMask() {
 				u.last = int(n - 1)
 				return e.val, e.val.size()
 			}
 		}
 	}
 	i := -1
-	w := le32(b)
-	if w>>31 == 0 || w>>30 == 2 || w>>26 == 0x35 {
+	if w := uint32(k); mayBeWord(w) {
 		i = m.table.get(uint64(w), m.entries)
 		if i >= 0 && m.entries[i].val&memoSize8 != 0 {
 			i = -1
 		}
 	}
-	if i < 0 && len(b) >= 8 {
-		i = m.table.get(le64(b), m.entries)
-	}
 	if i < 0 {
+		i = m.table.get(k, m.entries)
+		if i < 0 {
+			return 0, 0
+		}
+	}
+	u.follow(i)
+	v := m.entries[i].val
+	return v, v.size()
+}
+
+// mayBeWord reports whether the GFX9 instruction word w may be a whole
+// 4-byte instruction: a 32-bit encoding (VOP1, VOP2, VOPC, SOP*, VINTRP)
+// without a literal that its word alone shows.
+func mayBeWord(w uint32) bool {
+	switch {
+	case w>>31 == 0: // VOP2, VOP1, VOPC: src0 255 is a literal, 249 SDWA, 250 DPP
+		src0 := w & 0x1ff
+		return src0 != 0xff && src0 != 0xf9 && src0 != 0xfa
+	case w>>30 == 2: // SOP*
+		if w>>28 != 0xb && w>>23&0x7f < 0x7d { // SOP2
+			return w&0xff != 0xff && w>>8&0xff != 0xff
+		}
+		return true
+	}
+	return w>>26 == 0x35 // VINTRP
+}
+
+// getWord is get for the last word of a section.
+func (u *memoUser) getWord(b []byte) (memoVal, int) {
+	if len(b) < 4 {
+		return 0, 0
+	}
+	w := le32(b)
+	if !mayBeWord(w) {
+		return 0, 0
+	}
+	i := u.m.table.get(uint64(w), u.m.entries)
+	if i < 0 || u.m.entries[i].val&memoSize8 != 0 {
 		return 0, 0
 	}
 	u.follow(i)
-	e := &m.entries[i]
-	return e.val, e.val.size()
+	v := u.m.entries[i].val
+	return v, v.size()
 }
+
+// keyMask returns the bits of an instruction's doubleword that are the
+// key of an entry of value v: the first word for a 4-byte instruction.
+func (v memoVal) keyMask() uint64 { return ^uint64(0) >> (32 - 32*(v>>31&1)) }
 
 // follow records entry i as the successor of the last one.
 func (u *memoUser) follow(i int) {
@@ -285,8 +321,13 @@ func (u *memoUser) appendLine(out []byte, v memoVal, pc uint64) []byte {
 
 // memoTable is an open-addressing hash table of entry indexes, keyed by
 // the entries' keys, of fixed size (twice the entries it can hold, so it
-// never fills). Its slots hold 1 + an entry index, or 0 when empty; they
-// are set once, by compare-and-swap.
+// never fills) or grown by its one user. Its slots hold 1 + an entry index
+// (bits 0-17: memoMaxEntries is 1<<17) and a tag of the key's hash (bits
+// 18-31), or 0 when empty; they are set once, by compare-and-swap. A
+// lookup reads the entry of a slot only when the tags match, so the slots
+// of other keys on its probe cost no load of their entries (on the
+// distinct listing, where most lookups miss the cache, those loads were
+// as many cycles as the slots').
 type memoTable struct {
 	slots []atomic.Uint32
 	shift uint // 64 - log2(len(slots))
@@ -316,20 +357,29 @@ func (t *memoTable) grow(entries []memoEntry) {
 	}
 }
 
-func (t *memoTable) home(key uint64) int {
-	return int((key * 0x9E3779B97F4A7C15) >> t.shift)
+// memoSlotIndex masks the 1 + entry index of a slot; the bits above it
+// are the tag.
+const memoSlotIndex = 1<<18 - 1
+
+// home returns the first slot of key's probe and key's tag (bits 18-31
+// of a slot): bits 32-45 of the hash, below the at most 18 top bits that
+// pick the slot.
+func (t *memoTable) home(key uint64) (int, uint32) {
+	h := key * 0x9E3779B97F4A7C15
+	return int(h >> t.shift), uint32(h>>14) &^ memoSlotIndex
 }
 
 // get returns the index of the entry of key, or -1.
 func (t *memoTable) get(key uint64, entries []memoEntry) int {
 	mask := len(t.slots) - 1
-	for i := t.home(key); ; i = (i + 1) & mask {
+	i, tag := t.home(key)
+	for ; ; i = (i + 1) & mask {
 		s := t.slots[i].Load()
 		if s == 0 {
 			return -1
 		}
-		if entries[s-1].key == key {
-			return int(s - 1)
+		if s&^memoSlotIndex == tag && entries[s&memoSlotIndex-1].key == key {
+			return int(s&memoSlotIndex - 1)
 		}
 	}
 }
@@ -337,15 +387,16 @@ func (t *memoTable) get(key uint64, entries []memoEntry) int {
 // put publishes entry idx under key, unless key has an entry already.
 func (t *memoTable) put(key uint64, idx int, entries []memoEntry) {
 	mask := len(t.slots) - 1
-	for i := t.home(key); ; i = (i + 1) & mask {
+	i, tag := t.home(key)
+	for ; ; i = (i + 1) & mask {
 		s := t.slots[i].Load()
 		if s == 0 {
-			if t.slots[i].CompareAndSwap(0, uint32(idx+1)) {
+			if t.slots[i].CompareAndSwap(0, tag|uint32(idx+1)) {
 				return
 			}
 			s = t.slots[i].Load()
 		}
-		if entries[s-1].key == key {
+		if s&^memoSlotIndex == tag && entries[s&memoSlotIndex-1].key == key {
 			return
 		}
 	}

@@ -118,6 +118,9 @@ func TestMemoZeroLiteral(t *testing.T) {
 // TestMemoTable checks the table of entry indexes against a map, with
 // colliding and zero keys and keys put twice (the first entry stays).
 func TestMemoTable(t *testing.T) {
+	if memoMaxEntries > memoSlotIndex {
+		t.Fatalf("a slot's index bits (%#x) cannot hold %d entries", memoSlotIndex, memoMaxEntries)
+	}
 	var tab memoTable
 	tab.init(1 << 16)
 	entries := make([]memoEntry, 1<<15)
