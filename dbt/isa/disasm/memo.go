@@ -3,6 +3,7 @@ package disasm
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -44,6 +45,11 @@ type memo struct {
 	// claimed (nchunks) and filled by one user, and its slice is set once.
 	chunks  [memoMaxChunks][]byte
 	nchunks atomic.Int32
+	// lines is the memory of the chunks, made on the first claim
+	// (linesOnce): memoMaxChunks chunks, of which those claimed are
+	// touched.
+	lines     []byte
+	linesOnce sync.Once
 	// chunkSize is the size of a chunk: memoChunk, or less for a memo of
 	// few entries.
 	chunkSize int
@@ -57,6 +63,9 @@ const (
 	memoChunk      = 1 << 18
 	memoMaxChunks  = 64
 	memoMaxEntries = 1 << 17
+	// memoHugeEntries is the size from which a memo's memory is asked
+	// for in huge pages (mapRegion).
+	memoHugeEntries = 1 << 14
 )
 
 // memoEntry is one remembered instruction, set before it is published
@@ -90,7 +99,12 @@ func (v memoVal) size() int { return 4 + int(v>>31&1)*4 }
 // less CPU time in lookups; its slots are read in no order, and a smaller
 // table stays in the cache) and grows.
 func newMemo(maxEntries int, shared bool) *memo {
-	m := &memo{entries: make([]memoEntry, maxEntries), chunkSize: min(memoChunk, max(1<<12, maxEntries<<7)), growable: !shared}
+	m := &memo{chunkSize: min(memoChunk, max(1<<12, maxEntries<<7)), growable: !shared}
+	if r := mapRegion(m, maxEntries*int(unsafe.Sizeof(memoEntry{})), maxEntries); r != nil {
+		m.entries = unsafe.Slice((*memoEntry)(unsafe.Pointer(unsafe.SliceData(r))), maxEntries)
+	} else {
+		m.entries = make([]memoEntry, maxEntries)
+	}
 	if shared {
 		m.table.init(2 * maxEntries)
 	} else {
@@ -147,7 +161,15 @@ type memoUser struct {
 }
 
 func newMemoUser(m *memo) *memoUser {
-	return &memoUser{m: m, last: -1, chunk: -1, next: make([]uint32, len(m.entries)), prev: make([]uint32, len(m.entries))}
+	u := &memoUser{m: m, last: -1, chunk: -1}
+	var links []uint32
+	if r := mapRegion(u, 8*len(m.entries), len(m.entries)); r != nil {
+		links = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(r))), 2*len(m.entries))
+	} else {
+		links = make([]uint32, 2*len(m.entries))
+	}
+	u.next, u.prev = links[:len(m.entries):len(m.entries)], links[len(m.entries):]
+	return u
 }
 
 // get returns the entry of the instruction at the start of b and its size,
@@ -274,7 +296,12 @@ func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
 			u.skip()
 			return
 		}
-		m.chunks[c] = make([]byte, m.chunkSize)
+		m.linesOnce.Do(func() { m.lines = mapRegion(m, memoMaxChunks*m.chunkSize, len(m.entries)) })
+		if m.lines != nil {
+			m.chunks[c] = m.lines[c*m.chunkSize : (c+1)*m.chunkSize : (c+1)*m.chunkSize]
+		} else {
+			m.chunks[c] = make([]byte, m.chunkSize)
+		}
 		u.chunk, u.fill = c, 0
 	}
 	v := memoVal(enc)<<48 | memoVal(tail)<<40 | memoVal(pcAt)<<32 | memoVal(u.chunk)<<18 | memoVal(u.fill)
