@@ -151,10 +151,11 @@ type memoUser struct {
 	// last is the index of the previous instruction's entry, or -1 when
 	// the previous instruction has none.
 	last int
-	// next and prev hold, by entry index, 1 + the index of the entry
-	// this user saw after that one the last time and the time before,
-	// or 0.
-	next, prev []uint32
+	// links holds, by entry index, 1 + the index of the entry this user
+	// saw after that one the last time (next) and the time before (prev),
+	// or 0; both in one cache line, so that trying prev after next costs
+	// no second miss.
+	links []memoLinks
 	// chunk is the index of the chunk this user fills, or -1; fill is
 	// the length of its lines.
 	chunk, fill int
@@ -162,15 +163,18 @@ type memoUser struct {
 
 func newMemoUser(m *memo) *memoUser {
 	u := &memoUser{m: m, last: -1, chunk: -1}
-	var links []uint32
-	if r := mapRegion(u, 8*len(m.entries), len(m.entries)); r != nil {
-		links = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(r))), 2*len(m.entries))
+	if r := mapRegion(u, len(m.entries)*int(unsafe.Sizeof(memoLinks{})), len(m.entries)); r != nil {
+		u.links = unsafe.Slice((*memoLinks)(unsafe.Pointer(unsafe.SliceData(r))), len(m.entries))
 	} else {
-		links = make([]uint32, 2*len(m.entries))
+		u.links = make([]memoLinks, len(m.entries))
 	}
-	u.next, u.prev = links[:len(m.entries):len(m.entries)], links[len(m.entries):]
 	return u
 }
+
+// memoLinks are the successors a user saw after an entry: 1 + the index
+// of the entry that followed it the last time (next) and the time before
+// (prev), or 0.
+type memoLinks struct{ next, prev uint32 }
 
 // get returns the entry of the instruction at the start of b and its size,
 // or size 0 when there is none. The successor of the previous entry is
@@ -188,13 +192,14 @@ func (u *memoUser) get(b []byte) (memoVal, int) {
 	m := u.m
 	k := le64(b)
 	if u.last >= 0 {
-		if n := u.next[u.last]; n != 0 {
+		l := &u.links[u.last]
+		if n := l.next; n != 0 {
 			if e := &m.entries[n-1]; e.key == k&e.val.keyMask() {
 				u.last = int(n - 1)
 				return e.val, e.val.size()
 			}
 		}
-		if n := u.prev[u.last]; n != 0 {
+		if n := l.prev; n != 0 {
 			if e := &m.entries[n-1]; e.key == k&e.val.keyMask() {
 				u.last = int(n - 1)
 				return e.val, e.val.size()
@@ -261,9 +266,9 @@ func (v memoVal) keyMask() uint64 { return ^uint64(0) >> (32 - 32*(v>>31&1)) }
 // follow records entry i as the successor of the last one.
 func (u *memoUser) follow(i int) {
 	if u.last >= 0 {
-		if n := u.next[u.last]; n != uint32(i+1) {
-			u.prev[u.last] = n
-			u.next[u.last] = uint32(i + 1)
+		if l := &u.links[u.last]; l.next != uint32(i+1) {
+			l.prev = l.next
+			l.next = uint32(i + 1)
 		}
 	}
 	u.last = i
