@@ -27,11 +27,6 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
 )
 
-// index maps (kind, opcode, aux) to 1 + the entry's row, 0 for none: a
-// zero-initialised array filled at init (no allocation; only the pages of
-// rows that exist are touched).
-var index [enc.NumKinds][1024][8]uint16
-
 // litCheck says when an entry's instruction carries a literal dword:
 // always (an FLiteral operand) or when one of its 9- or 8-bit source
 // fields holds 255. Entries with more such fields than src holds are
@@ -88,15 +83,6 @@ func newLitCheck(e *entry) *litCheck {
 		}
 	}
 	return c
-}
-
-func init() {
-	for i := range entries {
-		e := &entries[i]
-		if index[e.kind][e.op][e.aux&7] == 0 {
-			index[e.kind][e.op][e.aux&7] = uint16(i) + 1
-		}
-	}
 }
 
 // needsLiteral reports whether the instruction of row id (entry e) in

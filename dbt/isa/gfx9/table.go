@@ -6,6 +6,7 @@ import (
 )
 
 //go:generate go run ./internal/gen -o tables.go
+//go:generate go test -run TestIndexTable . -args -update-index
 
 // opnd is one operand of an encoding-table row.
 type opnd struct {
