@@ -8,6 +8,7 @@ package disasm
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -113,38 +114,74 @@ func BranchSymbols(f *objfile.File) gfx9.Symbolizer {
 	return func(a uint64) (string, bool) { s, ok := m[a]; return s, ok }
 }
 
-// headerSymbols returns the symbol printed above each address.
-func headerSymbols(f *objfile.File) map[uint64]string {
-	m := map[uint64]string{}
-	for _, s := range f.Symbols {
-		if old, ok := m[s.Addr]; !ok || s.Name > old {
-			m[s.Addr] = s.Name
-		}
-	}
-	return m
+// addrName is a symbol's address and name.
+type addrName struct {
+	addr uint64
+	name string
 }
 
-// headerAddrs returns the addresses of heads ascending.
-func headerAddrs(heads map[uint64]string) []uint64 {
-	addrs := make([]uint64, 0, len(heads))
-	for a := range heads {
-		addrs = append(addrs, a)
-	}
-	slices.Sort(addrs)
-	return addrs
+// fileSymbols holds the symbols of the file being listed by address,
+// ascending, one name per address; a Lister keeps it (and its storage)
+// from one file to the next.
+type fileSymbols struct {
+	// heads are the symbols printed above their address: the largest
+	// name of each address.
+	heads []addrName
+	// labels are the branch targets' names (BranchSymbols): the smallest
+	// name of each address among the symbols that are not functions.
+	labels []addrName
+	// label is labels' Symbolizer (made once).
+	label gfx9.Symbolizer
 }
 
-// nearestSymbols returns a function giving the closest symbol at or below
-// an address (the one printed in headers when several share an address);
-// addrs are the addresses of heads ascending.
-func nearestSymbols(heads map[uint64]string, addrs []uint64) func(uint64) (string, uint64, bool) {
-	return func(a uint64) (string, uint64, bool) {
-		i := sort.Search(len(addrs), func(i int) bool { return addrs[i] > a })
-		if i == 0 {
-			return "", 0, false
+// load sets s to the symbols of f.
+func (s *fileSymbols) load(f *objfile.File) {
+	s.heads, s.labels = s.heads[:0], s.labels[:0]
+	for _, sym := range f.Symbols {
+		s.heads = append(s.heads, addrName{sym.Addr, sym.Name})
+		if !sym.Func {
+			s.labels = append(s.labels, addrName{sym.Addr, sym.Name})
 		}
-		return heads[addrs[i-1]], addrs[i-1], true
 	}
+	sameAddr := func(a, b addrName) bool { return a.addr == b.addr }
+	// Largest name first for headers, smallest first for labels; Compact
+	// keeps the first of each address.
+	slices.SortFunc(s.heads, func(a, b addrName) int {
+		return cmp.Or(cmp.Compare(a.addr, b.addr), strings.Compare(b.name, a.name))
+	})
+	s.heads = slices.CompactFunc(s.heads, sameAddr)
+	slices.SortFunc(s.labels, func(a, b addrName) int {
+		return cmp.Or(cmp.Compare(a.addr, b.addr), strings.Compare(a.name, b.name))
+	})
+	s.labels = slices.CompactFunc(s.labels, sameAddr)
+	if s.label == nil {
+		s.label = func(a uint64) (string, bool) {
+			i, ok := slices.BinarySearchFunc(s.labels, a, func(e addrName, a uint64) int { return cmp.Compare(e.addr, a) })
+			if !ok {
+				return "", false
+			}
+			return s.labels[i].name, true
+		}
+	}
+}
+
+// head returns the index of the first header at or after address a.
+func (s *fileSymbols) head(a uint64) int {
+	i, _ := slices.BinarySearchFunc(s.heads, a, func(e addrName, a uint64) int { return cmp.Compare(e.addr, a) })
+	return i
+}
+
+// nearest returns the closest header symbol at or below address a and its
+// address.
+func (s *fileSymbols) nearest(a uint64) (string, uint64, bool) {
+	i := s.head(a + 1)
+	if a == ^uint64(0) {
+		i = len(s.heads)
+	}
+	if i == 0 {
+		return "", 0, false
+	}
+	return s.heads[i-1].name, s.heads[i-1].addr, true
 }
 
 // Write disassembles every executable section of f to w. name is the file
@@ -185,6 +222,8 @@ type Lister struct {
 	users map[memoKey]*memoUser
 	in    isa.Inst
 	buf   []byte // WriteListing's
+	// syms are the symbols of the file being listed.
+	syms fileSymbols
 	// counts holds, per family, the instructions listed by encoding row
 	// (Inst.Enc); instructions and unknown are the totals.
 	counts                [2][]int
@@ -332,10 +371,9 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 		out = append(out, name...)
 		out = append(out, ":\tfile format elf64-amdgpu\n"...)
 	}
-	sym := BranchSymbols(f)
-	heads := headerSymbols(f)
-	addrs := headerAddrs(heads)
-	near := nearestSymbols(heads, addrs)
+	syms := &l.syms
+	syms.load(f)
+	sym, heads := syms.label, syms.heads
 	in := &l.in
 	var text strings.Builder
 	counts := l.counts[fam]
@@ -352,19 +390,19 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 			out = append(out, ":\n"...)
 		}
 		data := sec.Data
-		if _, ok := heads[sec.Addr]; !ok && listing && len(data) > 0 {
-			out = appendHeader(out, sec.Addr, sec.Name)
-		}
 		// next is the first header address not yet passed (pc only grows
 		// within a section).
-		next, _ := slices.BinarySearch(addrs, sec.Addr)
+		next := syms.head(sec.Addr)
+		if listing && len(data) > 0 && (next == len(heads) || heads[next].addr != sec.Addr) {
+			out = appendHeader(out, sec.Addr, sec.Name)
+		}
 		for off := 0; off+4 <= len(data); {
 			pc := sec.Addr + uint64(off)
-			for next < len(addrs) && addrs[next] < pc {
+			for next < len(heads) && heads[next].addr < pc {
 				next++
 			}
-			if listing && next < len(addrs) && addrs[next] == pc {
-				out = appendHeader(out, pc, heads[pc])
+			if listing && next < len(heads) && heads[next].addr == pc {
+				out = appendHeader(out, pc, heads[next].name)
 			}
 			// GFX9: an instruction decoded before from the same bytes
 			// (and printed without a PC-relative operand) is reused.
@@ -439,7 +477,7 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 							out = append(out, l...)
 							out = append(out, '>')
 						} else if !named {
-							if n, base, ok := near(tgt); ok {
+							if n, base, ok := syms.nearest(tgt); ok {
 								out = append(out, " <"...)
 								out = append(out, n...)
 								if tgt != base {
