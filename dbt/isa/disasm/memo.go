@@ -3,7 +3,6 @@ package disasm
 import (
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -45,11 +44,6 @@ type memo struct {
 	// claimed (nchunks) and filled by one user, and its slice is set once.
 	chunks  [memoMaxChunks][]byte
 	nchunks atomic.Int32
-	// lines is the memory of the chunks, made on the first claim
-	// (linesOnce): memoMaxChunks chunks, of which those claimed are
-	// touched.
-	lines     []byte
-	linesOnce sync.Once
 	// chunkSize is the size of a chunk: memoChunk, or less for a memo of
 	// few entries.
 	chunkSize int
@@ -63,9 +57,6 @@ const (
 	memoChunk      = 1 << 18
 	memoMaxChunks  = 64
 	memoMaxEntries = 1 << 17
-	// memoHugeEntries is the size from which a memo's memory is asked
-	// for in huge pages (mapRegion).
-	memoHugeEntries = 1 << 14
 )
 
 // memoEntry is one remembered instruction, set before it is published
@@ -99,12 +90,7 @@ func (v memoVal) size() int { return 4 + int(v>>31&1)*4 }
 // less CPU time in lookups; its slots are read in no order, and a smaller
 // table stays in the cache) and grows.
 func newMemo(maxEntries int, shared bool) *memo {
-	m := &memo{chunkSize: min(memoChunk, max(1<<12, maxEntries<<7)), growable: !shared}
-	if r := mapRegion(m, maxEntries*int(unsafe.Sizeof(memoEntry{})), maxEntries); r != nil {
-		m.entries = unsafe.Slice((*memoEntry)(unsafe.Pointer(unsafe.SliceData(r))), maxEntries)
-	} else {
-		m.entries = make([]memoEntry, maxEntries)
-	}
+	m := &memo{entries: make([]memoEntry, maxEntries), chunkSize: min(memoChunk, max(1<<12, maxEntries<<7)), growable: !shared}
 	if shared {
 		m.table.init(2 * maxEntries)
 	} else {
@@ -162,13 +148,7 @@ type memoUser struct {
 }
 
 func newMemoUser(m *memo) *memoUser {
-	u := &memoUser{m: m, last: -1, chunk: -1}
-	if r := mapRegion(u, len(m.entries)*int(unsafe.Sizeof(memoLinks{})), len(m.entries)); r != nil {
-		u.links = unsafe.Slice((*memoLinks)(unsafe.Pointer(unsafe.SliceData(r))), len(m.entries))
-	} else {
-		u.links = make([]memoLinks, len(m.entries))
-	}
-	return u
+	return &memoUser{m: m, last: -1, chunk: -1, links: make([]memoLinks, len(m.entries))}
 }
 
 // memoLinks are the successors a user saw after an entry: 1 + the index
@@ -301,12 +281,7 @@ func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
 			u.skip()
 			return
 		}
-		m.linesOnce.Do(func() { m.lines = mapRegion(m, memoMaxChunks*m.chunkSize, len(m.entries)) })
-		if m.lines != nil {
-			m.chunks[c] = m.lines[c*m.chunkSize : (c+1)*m.chunkSize : (c+1)*m.chunkSize]
-		} else {
-			m.chunks[c] = make([]byte, m.chunkSize)
-		}
+		m.chunks[c] = make([]byte, m.chunkSize)
 		u.chunk, u.fill = c, 0
 	}
 	v := memoVal(enc)<<48 | memoVal(tail)<<40 | memoVal(pcAt)<<32 | memoVal(u.chunk)<<18 | memoVal(u.fill)
