@@ -833,7 +833,8 @@ func fp8WaitScan(x *isa.Inst, linked bool, fn func(r int, e fp8WaitEvent)) {
 		}
 	}
 	wide := !x.Info.Targets.Has(isa.GFX942)
-	var writes []isa.Operand
+	var buf [8]isa.Operand // the writes, reported last
+	writes := buf[:0]
 	for j := range x.Operands {
 		o := x.Operands[j]
 		if o.Kind != isa.KindReg || o.Class != isa.VGPR {

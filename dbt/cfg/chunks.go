@@ -1,0 +1,92 @@
+package cfg
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/rocjitsu/rocjitsu/dbt/isa"
+)
+
+// chunkList is the free list of the decoded-instruction and operand
+// chunks of released graphs (Graph.Release), so that translating one
+// object after another decodes into memory the last one used instead of
+// fresh zeroed memory the collector must then reclaim. DecodeInto
+// overwrites every field of an instruction it decodes into, so a chunk
+// needs no clearing; entries past what a graph decodes are never read.
+type chunkList struct {
+	sync.Mutex
+	instList [][]isa.Inst
+	opList   [][]isa.Operand
+	// instBytes and opBytes are what the lists hold, bounded by
+	// maxFreeChunkBytes each.
+	instBytes, opBytes int
+}
+
+// maxFreeChunkBytes bounds the memory each of the free lists keeps.
+const maxFreeChunkBytes = 32 << 20
+
+// Sizes of the chunk elements, for the bound.
+const (
+	instBytes    = int(unsafe.Sizeof(isa.Inst{}))
+	operandBytes = int(unsafe.Sizeof(isa.Operand{}))
+)
+
+// freeChunks is the translation's chunk free list.
+var freeChunks chunkList
+
+// insts returns a chunk of decoded instructions: a free one (of any
+// size) or a new one of n.
+func (c *chunkList) insts(n int) []isa.Inst {
+	c.Lock()
+	if k := len(c.instList); k > 0 {
+		s := c.instList[k-1]
+		c.instList[k-1] = nil
+		c.instList = c.instList[:k-1]
+		c.instBytes -= len(s) * instBytes
+		c.Unlock()
+		return s
+	}
+	c.Unlock()
+	return make([]isa.Inst, n)
+}
+
+// operands returns a chunk of operands of at least maxOperands: a free
+// one or a new one of n.
+func (c *chunkList) operands(n int) []isa.Operand {
+	c.Lock()
+	if k := len(c.opList); k > 0 {
+		s := c.opList[k-1]
+		c.opList[k-1] = nil
+		c.opList = c.opList[:k-1]
+		c.opBytes -= len(s) * operandBytes
+		c.Unlock()
+		return s
+	}
+	c.Unlock()
+	return make([]isa.Operand, n)
+}
+
+// Release hands the graph's decoded instructions and operands back for
+// the next Build to decode into. Nothing may use the graph, its blocks or
+// any of its instructions afterwards (they are overwritten by later
+// decodes); a graph that is not released is collected as usual.
+func (g *Graph) Release() {
+	c := &freeChunks
+	c.Lock()
+	for _, s := range g.instChunks {
+		if c.instBytes+len(s)*instBytes > maxFreeChunkBytes {
+			break
+		}
+		c.instList = append(c.instList, s)
+		c.instBytes += len(s) * instBytes
+	}
+	for _, s := range g.opChunks {
+		if len(s) < maxOperands || c.opBytes+len(s)*operandBytes > maxFreeChunkBytes {
+			continue
+		}
+		c.opList = append(c.opList, s)
+		c.opBytes += len(s) * operandBytes
+	}
+	c.Unlock()
+	*g = Graph{}
+}
