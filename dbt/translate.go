@@ -173,6 +173,9 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		kts[i] = kt
 		kt.scope = g.Scope(i)
 	}
+	// Layout copies the bodies and the result keeps none of the
+	// kernels' buffers: they go to the next object's emission.
+	defer releaseEmitBuffers(kts)
 	emitAll(kts, opt.Workers)
 	for _, kt := range kts {
 		if kt.rep.Fidelity == report.Rejected {
