@@ -3,133 +3,117 @@ package dbt
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/rocjitsu/rocjitsu/dbt/place"
 )
 
-// emitBufferList is the free list of the code and offset buffers of
-// kernels whose translation is over (releaseEmitBuffers), so that the next
-// object's emission appends into memory the last one used instead of
-// fresh zeroed memory the collector must then reclaim. Emission only
-// appends to them (from length 0), so they need no clearing.
-type emitBufferList struct {
+// freeList is a free list of the buffers of one element type that kernels
+// whose translation is over gave back (releaseEmitBuffers), so that the
+// next object's emission appends into memory the last one used instead
+// of fresh zeroed memory the collector must then reclaim. Buffers are
+// handed out empty (length 0); what a user reads past its length it must
+// write first.
+type freeList[T any] struct {
 	sync.Mutex
-	code [][]byte
-	at   [][]pcOff
-	// codeBytes and atBytes are what the lists hold, bounded by
-	// maxFreeEmitBytes each.
-	codeBytes, atBytes int
+	bufs [][]T
+	// bytes is what the list holds, bounded by maxFreeBytes.
+	bytes int
 }
 
-// maxFreeEmitBytes bounds the memory each of the free lists keeps, and
-// maxFreeEmitBuffers the number of buffers each holds.
+// maxFreeBytes bounds the memory each free list keeps, and maxFreeBuffers
+// the number of buffers it holds.
 const (
-	maxFreeEmitBytes   = 16 << 20
-	maxFreeEmitBuffers = 64
+	maxFreeBytes   = 16 << 20
+	maxFreeBuffers = 64
 )
 
-// pcOffBytes is the size of a pcOff, for the bound.
-const pcOffBytes = int(unsafe.Sizeof(pcOff{}))
-
-// freeEmit is the translation's emission buffer free list.
-var freeEmit emitBufferList
-
-// takeCode returns an empty code buffer of capacity at least n.
-func (l *emitBufferList) takeCode(n int) []byte {
+// take returns an empty buffer of capacity at least n: a free one or a
+// new one.
+func (l *freeList[T]) take(n int) []T {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
 	l.Lock()
-	for i, b := range l.code {
+	for i, b := range l.bufs {
 		if cap(b) >= n {
-			last := len(l.code) - 1
-			l.code[i] = l.code[last]
-			l.code[last] = nil
-			l.code = l.code[:last]
-			l.codeBytes -= cap(b)
+			last := len(l.bufs) - 1
+			l.bufs[i] = l.bufs[last]
+			l.bufs[last] = nil
+			l.bufs = l.bufs[:last]
+			l.bytes -= cap(b) * size
 			l.Unlock()
 			return b[:0]
 		}
 	}
 	l.Unlock()
-	return make([]byte, 0, n)
+	return make([]T, 0, n)
 }
 
-// takeOffsets returns an empty offset list of capacity at least n.
-func (l *emitBufferList) takeOffsets(n int) []pcOff {
+// give adds the distinct buffers of bs (by backing array) to the list while
+// it has room; with clean, their elements up to their length are zeroed
+// first (so that the list keeps nothing they point to alive).
+func (l *freeList[T]) give(bs [][]T, clean bool) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
 	l.Lock()
-	for i, b := range l.at {
-		if cap(b) >= n {
-			last := len(l.at) - 1
-			l.at[i] = l.at[last]
-			l.at[last] = nil
-			l.at = l.at[:last]
-			l.atBytes -= cap(b) * pcOffBytes
-			l.Unlock()
-			return b[:0]
+	defer l.Unlock()
+next:
+	for n, b := range bs {
+		if cap(b) == 0 {
+			continue
 		}
+		p := &b[:1][0]
+		for _, x := range bs[:n] {
+			if cap(x) > 0 && &x[:1][0] == p {
+				continue next
+			}
+		}
+		if len(l.bufs) >= maxFreeBuffers || l.bytes+cap(b)*size > maxFreeBytes {
+			return
+		}
+		if clean {
+			clear(b)
+		}
+		l.bufs = append(l.bufs, b[:0])
+		l.bytes += cap(b) * size
 	}
-	l.Unlock()
-	return make([]pcOff, 0, n)
 }
 
-// releaseEmitBuffers hands the code and offset buffers of kts' last two
-// emissions back for later emissions. Nothing may use the kernels' bodies,
-// offsets or memos afterwards.
+// The translation's emission buffer free lists.
+var (
+	freeCode    freeList[byte]
+	freeOffsets freeList[pcOff]
+	freeFixups  freeList[place.Fixup]
+	freeDecided freeList[decided]
+	freeSlots   freeList[int32]
+)
+
+// releaseEmitBuffers hands the code, offset, fixup and decision buffers
+// of kts' last two emissions back for later emissions. Nothing may use
+// the kernels' bodies, offsets, memos or decisions afterwards.
 func releaseEmitBuffers(kts []*kernelT) {
 	var code [][]byte
 	var at [][]pcOff
+	var fixups [][]place.Fixup
+	var entries [][]decided
+	var slots [][]int32
 	for _, kt := range kts {
 		if kt == nil {
 			continue
 		}
 		if kt.body != nil {
-			code = appendDistinctBytes(code, kt.body.Code)
+			code = append(code, kt.body.Code)
+			fixups = append(fixups, kt.body.Fixups)
 		}
-		code = appendDistinctBytes(code, kt.memoCode)
-		at = appendDistinctOffsets(at, kt.emitted)
-		at = appendDistinctOffsets(at, kt.memoAt)
+		code = append(code, kt.memoCode)
+		at = append(at, kt.emitted, kt.memoAt)
+		entries = append(entries, kt.decided.entries)
+		slots = append(slots, kt.decided.slot)
 		kt.body, kt.memoCode, kt.emitted, kt.memoAt, kt.emittedFor = nil, nil, nil, nil, nil
+		kt.decided = decisions{}
 	}
-	l := &freeEmit
-	l.Lock()
-	defer l.Unlock()
-	for _, b := range code {
-		if len(l.code) >= maxFreeEmitBuffers || l.codeBytes+cap(b) > maxFreeEmitBytes {
-			break
-		}
-		l.code = append(l.code, b[:0])
-		l.codeBytes += cap(b)
-	}
-	for _, b := range at {
-		if len(l.at) >= maxFreeEmitBuffers || l.atBytes+cap(b)*pcOffBytes > maxFreeEmitBytes {
-			break
-		}
-		l.at = append(l.at, b[:0])
-		l.atBytes += cap(b) * pcOffBytes
-	}
-}
-
-// appendDistinctBytes appends b to list unless it has no capacity or
-// shares its backing array with an entry already there.
-func appendDistinctBytes(list [][]byte, b []byte) [][]byte {
-	if cap(b) == 0 {
-		return list
-	}
-	p := &b[:1][0]
-	for _, x := range list {
-		if &x[:1][0] == p {
-			return list
-		}
-	}
-	return append(list, b)
-}
-
-// appendDistinctOffsets is appendDistinctBytes for offset lists.
-func appendDistinctOffsets(list [][]pcOff, b []pcOff) [][]pcOff {
-	if cap(b) == 0 {
-		return list
-	}
-	p := &b[:1][0]
-	for _, x := range list {
-		if &x[:1][0] == p {
-			return list
-		}
-	}
-	return append(list, b)
+	freeCode.give(code, false)
+	freeOffsets.give(at, false)
+	freeFixups.give(fixups, false)
+	freeDecided.give(entries, true)
+	freeSlots.give(slots, false)
 }
