@@ -62,6 +62,10 @@ var fp8MFMA = map[string]struct {
 	"v_mfma_f32_32x32x64_f8f6f4":  {0x77, 16, 4},
 }
 
+// fp8MFMAPrefix starts the name of every fp8MFMA operation
+// (TestFP8MFMAPrefix).
+const fp8MFMAPrefix = "v_mfma_f32_"
+
 func init() {
 	var ops []string
 	for n := range fp8MFMA {
@@ -996,6 +1000,9 @@ const fp8ChainKey = "rules.fp8-chain"
 // fp8Eligible reports whether in is an FP8 MFMA the rule expands with the
 // operand modes (FP8 formats, no broadcast).
 func fp8Eligible(in *isa.Inst) bool {
+	if len(in.Operands) != 4 || !strings.HasPrefix(in.Name(), fp8MFMAPrefix) {
+		return false
+	}
 	_, ok := fp8MFMA[in.Name()]
 	return ok && in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP == 0 && len(in.Operands) == 4
 }
@@ -1234,6 +1241,9 @@ type fp8Acc struct {
 // expands whose C is an inline zero or its own D (zeroC tells which), and
 // ok false otherwise.
 func chainAcc(in *isa.Inst) (acc fp8Acc, zeroC, ok bool) {
+	if len(in.Operands) != 4 || !strings.HasPrefix(in.Name(), fp8MFMAPrefix) {
+		return acc, false, false // not an fp8MFMA operation: no map lookup
+	}
 	m, known := fp8MFMA[in.Name()]
 	if !known || in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP != 0 || len(in.Operands) != 4 {
 		return acc, false, false
