@@ -152,7 +152,7 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 	if opt.MaxRounds == 0 {
 		opt.MaxRounds = 8
 	}
-	g := &Graph{Text: text, Roots: roots, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: make([]*isa.Inst, len(text.Data)/4)}
+	g := &Graph{Text: text, Roots: roots, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: freeChunks.wordIndex(len(text.Data) / 4)}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))

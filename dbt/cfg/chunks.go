@@ -17,13 +17,19 @@ type chunkList struct {
 	sync.Mutex
 	instList [][]isa.Inst
 	opList   [][]isa.Operand
+	// wordList holds released word indexes (Graph.byWord), at most
+	// maxFreeWordIndexes.
+	wordList [][]*isa.Inst
 	// instBytes and opBytes are what the lists hold, bounded by
 	// maxFreeChunkBytes each.
 	instBytes, opBytes int
 }
 
-// maxFreeChunkBytes bounds the memory each of the free lists keeps.
+// maxFreeChunkBytes bounds the memory each of the chunk lists keeps.
 const maxFreeChunkBytes = 32 << 20
+
+// maxFreeWordIndexes bounds the number of word indexes kept.
+const maxFreeWordIndexes = 8
 
 // Sizes of the chunk elements, for the bound.
 const (
@@ -66,6 +72,26 @@ func (c *chunkList) operands(n int) []isa.Operand {
 	return make([]isa.Operand, n)
 }
 
+// wordIndex returns a word index of n nil entries: a released one with
+// room, cleared, or a new one.
+func (c *chunkList) wordIndex(n int) []*isa.Inst {
+	c.Lock()
+	for i, s := range c.wordList {
+		if cap(s) >= n {
+			last := len(c.wordList) - 1
+			c.wordList[i] = c.wordList[last]
+			c.wordList[last] = nil
+			c.wordList = c.wordList[:last]
+			c.Unlock()
+			s = s[:n]
+			clear(s)
+			return s
+		}
+	}
+	c.Unlock()
+	return make([]*isa.Inst, n)
+}
+
 // Release hands the graph's decoded instructions and operands back for
 // the next Build to decode into. Nothing may use the graph, its blocks or
 // any of its instructions afterwards (they are overwritten by later
@@ -86,6 +112,10 @@ func (g *Graph) Release() {
 		}
 		c.opList = append(c.opList, s)
 		c.opBytes += len(s) * operandBytes
+	}
+	if cap(g.byWord) > 0 && len(c.wordList) < maxFreeWordIndexes {
+		clear(g.byWord) // keep no instruction alive through the list
+		c.wordList = append(c.wordList, g.byWord[:0])
 	}
 	c.Unlock()
 	*g = Graph{}
