@@ -23,7 +23,7 @@ type freeList[T any] struct {
 // maxFreeBytes bounds the memory each free list keeps, and maxFreeBuffers
 // the number of buffers it holds.
 const (
-	maxFreeBytes   = 16 << 20
+	maxFreeBytes   = 4 << 20
 	maxFreeBuffers = 64
 )
 

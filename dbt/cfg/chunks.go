@@ -26,7 +26,7 @@ type chunkList struct {
 }
 
 // maxFreeChunkBytes bounds the memory each of the chunk lists keeps.
-const maxFreeChunkBytes = 32 << 20
+const maxFreeChunkBytes = 8 << 20
 
 // maxFreeWordIndexes bounds the number of word indexes kept.
 const maxFreeWordIndexes = 8
