@@ -284,9 +284,12 @@ func fp8MFMAFormWords(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uin
 	pairs := fp8PairScratch(w1, vdst, cd, accCD, parts, form)
 	switch {
 	case pairs:
-		// D's first pair holds the mask for the 64-bit sums.
+		// D's first pair holds the mask for the 64-bit sums; its second
+		// register is a copy of the first (v_mov_b32 without a literal:
+		// 4 bytes instead of 8; a VALU write read by the next VALU
+		// instruction needs no wait).
 		w = append(w, vmovLit(vdst, 0x7f7f7f7f)...)
-		w = append(w, vmovLit(vdst+1, 0x7f7f7f7f)...)
+		w = append(w, vop1(op1MovB32VOP1, vdst+1, srcVGPR+vdst))
 		mask, maskLit = srcVGPR+vdst, 0
 	case form.K >= 0 && (form.A != Clean || form.B != Clean || len(form.Ahead) > 0):
 		w = append(w, vmovLit(k, 0x7f7f7f7f)...)
