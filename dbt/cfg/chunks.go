@@ -43,33 +43,30 @@ var freeChunks chunkList
 // insts returns a chunk of decoded instructions: a free one (of any
 // size) or a new one of n.
 func (c *chunkList) insts(n int) []isa.Inst {
-	c.Lock()
-	if k := len(c.instList); k > 0 {
-		s := c.instList[k-1]
-		c.instList[k-1] = nil
-		c.instList = c.instList[:k-1]
-		c.instBytes -= len(s) * instBytes
-		c.Unlock()
-		return s
-	}
-	c.Unlock()
-	return make([]isa.Inst, n)
+	return popChunk(c, &c.instList, &c.instBytes, instBytes, n)
 }
 
 // operands returns a chunk of operands of at least maxOperands: a free
 // one or a new one of n.
 func (c *chunkList) operands(n int) []isa.Operand {
+	return popChunk(c, &c.opList, &c.opBytes, operandBytes, n)
+}
+
+// popChunk takes the last chunk of list (held under c's lock), keeping
+// bytes, the list's size in bytes of elements of size each, up to date,
+// or makes a new chunk of n when the list is empty.
+func popChunk[T any](c *chunkList, list *[][]T, bytes *int, size, n int) []T {
 	c.Lock()
-	if k := len(c.opList); k > 0 {
-		s := c.opList[k-1]
-		c.opList[k-1] = nil
-		c.opList = c.opList[:k-1]
-		c.opBytes -= len(s) * operandBytes
+	if k := len(*list); k > 0 {
+		s := (*list)[k-1]
+		(*list)[k-1] = nil
+		*list = (*list)[:k-1]
+		*bytes -= len(s) * size
 		c.Unlock()
 		return s
 	}
 	c.Unlock()
-	return make([]isa.Operand, n)
+	return make([]T, n)
 }
 
 // wordIndex returns a word index of n nil entries: a released one with

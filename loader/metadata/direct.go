@@ -109,32 +109,23 @@ func (d *direct) length(width int) (int, bool) {
 }
 
 // mapLen reads a map header.
-func (d *direct) mapLen() (int, bool) {
-	c, ok := d.next()
-	switch {
-	case !ok:
-		return 0, false
-	case c >= 0x80 && c <= 0x8f:
-		return int(c & 0x0f), true
-	case c == 0xde:
-		return d.length(2)
-	case c == 0xdf:
-		return d.length(4)
-	}
-	return 0, false
-}
+func (d *direct) mapLen() (int, bool) { return d.header(0x80, 0xde, 0xdf) }
 
 // arrayLen reads a list header.
-func (d *direct) arrayLen() (int, bool) {
+func (d *direct) arrayLen() (int, bool) { return d.header(0x90, 0xdc, 0xdd) }
+
+// header reads a map or list header: a fix form fix|n (n < 16) or the
+// tag w16 or w32 and a 2- or 4-byte length.
+func (d *direct) header(fix, w16, w32 byte) (int, bool) {
 	c, ok := d.next()
 	switch {
 	case !ok:
 		return 0, false
-	case c >= 0x90 && c <= 0x9f:
+	case c&0xf0 == fix:
 		return int(c & 0x0f), true
-	case c == 0xdc:
+	case c == w16:
 		return d.length(2)
-	case c == 0xdd:
+	case c == w32:
 		return d.length(4)
 	}
 	return 0, false
