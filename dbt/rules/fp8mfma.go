@@ -877,6 +877,17 @@ func fp8WaitScan(x *isa.Inst, linked bool, fn func(r int, e fp8WaitEvent)) {
 	}
 }
 
+// scopeBlocks lists a scope's blocks, their successors (indexes into
+// blocks) and whether each is an entry, in the order scope gives them.
+func scopeBlocks(scope FP8ScopeFunc) (blocks [][]*isa.Inst, succs [][]int, entry []bool) {
+	scope(func(b []*isa.Inst, ss []int, e bool) {
+		blocks = append(blocks, b)
+		succs = append(succs, ss)
+		entry = append(entry, e)
+	})
+	return blocks, succs, entry
+}
+
 // fp8ScopeWaits computes fp8Waits at the entry of every block of a scope:
 // the fewest instructions since a possible MFMA write over the paths
 // from the scope's entries (where every register may have been written
@@ -885,14 +896,7 @@ func fp8WaitScan(x *isa.Inst, linked bool, fn func(r int, e fp8WaitEvent)) {
 // 0); chains holds the blocks' links (fp8ChainLinks) and gets those it
 // lacks.
 func fp8ScopeWaits(scope FP8ScopeFunc, chains map[*isa.Inst][][2]bool) map[*isa.Inst]*fp8Waits {
-	var blocks [][]*isa.Inst
-	var succs [][]int
-	var entry []bool
-	scope(func(b []*isa.Inst, ss []int, e bool) {
-		blocks = append(blocks, b)
-		succs = append(succs, ss)
-		entry = append(entry, e)
-	})
+	blocks, succs, entry := scopeBlocks(scope)
 	n := len(blocks)
 	var tracked [256]bool
 	var regs []int
@@ -1541,14 +1545,7 @@ func (t *fp8Transfer) apply(k fp8Killed) fp8Killed {
 // blocks start with nothing written). fp8PlanBlock never clears ahead
 // across such a read.
 func fp8ScopeReads(scope FP8ScopeFunc) *fp8ReadSet {
-	var blocks [][]*isa.Inst
-	var succs [][]int
-	var entry []bool
-	scope(func(b []*isa.Inst, ss []int, e bool) {
-		blocks = append(blocks, b)
-		succs = append(succs, ss)
-		entry = append(entry, e)
-	})
+	blocks, succs, entry := scopeBlocks(scope)
 	n := len(blocks)
 	preds := make([][]int, n)
 	for b, ss := range succs {

@@ -132,28 +132,14 @@ func (d *direct) header(fix, w16, w32 byte) (int, bool) {
 }
 
 // strAfter reads the bytes of a string or binary value whose code c was
-// read (false when c is neither).
+// read (false when c is neither), as a string; strings of up to 32 bytes
+// are shared.
 func (d *direct) strAfter(c byte) (string, bool) {
-	var n int
-	ok := true
-	switch {
-	case c >= 0xa0 && c <= 0xbf:
-		n = int(c & 0x1f)
-	case c == 0xd9 || c == 0xc4:
-		n, ok = d.length(1)
-	case c == 0xda || c == 0xc5:
-		n, ok = d.length(2)
-	case c == 0xdb || c == 0xc6:
-		n, ok = d.length(4)
-	default:
+	b, ok := d.bytesAfter(c)
+	if !ok {
 		return "", false
 	}
-	if !ok || n > len(d.b)-d.off {
-		return "", false
-	}
-	b := d.b[d.off : d.off+n]
-	d.off += n
-	if n > 32 {
+	if len(b) > 32 {
 		return string(b), true
 	}
 	if s, ok := d.short[string(b)]; ok {
@@ -167,7 +153,8 @@ func (d *direct) strAfter(c byte) (string, bool) {
 	return s, true
 }
 
-// bytesAfter is strAfter without making a string: the bytes stay in b.
+// bytesAfter reads the bytes of a string or binary value whose code c
+// was read (false when c is neither); the bytes stay in b.
 func (d *direct) bytesAfter(c byte) ([]byte, bool) {
 	var n int
 	ok := true
