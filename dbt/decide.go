@@ -60,6 +60,10 @@ func (kt *kernelT) position(b *cfg.Block, i int) int {
 	}
 	c := &kt.decided
 	if c.scope != kt.scope || c.flat != kt.flat || c.agprBase != kt.agprBase() || c.inlineLDS != kt.inlineLDS() {
+		// The buffers of the answers dropped are reused (the answers
+		// are returned by value).
+		entries, slot := c.entries, c.slot
+		clear(entries)
 		*c = decisions{scope: kt.scope, flat: kt.flat, agprBase: kt.agprBase(), inlineLDS: kt.inlineLDS(), base: make(map[uint64]int, len(kt.scope.Blocks))}
 		n := 0
 		for _, l := range kt.scope.Blocks {
@@ -68,7 +72,14 @@ func (kt *kernelT) position(b *cfg.Block, i int) int {
 				n += len(blk.Insts)
 			}
 		}
-		c.slot = make([]int32, n)
+		if entries == nil {
+			entries = freeDecided.take(16)
+		}
+		if cap(slot) < n {
+			slot = freeSlots.take(n)
+		}
+		c.entries, c.slot = entries[:0], slot[:n]
+		clear(c.slot) // slotUnknown
 	}
 	if b != c.last {
 		at, ok := c.base[b.Start]

@@ -179,7 +179,11 @@ func (kt *kernelT) sharedKey(r *rules.Shared, in *isa.Inst, raw []byte) (string,
 // sharedSiteKey names a use's site code in a plan: the key and the
 // instruction's bytes.
 type sharedSiteKey struct {
-	key, raw string
+	key string
+	// raw holds the instruction's n bytes (at most 16: an instruction
+	// with more is not cached), so that a lookup allocates nothing.
+	raw [16]byte
+	n   uint8
 }
 
 // cachedSite is a Shared.Site answer.
@@ -427,15 +431,18 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		// instruction's bytes only (as the key's body does), so a use
 		// with the bytes of an earlier one gets its answer.
 		regs.V = list
-		sk := sharedSiteKey{key, string(raw)}
-		if c, ok := p.siteCache[sk]; ok {
+		sk := sharedSiteKey{key: key, n: uint8(len(raw))}
+		cacheable := copy(sk.raw[:], raw) == len(raw)
+		if c, ok := p.siteCache[sk]; ok && cacheable {
 			site, err = c.site, c.err
 		} else {
 			site, err = r.Site(in, raw, regs)
-			if p.siteCache == nil {
-				p.siteCache = map[sharedSiteKey]cachedSite{}
+			if cacheable {
+				if p.siteCache == nil {
+					p.siteCache = map[sharedSiteKey]cachedSite{}
+				}
+				p.siteCache[sk] = cachedSite{site, err}
 			}
-			p.siteCache[sk] = cachedSite{site, err}
 		}
 	} else {
 		site, err = r.Site(in, raw, regs)

@@ -158,6 +158,9 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	if err != nil {
 		return fail(fmt.Errorf("dbt: %w", err))
 	}
+	// Nothing the result holds points into the graph: its chunks go to
+	// the next object's decode.
+	defer g.Release()
 	hostDecode := pr.HostDecode
 	// 3-4. Scopes, emitted one at a time.
 	kts := make([]*kernelT, len(kernels))
@@ -170,6 +173,9 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		kts[i] = kt
 		kt.scope = g.Scope(i)
 	}
+	// Layout copies the bodies and the result keeps none of the
+	// kernels' buffers: they go to the next object's emission.
+	defer releaseEmitBuffers(kts)
 	emitAll(kts, opt.Workers)
 	for _, kt := range kts {
 		if kt.rep.Fidelity == report.Rejected {

@@ -62,6 +62,10 @@ var fp8MFMA = map[string]struct {
 	"v_mfma_f32_32x32x64_f8f6f4":  {0x77, 16, 4},
 }
 
+// fp8MFMAPrefix starts the name of every fp8MFMA operation
+// (TestFP8MFMAPrefix).
+const fp8MFMAPrefix = "v_mfma_f32_"
+
 func init() {
 	var ops []string
 	for n := range fp8MFMA {
@@ -280,9 +284,12 @@ func fp8MFMAFormWords(w0, w1 uint32, hostOp uint32, cd, parts int, ta, tb, u uin
 	pairs := fp8PairScratch(w1, vdst, cd, accCD, parts, form)
 	switch {
 	case pairs:
-		// D's first pair holds the mask for the 64-bit sums.
+		// D's first pair holds the mask for the 64-bit sums; its second
+		// register is a copy of the first (v_mov_b32 without a literal:
+		// 4 bytes instead of 8; a VALU write read by the next VALU
+		// instruction needs no wait).
 		w = append(w, vmovLit(vdst, 0x7f7f7f7f)...)
-		w = append(w, vmovLit(vdst+1, 0x7f7f7f7f)...)
+		w = append(w, vop1(op1MovB32VOP1, vdst+1, srcVGPR+vdst))
 		mask, maskLit = srcVGPR+vdst, 0
 	case form.K >= 0 && (form.A != Clean || form.B != Clean || len(form.Ahead) > 0):
 		w = append(w, vmovLit(k, 0x7f7f7f7f)...)
@@ -833,7 +840,8 @@ func fp8WaitScan(x *isa.Inst, linked bool, fn func(r int, e fp8WaitEvent)) {
 		}
 	}
 	wide := !x.Info.Targets.Has(isa.GFX942)
-	var writes []isa.Operand
+	var buf [8]isa.Operand // the writes, reported last
+	writes := buf[:0]
 	for j := range x.Operands {
 		o := x.Operands[j]
 		if o.Kind != isa.KindReg || o.Class != isa.VGPR {
@@ -869,6 +877,17 @@ func fp8WaitScan(x *isa.Inst, linked bool, fn func(r int, e fp8WaitEvent)) {
 	}
 }
 
+// scopeBlocks lists a scope's blocks, their successors (indexes into
+// blocks) and whether each is an entry, in the order scope gives them.
+func scopeBlocks(scope FP8ScopeFunc) (blocks [][]*isa.Inst, succs [][]int, entry []bool) {
+	scope(func(b []*isa.Inst, ss []int, e bool) {
+		blocks = append(blocks, b)
+		succs = append(succs, ss)
+		entry = append(entry, e)
+	})
+	return blocks, succs, entry
+}
+
 // fp8ScopeWaits computes fp8Waits at the entry of every block of a scope:
 // the fewest instructions since a possible MFMA write over the paths
 // from the scope's entries (where every register may have been written
@@ -877,14 +896,7 @@ func fp8WaitScan(x *isa.Inst, linked bool, fn func(r int, e fp8WaitEvent)) {
 // 0); chains holds the blocks' links (fp8ChainLinks) and gets those it
 // lacks.
 func fp8ScopeWaits(scope FP8ScopeFunc, chains map[*isa.Inst][][2]bool) map[*isa.Inst]*fp8Waits {
-	var blocks [][]*isa.Inst
-	var succs [][]int
-	var entry []bool
-	scope(func(b []*isa.Inst, ss []int, e bool) {
-		blocks = append(blocks, b)
-		succs = append(succs, ss)
-		entry = append(entry, e)
-	})
+	blocks, succs, entry := scopeBlocks(scope)
 	n := len(blocks)
 	var tracked [256]bool
 	var regs []int
@@ -995,6 +1007,9 @@ const fp8ChainKey = "rules.fp8-chain"
 // fp8Eligible reports whether in is an FP8 MFMA the rule expands with the
 // operand modes (FP8 formats, no broadcast).
 func fp8Eligible(in *isa.Inst) bool {
+	if len(in.Operands) != 4 || !strings.HasPrefix(in.Name(), fp8MFMAPrefix) {
+		return false
+	}
 	_, ok := fp8MFMA[in.Name()]
 	return ok && in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP == 0 && len(in.Operands) == 4
 }
@@ -1233,6 +1248,9 @@ type fp8Acc struct {
 // expands whose C is an inline zero or its own D (zeroC tells which), and
 // ok false otherwise.
 func chainAcc(in *isa.Inst) (acc fp8Acc, zeroC, ok bool) {
+	if len(in.Operands) != 4 || !strings.HasPrefix(in.Name(), fp8MFMAPrefix) {
+		return acc, false, false // not an fp8MFMA operation: no map lookup
+	}
 	m, known := fp8MFMA[in.Name()]
 	if !known || in.Mod.CBSZ|in.Mod.ABID|in.Mod.BLGP != 0 || len(in.Operands) != 4 {
 		return acc, false, false
@@ -1527,14 +1545,7 @@ func (t *fp8Transfer) apply(k fp8Killed) fp8Killed {
 // blocks start with nothing written). fp8PlanBlock never clears ahead
 // across such a read.
 func fp8ScopeReads(scope FP8ScopeFunc) *fp8ReadSet {
-	var blocks [][]*isa.Inst
-	var succs [][]int
-	var entry []bool
-	scope(func(b []*isa.Inst, ss []int, e bool) {
-		blocks = append(blocks, b)
-		succs = append(succs, ss)
-		entry = append(entry, e)
-	})
+	blocks, succs, entry := scopeBlocks(scope)
 	n := len(blocks)
 	preds := make([][]int, n)
 	for b, ss := range succs {

@@ -31,10 +31,11 @@ const (
 	srcHalf        = 240 // inline 0.5
 )
 
-// CvtPkFP8OCPCode returns host code for v_cvt_pk_fp8_f32 vdst, x0, x1 (9-bit
-// source codes) writing the high half when hi, with temporaries t[0..4].
-func CvtPkFP8OCPCode(vdst, x0, x1 uint16, hi bool, t [5]uint16) []byte {
-	h0, h1, p, q, r := t[0], t[1], t[2], t[3], t[4]
+// fnuzPairBits starts both v_cvt_pk_fp8_f32 expansions: the host's FNUZ
+// conversion of x0/2 and x1/2 into p[15:0] (h0 and h1 hold the halves)
+// and, in q, bit 7 of each of the two bytes set where its magnitude is
+// non-zero.
+func fnuzPairBits(x0, x1, h0, h1, p, q uint16) []uint32 {
 	var w []uint32
 	add3 := func(x [2]uint32) { w = append(w, x[0], x[1]) }
 	add3(vop3(op3MulF32, h0, srcHalf, x0, 0))
@@ -43,6 +44,15 @@ func CvtPkFP8OCPCode(vdst, x0, x1 uint16, hi bool, t [5]uint16) []byte {
 	w = append(w, vop2(op2AndB32, q, srcLit, p, 0x7f7f)...)  // magnitudes
 	w = append(w, vop2(op2AddU32, q, srcLit, q, 0x7f7f)...)  // bit 7 set where non-zero
 	w = append(w, vop2(op2AndB32, q, srcLit, q, 0x8080)...)
+	return w
+}
+
+// CvtPkFP8OCPCode returns host code for v_cvt_pk_fp8_f32 vdst, x0, x1 (9-bit
+// source codes) writing the high half when hi, with temporaries t[0..4].
+func CvtPkFP8OCPCode(vdst, x0, x1 uint16, hi bool, t [5]uint16) []byte {
+	h0, h1, p, q, r := t[0], t[1], t[2], t[3], t[4]
+	w := fnuzPairBits(x0, x1, h0, h1, p, q)
+	add3 := func(x [2]uint32) { w = append(w, x[0], x[1]) }
 	w = append(w, vop2(op2LshrrevB32, h0, inlineInt(7), q, 0)...)
 	w = append(w, vop2(op2MulU32U24, h0, srcLit, h0, 0xff)...) // 0xff per non-zero byte
 	w = append(w, vop2(op2AndB32, h1, srcLit, p, 0x8080)...)
@@ -63,14 +73,8 @@ func CvtPkFP8OCPCode(vdst, x0, x1 uint16, hi bool, t [5]uint16) []byte {
 // high half of vdst (no shift for the high half).
 func cvtPkFP8Code(vdst, x0, x1 uint16, hi bool, t [5]uint16) []byte {
 	h0, h1, p, q, r := t[0], t[1], t[2], t[3], t[4]
-	var w []uint32
+	w := fnuzPairBits(x0, x1, h0, h1, p, q)
 	add3 := func(x [2]uint32) { w = append(w, x[0], x[1]) }
-	add3(vop3(op3MulF32, h0, srcHalf, x0, 0))
-	add3(vop3(op3MulF32, h1, srcHalf, x1, 0))
-	add3(vop3(op3CvtPkFP8F32, p, srcVGPR+h0, srcVGPR+h1, 0)) // FNUZ codes in p[15:0]
-	w = append(w, vop2(op2AndB32, q, srcLit, p, 0x7f7f)...)  // magnitudes
-	w = append(w, vop2(op2AddU32, q, srcLit, q, 0x7f7f)...)  // bit 7 set where non-zero
-	w = append(w, vop2(op2AndB32, q, srcLit, q, 0x8080)...)
 	w = append(w, vop2(op2LshrrevB32, q, inlineInt(7), q, 0)...)
 	w = append(w, vop2(op2MulU32U24, h0, srcLit, q, 0xff)...) // km: 0xff per non-zero byte
 	w = append(w, vop2(op2AndB32, h1, srcLit, p, 0x8080)...)

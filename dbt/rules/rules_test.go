@@ -569,6 +569,13 @@ func (wv *wave) run(t *testing.T, code []byte) {
 			for l := 0; l < 64; l++ {
 				wv.v[w0>>17&0xff][l] = lit
 			}
+		case w0>>25 == 0x3f && w0>>9&0xff == 1: // VOP1 v_mov_b32 of a register or inline constant
+			i += 4
+			var out [64]uint32
+			for l := 0; l < 64; l++ {
+				out[l] = wv.src(w0&0x1ff, l)
+			}
+			wv.v[w0>>17&0xff] = out
 		case w0>>31 == 0: // VOP2
 			i += 4
 			lit, hasLit := uint32(0), w0&0x1ff == srcLit

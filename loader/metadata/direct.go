@@ -109,60 +109,37 @@ func (d *direct) length(width int) (int, bool) {
 }
 
 // mapLen reads a map header.
-func (d *direct) mapLen() (int, bool) {
-	c, ok := d.next()
-	switch {
-	case !ok:
-		return 0, false
-	case c >= 0x80 && c <= 0x8f:
-		return int(c & 0x0f), true
-	case c == 0xde:
-		return d.length(2)
-	case c == 0xdf:
-		return d.length(4)
-	}
-	return 0, false
-}
+func (d *direct) mapLen() (int, bool) { return d.header(0x80, 0xde, 0xdf) }
 
 // arrayLen reads a list header.
-func (d *direct) arrayLen() (int, bool) {
+func (d *direct) arrayLen() (int, bool) { return d.header(0x90, 0xdc, 0xdd) }
+
+// header reads a map or list header: a fix form fix|n (n < 16) or the
+// tag w16 or w32 and a 2- or 4-byte length.
+func (d *direct) header(fix, w16, w32 byte) (int, bool) {
 	c, ok := d.next()
 	switch {
 	case !ok:
 		return 0, false
-	case c >= 0x90 && c <= 0x9f:
+	case c&0xf0 == fix:
 		return int(c & 0x0f), true
-	case c == 0xdc:
+	case c == w16:
 		return d.length(2)
-	case c == 0xdd:
+	case c == w32:
 		return d.length(4)
 	}
 	return 0, false
 }
 
 // strAfter reads the bytes of a string or binary value whose code c was
-// read (false when c is neither).
+// read (false when c is neither), as a string; strings of up to 32 bytes
+// are shared.
 func (d *direct) strAfter(c byte) (string, bool) {
-	var n int
-	ok := true
-	switch {
-	case c >= 0xa0 && c <= 0xbf:
-		n = int(c & 0x1f)
-	case c == 0xd9 || c == 0xc4:
-		n, ok = d.length(1)
-	case c == 0xda || c == 0xc5:
-		n, ok = d.length(2)
-	case c == 0xdb || c == 0xc6:
-		n, ok = d.length(4)
-	default:
+	b, ok := d.bytesAfter(c)
+	if !ok {
 		return "", false
 	}
-	if !ok || n > len(d.b)-d.off {
-		return "", false
-	}
-	b := d.b[d.off : d.off+n]
-	d.off += n
-	if n > 32 {
+	if len(b) > 32 {
 		return string(b), true
 	}
 	if s, ok := d.short[string(b)]; ok {
@@ -176,7 +153,8 @@ func (d *direct) strAfter(c byte) (string, bool) {
 	return s, true
 }
 
-// bytesAfter is strAfter without making a string: the bytes stay in b.
+// bytesAfter reads the bytes of a string or binary value whose code c
+// was read (false when c is neither); the bytes stay in b.
 func (d *direct) bytesAfter(c byte) ([]byte, bool) {
 	var n int
 	ok := true
