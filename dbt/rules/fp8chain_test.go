@@ -11,23 +11,30 @@ import (
 	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 )
 
-// TestFP8MFMAChainForms runs chains of three FP8 MFMAs on one accumulator
-// (the first with C = 0 or C = D) in the chained forms (the constant
-// register K, D left scaled between them) on the wave model and compares
-// D with three OCP reference MFMAs, for VGPR and AGPR accumulators.
-func TestFP8MFMAChainForms(t *testing.T) {
-	r := rand.New(rand.NewPCG(31, 32))
-	code := func() uint32 {
+// fp8Codes returns a generator of words of four random E4M3 codes of
+// moderate exponent (either sign), each replaced by the -0 byte 0x80 with
+// probability 1/zeroOdds.
+func fp8Codes(r *rand.Rand, zeroOdds int) func() uint32 {
+	return func() uint32 {
 		var x uint32
 		for b := 0; b < 4; b++ {
 			c := uint32(r.IntN(2))<<7 | uint32(5+r.IntN(5))<<3 | uint32(r.IntN(8))
-			if r.IntN(6) == 0 {
+			if r.IntN(zeroOdds) == 0 {
 				c = 0x80
 			}
 			x |= c << (8 * b)
 		}
 		return x
 	}
+}
+
+// TestFP8MFMAChainForms runs chains of three FP8 MFMAs on one accumulator
+// (the first with C = 0 or C = D) in the chained forms (the constant
+// register K, D left scaled between them) on the wave model and compares
+// D with three OCP reference MFMAs, for VGPR and AGPR accumulators.
+func TestFP8MFMAChainForms(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	code := fp8Codes(r, 6)
 	for _, spare := range []bool{false, true} {
 		for _, accCD := range []bool{false, true} {
 			for _, zeroFirst := range []bool{false, true} {

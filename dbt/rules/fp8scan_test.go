@@ -345,17 +345,7 @@ func TestCvtPkFP8CodeMatchesOCPCode(t *testing.T) {
 // byte is left in the operands.
 func TestFP8MFMAPairClearForms(t *testing.T) {
 	r := rand.New(rand.NewPCG(51, 52))
-	code := func() uint32 {
-		var x uint32
-		for b := 0; b < 4; b++ {
-			c := uint32(r.IntN(2))<<7 | uint32(5+r.IntN(5))<<3 | uint32(r.IntN(8))
-			if r.IntN(4) == 0 {
-				c = 0x80
-			}
-			x |= c << (8 * b)
-		}
-		return x
-	}
+	code := fp8Codes(r, 4)
 	for _, parts := range []int{1, 4} {
 		for _, accAB := range []bool{false, true} {
 			for _, ahead := range []bool{false, true} {
