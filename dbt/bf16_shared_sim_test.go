@@ -35,12 +35,7 @@ func TestCvtPkBF16SharedAgainstGFX950Simulator(t *testing.T) {
 	for i, r := range []int{20, 21, 22, 23, 1} {
 		fmt.Fprintf(&s, "  global_store_dword v30, v%d, s[8:9] offset:%d\n", r, 4*i)
 	}
-	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 40\n.end_amdhsa_kernel\n")
-	path := filepath.Join(t.TempDir(), "k.s")
-	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	guest := buildGuestFrom(t, path)
+	guest := buildCvtKernel(t, s.String())
 	want := runKernelOn(t, guest, "gfx950", 64*20)
 	for _, c := range []struct {
 		name string
@@ -120,12 +115,7 @@ func testCvtPkBF16InPlaceDst(t *testing.T, sep, want string, calls, dst2 int) {
 		fmt.Fprintf(&s, "  global_store_dword v30, v20, s[8:9] offset:%d\n  global_store_dword v30, v%d, s[8:9] offset:%d\n", 8*i, dst2, 8*i+4)
 		s.WriteString("  v_alignbit_b32 v1, v2, v1, 7\n  v_xor_b32 v2, v1, v2\n  v_add_u32 v3, v3, v1\n  v_alignbit_b32 v4, v4, v2, 19\n")
 	}
-	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 40\n.end_amdhsa_kernel\n")
-	path := filepath.Join(t.TempDir(), "k.s")
-	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	guest := buildGuestFrom(t, path)
+	guest := buildCvtKernel(t, s.String())
 	gfx950 := runKernelOn(t, guest, "gfx950", 64*64)
 	var sizes []int
 	for _, c := range []struct {
@@ -236,12 +226,7 @@ func TestCvtPkBF16CopyRunAgainstGFX950Simulator(t *testing.T) {
 	s.WriteString(fill)
 	s.WriteString(cvt(8, v(8), v(9)) + cvt(9, v(10), v(11)) + cvt(10, v(12), v(13)))
 	store(40, 8, 9, 10)
-	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 40\n.end_amdhsa_kernel\n")
-	path := filepath.Join(t.TempDir(), "k.s")
-	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	guest := buildGuestFrom(t, path)
+	guest := buildCvtKernel(t, s.String())
 	gfx950 := runKernelOn(t, guest, "gfx950", 64*64)
 	for _, c := range []struct {
 		name string
@@ -290,4 +275,15 @@ func TestCvtPkBF16CopyRunAgainstGFX950Simulator(t *testing.T) {
 			}
 		}
 	}
+}
+
+// buildCvtKernel ends the code of kernel k with s_endpgm and its
+// descriptor (kernarg pointer, 40 VGPRs, 16 SGPRs) and builds it.
+func buildCvtKernel(t *testing.T, code string) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(code+"  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 40\n.end_amdhsa_kernel\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return buildGuestFrom(t, path)
 }
