@@ -73,10 +73,10 @@ func (kt *kernelT) position(b *cfg.Block, i int) int {
 			}
 		}
 		if entries == nil {
-			entries = freeDecided.take(16)
+			entries = freeDecided.Take(16)
 		}
 		if cap(slot) < n {
-			slot = freeSlots.take(n)
+			slot = freeSlots.Take(n)
 		}
 		c.entries, c.slot = entries[:0], slot[:n]
 		clear(c.slot) // slotUnknown

@@ -1,90 +1,24 @@
 package dbt
 
 import (
-	"sync"
-	"unsafe"
-
+	"github.com/rocjitsu/rocjitsu/dbt/internal/freelist"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
 )
 
-// freeList is a free list of the buffers of one element type that kernels
-// whose translation is over gave back (releaseEmitBuffers), so that the
-// next object's emission appends into memory the last one used instead
-// of fresh zeroed memory the collector must then reclaim. Buffers are
-// handed out empty (length 0); what a user reads past its length it must
-// write first.
-type freeList[T any] struct {
-	sync.Mutex
-	bufs [][]T
-	// bytes is what the list holds, bounded by maxFreeBytes.
-	bytes int
-}
-
-// maxFreeBytes bounds the memory each free list keeps, and maxFreeBuffers
-// the number of buffers it holds.
+// Bounds of each emission buffer free list: the memory it keeps and the
+// number of buffers.
 const (
 	maxFreeBytes   = 4 << 20
 	maxFreeBuffers = 64
 )
 
-// take returns an empty buffer of capacity at least n: a free one or a
-// new one.
-func (l *freeList[T]) take(n int) []T {
-	var zero T
-	size := int(unsafe.Sizeof(zero))
-	l.Lock()
-	for i, b := range l.bufs {
-		if cap(b) >= n {
-			last := len(l.bufs) - 1
-			l.bufs[i] = l.bufs[last]
-			l.bufs[last] = nil
-			l.bufs = l.bufs[:last]
-			l.bytes -= cap(b) * size
-			l.Unlock()
-			return b[:0]
-		}
-	}
-	l.Unlock()
-	return make([]T, 0, n)
-}
-
-// give adds the distinct buffers of bs (by backing array) to the list while
-// it has room; with clean, their elements up to their length are zeroed
-// first (so that the list keeps nothing they point to alive).
-func (l *freeList[T]) give(bs [][]T, clean bool) {
-	var zero T
-	size := int(unsafe.Sizeof(zero))
-	l.Lock()
-	defer l.Unlock()
-next:
-	for n, b := range bs {
-		if cap(b) == 0 {
-			continue
-		}
-		p := &b[:1][0]
-		for _, x := range bs[:n] {
-			if cap(x) > 0 && &x[:1][0] == p {
-				continue next
-			}
-		}
-		if len(l.bufs) >= maxFreeBuffers || l.bytes+cap(b)*size > maxFreeBytes {
-			return
-		}
-		if clean {
-			clear(b)
-		}
-		l.bufs = append(l.bufs, b[:0])
-		l.bytes += cap(b) * size
-	}
-}
-
 // The translation's emission buffer free lists.
 var (
-	freeCode    freeList[byte]
-	freeOffsets freeList[pcOff]
-	freeFixups  freeList[place.Fixup]
-	freeDecided freeList[decided]
-	freeSlots   freeList[int32]
+	freeCode    = freelist.List[byte]{MaxBytes: maxFreeBytes, MaxBufs: maxFreeBuffers}
+	freeOffsets = freelist.List[pcOff]{MaxBytes: maxFreeBytes, MaxBufs: maxFreeBuffers}
+	freeFixups  = freelist.List[place.Fixup]{MaxBytes: maxFreeBytes, MaxBufs: maxFreeBuffers}
+	freeDecided = freelist.List[decided]{MaxBytes: maxFreeBytes, MaxBufs: maxFreeBuffers}
+	freeSlots   = freelist.List[int32]{MaxBytes: maxFreeBytes, MaxBufs: maxFreeBuffers}
 )
 
 // releaseEmitBuffers hands the code, offset, fixup and decision buffers
@@ -111,9 +45,9 @@ func releaseEmitBuffers(kts []*kernelT) {
 		kt.body, kt.memoCode, kt.emitted, kt.memoAt, kt.emittedFor = nil, nil, nil, nil, nil
 		kt.decided = decisions{}
 	}
-	freeCode.give(code, false)
-	freeOffsets.give(at, false)
-	freeFixups.give(fixups, false)
-	freeDecided.give(entries, true)
-	freeSlots.give(slots, false)
+	freeCode.Give(code, false)
+	freeOffsets.Give(at, false)
+	freeFixups.Give(fixups, false)
+	freeDecided.Give(entries, true)
+	freeSlots.Give(slots, false)
 }

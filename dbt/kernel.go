@@ -275,10 +275,10 @@ func (kt *kernelT) emitScope() {
 		kt.memoCode, kt.memoAt, kt.memoPools, kt.memoEnd = nil, nil, nil, 0
 	}
 	kt.memoPool = 0
-	kt.body = &place.Body{Name: k.Name, Entry: k.EntryAddr, Words: kt.pair.Words(), Fixups: freeFixups.take(16)}
+	kt.body = &place.Body{Name: k.Name, Entry: k.EntryAddr, Words: kt.pair.Words(), Fixups: freeFixups.Take(16)}
 	// The body's offsets (emitted becomes Body.Offsets: a new list per
 	// emission).
-	kt.emitted, kt.emittedFor = freeOffsets.take(kt.scopeInsts()), kt.body
+	kt.emitted, kt.emittedFor = freeOffsets.Take(kt.scopeInsts()), kt.body
 	kt.lastPool, kt.islandsGrew = 0, false
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
@@ -304,7 +304,7 @@ func (kt *kernelT) emitScope() {
 		kt.live, kt.liveScope = live.Analyze(kt.g, sc, kt.rawUses), sc
 	}
 	// A re-emission (long branches) needs about what the last one made.
-	code := freeCode.take(max(4*kt.scopeBytes(), kt.lastLen+kt.lastLen/8) + 256)
+	code := freeCode.Take(max(4*kt.scopeBytes(), kt.lastLen+kt.lastLen/8) + 256)
 	arch0, agprs0 := kt.archVGPRs()
 	pro, err := kt.pair.Prologue(pair.Plan{Kernel: k, GuestProc: kt.f.Processor, Arch: arch0, AGPRs: agprs0,
 		NamedArch: kt.namedArch, NamedAGPRs: kt.namedAGPRs, AGPRBase: kt.agprBase()})

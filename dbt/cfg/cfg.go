@@ -152,7 +152,7 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 	if opt.MaxRounds == 0 {
 		opt.MaxRounds = 8
 	}
-	g := &Graph{Text: text, Roots: roots, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: freeChunks.wordIndex(len(text.Data) / 4)}
+	g := &Graph{Text: text, Roots: roots, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: wordIndex(len(text.Data) / 4)}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
@@ -243,7 +243,7 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 			if g.count == 0 {
 				n = min(n, max(32, len(g.Text.Data)/5))
 			}
-			slab = freeChunks.insts(n)
+			slab = instChunk(n)
 			g.instChunks = append(g.instChunks, slab)
 		}
 		p := &slab[0]
@@ -252,7 +252,7 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 			if len(ops) < maxOperands {
 				// About 3 operands per 6-byte instruction, in chunks of
 				// at most 4096.
-				ops = freeChunks.operands(min(4096, max(256, len(g.Text.Data)/2)))
+				ops = operandChunk(min(4096, max(256, len(g.Text.Data)/2)))
 				g.opChunks = append(g.opChunks, ops)
 			}
 			p.Operands = ops[:0:len(ops)]
