@@ -463,6 +463,13 @@ func (c sidecarCtx) DeadVGPR() (uint16, bool) {
 	return r[0], true
 }
 
+// cacheable reports whether reg may be kept across lowerings by one of
+// the sidecar's caches: not in a spilling plan, not a borrowed register,
+// and not one the address caches hold already.
+func (c sidecarCtx) cacheable(reg uint16) bool {
+	return !c.p.spill && !slices.Contains(c.kt.borrowed, reg) && !c.p.addr.holds(reg)
+}
+
 // CachedAddress implements vlds.AddressCache.
 func (c sidecarCtx) CachedAddress(addr uint16) (uint16, uint32, bool) {
 	a := c.p.addr
@@ -473,7 +480,7 @@ func (c sidecarCtx) CachedAddress(addr uint16) (uint16, uint32, bool) {
 func (c sidecarCtx) CacheAddress(addr, reg uint16, k uint32) {
 	a := &c.p.addr
 	a.valid = false
-	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.holds(reg) {
+	if !c.cacheable(reg) {
 		return
 	}
 	a.valid, a.addr, a.reg, a.k = true, addr, reg, k
@@ -488,7 +495,7 @@ func (c sidecarCtx) CachedLaneAddress() (uint16, bool) {
 func (c sidecarCtx) CacheLaneAddress(reg uint16) {
 	a := &c.p.addr
 	a.laneValid = false
-	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.holds(reg) {
+	if !c.cacheable(reg) {
 		return
 	}
 	a.laneValid, a.lane = true, reg
@@ -503,7 +510,7 @@ func (c sidecarCtx) CachedLaneID() (uint16, bool) {
 func (c sidecarCtx) CacheLaneID(reg uint16) {
 	a := &c.p.addr
 	a.idValid = false
-	if c.p.spill || slices.Contains(c.kt.borrowed, reg) || a.holds(reg) {
+	if !c.cacheable(reg) {
 		return
 	}
 	a.idValid, a.id = true, reg
