@@ -21,8 +21,7 @@ func TestFP8MFMAChainsOnSimulator(t *testing.T) {
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_mov_b32 v52, 0x80\n")
 	for i := 0; i < 12; i++ {
-		fmt.Fprintf(&s, "  v_mul_u32_u24_e32 v50, %#x, v0\n  v_add_u32_e32 v50, %d, v50\n  %s  v_mov_b32_e32 v%d, v50\n",
-			0x01030507+2*i*0x01010101, 13*i+1, strings.ReplaceAll(fp8Fill, "\n", "\n  "), 10+i)
+		writeLaneOperand(&s, i, 13*i+1, fp8Fill, fmt.Sprintf("v_mov_b32_e32 v%d", 10+i))
 	}
 	// v[30:33] = small floats from the lane id; a[0:3] starts at zero.
 	for r := 0; r < 4; r++ {

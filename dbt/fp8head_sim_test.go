@@ -25,8 +25,7 @@ func TestFP8MFMASharedHeadOnSimulator(t *testing.T) {
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_mov_b32 v52, 0x80\n")
 	// v64..v95: two sets of A/B bytes, one -0 byte in lane 3 of 16.
 	for i := 0; i < 32; i++ {
-		fmt.Fprintf(&s, "  v_mul_u32_u24_e32 v50, %#x, v0\n  v_add_u32_e32 v50, %d, v50\n  %s  v_mov_b32 v%d, v50\n",
-			0x01030507+2*i*0x01010101, 13*i+5, strings.ReplaceAll(fp8Fill, "\n", "\n  "), 64+i)
+		writeLaneOperand(&s, i, 13*i+5, fp8Fill, fmt.Sprintf("v_mov_b32 v%d", 64+i))
 	}
 	for r := 0; r < 8; r++ {
 		fmt.Fprintf(&s, "  v_mov_b32 v%d, 0\n", 40+r)

@@ -23,8 +23,7 @@ func TestFP8MFMASharedTailOnSimulator(t *testing.T) {
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_mov_b32 v52, 0x80\n")
 	for i := 0; i < 24; i++ {
-		fmt.Fprintf(&s, "  v_mul_u32_u24_e32 v50, %#x, v0\n  v_add_u32_e32 v50, %d, v50\n  %s  v_accvgpr_write_b32 a%d, v50\n",
-			0x01030507+2*i*0x01010101, 11*i+3, strings.ReplaceAll(fp8Fill, "\n", "\n  "), i)
+		writeLaneOperand(&s, i, 11*i+3, fp8Fill, fmt.Sprintf("v_accvgpr_write_b32 a%d", i))
 	}
 	for r := 0; r < 4; r++ {
 		fmt.Fprintf(&s, "  v_mov_b32 v%d, 0\n", 40+r)

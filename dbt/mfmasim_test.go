@@ -80,8 +80,7 @@ func TestMFMARulesAgainstGFX950Simulator(t *testing.T) {
 					reg = 100 + i - c.abRegs
 				}
 				// x = lane * odd constant + i, spread into every byte.
-				fmt.Fprintf(&s, "  v_mul_u32_u24_e32 v50, %#x, v0\n  v_add_u32_e32 v50, %d, v50\n  %s  v_mov_b32_e32 v%d, v50\n",
-					0x01030507+2*i*0x01010101, 13*i+1, strings.ReplaceAll(fills[c.fill], "\n", "\n  "), reg)
+				writeLaneOperand(&s, i, 13*i+1, fills[c.fill], fmt.Sprintf("v_mov_b32_e32 v%d", reg))
 			}
 			w0 := 0xd3800000 | c.op<<16 | 30
 			w1 := uint32(256+10) | (256+100)<<9 | 128<<18
@@ -157,4 +156,14 @@ func nonzeroDwords(b []byte) int {
 		}
 	}
 	return n
+}
+
+// writeLaneOperand writes guest code that makes v50 a lane-dependent word
+// (the i-th multiplier of lane ID, plus add), passes it through fill (code
+// that reads and writes v50, such as fp8Fill) and moves it with mov (an
+// instruction and destination, "v_mov_b32 v10" or
+// "v_accvgpr_write_b32 a3").
+func writeLaneOperand(s *strings.Builder, i, add int, fill, mov string) {
+	fmt.Fprintf(s, "  v_mul_u32_u24_e32 v50, %#x, v0\n  v_add_u32_e32 v50, %d, v50\n  %s  %s, v50\n",
+		0x01030507+2*i*0x01010101, add, strings.ReplaceAll(fill, "\n", "\n  "), mov)
 }

@@ -55,8 +55,7 @@ func TestSMFMACRulesAgainstGFX950Simulator(t *testing.T) {
 			s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_mov_b32 v51, 0x04040404\n  v_mov_b32 v52, 0x80\n")
 			for i := 0; i < 12; i++ {
 				reg := 10 + i // A in v[10:13], B in v[14:21]
-				fmt.Fprintf(&s, "  v_mul_u32_u24_e32 v50, %#x, v0\n  v_add_u32_e32 v50, %d, v50\n  %s  v_mov_b32_e32 v%d, v50\n",
-					0x01030507+2*i*0x01010101, 13*i+1, strings.ReplaceAll(fills[c.fill], "\n", "\n  "), reg)
+				writeLaneOperand(&s, i, 13*i+1, fills[c.fill], fmt.Sprintf("v_mov_b32_e32 v%d", reg))
 			}
 			// Index VGPR v22: a hash of the lane.
 			s.WriteString("  s_mov_b32 s10, 0x9e3779b1\n  v_mul_lo_u32 v22, v0, s10\n  v_xor_b32 v22, 0x5bd1e995, v22\n")
