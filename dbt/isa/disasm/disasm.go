@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -405,8 +406,33 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 				out = appendHeader(out, pc, heads[next].name)
 			}
 			// GFX9: an instruction decoded before from the same bytes
-			// (and printed without a PC-relative operand) is reused.
-			if memo != nil {
+			// (and printed without a PC-relative operand) is reused, and
+			// so are those after it, up to the next header.
+			if memo != nil && listing {
+				end, h := len(data)-3, next
+				if h < len(heads) && heads[h].addr == pc {
+					h++ // printed above
+				}
+				if h < len(heads) && heads[h].addr-sec.Addr < uint64(end) {
+					end = int(heads[h].addr - sec.Addr)
+				}
+				limit := math.MaxInt
+				if w != nil {
+					limit = flushAt
+				}
+				var n int
+				if out, off, n, counts = memo.run(out, data, off, end, sec.Addr, limit, counts); n != 0 {
+					l.instructions += n
+					if w != nil && len(out) >= flushAt {
+						if _, err := w.Write(out); err != nil {
+							return out[:0], err
+						}
+						out = out[:0]
+					}
+					continue
+				}
+			}
+			if memo != nil && !listing {
 				if v, size := memo.get(data[off:]); size != 0 {
 					l.instructions++
 					counts = count(counts, v.enc())
