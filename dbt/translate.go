@@ -154,7 +154,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		return gfx9.Decode(code, pc, gt)
 	}, cfg.Options{DecodeInto: func(dst *isa.Inst, code []byte, pc uint64) error {
 		return gfx9.DecodeInto(dst, code, pc, gt)
-	}})
+	}, DecodeWindow: func(in *isa.Inst) int { return gfx9.DecodeWindow(in, gt) }})
 	if err != nil {
 		return fail(fmt.Errorf("dbt: %w", err))
 	}
