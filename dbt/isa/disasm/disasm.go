@@ -9,6 +9,7 @@ package disasm
 import (
 	"bufio"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -609,9 +610,7 @@ func putDigits(d []byte, v uint64, pairs *[512]byte) {
 }
 
 // le64 reads a little-endian doubleword.
-func le64(b []byte) uint64 { return uint64(le32(b)) | uint64(le32(b[4:]))<<32 }
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
 // le32 reads a little-endian word.
-func le32(b []byte) uint32 {
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-}
+func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
