@@ -330,30 +330,18 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	if len(sites) == 0 {
 		return p
 	}
-	// The registers live after each use (nil: unknown).
-	after := make([]*live.Regs, len(sites))
-	for n, in := range sites {
-		after[n] = kt.live.After(in.PC)
-	}
+	after, known := kt.liveAfterAll(sites)
 	arch, agprs := kt.archVGPRs()
+	unified := kt.pair.UnifiedVGPRs()
+	mapped := kt.mappedAGPRs()
 	for v := 0; v < 256; v++ {
 		if v >= arch && agprs > 0 && (v+1+3)&^3+agprs > 512 {
 			break
 		}
-		if kt.mappedAGPR(v) {
+		if mapped.Has(v) || named.Has(v) {
 			continue
 		}
-		if named.Has(v) {
-			continue
-		}
-		free := true
-		for _, a := range after {
-			if a == nil || (v < arch && a.V.Has(v)) {
-				free = false
-				break
-			}
-		}
-		if free {
+		if known && (v >= arch || !after.V.Has(v)) {
 			p.regs = append(p.regs, uint16(v))
 		} else {
 			p.live.Add(v, 1)
@@ -362,36 +350,25 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	}
 	// AGPRs the guest allocates that no use names and nothing reads
 	// after any use.
-	for a := 0; a < agprs && !kt.pair.UnifiedVGPRs(); a++ {
-		free := !namedA.Has(a)
-		for _, x := range after {
-			if !free || x == nil || x.A.Has(a) {
-				free = false
-				break
-			}
-		}
-		if free {
+	for a := 0; a < agprs && !unified && known; a++ {
+		if !namedA.Has(a) && !after.A.Has(a) {
 			p.aregs = append(p.aregs, uint16(a))
 		}
 	}
 	// The free ones first: only what they cannot hold is saved.
 	p.unnamed = append(slices.Clone(p.regs), p.unnamed...)
-	p.saveOK = !kt.pair.UnifiedVGPRs() && kt.namedAGPRs == 0 && agprs == 0
+	p.saveOK = !unified && kt.namedAGPRs == 0 && agprs == 0
 	p.memOK = !p.saveOK && !(kt.k.Metadata != nil && kt.k.Metadata.UsesDynamicStack)
 	// The return pair, and a second pair for EXEC around the saves.
 	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102)
 	var pairs []uint16
-	for s := 0; s+1 < limit && len(pairs) < 2; s += 2 {
-		free := true
-		for n, in := range sites {
-			a := after[n]
-			if a == nil || a.S.Has(s) || a.S.Has(s+1) || kt.selfUsesSGPR(in, s) || kt.selfUsesSGPR(in, s+1) {
-				free = false
-				break
+	if known {
+		busy := after.S
+		busy.Or(sgprsNamed(sites))
+		for s := 0; s+1 < limit && len(pairs) < 2; s += 2 {
+			if !busy.Has(s) && !busy.Has(s+1) {
+				pairs = append(pairs, uint16(s))
 			}
-		}
-		if free {
-			pairs = append(pairs, uint16(s))
 		}
 	}
 	if len(pairs) > 0 {
@@ -403,6 +380,45 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 		p.saveOK, p.memOK = false, false
 	}
 	return p
+}
+
+// liveAfterAll returns the union of the registers live after each of
+// sites, and false when some site's are unknown.
+func (kt *kernelT) liveAfterAll(sites []*isa.Inst) (live.Regs, bool) {
+	var all live.Regs
+	for _, in := range sites {
+		a := kt.live.After(in.PC)
+		if a == nil {
+			return live.Regs{}, false
+		}
+		all.V.Or(&a.V)
+		all.A.Or(&a.A)
+		all.S.Or(&a.S)
+	}
+	return all, true
+}
+
+// sgprsNamed returns the SGPRs the operands of sites name.
+func sgprsNamed(sites []*isa.Inst) *live.Set {
+	var s live.Set
+	for _, in := range sites {
+		for _, o := range in.Operands {
+			if o.Kind == isa.KindReg && o.Class == isa.SGPR {
+				s.Add(int(o.Reg), int(o.Width))
+			}
+		}
+	}
+	return &s
+}
+
+// mappedAGPRs is the set of host VGPRs mappedAGPR reports.
+func (kt *kernelT) mappedAGPRs() live.Set {
+	var s live.Set
+	if kt.pair != nil && kt.pair.UnifiedVGPRs() && kt.namedAGPRs > 0 {
+		acc := kt.agprBase()
+		s.Add(max(acc, 0), acc+kt.namedAGPRs-max(acc, 0))
+	}
+	return s
 }
 
 // sharedSite emits in as a call of its rule's shared body, or reports
