@@ -549,9 +549,11 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	// body inline: a call and a return per use, as with the whole body
 	// called (whose end may also branch into a shared tail).
 	head := p.heads[key]
-	parts := []int{partBody}
+	var partList [3]int
+	parts := partList[:1]
+	parts[0] = partBody
 	if head > 0 {
-		parts = []int{partHead}
+		parts[0] = partHead
 	}
 	if saving {
 		parts = append(parts, partSave, partRestore)
