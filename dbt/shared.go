@@ -292,17 +292,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	kt.shared.plans[r] = p
 	st := kt.shared
 	if !st.scanned {
-		st.scanned = true
-		st.scanAt = map[*isa.Inst]int{}
-		for _, l := range kt.scope.Blocks {
-			blk := kt.g.Blocks[l]
-			for j, in := range blk.Insts {
-				if f := kt.sharedAt(blk, j); f != nil {
-					st.scanAt[in] = len(st.scan)
-					st.scan = appendDoubling(st.scan, sharedUse{in: in, form: f})
-				}
-			}
-		}
+		kt.scanShared()
 	}
 	var sites []*isa.Inst
 	var named, namedA live.Set
@@ -380,6 +370,26 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 		p.saveOK, p.memOK = false, false
 	}
 	return p
+}
+
+// scanShared lists the scope's instructions that have a subroutine form
+// (st.scan, st.scanAt).
+func (kt *kernelT) scanShared() {
+	st := kt.shared
+	st.scanned = true
+	st.scan = freeUses.TakeMin(16, 64)
+	for _, l := range kt.scope.Blocks {
+		blk := kt.g.Blocks[l]
+		for j, in := range blk.Insts {
+			if f := kt.sharedAt(blk, j); f != nil {
+				st.scan = appendDoubling(st.scan, sharedUse{in: in, form: f})
+			}
+		}
+	}
+	st.scanAt = make(map[*isa.Inst]int, len(st.scan))
+	for n := range st.scan {
+		st.scanAt[st.scan[n].in] = n
+	}
 }
 
 // liveAfterAll returns the union of the registers live after each of
@@ -530,7 +540,14 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	st := kt.shared
 	if st.body != kt.body {
-		*st = sharedState{live: st.live, plans: st.plans, headKeys: st.headKeys, scan: st.scan, scanned: st.scanned, scanAt: st.scanAt, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
+		// The last emission's call lists are done with: their buffers
+		// hold this one's.
+		calls, order := st.calls[:0], st.order[:0]
+		if calls == nil {
+			calls, order = freeCalls.TakeMin(16, 64), freeCalls.TakeMin(16, 64)
+		}
+		*st = sharedState{live: st.live, plans: st.plans, headKeys: st.headKeys, scan: st.scan, scanned: st.scanned, scanAt: st.scanAt, body: kt.body,
+			calls: calls, order: order, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
 	}
 	reach := sharedReach
 	if kt.sharedReach > 0 {
@@ -584,7 +601,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		}
 	case !slices.Contains(st.order, k0):
 		for _, n := range parts {
-			st.order = append(st.order, sharedCall{rule: r, key: key, part: n})
+			st.order = appendDoubling(st.order, sharedCall{rule: r, key: key, part: n})
 		}
 	}
 	for _, v := range site.Used {
@@ -602,7 +619,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		if near {
 			fx.Target = uint64(st.copies[sharedCall{rule: r, key: key, part: n}])
 		} else {
-			st.calls = append(st.calls, c)
+			st.calls = appendDoubling(st.calls, c)
 		}
 		kt.addFixup(fx)
 		code = window(code, 4)
