@@ -36,8 +36,8 @@ import (
 
 // sharedPlan is the subroutine plan of one rule in a scope.
 type sharedPlan struct {
-	// uses counts the scope's uses of each key.
-	uses map[string]int
+	// keys holds what the plan knows of each key (one lookup a use).
+	keys map[string]*sharedKeyPlan
 	// regs are the VGPRs free at every use; ret is the return pair and
 	// exec the pair that holds EXEC while a save or restore stub runs.
 	regs      []uint16
@@ -53,37 +53,58 @@ type sharedPlan struct {
 	unnamed []uint16
 	live    live.Set
 	saveOK  bool
-	// bodies caches each key's body (it depends on the plan only), saves
-	// the save and restore stubs of keys whose fixed registers are saved.
-	bodies map[string][]byte
-	saves  map[string][2][]byte
-	// tails is the length of each body's shareable tail (Shared.Tail).
-	tails map[string]int
-	// heads is the length of each body's shareable head (Shared.Head)
-	// when another key of the scope has one of the same bytes: the uses
-	// of such a key call the head (emitted once per bytes and return
-	// pair) and run the rest of the body inline.
-	heads map[string]int
-	// heads0 holds, per key, the body and head length sharedHeadKeys
-	// made.
-	heads0 map[string]headBody
 	// siteCache holds the Site answers of uses whose key's registers
 	// were chosen, by key and bytes.
 	siteCache map[sharedSiteKey]cachedSite
 	// agprs is the most AGPRs a key's saves use.
 	agprs int
-	// sites are the addresses of the uses; lists is each key's register
-	// list (p.regs or p.unnamed), chosen at its first use; inline marks
-	// keys whose saves found no room.
-	sites  []uint64
-	lists  map[string][]uint16
-	inline map[string]bool
+	// sites are the addresses of the uses.
+	sites []uint64
 	// memOK allows saves to private memory instead (the guest names
-	// AGPRs; no dynamic stack); inMemory marks the keys saved there and
-	// slots is the most slots their saves use.
-	memOK    bool
-	inMemory map[string]bool
-	slots    int
+	// AGPRs; no dynamic stack); slots is the most slots the saves of the
+	// keys saved there use.
+	memOK bool
+	slots int
+}
+
+// sharedKeyPlan is what a plan knows of one key.
+type sharedKeyPlan struct {
+	// uses counts the scope's uses of the key.
+	uses int
+	// chosen says list and body are set: the key's register list (the
+	// plan's regs or unnamed), chosen at its first use, and its body
+	// (which depends on the plan only).
+	chosen bool
+	list   []uint16
+	body   []byte
+	// saving says saves holds the save and restore stubs of the fixed
+	// registers live at some use; inMemory that they save to private
+	// memory.
+	saving   bool
+	saves    [2][]byte
+	inMemory bool
+	// tail is the length of the body's shareable tail (Shared.Tail);
+	// head that of its shareable head (Shared.Head) when another key of
+	// the scope has one of the same bytes: the uses of such a key call
+	// the head (emitted once per bytes and return pair) and run the rest
+	// of the body inline.
+	tail, head int
+	// head0 is the body and head length sharedHeadKeys made (when
+	// head0OK).
+	head0   headBody
+	head0OK bool
+	// inline marks a key whose saves found no room.
+	inline bool
+}
+
+// key returns the plan of key k, adding an empty one.
+func (p *sharedPlan) key(k string) *sharedKeyPlan {
+	kp, ok := p.keys[k]
+	if !ok {
+		kp = &sharedKeyPlan{}
+		p.keys[k] = kp
+	}
+	return kp
 }
 
 // sharedHead is a shareable body head (Shared.Head) by return pair and
@@ -116,7 +137,8 @@ func (kt *kernelT) sharedHeadKeys() map[sharedHead]int {
 			continue
 		}
 		p := kt.sharedPlanFor(r)
-		if !p.ok || p.uses[key] < 2 {
+		kp := p.key(key)
+		if !p.ok || kp.uses < 2 {
 			continue
 		}
 		if seen[r] == nil {
@@ -124,8 +146,8 @@ func (kt *kernelT) sharedHeadKeys() map[sharedHead]int {
 		}
 		seen[r][key] = true
 		regs := rules.SharedRegs{V: p.regs, SPair: p.exec, A: p.aregs}
-		if list, ok := p.lists[key]; ok {
-			regs.V = list
+		if kp.chosen {
+			regs.V = kp.list
 		}
 		body, err := r.Body(u.in, raw, regs)
 		if err != nil {
@@ -135,11 +157,11 @@ func (kt *kernelT) sharedHeadKeys() map[sharedHead]int {
 		if n > 0 && n < len(body) {
 			st.headKeys[sharedHead{p.ret, string(body[:n])}]++
 		}
-		if _, ok := p.heads0[key]; !ok {
+		if !kp.head0OK {
 			// Bodies depend on the key and the registers only: the use
 			// that emits the key first reuses this one when it gets the
 			// same registers.
-			p.heads0[key] = headBody{v: regs.V, body: body, head: n}
+			kp.head0, kp.head0OK = headBody{v: regs.V, body: body, head: n}, true
 		}
 	}
 	return st.headKeys
@@ -287,8 +309,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	if p, ok := kt.shared.plans[r]; ok {
 		return p
 	}
-	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{},
-		tails: map[string]int{}, heads: map[string]int{}, heads0: map[string]headBody{}, inline: map[string]bool{}, inMemory: map[string]bool{}}
+	p := &sharedPlan{keys: map[string]*sharedKeyPlan{}}
 	kt.shared.plans[r] = p
 	st := kt.shared
 	if !st.scanned {
@@ -313,7 +334,7 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 				}
 			}
 			if key, ok := kt.useKey(u); ok {
-				p.uses[key]++
+				p.key(key).uses++
 			}
 		}
 	}
@@ -443,7 +464,8 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	if !ok {
 		return code, false
 	}
-	if !p.ok || (p.uses[key] < 2 && !kt.forceShared) {
+	kp := p.key(key)
+	if !p.ok || (kp.uses < 2 && !kt.forceShared) {
 		return code, false
 	}
 	if r.SGPRPair && !p.execOK {
@@ -452,11 +474,11 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	regs := rules.SharedRegs{V: p.regs, SPair: p.exec, A: p.aregs}
 	var site rules.SharedSite
 	var err error
-	if list, ok := p.lists[key]; ok {
+	if kp.chosen {
 		// The key's registers are chosen: the site code depends on the
 		// instruction's bytes only (as the key's body does), so a use
 		// with the bytes of an earlier one gets its answer.
-		regs.V = list
+		regs.V = kp.list
 		sk := sharedSiteKey{key: key, n: uint8(len(raw))}
 		cacheable := copy(sk.raw[:], raw) == len(raw)
 		if c, ok := p.siteCache[sk]; ok && cacheable {
@@ -477,19 +499,19 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 			site, err = r.Site(in, raw, regs)
 		}
 	}
-	if err != nil || p.inline[key] {
+	if err != nil || kp.inline {
 		return code, false
 	}
-	body, have := p.bodies[key]
-	if !have {
+	if !kp.chosen {
 		var saved []uint16
 		for _, v := range site.Used {
 			if p.live.Has(int(v)) {
 				saved = append(saved, v)
 			}
 		}
-		h0, made := p.heads0[key]
-		made = made && slices.Equal(h0.v, regs.V)
+		h0 := kp.head0
+		made := kp.head0OK && slices.Equal(h0.v, regs.V)
+		var body []byte
 		if made {
 			body = h0.body
 		} else {
@@ -517,27 +539,27 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 			p.slots = max(p.slots, len(saved))
 		}
 		if err != nil {
-			p.inline[key] = true
+			kp.inline = true
 			return code, false
 		}
-		p.lists[key], p.bodies[key] = regs.V, body
+		kp.chosen, kp.list, kp.body = true, regs.V, body
 		if r.Tail != nil {
-			p.tails[key] = r.Tail(in, raw, regs)
+			kp.tail = r.Tail(in, raw, regs)
 		}
 		if r.Head != nil {
 			n := h0.head
 			if !made {
 				n = r.Head(in, raw, regs)
 			}
-			if n > 0 && n+p.tails[key] < len(body) && kt.sharedHeadKeys()[sharedHead{p.ret, string(body[:n])}] > 1 {
-				p.heads[key] = n
+			if n > 0 && n+kp.tail < len(body) && kt.sharedHeadKeys()[sharedHead{p.ret, string(body[:n])}] > 1 {
+				kp.head = n
 			}
 		}
 		if sv != nil {
-			p.saves[key] = [2][]byte{sv, rs}
-			p.inMemory[key] = !p.saveOK
+			kp.saving, kp.saves, kp.inMemory = true, [2][]byte{sv, rs}, !p.saveOK
 		}
 	}
+	body := kp.body
 	st := kt.shared
 	if st.body != kt.body {
 		// The last emission's call lists are done with: their buffers
@@ -561,11 +583,11 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		}
 		st.near[r] = near
 	}
-	saves, saving := p.saves[key]
+	saves, saving := kp.saves, kp.saving
 	// A key with a shared head calls the head and runs the rest of its
 	// body inline: a call and a return per use, as with the whole body
 	// called (whose end may also branch into a shared tail).
-	head := p.heads[key]
+	head := kp.head
 	var partList [3]int
 	parts := partList[:1]
 	parts[0] = partBody
@@ -607,7 +629,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	for _, v := range site.Used {
 		kt.take(v)
 	}
-	if saving && p.inMemory[key] {
+	if saving && kp.inMemory {
 		kt.spillSlots = max(kt.spillSlots, p.slots)
 		st.inMemory = true
 	} else if saving {
@@ -699,7 +721,8 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 		case partHead:
 			// A head shared by bodies of several keys: once per bytes
 			// and return pair.
-			k := sharedHead{p.ret, string(p.bodies[c.key][:p.heads[c.key]])}
+			kp := p.key(c.key)
+			k := sharedHead{p.ret, string(kp.body[:kp.head])}
 			if off, ok := heads[k]; ok {
 				at[c] = off
 				continue
@@ -708,9 +731,9 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 			code = append(code, k.code...)
 			bodies++
 		case partBody:
-			b := p.bodies[c.key]
+			b := p.key(c.key).body
 			bodies++
-			if n := p.tails[c.key]; n > 0 && n <= len(b) {
+			if n := p.key(c.key).tail; n > 0 && n <= len(b) {
 				k := tailKey{p.ret, string(b[len(b)-n:])}
 				head := len(code) + len(b) - n
 				if off, ok := tails[k]; ok && (head+4-off)/4 <= 1<<15 {
@@ -724,7 +747,7 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 			}
 			code = append(code, b...)
 		default:
-			code = append(code, p.saves[c.key][c.part-partSave]...)
+			code = append(code, p.key(c.key).saves[c.part-partSave]...)
 			saves = true
 		}
 		code = binary.LittleEndian.AppendUint32(code, kt.pair.Words().Setpc(p.ret))
