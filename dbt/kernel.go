@@ -400,8 +400,11 @@ func (kt *kernelT) reject(in *isa.Inst, why string) {
 }
 
 func (kt *kernelT) relocated(in *isa.Inst) {
-	kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Relocate, Fidelity: report.Exact, Count: 1})
+	kt.tallyDecision(in, relocation)
 }
+
+// relocation is the decision relocated tallies.
+var relocation = legalize.Decision{Action: report.Relocate, Fidelity: report.Exact}
 
 // addFixup appends fx to the body's fixups (appendDoubling).
 func (kt *kernelT) addFixup(fx place.Fixup) {
@@ -576,7 +579,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		return append(code, raw...)
 	case report.Expand, report.Lower:
 		if d.Rule.Shared != nil {
-			if out, ok := kt.sharedSite(code, b, i, in, raw, d.Rule, kindOf(in, d)); ok {
+			if out, ok := kt.sharedSite(code, b, i, in, raw, d); ok {
 				return out
 			}
 		}
@@ -1026,12 +1029,14 @@ func (kt *kernelT) emitDecision(b *cfg.Block, i int) legalize.Decision {
 	return d
 }
 
-// kindOf is the report kind of one instance of in translated by d.
+// kindOf is the report kind of one instance of in translated by d (the
+// rule and its bound named unless in passes through).
 func kindOf(in *isa.Inst, d legalize.Decision) report.Kind {
-	if d.Action == report.Identity || d.Action == report.Substitute {
-		return report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1}
+	k := report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1}
+	if d.Action != report.Identity && d.Action != report.Substitute && d.Rule != nil {
+		k.Rule, k.Bound = d.Rule.Name, d.Bound
 	}
-	return report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1}
+	return k
 }
 
 // regSet is a set of VGPR numbers 0-511.

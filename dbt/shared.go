@@ -7,10 +7,10 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/live"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
-	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/dbt/rules"
 )
 
@@ -452,9 +452,11 @@ func (kt *kernelT) mappedAGPRs() live.Set {
 	return s
 }
 
-// sharedSite emits in as a call of its rule's shared body, or reports
-// false to leave it to the inline expansion.
-func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, rule *rules.Rule, kind report.Kind) ([]byte, bool) {
+// sharedSite emits in as a call of the shared body of the rule of d (its
+// emission decision), or reports false to leave it to the inline
+// expansion.
+func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, d legalize.Decision) ([]byte, bool) {
+	rule := d.Rule
 	if rule == nil || rule.Shared == nil || kt.forceSpill || kt.noShared || (rule.Shared.LDS && kt.sidecar) || !kt.chosenForm(b, i, rule.Shared) {
 		return code, false
 	}
@@ -665,7 +667,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	code = append(code, site.Tail...)
 	st.uses++
-	kt.tally(kind)
+	kt.tallyDecision(in, d)
 	return code, true
 }
 
