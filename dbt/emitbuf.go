@@ -21,6 +21,7 @@ var (
 	freeSlots   = freelist.List[int32]{MaxBytes: maxFreeBytes, MaxBufs: maxFreeBuffers}
 	freeUses    = freelist.List[sharedUse]{MaxBytes: maxFreeBytes, MaxBufs: maxFreeBuffers}
 	freeCalls   = freelist.List[sharedCall]{MaxBytes: maxFreeBytes, MaxBufs: maxFreeBuffers}
+	freeAddrs   = freelist.List[uint64]{MaxBytes: maxFreeBytes, MaxBufs: maxFreeBuffers}
 )
 
 // releaseEmitBuffers hands the code, offset, fixup and decision buffers
