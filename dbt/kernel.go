@@ -142,6 +142,10 @@ type kernelT struct {
 	// needAGPRs is the number of AGPRs the translation uses (subroutine
 	// saves) in a kernel whose guest has none.
 	needAGPRs int
+	// operands is the chunk keepOperands copies into.
+	operands []isa.Operand
+	// namedFor is the scope countNamed last counted.
+	namedFor *cfg.Scope
 }
 
 // islandSpacing is the most body bytes between two island pools: half a
@@ -211,8 +215,13 @@ func (kt *kernelT) archVGPRs() (arch, agprs int) {
 	return arch, agprs
 }
 
-// countNamed records the highest arch VGPR and AGPR the scope names.
+// countNamed records the highest arch VGPR and AGPR the scope names
+// (once per scope: a re-emission finds the same).
 func (kt *kernelT) countNamed() {
+	if kt.namedFor == kt.scope {
+		return
+	}
+	kt.namedFor = kt.scope
 	for _, a := range kt.scope.Blocks {
 		b := kt.g.Blocks[a]
 		if b == nil {
@@ -391,8 +400,11 @@ func (kt *kernelT) reject(in *isa.Inst, why string) {
 }
 
 func (kt *kernelT) relocated(in *isa.Inst) {
-	kt.tally(report.Kind{Mnemonic: in.Name(), Action: report.Relocate, Fidelity: report.Exact, Count: 1})
+	kt.tallyDecision(in, relocation)
 }
+
+// relocation is the decision relocated tallies.
+var relocation = legalize.Decision{Action: report.Relocate, Fidelity: report.Exact}
 
 // addFixup appends fx to the body's fixups (appendDoubling).
 func (kt *kernelT) addFixup(fx place.Fixup) {
@@ -567,7 +579,7 @@ func (kt *kernelT) one(code []byte, b *cfg.Block, i int, in *isa.Inst) []byte {
 		return append(code, raw...)
 	case report.Expand, report.Lower:
 		if d.Rule.Shared != nil {
-			if out, ok := kt.sharedSite(code, b, i, in, raw, d.Rule, kindOf(in, d)); ok {
+			if out, ok := kt.sharedSite(code, b, i, in, raw, d); ok {
 				return out
 			}
 		}
@@ -1017,12 +1029,14 @@ func (kt *kernelT) emitDecision(b *cfg.Block, i int) legalize.Decision {
 	return d
 }
 
-// kindOf is the report kind of one instance of in translated by d.
+// kindOf is the report kind of one instance of in translated by d (the
+// rule and its bound named unless in passes through).
 func kindOf(in *isa.Inst, d legalize.Decision) report.Kind {
-	if d.Action == report.Identity || d.Action == report.Substitute {
-		return report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1}
+	k := report.Kind{Mnemonic: in.Name(), Action: d.Action, Fidelity: d.Fidelity, Count: 1}
+	if d.Action != report.Identity && d.Action != report.Substitute && d.Rule != nil {
+		k.Rule, k.Bound = d.Rule.Name, d.Bound
 	}
-	return report.Kind{Mnemonic: in.Name(), Action: d.Action, Rule: d.Rule.Name, Fidelity: d.Fidelity, Bound: d.Bound, Count: 1}
+	return k
 }
 
 // regSet is a set of VGPR numbers 0-511.
@@ -1128,7 +1142,28 @@ func (kt *kernelT) rawUses(in *isa.Inst) []isa.Operand {
 	if n == 0 {
 		return nil
 	}
-	return slices.Clone(buf[:n])
+	return kt.keepOperands(buf[:n])
+}
+
+// Bounds of the chunks keepOperands allocates, in operands.
+const (
+	minOperandChunk = 32
+	maxOperandChunk = 1024
+)
+
+// keepOperands returns a copy of ops in the kernel's operand chunks
+// (liveness keeps rawUses' answers for the whole translation: one
+// allocation per chunk instead of one per instruction). The copy's
+// capacity ends at its length, so an append to it never reaches the
+// next copy.
+func (kt *kernelT) keepOperands(ops []isa.Operand) []isa.Operand {
+	if cap(kt.operands)-len(kt.operands) < len(ops) {
+		size := min(max(2*cap(kt.operands), minOperandChunk), maxOperandChunk)
+		kt.operands = make([]isa.Operand, 0, max(size, len(ops)))
+	}
+	lo := len(kt.operands)
+	kt.operands = append(kt.operands, ops...)
+	return kt.operands[lo:len(kt.operands):len(kt.operands)]
 }
 
 // canSpill reports whether borrowed VGPRs may be saved to private memory:

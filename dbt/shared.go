@@ -7,10 +7,10 @@ import (
 
 	"github.com/rocjitsu/rocjitsu/dbt/cfg"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
+	"github.com/rocjitsu/rocjitsu/dbt/legalize"
 	"github.com/rocjitsu/rocjitsu/dbt/live"
 	"github.com/rocjitsu/rocjitsu/dbt/pair"
 	"github.com/rocjitsu/rocjitsu/dbt/place"
-	"github.com/rocjitsu/rocjitsu/dbt/report"
 	"github.com/rocjitsu/rocjitsu/dbt/rules"
 )
 
@@ -36,8 +36,8 @@ import (
 
 // sharedPlan is the subroutine plan of one rule in a scope.
 type sharedPlan struct {
-	// uses counts the scope's uses of each key.
-	uses map[string]int
+	// keys holds what the plan knows of each key (one lookup a use).
+	keys map[string]*sharedKeyPlan
 	// regs are the VGPRs free at every use; ret is the return pair and
 	// exec the pair that holds EXEC while a save or restore stub runs.
 	regs      []uint16
@@ -53,37 +53,58 @@ type sharedPlan struct {
 	unnamed []uint16
 	live    live.Set
 	saveOK  bool
-	// bodies caches each key's body (it depends on the plan only), saves
-	// the save and restore stubs of keys whose fixed registers are saved.
-	bodies map[string][]byte
-	saves  map[string][2][]byte
-	// tails is the length of each body's shareable tail (Shared.Tail).
-	tails map[string]int
-	// heads is the length of each body's shareable head (Shared.Head)
-	// when another key of the scope has one of the same bytes: the uses
-	// of such a key call the head (emitted once per bytes and return
-	// pair) and run the rest of the body inline.
-	heads map[string]int
-	// heads0 holds, per key, the body and head length sharedHeadKeys
-	// made.
-	heads0 map[string]headBody
 	// siteCache holds the Site answers of uses whose key's registers
 	// were chosen, by key and bytes.
 	siteCache map[sharedSiteKey]cachedSite
 	// agprs is the most AGPRs a key's saves use.
 	agprs int
-	// sites are the addresses of the uses; lists is each key's register
-	// list (p.regs or p.unnamed), chosen at its first use; inline marks
-	// keys whose saves found no room.
-	sites  []uint64
-	lists  map[string][]uint16
-	inline map[string]bool
+	// sites are the addresses of the uses.
+	sites []uint64
 	// memOK allows saves to private memory instead (the guest names
-	// AGPRs; no dynamic stack); inMemory marks the keys saved there and
-	// slots is the most slots their saves use.
-	memOK    bool
-	inMemory map[string]bool
-	slots    int
+	// AGPRs; no dynamic stack); slots is the most slots the saves of the
+	// keys saved there use.
+	memOK bool
+	slots int
+}
+
+// sharedKeyPlan is what a plan knows of one key.
+type sharedKeyPlan struct {
+	// uses counts the scope's uses of the key.
+	uses int
+	// chosen says list and body are set: the key's register list (the
+	// plan's regs or unnamed), chosen at its first use, and its body
+	// (which depends on the plan only).
+	chosen bool
+	list   []uint16
+	body   []byte
+	// saving says saves holds the save and restore stubs of the fixed
+	// registers live at some use; inMemory that they save to private
+	// memory.
+	saving   bool
+	saves    [2][]byte
+	inMemory bool
+	// tail is the length of the body's shareable tail (Shared.Tail);
+	// head that of its shareable head (Shared.Head) when another key of
+	// the scope has one of the same bytes: the uses of such a key call
+	// the head (emitted once per bytes and return pair) and run the rest
+	// of the body inline.
+	tail, head int
+	// head0 is the body and head length sharedHeadKeys made (when
+	// head0OK).
+	head0   headBody
+	head0OK bool
+	// inline marks a key whose saves found no room.
+	inline bool
+}
+
+// key returns the plan of key k, adding an empty one.
+func (p *sharedPlan) key(k string) *sharedKeyPlan {
+	kp, ok := p.keys[k]
+	if !ok {
+		kp = &sharedKeyPlan{}
+		p.keys[k] = kp
+	}
+	return kp
 }
 
 // sharedHead is a shareable body head (Shared.Head) by return pair and
@@ -116,7 +137,8 @@ func (kt *kernelT) sharedHeadKeys() map[sharedHead]int {
 			continue
 		}
 		p := kt.sharedPlanFor(r)
-		if !p.ok || p.uses[key] < 2 {
+		kp := p.key(key)
+		if !p.ok || kp.uses < 2 {
 			continue
 		}
 		if seen[r] == nil {
@@ -124,8 +146,8 @@ func (kt *kernelT) sharedHeadKeys() map[sharedHead]int {
 		}
 		seen[r][key] = true
 		regs := rules.SharedRegs{V: p.regs, SPair: p.exec, A: p.aregs}
-		if list, ok := p.lists[key]; ok {
-			regs.V = list
+		if kp.chosen {
+			regs.V = kp.list
 		}
 		body, err := r.Body(u.in, raw, regs)
 		if err != nil {
@@ -135,11 +157,11 @@ func (kt *kernelT) sharedHeadKeys() map[sharedHead]int {
 		if n > 0 && n < len(body) {
 			st.headKeys[sharedHead{p.ret, string(body[:n])}]++
 		}
-		if _, ok := p.heads0[key]; !ok {
+		if !kp.head0OK {
 			// Bodies depend on the key and the registers only: the use
 			// that emits the key first reuses this one when it gets the
 			// same registers.
-			p.heads0[key] = headBody{v: regs.V, body: body, head: n}
+			kp.head0, kp.head0OK = headBody{v: regs.V, body: body, head: n}, true
 		}
 	}
 	return st.headKeys
@@ -287,22 +309,11 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	if p, ok := kt.shared.plans[r]; ok {
 		return p
 	}
-	p := &sharedPlan{uses: map[string]int{}, bodies: map[string][]byte{}, saves: map[string][2][]byte{}, lists: map[string][]uint16{},
-		tails: map[string]int{}, heads: map[string]int{}, heads0: map[string]headBody{}, inline: map[string]bool{}, inMemory: map[string]bool{}}
+	p := &sharedPlan{keys: map[string]*sharedKeyPlan{}}
 	kt.shared.plans[r] = p
 	st := kt.shared
 	if !st.scanned {
-		st.scanned = true
-		st.scanAt = map[*isa.Inst]int{}
-		for _, l := range kt.scope.Blocks {
-			blk := kt.g.Blocks[l]
-			for j, in := range blk.Insts {
-				if f := kt.sharedAt(blk, j); f != nil {
-					st.scanAt[in] = len(st.scan)
-					st.scan = appendDoubling(st.scan, sharedUse{in: in, form: f})
-				}
-			}
-		}
+		kt.scanShared()
 	}
 	var sites []*isa.Inst
 	var named, namedA live.Set
@@ -323,37 +334,25 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 				}
 			}
 			if key, ok := kt.useKey(u); ok {
-				p.uses[key]++
+				p.key(key).uses++
 			}
 		}
 	}
 	if len(sites) == 0 {
 		return p
 	}
-	// The registers live after each use (nil: unknown).
-	after := make([]*live.Regs, len(sites))
-	for n, in := range sites {
-		after[n] = kt.live.After(in.PC)
-	}
+	after, known := kt.liveAfterAll(sites)
 	arch, agprs := kt.archVGPRs()
+	unified := kt.pair.UnifiedVGPRs()
+	mapped := kt.mappedAGPRs()
 	for v := 0; v < 256; v++ {
 		if v >= arch && agprs > 0 && (v+1+3)&^3+agprs > 512 {
 			break
 		}
-		if kt.mappedAGPR(v) {
+		if mapped.Has(v) || named.Has(v) {
 			continue
 		}
-		if named.Has(v) {
-			continue
-		}
-		free := true
-		for _, a := range after {
-			if a == nil || (v < arch && a.V.Has(v)) {
-				free = false
-				break
-			}
-		}
-		if free {
+		if known && (v >= arch || !after.V.Has(v)) {
 			p.regs = append(p.regs, uint16(v))
 		} else {
 			p.live.Add(v, 1)
@@ -362,36 +361,25 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	}
 	// AGPRs the guest allocates that no use names and nothing reads
 	// after any use.
-	for a := 0; a < agprs && !kt.pair.UnifiedVGPRs(); a++ {
-		free := !namedA.Has(a)
-		for _, x := range after {
-			if !free || x == nil || x.A.Has(a) {
-				free = false
-				break
-			}
-		}
-		if free {
+	for a := 0; a < agprs && !unified && known; a++ {
+		if !namedA.Has(a) && !after.A.Has(a) {
 			p.aregs = append(p.aregs, uint16(a))
 		}
 	}
 	// The free ones first: only what they cannot hold is saved.
 	p.unnamed = append(slices.Clone(p.regs), p.unnamed...)
-	p.saveOK = !kt.pair.UnifiedVGPRs() && kt.namedAGPRs == 0 && agprs == 0
+	p.saveOK = !unified && kt.namedAGPRs == 0 && agprs == 0
 	p.memOK = !p.saveOK && !(kt.k.Metadata != nil && kt.k.Metadata.UsesDynamicStack)
 	// The return pair, and a second pair for EXEC around the saves.
 	limit := min(kt.k.Descriptor.NextFreeSGPR()-6, 102)
 	var pairs []uint16
-	for s := 0; s+1 < limit && len(pairs) < 2; s += 2 {
-		free := true
-		for n, in := range sites {
-			a := after[n]
-			if a == nil || a.S.Has(s) || a.S.Has(s+1) || kt.selfUsesSGPR(in, s) || kt.selfUsesSGPR(in, s+1) {
-				free = false
-				break
+	if known {
+		busy := after.S
+		busy.Or(sgprsNamed(sites))
+		for s := 0; s+1 < limit && len(pairs) < 2; s += 2 {
+			if !busy.Has(s) && !busy.Has(s+1) {
+				pairs = append(pairs, uint16(s))
 			}
-		}
-		if free {
-			pairs = append(pairs, uint16(s))
 		}
 	}
 	if len(pairs) > 0 {
@@ -405,9 +393,70 @@ func (kt *kernelT) sharedPlanFor(r *rules.Shared) *sharedPlan {
 	return p
 }
 
-// sharedSite emits in as a call of its rule's shared body, or reports
-// false to leave it to the inline expansion.
-func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, rule *rules.Rule, kind report.Kind) ([]byte, bool) {
+// scanShared lists the scope's instructions that have a subroutine form
+// (st.scan, st.scanAt).
+func (kt *kernelT) scanShared() {
+	st := kt.shared
+	st.scanned = true
+	st.scan = freeUses.TakeMin(16, 64)
+	for _, l := range kt.scope.Blocks {
+		blk := kt.g.Blocks[l]
+		for j, in := range blk.Insts {
+			if f := kt.sharedAt(blk, j); f != nil {
+				st.scan = appendDoubling(st.scan, sharedUse{in: in, form: f})
+			}
+		}
+	}
+	st.scanAt = make(map[*isa.Inst]int, len(st.scan))
+	for n := range st.scan {
+		st.scanAt[st.scan[n].in] = n
+	}
+}
+
+// liveAfterAll returns the union of the registers live after each of
+// sites, and false when some site's are unknown.
+func (kt *kernelT) liveAfterAll(sites []*isa.Inst) (live.Regs, bool) {
+	var all live.Regs
+	for _, in := range sites {
+		a := kt.live.After(in.PC)
+		if a == nil {
+			return live.Regs{}, false
+		}
+		all.V.Or(&a.V)
+		all.A.Or(&a.A)
+		all.S.Or(&a.S)
+	}
+	return all, true
+}
+
+// sgprsNamed returns the SGPRs the operands of sites name.
+func sgprsNamed(sites []*isa.Inst) *live.Set {
+	var s live.Set
+	for _, in := range sites {
+		for _, o := range in.Operands {
+			if o.Kind == isa.KindReg && o.Class == isa.SGPR {
+				s.Add(int(o.Reg), int(o.Width))
+			}
+		}
+	}
+	return &s
+}
+
+// mappedAGPRs is the set of host VGPRs mappedAGPR reports.
+func (kt *kernelT) mappedAGPRs() live.Set {
+	var s live.Set
+	if kt.pair != nil && kt.pair.UnifiedVGPRs() && kt.namedAGPRs > 0 {
+		acc := kt.agprBase()
+		s.Add(max(acc, 0), acc+kt.namedAGPRs-max(acc, 0))
+	}
+	return s
+}
+
+// sharedSite emits in as a call of the shared body of the rule of d (its
+// emission decision), or reports false to leave it to the inline
+// expansion.
+func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, d legalize.Decision) ([]byte, bool) {
+	rule := d.Rule
 	if rule == nil || rule.Shared == nil || kt.forceSpill || kt.noShared || (rule.Shared.LDS && kt.sidecar) || !kt.chosenForm(b, i, rule.Shared) {
 		return code, false
 	}
@@ -417,7 +466,8 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	if !ok {
 		return code, false
 	}
-	if !p.ok || (p.uses[key] < 2 && !kt.forceShared) {
+	kp := p.key(key)
+	if !p.ok || (kp.uses < 2 && !kt.forceShared) {
 		return code, false
 	}
 	if r.SGPRPair && !p.execOK {
@@ -426,11 +476,11 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	regs := rules.SharedRegs{V: p.regs, SPair: p.exec, A: p.aregs}
 	var site rules.SharedSite
 	var err error
-	if list, ok := p.lists[key]; ok {
+	if kp.chosen {
 		// The key's registers are chosen: the site code depends on the
 		// instruction's bytes only (as the key's body does), so a use
 		// with the bytes of an earlier one gets its answer.
-		regs.V = list
+		regs.V = kp.list
 		sk := sharedSiteKey{key: key, n: uint8(len(raw))}
 		cacheable := copy(sk.raw[:], raw) == len(raw)
 		if c, ok := p.siteCache[sk]; ok && cacheable {
@@ -451,19 +501,19 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 			site, err = r.Site(in, raw, regs)
 		}
 	}
-	if err != nil || p.inline[key] {
+	if err != nil || kp.inline {
 		return code, false
 	}
-	body, have := p.bodies[key]
-	if !have {
+	if !kp.chosen {
 		var saved []uint16
 		for _, v := range site.Used {
 			if p.live.Has(int(v)) {
 				saved = append(saved, v)
 			}
 		}
-		h0, made := p.heads0[key]
-		made = made && slices.Equal(h0.v, regs.V)
+		h0 := kp.head0
+		made := kp.head0OK && slices.Equal(h0.v, regs.V)
+		var body []byte
 		if made {
 			body = h0.body
 		} else {
@@ -491,30 +541,37 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 			p.slots = max(p.slots, len(saved))
 		}
 		if err != nil {
-			p.inline[key] = true
+			kp.inline = true
 			return code, false
 		}
-		p.lists[key], p.bodies[key] = regs.V, body
+		kp.chosen, kp.list, kp.body = true, regs.V, body
 		if r.Tail != nil {
-			p.tails[key] = r.Tail(in, raw, regs)
+			kp.tail = r.Tail(in, raw, regs)
 		}
 		if r.Head != nil {
 			n := h0.head
 			if !made {
 				n = r.Head(in, raw, regs)
 			}
-			if n > 0 && n+p.tails[key] < len(body) && kt.sharedHeadKeys()[sharedHead{p.ret, string(body[:n])}] > 1 {
-				p.heads[key] = n
+			if n > 0 && n+kp.tail < len(body) && kt.sharedHeadKeys()[sharedHead{p.ret, string(body[:n])}] > 1 {
+				kp.head = n
 			}
 		}
 		if sv != nil {
-			p.saves[key] = [2][]byte{sv, rs}
-			p.inMemory[key] = !p.saveOK
+			kp.saving, kp.saves, kp.inMemory = true, [2][]byte{sv, rs}, !p.saveOK
 		}
 	}
+	body := kp.body
 	st := kt.shared
 	if st.body != kt.body {
-		*st = sharedState{live: st.live, plans: st.plans, headKeys: st.headKeys, scan: st.scan, scanned: st.scanned, scanAt: st.scanAt, body: kt.body, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
+		// The last emission's call lists are done with: their buffers
+		// hold this one's.
+		calls, order := st.calls[:0], st.order[:0]
+		if calls == nil {
+			calls, order = freeCalls.TakeMin(16, 64), freeCalls.TakeMin(16, 64)
+		}
+		*st = sharedState{live: st.live, plans: st.plans, headKeys: st.headKeys, scan: st.scan, scanned: st.scanned, scanAt: st.scanAt, body: kt.body,
+			calls: calls, order: order, near: map[*rules.Shared]bool{}, copies: map[sharedCall]int{}}
 	}
 	reach := sharedReach
 	if kt.sharedReach > 0 {
@@ -528,14 +585,16 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		}
 		st.near[r] = near
 	}
-	saves, saving := p.saves[key]
+	saves, saving := kp.saves, kp.saving
 	// A key with a shared head calls the head and runs the rest of its
 	// body inline: a call and a return per use, as with the whole body
 	// called (whose end may also branch into a shared tail).
-	head := p.heads[key]
-	parts := []int{partBody}
+	head := kp.head
+	var partList [3]int
+	parts := partList[:1]
+	parts[0] = partBody
 	if head > 0 {
-		parts = []int{partHead}
+		parts[0] = partHead
 	}
 	if saving {
 		parts = append(parts, partSave, partRestore)
@@ -566,13 +625,13 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		}
 	case !slices.Contains(st.order, k0):
 		for _, n := range parts {
-			st.order = append(st.order, sharedCall{rule: r, key: key, part: n})
+			st.order = appendDoubling(st.order, sharedCall{rule: r, key: key, part: n})
 		}
 	}
 	for _, v := range site.Used {
 		kt.take(v)
 	}
-	if saving && p.inMemory[key] {
+	if saving && kp.inMemory {
 		kt.spillSlots = max(kt.spillSlots, p.slots)
 		st.inMemory = true
 	} else if saving {
@@ -584,7 +643,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 		if near {
 			fx.Target = uint64(st.copies[sharedCall{rule: r, key: key, part: n}])
 		} else {
-			st.calls = append(st.calls, c)
+			st.calls = appendDoubling(st.calls, c)
 		}
 		kt.addFixup(fx)
 		code = window(code, 4)
@@ -608,7 +667,7 @@ func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, ra
 	}
 	code = append(code, site.Tail...)
 	st.uses++
-	kt.tally(kind)
+	kt.tallyDecision(in, d)
 	return code, true
 }
 
@@ -664,7 +723,8 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 		case partHead:
 			// A head shared by bodies of several keys: once per bytes
 			// and return pair.
-			k := sharedHead{p.ret, string(p.bodies[c.key][:p.heads[c.key]])}
+			kp := p.key(c.key)
+			k := sharedHead{p.ret, string(kp.body[:kp.head])}
 			if off, ok := heads[k]; ok {
 				at[c] = off
 				continue
@@ -673,9 +733,9 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 			code = append(code, k.code...)
 			bodies++
 		case partBody:
-			b := p.bodies[c.key]
+			b := p.key(c.key).body
 			bodies++
-			if n := p.tails[c.key]; n > 0 && n <= len(b) {
+			if n := p.key(c.key).tail; n > 0 && n <= len(b) {
 				k := tailKey{p.ret, string(b[len(b)-n:])}
 				head := len(code) + len(b) - n
 				if off, ok := tails[k]; ok && (head+4-off)/4 <= 1<<15 {
@@ -689,7 +749,7 @@ func (kt *kernelT) appendShared(code []byte) []byte {
 			}
 			code = append(code, b...)
 		default:
-			code = append(code, p.saves[c.key][c.part-partSave]...)
+			code = append(code, p.key(c.key).saves[c.part-partSave]...)
 			saves = true
 		}
 		code = binary.LittleEndian.AppendUint32(code, kt.pair.Words().Setpc(p.ret))

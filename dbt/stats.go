@@ -97,6 +97,8 @@ func actionCode(a report.Action) uint8 {
 		return 3
 	case report.Lower:
 		return 4
+	case report.Relocate:
+		return 5
 	}
 	return 0
 }

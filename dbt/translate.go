@@ -154,7 +154,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		return gfx9.Decode(code, pc, gt)
 	}, cfg.Options{DecodeInto: func(dst *isa.Inst, code []byte, pc uint64) error {
 		return gfx9.DecodeInto(dst, code, pc, gt)
-	}})
+	}, DecodeWindow: func(in *isa.Inst) int { return gfx9.DecodeWindow(in, gt) }})
 	if err != nil {
 		return fail(fmt.Errorf("dbt: %w", err))
 	}
@@ -262,7 +262,10 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		for _, kt := range kts {
 			m += kt.body.Mapped()
 		}
-		srcs, hosts = make([]uint64, 0, m), make([]uint64, 0, m)
+		// The address lists serve the commit only (spec.TextMap): their
+		// buffers go back for the next object's.
+		srcs, hosts = freeAddrs.Take(m), freeAddrs.Take(m)
+		defer func() { freeAddrs.Give([][]uint64{srcs, hosts}, false) }()
 	}
 	for i, kt := range kts {
 		p := placed[i]

@@ -13,7 +13,8 @@ import (
 )
 
 // BenchmarkBuild builds the source CFG of every aiter gfx950 object as
-// the translator does (decoding in place with gfx9.DecodeInto) and
+// the translator does (decoding in place with gfx9.DecodeInto, each
+// window of bytes once) and
 // reports guest .text MB per second.
 func BenchmarkBuild(b *testing.B) {
 	paths, _ := filepath.Glob(filepath.Join(projectpath.MustShared(b, "corpus", "aiter", "gfx950"), "*.co"))
@@ -48,7 +49,7 @@ func BenchmarkBuild(b *testing.B) {
 	}
 	opt := Options{DecodeInto: func(dst *isa.Inst, code []byte, pc uint64) error {
 		return gfx9.DecodeInto(dst, code, pc, isa.GFX950)
-	}}
+	}, DecodeWindow: func(in *isa.Inst) int { return gfx9.DecodeWindow(in, isa.GFX950) }}
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -128,6 +128,10 @@ type Graph struct {
 	count  int
 	// decodeInto is Options.DecodeInto.
 	decodeInto DecodeIntoFunc
+	// window is Options.DecodeWindow; memo holds the instructions
+	// decoded so far by window when it is set.
+	window DecodeWindowFunc
+	memo   decodeMemo
 	// GetPC holds the addresses of every s_getpc_b64.
 	GetPC []uint64
 }
@@ -142,6 +146,10 @@ type Options struct {
 	// instructions and their operands are then decoded in place into
 	// chunks the graph allocates (no allocation per instruction).
 	DecodeInto DecodeIntoFunc
+	// DecodeWindow, when set with DecodeInto, says which bytes an
+	// instruction depends on: an instruction whose window of 4 or 8 bytes
+	// was decoded before is copied from the earlier one.
+	DecodeWindow DecodeWindowFunc
 }
 
 // Build decodes and analyses the code reachable from roots.
@@ -153,6 +161,9 @@ func Build(text Text, roots []Root, decode DecodeFunc, opt Options) (*Graph, err
 		opt.MaxRounds = 8
 	}
 	g := &Graph{Text: text, Roots: roots, Indirect: map[uint64]*Indirect{}, Errors: map[uint64]string{}, decodeInto: opt.DecodeInto, byWord: wordIndex(len(text.Data) / 4)}
+	if opt.DecodeInto != nil && opt.DecodeWindow != nil {
+		g.window, g.memo = opt.DecodeWindow, newDecodeMemo(len(text.Data)/4)
+	}
 	for _, r := range roots {
 		if !text.Contains(r.Addr) || r.Addr%4 != 0 {
 			return nil, fmt.Errorf("cfg: kernel %d entry %#x is outside .text [%#x, %#x) or unaligned", r.Kernel, r.Addr, text.Addr, text.Addr+uint64(len(text.Data)))
@@ -248,6 +259,8 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 		}
 		p := &slab[0]
 		var err error
+		// fresh says p was decoded here (not copied from the memo).
+		fresh := false
 		if g.decodeInto != nil {
 			if len(ops) < maxOperands {
 				// About 3 operands per 6-byte instruction, in chunks of
@@ -255,12 +268,23 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 				ops = operandChunk(min(4096, max(256, len(g.Text.Data)/2)))
 				g.opChunks = append(g.opChunks, ops)
 			}
-			p.Operands = ops[:0:len(ops)]
-			err = g.decodeInto(p, g.Text.Data[off:], a)
-			if n := len(p.Operands); err == nil && cap(p.Operands) == len(ops) {
-				// Still in the chunk: keep exactly the decoded operands.
-				p.Operands = p.Operands[:n:n]
+			code := g.Text.Data[off:]
+			if prev := g.memo.lookup(code, g.byWord); prev != nil && len(prev.Operands) <= len(ops) {
+				// The same bytes decoded before: the same instruction.
+				n := len(prev.Operands)
+				*p = *prev
+				p.Operands = ops[:n:n]
+				copy(p.Operands, prev.Operands)
 				ops = ops[n:]
+			} else {
+				p.Operands = ops[:0:len(ops)]
+				err = g.decodeInto(p, code, a)
+				if n := len(p.Operands); err == nil && cap(p.Operands) == len(ops) {
+					// Still in the chunk: keep exactly the decoded operands.
+					p.Operands = p.Operands[:n:n]
+					ops = ops[n:]
+				}
+				fresh = err == nil
 			}
 		} else {
 			*p, err = decode(g.Text.Data[off:], a)
@@ -279,6 +303,9 @@ func (g *Graph) explore(a uint64, decode DecodeFunc, push func(uint64), extra ma
 		in := p
 		p.PC = a
 		g.add(p)
+		if fresh && g.window != nil && off%4 == 0 {
+			g.memo.remember(g.Text.Data[off:], g.window(p), uint32(off/4))
+		}
 		next := a + uint64(in.Size)
 		switch in.Info.Branch {
 		case isa.BranchJump:

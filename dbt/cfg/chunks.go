@@ -15,12 +15,14 @@ var (
 	freeInsts       = freelist.List[isa.Inst]{MaxBytes: maxFreeChunkBytes}
 	freeOperands    = freelist.List[isa.Operand]{MaxBytes: maxFreeChunkBytes}
 	freeWordIndexes = freelist.List[*isa.Inst]{MaxBufs: maxFreeWordIndexes}
+	freeMemoSlots   = freelist.List[memoSlot]{MaxBufs: maxFreeWordIndexes}
 )
 
 // maxFreeChunkBytes bounds the memory each of the chunk lists keeps.
 const maxFreeChunkBytes = 8 << 20
 
-// maxFreeWordIndexes bounds the number of word indexes kept.
+// maxFreeWordIndexes bounds the number of word indexes kept, and of decode
+// memo tables.
 const maxFreeWordIndexes = 8
 
 // instChunk returns a chunk of decoded instructions: a free one (of any
@@ -45,6 +47,14 @@ func wordIndex(n int) []*isa.Inst {
 	return s
 }
 
+// memoSlots returns n empty decode memo slots: a released table with
+// room, cleared, or a new one.
+func memoSlots(n int) []memoSlot {
+	s := freeMemoSlots.Take(n)[:n]
+	clear(s)
+	return s
+}
+
 // Release hands the graph's decoded instructions and operands back for
 // the next Build to decode into. Nothing may use the graph, its blocks or
 // any of its instructions afterwards (they are overwritten by later
@@ -59,5 +69,8 @@ func (g *Graph) Release() {
 	}
 	freeOperands.Give(ops, false)
 	freeWordIndexes.Give([][]*isa.Inst{g.byWord}, true) // keep no instruction alive through the list
+	if g.memo.slots != nil {
+		freeMemoSlots.Give([][]memoSlot{g.memo.slots}, false)
+	}
 	*g = Graph{}
 }

@@ -9,8 +9,10 @@ package disasm
 import (
 	"bufio"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -405,8 +407,33 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 				out = appendHeader(out, pc, heads[next].name)
 			}
 			// GFX9: an instruction decoded before from the same bytes
-			// (and printed without a PC-relative operand) is reused.
-			if memo != nil {
+			// (and printed without a PC-relative operand) is reused, and
+			// so are those after it, up to the next header.
+			if memo != nil && listing {
+				end, h := len(data)-3, next
+				if h < len(heads) && heads[h].addr == pc {
+					h++ // printed above
+				}
+				if h < len(heads) && heads[h].addr-sec.Addr < uint64(end) {
+					end = int(heads[h].addr - sec.Addr)
+				}
+				limit := math.MaxInt
+				if w != nil {
+					limit = flushAt
+				}
+				var n int
+				if out, off, n, counts = memo.run(out, data, off, end, sec.Addr, limit, counts); n != 0 {
+					l.instructions += n
+					if w != nil && len(out) >= flushAt {
+						if _, err := w.Write(out); err != nil {
+							return out[:0], err
+						}
+						out = out[:0]
+					}
+					continue
+				}
+			}
+			if memo != nil && !listing {
 				if v, size := memo.get(data[off:]); size != 0 {
 					l.instructions++
 					counts = count(counts, v.enc())
@@ -583,9 +610,7 @@ func putDigits(d []byte, v uint64, pairs *[512]byte) {
 }
 
 // le64 reads a little-endian doubleword.
-func le64(b []byte) uint64 { return uint64(le32(b)) | uint64(le32(b[4:]))<<32 }
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
 // le32 reads a little-endian word.
-func le32(b []byte) uint32 {
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-}
+func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }

@@ -204,6 +204,27 @@ func (u *memoUser) get(b []byte) (memoVal, int) {
 	return v, v.size()
 }
 
+// run appends the lines of the instructions at data[off:], whose first
+// byte is at address base, that the memo holds, one after another, until
+// one it does not hold, the offset end (where the next instruction may
+// not start: a header, or the last word of the section), or out reaching
+// limit bytes. It returns out, the offset after the last instruction
+// listed, how many it listed, and counts with each counted.
+func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, counts []int) ([]byte, int, int, []int) {
+	n := 0
+	for off < end && len(out) < limit {
+		v, size := u.get(data[off:])
+		if size == 0 {
+			break
+		}
+		counts = count(counts, v.enc())
+		out = u.appendLine(out, v, base+uint64(off))
+		off += size
+		n++
+	}
+	return out, off, n, counts
+}
+
 // mayBeWord reports whether the GFX9 instruction word w may be a whole
 // 4-byte instruction: a 32-bit encoding (VOP1, VOP2, VOPC, SOP*, VINTRP)
 // without a literal that its word alone shows.

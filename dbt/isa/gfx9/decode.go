@@ -27,19 +27,42 @@ import (
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
 )
 
-// litCheck says when an entry's instruction carries a literal dword:
-// always (an FLiteral operand) or when one of its 9- or 8-bit source
-// fields holds 255. Entries with more such fields than src holds are
-// checked operand by operand (slow).
+// litCheck holds the facts of an encoding-table row that decoding needs
+// on every instruction of the row, made once per row (rowFacts). It says
+// when the row's instruction carries a literal dword: always (an FLiteral
+// operand) or when one of its 9- or 8-bit source fields holds 255. Entries
+// with more such fields than src holds are checked operand by operand
+// (slow).
 type litCheck struct {
 	always, slow bool
 	n            uint8
 	src          [4]enc.Bits
 	// vop3b: the row has an SDST operand in a VOP3 (no abs or op_sel).
 	vop3b bool
-	// bits is where in e.kind's layout each of the row's operands lives
-	// (Width 0: none).
-	bits []enc.Bits
+	// mfma: the row is an MFMA or SMFMAC of the MAI encoding, whose
+	// sources' register files come from its acc bits; smfmac: its src2 is
+	// the SMFMAC index (never an AGPR); f8f6f4: its A and B widths come
+	// from cbsz and blgp.
+	mfma, smfmac, f8f6f4 bool
+	// ops holds, by the row's operands, what decodeFields reads of each.
+	ops []opFact
+}
+
+// opFact is what decodeFields needs of one operand of a row, besides the
+// opnd itself.
+type opFact struct {
+	// bits is where in the row's own encoding the operand lives (Width
+	// 0: none).
+	bits enc.Bits
+	// typ is the operand's value type (valueType).
+	typ isa.ValueType
+	// src is the operand's source index (0-2: src0, src1/vsrc1, src2),
+	// or -1.
+	src int8
+	// special is 1 + the special register of an implicit named operand
+	// (specialByName), or 0; specialWidth is its width.
+	special      uint16
+	specialWidth uint8
 }
 
 // litChecks holds the litCheck of every entry, by row, each made on the
@@ -63,9 +86,22 @@ func rowFacts(id uint16) *litCheck {
 
 // newLitCheck computes the litCheck of row e.
 func newLitCheck(e *entry) *litCheck {
-	c := &litCheck{bits: make([]enc.Bits, len(e.ops))}
-	for j, o := range e.ops {
-		c.bits[j], _ = enc.Lookup(e.kind, o.field)
+	info := &opInfos[e.info]
+	c := &litCheck{
+		ops:    make([]opFact, len(e.ops)),
+		mfma:   e.kind == enc.MAI && info.Flags&isa.FlagMFMA != 0,
+		smfmac: strings.HasPrefix(info.Name, "v_smfmac"),
+		f8f6f4: strings.Contains(info.Name, "f8f6f4"),
+	}
+	for j := range e.ops {
+		o := &e.ops[j]
+		f := &c.ops[j]
+		f.bits, _ = enc.Lookup(e.kind, o.field)
+		f.typ = valueType(o)
+		f.src = srcIndex(o.field)
+		if r, ok := specialByName[o.text]; ok && o.field == enc.FImplicit {
+			f.special, f.specialWidth = uint16(r)+1, implicitWidth(o.text)
+		}
 		if o.field == enc.FSDstV {
 			c.vop3b = true
 		}
@@ -83,6 +119,29 @@ func newLitCheck(e *entry) *litCheck {
 		}
 	}
 	return c
+}
+
+// srcIndex returns the source index of an operand field (0-2), or -1.
+func srcIndex(f enc.FieldID) int8 {
+	switch f {
+	case enc.FSrc0:
+		return 0
+	case enc.FSrc1, enc.FVSrc1:
+		return 1
+	case enc.FSrc2:
+		return 2
+	}
+	return -1
+}
+
+// implicitWidth is the width of an implicit named register operand: 2 for
+// the 64-bit pairs, else 1.
+func implicitWidth(name string) uint8 {
+	switch name {
+	case "vcc", "exec", "flat_scratch", "xnack_mask":
+		return 2
+	}
+	return 1
 }
 
 // needsLiteral reports whether the instruction of row id (entry e) in

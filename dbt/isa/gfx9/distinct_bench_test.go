@@ -68,3 +68,17 @@ func BenchmarkDecodePrintDistinct(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(wins)), "ns/inst")
 }
+
+// BenchmarkDecodeDistinct is BenchmarkDecodePrintDistinct without the
+// printing: the decoder's share of the per-instruction cost.
+func BenchmarkDecodeDistinct(b *testing.B) {
+	wins := distinctWindows(b)
+	var in isa.Inst
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		for i := range wins {
+			_ = DecodeInto(&in, wins[i][:], 0x1000, isa.GFX942)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(wins)), "ns/inst")
+}

@@ -1,8 +1,6 @@
 package gfx9
 
 import (
-	"strings"
-
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9/internal/enc"
 )
@@ -350,13 +348,8 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		o := isa.Operand{Role: d.role, Field: isa.Field(d.field), Width: d.width}
 		switch d.field {
 		case enc.FImplicit:
-			if r, ok := specialByName[d.text]; ok {
-				o.Kind, o.Class, o.Reg = isa.KindReg, isa.Special, uint16(r)
-				if d.text == "vcc" || d.text == "exec" || d.text == "flat_scratch" || d.text == "xnack_mask" {
-					o.Width = 2
-				} else {
-					o.Width = 1
-				}
+			if r := facts.ops[i].special; r != 0 {
+				o.Kind, o.Class, o.Reg, o.Width = isa.KindReg, isa.Special, r-1, facts.ops[i].specialWidth
 				if k == enc.SDWAC && d.text == "vcc" && mSDWASD.get(w) != 0 {
 					code := (w[1] >> 8) & 0x7f
 					var pad uint32
@@ -378,7 +371,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		var bb enc.Bits
 		var ok bool
 		if k == e.kind {
-			bb = facts.bits[i]
+			bb = facts.ops[i].bits
 			ok = bb.Width != 0
 		} else {
 			bb, ok = enc.Lookup(k, d.field)
@@ -389,15 +382,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		cov[bb.Word] |= bb.Mask()
 		v := bb.Get(w)
 		var pad uint32
-		srcIdx := -1
-		switch d.field {
-		case enc.FSrc0:
-			srcIdx = 0
-		case enc.FSrc1, enc.FVSrc1:
-			srcIdx = 1
-		case enc.FSrc2:
-			srcIdx = 2
-		}
+		srcIdx := int(facts.ops[i].src)
 		switch bb.Code {
 		case enc.CodeSrc9, enc.CodeSrc8, enc.CodeSDst7:
 			if d.class == 'i' && d.text == "gpr_idx" {
@@ -405,10 +390,10 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 				break
 			}
 			ag := d.class == 'a'
-			if (k == enc.MAI && opInfos[e.info].Flags&isa.FlagMFMA != 0) || k == enc.VOP3PX2 {
+			if (k == enc.MAI && facts.mfma) || k == enc.VOP3PX2 {
 				if srcIdx >= 0 && d.class != 'a' {
 					ag = agpr[srcIdx+1]
-					if srcIdx == 2 && strings.HasPrefix(opInfos[e.info].Name, "v_smfmac") {
+					if srcIdx == 2 && facts.smfmac {
 						ag = false
 					}
 				}
@@ -540,7 +525,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 				o.Mods |= isa.ModSext
 			}
 		}
-		o.Type = valueType(d)
+		o.Type = facts.ops[i].typ
 		if k >= enc.SDWA1 && k <= enc.SDWA2 && d.field == enc.FVDst && md.DstUnused == 2 {
 			o.Role |= isa.Use // UNUSED_PRESERVE keeps the unselected bits
 		}
@@ -556,7 +541,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		in.Operands = append(in.Operands, o)
 	}
 	padSrcMods(in, k, negBits&^consumed, absBits&^consumed, (absBits>>4)&^consumed)
-	fixShapes(in, e, k, w)
+	fixShapes(in, facts, k, w)
 	fixAccPad(in, e, k, w, agprBits(k, w))
 	for i := range w {
 		in.Pad[i] |= w[i] &^ cov[i]
@@ -581,11 +566,10 @@ func valueType(d *opnd) isa.ValueType {
 
 // fixShapes adjusts operands whose width or presence depends on modifier
 // bits rather than on the opcode.
-func fixShapes(in *isa.Inst, e *entry, k enc.Kind, w []uint32) {
-	name := opInfos[e.info].Name
+func fixShapes(in *isa.Inst, facts *litCheck, k enc.Kind, w []uint32) {
 	switch k {
 	case enc.MAI, enc.VOP3PX2:
-		if strings.Contains(name, "f8f6f4") {
+		if facts.f8f6f4 {
 			for i := range in.Operands {
 				o := &in.Operands[i]
 				switch enc.FieldID(o.Field) {
