@@ -78,6 +78,10 @@ type Options struct {
 	// kernels whose static LDS exceeds it are reported as needing a
 	// virtual-LDS sidecar.
 	HostLDS uint32
+	// NoPCMap leaves Result.PCMap nil, saving its construction for callers
+	// that do not use it (batch translation). The object and the report
+	// do not depend on it.
+	NoPCMap bool
 }
 
 // Result is a translation's output.
@@ -267,6 +271,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		srcs, hosts = freeAddrs.Take(m), freeAddrs.Take(m)
 		defer func() { freeAddrs.Give([][]uint64{srcs, hosts}, false) }()
 	}
+	pairs := make([][]pcOff, len(kts)) // each kernel's bodyPairs, for the PCMap
 	for i, kt := range kts {
 		p := placed[i]
 		rep.Kernels[i].HostEntry = p.Entry
@@ -278,7 +283,8 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 			rep.Kernels[i].Static = kt.staticCost(newText[at:at+uint64(len(kt.body.Code))], p.Base)
 		}
 		srcs, hosts = append(srcs, kt.k.EntryAddr), append(hosts, p.Entry)
-		for _, x := range kt.bodyPairs() {
+		pairs[i] = kt.bodyPairs()
+		for _, x := range pairs[i] {
 			srcs, hosts = append(srcs, x.Src), append(hosts, p.Base+uint64(x.Off))
 		}
 		d, err := kt.descriptor()
@@ -291,16 +297,19 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	}
 	sortPairs(srcs, hosts)
 	spec.TextMap = place.TextMapSorted(text.Addr, srcs, hosts, uint64(len(newText)))
-	n := 0
-	for _, kt := range kts {
-		n += kt.body.Mapped()
+	var pm *PCMap
+	if !opt.NoPCMap {
+		n := 0
+		for _, kt := range kts {
+			n += kt.body.Mapped()
+		}
+		pm = &PCMap{ranges: make([]pcRange, 0, n)}
+		for i, kt := range kts {
+			pm.add(pairs[i], len(kt.body.Code), placed[i].Base)
+		}
+		pm.sort()
+		res.PCMap = pm
 	}
-	pm := &PCMap{ranges: make([]pcRange, 0, n)}
-	for i, kt := range kts {
-		pm.add(kt.bodyPairs(), len(kt.body.Code), placed[i].Base)
-	}
-	pm.sort()
-	res.PCMap = pm
 	if md, err := grownMetadata(f, kts, spec.Descriptors, hostProc); err != nil {
 		return fail(fmt.Errorf("dbt: %w", err))
 	} else if md != nil {
@@ -328,7 +337,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 			return fail(fmt.Errorf("dbt: commit: %w", err))
 		}
 	}
-	if ts := nf.Section(".text"); ts != nil && ts.Addr != text.Addr {
+	if ts := nf.Section(".text"); pm != nil && ts != nil && ts.Addr != text.Addr {
 		// The commit moved .text (the headers grew): host addresses
 		// move with it.
 		pm.shift(ts.Addr - text.Addr)
