@@ -1,6 +1,7 @@
 package live
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -193,6 +194,15 @@ func TestAfterMatchesReference(t *testing.T) {
 						}
 					}
 					checked++
+				}
+				// In address order (the translator's order of questions),
+				// a second Info answers the same.
+				pcs := slices.Sorted(maps.Keys(ref))
+				inOrder := Analyze(g, sc, ex)
+				for _, pc := range pcs {
+					if got, want := inOrder.After(pc), ref[pc]; got == nil || *got != want {
+						t.Fatalf("%s kernel %d: After(%#x) in address order differs from the reference", filepath.Base(p), i, pc)
+					}
 				}
 				if info.After(ts.Addr+uint64(len(ts.Data))) != nil {
 					t.Fatalf("%s: After past .text is not nil", filepath.Base(p))

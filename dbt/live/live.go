@@ -137,8 +137,9 @@ type Info struct {
 	// extraBy[k] lists the instructions of blocks[k] with extra uses, by
 	// ascending index (nil: no extra uses in the scope).
 	extraBy [][]extraAt
-	// last is the index in blocks of the last After's block.
-	last int
+	// last is the index in blocks of the last After's block, lastAt the
+	// index of its instruction in that block.
+	last, lastAt int
 	// Used holds every register the scope names at all.
 	Used Regs
 }
@@ -293,12 +294,17 @@ func (i *Info) After(pc uint64) *Regs {
 	if k < 0 || pc >= i.blocks[k].End {
 		return nil
 	}
-	i.last = k
 	b := i.blocks[k]
-	j, found := slices.BinarySearchFunc(b.Insts, pc, func(x *isa.Inst, pc uint64) int { return cmp.Compare(x.PC, pc) })
-	if !found {
-		return nil
+	// The instruction after the last answer's comes next most often.
+	j := i.lastAt + 1
+	if k != i.last || j >= len(b.Insts) || b.Insts[j].PC != pc {
+		var found bool
+		j, found = slices.BinarySearchFunc(b.Insts, pc, func(x *isa.Inst, pc uint64) int { return cmp.Compare(x.PC, pc) })
+		if !found {
+			return nil
+		}
 	}
+	i.last, i.lastAt = k, j
 	if i.after[k].at == nil {
 		var xs []extraAt
 		if i.extraBy != nil {
