@@ -79,7 +79,7 @@ type Options struct {
 	// virtual-LDS sidecar.
 	HostLDS uint32
 	// NoPCMap leaves Result.PCMap nil, saving its construction for callers
-	// that do not use it (batch translation). The object and the report
+	// that do not use it (rocjitsu translate). The object and the report
 	// do not depend on it.
 	NoPCMap bool
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -73,9 +74,9 @@ func runBatch(ins []string, dir, repPath string, host isa.Target, stats bool, jo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte // this worker's input buffer, reused per object
+			var buf bytes.Buffer // this worker's input buffer, reused per object
 			for i := range next {
-				res[i], buf = translateOne(ins[i], dir, host, stats, workers, buf)
+				res[i] = translateOne(ins[i], dir, host, stats, workers, &buf)
 				close(done[i])
 			}
 		}()
@@ -145,18 +146,18 @@ func largestFirst(ins []string) []int {
 	return order
 }
 
-// translateOne reads in into buf (grown as needed), translates it and
-// writes dir/BASENAME. It returns the outcome and the buffer for the next
-// object: nothing the outcome holds refers to the input bytes (the
-// translation and the report are copies), so the caller may reuse buf.
-func translateOne(in, dir string, host isa.Target, stats bool, workers int, buf []byte) (batchResult, []byte) {
+// translateOne reads in into buf (this worker's, reused from object to
+// object), translates it and writes dir/BASENAME. Nothing the outcome
+// holds refers to the input bytes (the translation and the report are
+// copies), so buf may take the next object.
+func translateOne(in, dir string, host isa.Target, stats bool, workers int, buf *bytes.Buffer) batchResult {
 	b, err := readInto(in, buf)
 	if err != nil {
-		return batchResult{werr: err}, buf
+		return batchResult{werr: err}
 	}
 	res, terr := dbt.Translate(b, dbt.Options{Host: host, Name: filepath.Base(in), Stats: stats, Workers: workers, NoPCMap: true})
 	if res == nil {
-		return batchResult{err: terr}, b
+		return batchResult{err: terr}
 	}
 	if terr == nil && stats {
 		addDynamicCost(&res.Report, b, res.Object)
@@ -167,41 +168,23 @@ func translateOne(in, dir string, host isa.Target, stats bool, workers int, buf 
 			out.werr = err
 		}
 	}
-	return out, b
+	return out
 }
 
-// readInto reads the file name into buf, grown to the file's size when
-// needed, and returns the bytes read (sharing buf's storage when it was
-// large enough). The error, like os.ReadFile's, names the file.
-func readInto(name string, buf []byte) ([]byte, error) {
+// readInto reads the file name into buf, emptied first, and returns its
+// bytes (buf's storage). The error, like os.ReadFile's, names the file.
+func readInto(name string, buf *bytes.Buffer) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
+	buf.Reset()
+	if st, err := f.Stat(); err == nil {
+		buf.Grow(int(st.Size()) + bytes.MinRead) // one read to the end, as os.ReadFile
 	}
-	// One byte more than the size sees a file that grew since Stat.
-	n := int(st.Size()) + 1
-	if cap(buf) < n {
-		buf = make([]byte, n)
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	buf = buf[:cap(buf)]
-	got := 0
-	for {
-		m, err := f.Read(buf[got:])
-		got += m
-		if err == io.EOF {
-			return buf[:got], nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
-		}
-		if got == len(buf) {
-			buf = append(buf, 0)[:got]
-			buf = buf[:cap(buf)]
-		}
-	}
+	return buf.Bytes(), nil
 }

@@ -65,7 +65,7 @@ func runTranslate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rocjitsu translate: %v\n", err)
 		return 1
 	}
-	res, terr := dbt.Translate(b, dbt.Options{Host: host, Name: filepath.Base(in), Diff: *diff, Stats: *stats})
+	res, terr := dbt.Translate(b, dbt.Options{Host: host, Name: filepath.Base(in), Diff: *diff, Stats: *stats, NoPCMap: true})
 	if res != nil && terr == nil && *stats {
 		addDynamicCost(&res.Report, b, res.Object)
 	}
