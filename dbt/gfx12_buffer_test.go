@@ -252,10 +252,11 @@ func TestGFX12FP8MFMA(t *testing.T) {
 	}
 }
 
-// TestGFX12RowNewbcast translates DPP row_newbcast (which the gfx9
-// simulator does not model) as gfx12 row_share and checks the translation
-// on the simulated gfx1201 against the gfx90a ISA meaning computed here:
-// every lane reads lane n of its row, row_mask selects the rows written.
+// TestGFX12RowNewbcast translates DPP row_newbcast as gfx12 row_share,
+// compares the translation with the guest on the simulators
+// (verifyObject12), and checks it on the simulated gfx1201 against the
+// gfx90a ISA meaning computed here: every lane reads lane n of its row,
+// row_mask selects the rows written.
 func TestGFX12RowNewbcast(t *testing.T) {
 	guest := buildGuestFrom(t, filepath.Join("testdata", "gfx12_newbcast.s"))
 	res, err := Translate(guest, Options{Name: "gfx12_newbcast", Host: isa.GFX1201})

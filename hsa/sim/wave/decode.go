@@ -161,6 +161,9 @@ func (in *Inst) String() string {
 
 // unknownOp is the semantics of instructions the interpreter does not have.
 func unknownOp(w *Wave, in *Inst) error {
+	if in.decodeErr != nil {
+		return fmt.Errorf("undefined instruction: %w", in.decodeErr)
+	}
 	if in.Name == "" {
 		return fmt.Errorf("unknown instruction")
 	}
@@ -301,6 +304,11 @@ func Decode(words []uint32, target Target) (*Inst, error) {
 				Src0Neg: w1>>20&1 != 0, Src0Abs: w1>>21&1 != 0, Src1Neg: w1>>22&1 != 0, Src1Abs: w1>>23&1 != 0,
 				BankMask: uint8(w1 >> 24 & 0xf), RowMask: uint8(w1 >> 28)}
 			in.Src[0] = opVGPR + uint16(w1&0xff)
+			if !dppDefined(in.DPP.Ctrl) {
+				// Executing it faults as an undefined instruction
+				// (lookup finds no semantics for an empty name).
+				in.decodeErr = fmt.Errorf("dpp_ctrl %#x (word 1 bits 16:8) is not a DPP control", in.DPP.Ctrl)
+			}
 		}
 	case w0>>26 == 0x34:
 		if err := need(2); err != nil {
@@ -450,6 +458,9 @@ func Decode(words []uint32, target Target) (*Inst, error) {
 		in.Name = ""
 	}
 	if target == GFX950 && gfx942Only[in.Name] {
+		in.Name = ""
+	}
+	if in.decodeErr != nil {
 		in.Name = ""
 	}
 	in.exec = lookup(in)

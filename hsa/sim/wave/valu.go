@@ -40,8 +40,25 @@ func dppLane(ctrl uint16, l int) (int, bool) {
 		return row - 1, row > 0
 	case ctrl == 0x143:
 		return 31, l >= 32
+	case ctrl >= 0x150 && ctrl <= 0x15f: // row_newbcast (gfx90a and later): lane n of the row
+		return row + int(ctrl&15), true
 	}
 	return 0, false
+}
+
+// dppDefined reports whether ctrl is a gfx9 DPP control of gfx942 and
+// gfx950 (dppLane's cases); the others (row_shl:0, 0x131-0x133 and the
+// like, 0x144-0x14f, 0x160 and up) are undefined.
+func dppDefined(ctrl uint16) bool {
+	switch {
+	case ctrl <= 0xff, ctrl >= 0x101 && ctrl <= 0x10f, ctrl >= 0x111 && ctrl <= 0x11f, ctrl >= 0x121 && ctrl <= 0x12f:
+		return true
+	case ctrl == 0x130, ctrl == 0x134, ctrl == 0x138, ctrl == 0x13c, ctrl >= 0x140 && ctrl <= 0x143:
+		return true
+	case ctrl >= 0x150 && ctrl <= 0x15f:
+		return true
+	}
+	return false
 }
 
 // applyDPP permutes src0 into a temporary and returns the lanes to write.

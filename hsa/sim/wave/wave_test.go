@@ -806,13 +806,15 @@ v_mov_b32_dpp v12, v0 row_bcast:15 row_mask:0xa bank_mask:0xf
 v_mov_b32_dpp v13, v0 wave_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0
 v_add_u32_dpp v14, v0, v1 row_shl:2 row_mask:0xf bank_mask:0x3
 v_add_u32_sdwa v15, v2, v3 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_2 src1_sel:WORD_0
-v_mul_u32_u24_sdwa v16, sext(v2), v3 dst_sel:BYTE_0 dst_unused:UNUSED_SEXT src0_sel:BYTE_3 src1_sel:BYTE_1`)
+v_mul_u32_u24_sdwa v16, sext(v2), v3 dst_sel:BYTE_0 dst_unused:UNUSED_SEXT src0_sel:BYTE_3 src1_sel:BYTE_1
+v_mov_b32_dpp v17, v0 row_newbcast:5 row_mask:0xf bank_mask:0xf
+v_add_u32_dpp v18, v0, v1 row_newbcast:14 row_mask:0x6 bank_mask:0xf`)
 	w, _ := newWave(t, code, GFX942)
 	rng := rand.New(rand.NewSource(10))
 	for l := 0; l < 64; l++ {
 		w.V[0][l], w.V[1][l] = 1000+uint32(l), 7
 		w.V[2][l], w.V[3][l] = rng.Uint32(), rng.Uint32()
-		for r := 10; r <= 16; r++ {
+		for r := 10; r <= 18; r++ {
 			w.V[r][l] = 0xdead0000 + uint32(r)
 		}
 	}
@@ -846,6 +848,35 @@ v_mul_u32_u24_sdwa v16, sext(v2), v3 dst_sel:BYTE_0 dst_unused:UNUSED_SEXT src0_
 		check("sdwa add", w.V[15][l], sum<<16|0xdead000f&0xffff)
 		p := uint32(int32(int8(a>>24))) & 0xffffff * (b >> 8 & 0xff)
 		check("sdwa mul sext", w.V[16][l], uint32(int32(int8(p))))
+		check("row_newbcast:5", w.V[17][l], 1000+uint32(16*row+5))
+		want18 := uint32(0xdead0012) // rows 0 and 3 masked off by row_mask 0x6
+		if row == 1 || row == 2 {
+			want18 = 1000 + uint32(16*row+14) + 7
+		}
+		check("row_newbcast:14 add", w.V[18][l], want18)
+	}
+}
+
+// TestDPPUndefinedControl checks that a DPP control gfx942 does not define
+// (0x144) decodes as an undefined instruction that faults naming it.
+func TestDPPUndefinedControl(t *testing.T) {
+	// v_mov_b32_dpp v1, v0 with dpp_ctrl 0x144, row_mask and bank_mask 0xf.
+	words := []uint32{0x7e0202fa, 0xff014400}
+	for _, target := range []Target{GFX942, GFX950} {
+		in, err := Decode(words, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Name != "" || !strings.Contains(in.String(), "dpp_ctrl 0x144") {
+			t.Errorf("%v: decodes as %q (%s)", target, in.Name, in.String())
+		}
+		if err := in.exec(nil, in); err == nil || !strings.Contains(err.Error(), "dpp_ctrl 0x144") {
+			t.Errorf("%v: executing it: %v", target, err)
+		}
+	}
+	ok, err := Decode([]uint32{0x7e0202fa, 0xff015500}, GFX942) // row_newbcast:5
+	if err != nil || ok.Name != "v_mov_b32" {
+		t.Errorf("row_newbcast:5 decodes as %q, %v", ok.Name, err)
 	}
 }
 
