@@ -80,6 +80,9 @@ type Options struct {
 	// NoProfiles turns the argument profiles off: every kernel gets the
 	// plain synthesis (for before/after measurements).
 	NoProfiles bool
+	// Hot attributes the translation's executed host instructions to the
+	// guest instructions they translate (Result.Hot); it slows the runs.
+	Hot bool
 }
 
 // MaxSamples bounds Result.Samples.
@@ -151,6 +154,9 @@ type Result struct {
 	HostFault  string `json:"host_fault,omitempty"`
 	// Sidecar is set when the host ran the kernel's virtual-LDS sidecar.
 	Sidecar bool `json:"sidecar,omitempty"`
+	// Hot attributes the host's executed instructions to guest
+	// instructions (Options.Hot, translations with a PC map only).
+	Hot *Hot `json:"hot,omitempty"`
 }
 
 // Difference is one differing word.
@@ -401,8 +407,17 @@ func kernelRun(r *Result, guest []byte, tr *dbt.SidecarResult, m metadata.Kernel
 			}
 		}
 	}
+	var gc guestCounter
+	var ha *hostAttr
+	if opt.Hot && tr.PCMap != nil {
+		gc, ha = guestCounter{}, newHostAttr(tr.PCMap, func(pc uint64) bool { return isCall(code.guestInst(pc)) })
+		g.agent.Executed, h.agent.Executed = gc.executed, ha.executed
+	}
 	gerr := g.dispatch(r.Grid, block, args.Kernarg, dyn, nil)
 	herr := h.dispatch(r.Grid, block, args.Kernarg, dyn, sc)
+	if ha != nil {
+		r.Hot = hotOf(gc, ha, code, rep)
+	}
 	r.GuestInstructions, r.HostInstructions = g.executed, h.executed
 	r.GuestClasses, r.HostClasses = dbt.ClassCounts(g.classes), dbt.ClassCounts(h.classes)
 	r.GuestPasses, r.HostPasses = g.passes, h.passes

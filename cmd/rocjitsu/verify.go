@@ -43,9 +43,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	native := fs.String("native", "", "instead of translating, run the same-named object of this `DIR`, a native build for the host, with the guest's inputs and compare it with the guest (its executed instructions are the translation's baseline)")
 	stats := fs.Bool("stats", false, "print each kernel's executed instructions by class and their issue-cycle model weight (MFMA passes, 1 per other instruction) on both sides, and their host/guest summary over the kernels that ran alike")
+	hot := fs.Int("hot", 0, "attribute each translated kernel's executed host instructions to the guest instructions they translate (their own code, the subroutines they call, stubs they reach) and print the `N` guest mnemonics and instructions with the most excess (host minus guest executions), plus the prologue")
 	instr := fs.String("instrument", "", "instead of translating, instrument each object with these `rocjitsu sqtt instrument` OPTIONS (e.g. \"--barriers --memory 4:8 --loops\") and compare the instrumented run with the plain one on the object's own target (--host is ignored)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--budget-factor N] [--no-profiles] [--stats] [--native DIR] [--json FILE] [--instrument \"OPTIONS\"]")
+		fmt.Fprintln(stderr, "usage: rocjitsu verify GUEST.co... [--host gfx942|gfx1201|gfx1200] [--kernel NAME] [--workgroups N] [--seed S] [--seeds N] [--fill int|float|fp8] [--max-instructions N] [--budget-factor N] [--no-profiles] [--stats] [--hot N] [--native DIR] [--json FILE] [--instrument \"OPTIONS\"]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -84,7 +85,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		instOpt = &o
 	}
-	opt := verify.Options{Host: *host, Kernel: *kernel, Workgroups: *wgs, Seed: *seed, Fill: f, MaxInstructions: *maxInst, BudgetFactor: *factor, NoProfiles: *noProfiles}
+	opt := verify.Options{Host: *host, Kernel: *kernel, Workgroups: *wgs, Seed: *seed, Fill: f, MaxInstructions: *maxInst, BudgetFactor: *factor, NoProfiles: *noProfiles, Hot: *hot > 0}
 	var all []verify.Result
 	status := 0
 	for _, p := range pos {
@@ -115,6 +116,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stdout, line(r, *seeds > 1))
 				if *stats {
 					fmt.Fprintln(stdout, statsLine(r))
+				}
+				if *hot > 0 && r.Hot != nil {
+					fmt.Fprintln(stdout, "  hot guest instructions by excess (host minus guest executions):")
+					for _, l := range verify.HotLines(r.Hot, *hot) {
+						fmt.Fprintln(stdout, l)
+					}
 				}
 			}
 			all = append(all, rs...)

@@ -173,6 +173,29 @@ func TestVerifyStats(t *testing.T) {
 	}
 }
 
+// TestVerifyHot: --hot N prints the guest mnemonics and instructions with
+// excess host executions under the kernel's line; the only expanded
+// instruction of gfx950_cvt_pk_bf16_f32 has all of it.
+func TestVerifyHot(t *testing.T) {
+	dir := filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", "gfx950")
+	var out, errb bytes.Buffer
+	code := runMain([]string{"verify", filepath.Join(dir, "gfx950_cvt_pk_bf16_f32.co"), "--fill", "int", "--hot", "3"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	text := out.String()
+	for _, re := range []string{
+		`(?m)^  hot guest instructions by excess \(host minus guest executions\):$`,
+		`(?m)^    excess +[1-9][0-9]*  v_cvt_pk_bf16_f32 +guest +1 host +[0-9]+ \(called 0, stub 0\) at 1 sites; cvt-pk-bf16$`,
+		`(?m)^    excess +[1-9][0-9]*  0x[0-9a-f]+ v_cvt_pk_bf16_f32 v[0-9]+, `,
+		`(?m)^    prologue 0$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(text) {
+			t.Errorf("no match for %s in\n%s", re, text)
+		}
+	}
+}
+
 // TestVerifyNative: --native DIR runs the same-named native gfx942 build
 // instead of a translation and compares it with the guest; a missing
 // native object is an error, and --native excludes --instrument.

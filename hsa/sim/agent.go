@@ -75,6 +75,12 @@ type Agent struct {
 	// the size. It is installed as the memory's write hook for the
 	// dispatch.
 	WriteLog func(pc, addr uint64, size int)
+	// Executed, when set, is called for every instruction a dispatch's
+	// waves execute (as Stats counts them), before it runs: the wave's ID,
+	// the code-object offset of its PC (as DispatchError.Offset) and the
+	// instruction. It is for attribution tools (per-PC execution counts);
+	// unset, the interpreter's loop is unchanged.
+	Executed func(wave int, pc uint64, in *wave.Inst)
 	// Capture, when set, records every dispatch's waves and trace-data
 	// markers with its cycle model (see capture.go).
 	Capture *Capture
@@ -450,6 +456,15 @@ func (a *Agent) run(l *launch) (err error) {
 						tw, base := a.Trace, k.codeBase()
 						w.Trace = func(w *wave.Wave, in *wave.Inst) {
 							fmt.Fprintf(tw, "wave %d %#06x exec %016x %s\n", w.ID, in.PC-base, w.Exec(), in)
+						}
+					}
+					if a.Executed != nil {
+						prev, base, f := w.Trace, k.codeBase(), a.Executed
+						w.Trace = func(w *wave.Wave, in *wave.Inst) {
+							f(w.ID, in.PC-base, in)
+							if prev != nil {
+								prev(w, in)
+							}
 						}
 					}
 					if a.WriteLog != nil {

@@ -3,12 +3,15 @@ package sim
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rocjitsu/rocjitsu/dbt/cost"
+	"github.com/rocjitsu/rocjitsu/hsa/sim/wave"
 	"github.com/rocjitsu/rocjitsu/internal/kernelref"
 	"github.com/rocjitsu/rocjitsu/internal/projectpath"
 )
@@ -32,6 +35,25 @@ func traceCounts(t *testing.T, trace []byte, target string) (cost.Counts, uint64
 		passes += uint64(cost.IssuePasses(target, name, cl, traceF8(t, l)))
 	}
 	return c, passes
+}
+
+// tracePCs counts the executions of each code-object offset of an
+// agent's text trace.
+func tracePCs(t *testing.T, trace []byte) map[uint64]uint64 {
+	t.Helper()
+	out := map[uint64]uint64{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(trace), "\n"), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 3 {
+			t.Fatalf("trace line %q", l)
+		}
+		pc, err := strconv.ParseUint(f[2], 0, 64)
+		if err != nil {
+			t.Fatalf("trace line %q: %v", l, err)
+		}
+		out[pc]++
+	}
+	return out
 }
 
 // traceF8 reports whether the traced f8f6f4 MFMA of line l (its raw
@@ -81,6 +103,13 @@ func TestStatsClassesMatchTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 		a.Trace = &trace
+		perPC := map[uint64]uint64{}
+		a.Executed = func(_ int, pc uint64, in *wave.Inst) {
+			if in == nil {
+				t.Fatal("Executed without an instruction")
+			}
+			perPC[pc]++
+		}
 		ex, err := a.LoadCodeObject(image)
 		if err != nil {
 			t.Fatal(err)
@@ -105,6 +134,9 @@ func TestStatsClassesMatchTrace(t *testing.T) {
 			t.Fatalf("%s on %s: %v", r.name, r.target, err)
 		}
 		want, wantPasses := traceCounts(t, trace.Bytes(), r.target)
+		if got := tracePCs(t, trace.Bytes()); !maps.Equal(got, perPC) {
+			t.Errorf("%s on %s: Executed counted %d PCs, the trace %d, not alike", r.name, r.target, len(perPC), len(got))
+		}
 		st := a.Stats
 		if st.Classes != want || st.Passes != wantPasses {
 			t.Errorf("%s on %s: counters %v, %d passes; the trace counts %v, %d passes", r.name, r.target, st.Classes, st.Passes, want, wantPasses)
