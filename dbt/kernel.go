@@ -26,6 +26,10 @@ const prologueSrc = uint64(1)<<63 | 1
 
 // kernelT is the translation state of one kernel scope.
 type kernelT struct {
+	// agprBase0 is the first arch VGPR the guest's AGPRs were renamed
+	// to (renameAGPRs) when renamed is set.
+	agprBase0  int
+	renamed    bool
 	idx        int
 	k          *loader.Kernel
 	f          *loader.File
@@ -291,6 +295,9 @@ func (kt *kernelT) emitScope() {
 	kt.lastPool, kt.islandsGrew = 0, false
 	if k.Descriptor.Get(kd.KERNARG_PRELOAD_SPEC_LENGTH) != 0 {
 		kt.body.Preload = k.EntryAddr + 256
+	}
+	if kt.renamed {
+		kt.rep.Notes = append(kt.rep.Notes, agprNote(kt.agprBase0))
 	}
 	kt.countNamed()
 	arch, _ := kt.archVGPRs()

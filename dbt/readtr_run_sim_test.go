@@ -126,9 +126,10 @@ func TestReadTrDestSharedOnSimulator(t *testing.T) {
 		opt    Options
 		writes int // v_accvgpr_write_b32 in the translation
 	}{
-		{"subroutine", Options{}, 2},
-		{"inline", Options{noShared: true}, 2 * n},
-		{"spill", Options{forceSpill: true}, 2 * n},
+		{"subroutine", Options{noAGPRRename: true}, 2},
+		{"inline", Options{noShared: true, noAGPRRename: true}, 2 * n},
+		{"spill", Options{forceSpill: true, noAGPRRename: true}, 2 * n},
+		{"renamed", Options{}, 0}, // the AGPR destinations renamed to VGPRs
 	} {
 		v.opt.Name = "readtr-dest-" + v.name
 		res, err := Translate(guest, v.opt)

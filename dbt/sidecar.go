@@ -132,6 +132,11 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 	if err != nil {
 		return out, fmt.Errorf("dbt: sidecar: %w", err)
 	}
+	var agprBase int
+	var renamed bool
+	if !opt.noAGPRRename {
+		agprBase, renamed = renameAGPRs(g, kernels, f.Processor, gt, opt.Host)
+	}
 	hostProc, hostDecode := pr.HostProcessor(), pr.HostDecode
 	if vp == nil {
 		hostProc, _ = target.ByMach(target.MachGFX942)
@@ -145,6 +150,7 @@ func TranslateWithSidecars(guest []byte, opt Options, so SidecarOptions) (*Sidec
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
 			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS,
 			forceSpill: so.forceSpill, forceSpillPerUse: so.forceSpillPerUse, sidecar: true,
+			agprBase0: agprBase, renamed: renamed,
 		}
 		kt.scope = g.Scope(i)
 		static := kt.k.Descriptor.GroupSegmentFixedSize

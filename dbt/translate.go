@@ -63,6 +63,9 @@ type Options struct {
 	// forceShared calls a rule's shared subroutine even from a key's only
 	// use; noShared inlines every expansion (tests).
 	forceShared, noShared bool
+	// noAGPRRename keeps the guest's AGPRs (renameAGPRs; tests of the
+	// AGPR paths).
+	noAGPRRename bool
 	// sharedReach, when set, places subroutine bodies in the code with
 	// this call reach in bytes (tests).
 	sharedReach int
@@ -166,6 +169,11 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 	// the next object's decode.
 	defer g.Release()
 	hostDecode := pr.HostDecode
+	var agprBase int
+	var renamed bool
+	if !opt.noAGPRRename {
+		agprBase, renamed = renameAGPRs(g, kernels, f.Processor, gt, opt.Host)
+	}
 	// 3-4. Scopes, emitted one at a time.
 	kts := make([]*kernelT, len(kernels))
 	rejected := 0
@@ -173,6 +181,7 @@ func Translate(guest []byte, opt Options) (*Result, error) {
 		kt := &kernelT{
 			idx: i, k: &kernels[i], f: f, g: g, guest: gt, host: opt.Host,
 			hostDecode: hostDecode, long: map[uint64]bool{}, hostProc: hostProc, pair: pr, hostLDS: opt.HostLDS, forceSpill: opt.forceSpill, noReuse: opt.noReuse, noDecisionCache: opt.noDecisionCache, forceShared: opt.forceShared, noShared: opt.noShared, sharedReach: opt.sharedReach,
+			agprBase0: agprBase, renamed: renamed,
 		}
 		kts[i] = kt
 		kt.scope = g.Scope(i)
