@@ -22,12 +22,17 @@ import (
 // of an FP8 MFMA clears the -0 bytes of AGPR operands through a VGPR
 // (v_accvgpr_read, the clearing, v_accvgpr_write); VGPR operands it clears
 // where they are, without the moves. renameAGPRs makes the renaming before
-// the kernel is translated: aN becomes v[base+N], base the first even
-// register past every arch VGPR the scope names (a gfx950-only
-// instruction's VGPR operands counted 16 wide, as the rules read them), when every instruction of
-// the scope that names an AGPR is such a load, store or MFMA, the renamed
-// registers stay below 256 and within the kernel's VGPR allocation, and
-// the scope indexes no VGPRs (v_movrel, s_set_gpr_idx). Objects of one
+// the kernel is translated. The AGPRs fall into groups, runs of registers
+// that operands name together; a group is renamed whole, to consecutive
+// VGPRs (same parity) from base, the first even register past every arch
+// VGPR the scope names (a gfx950-only instruction's VGPR operands counted
+// 16 wide, as the rules read them), when every instruction of the scope
+// that names it is such a load, store, MFMA A/B read or v_accvgpr move.
+// When all groups qualify and fit below 256 and in the kernel's VGPR
+// allocation, all are renamed; otherwise, below ACCUM_OFFSET less
+// agprHeadroom registers, the groups that FP8 MFMAs read most per
+// register, while they fit. The scope must index no VGPRs (v_movrel,
+// s_set_gpr_idx). Objects of one
 // kernel only (scopes may share code), gfx950 guests on gfx942 hosts
 // (gfx12 hosts map AGPRs to VGPRs anyway). The renamed instructions keep
 // their sizes and addresses; the graph's instructions and its .text copy
@@ -44,7 +49,12 @@ func renameAGPRs(g *cfg.Graph, kernels []loader.Kernel, proc target.Processor, g
 		return 0, false
 	}
 	var insts []*isa.Inst
-	arch, agprs := 0, 0
+	arch := 0
+	// named, pinned and fp8 are per AGPR: named by the scope, named by an
+	// operand that cannot be renamed, read as FP8 MFMA A/B this often;
+	// joined[r] says r-1 and r are in one operand (one group).
+	var named, pinned, joined [256]bool
+	var fp8 [256]int
 	for _, a := range sc.Blocks {
 		b := g.Blocks[a]
 		if b == nil {
@@ -55,7 +65,7 @@ func renameAGPRs(g *cfg.Graph, kernels []loader.Kernel, proc target.Processor, g
 			if strings.HasPrefix(n, "v_movrel") || strings.HasPrefix(n, "s_set_gpr_idx") {
 				return 0, false
 			}
-			named := false
+			has := false
 			for i := range in.Operands {
 				o := &in.Operands[i]
 				if o.Kind != isa.KindReg {
@@ -73,41 +83,124 @@ func renameAGPRs(g *cfg.Graph, kernels []loader.Kernel, proc target.Processor, g
 						arch = max(arch, int(o.Reg)+max(int(o.Width), 16))
 					}
 				case isa.AGPR:
-					if !agprRenamable(in, i) {
+					if end > 256 {
 						return 0, false
 					}
-					agprs = max(agprs, end)
-					named = true
+					ok := agprRenamable(in, i)
+					isFP8 := ok && (i == 1 || i == 2) && (strings.Contains(n, "_fp8_fp8") || strings.Contains(n, "_f8f6f4"))
+					for r := int(o.Reg); r < end; r++ {
+						named[r] = true
+						pinned[r] = pinned[r] || !ok
+						joined[r] = joined[r] || r > int(o.Reg)
+						if isFP8 {
+							fp8[r]++
+						}
+					}
+					has = true
 				}
 			}
-			if named {
+			if has {
 				insts = append(insts, in)
 			}
 		}
 	}
+	// Groups: runs of registers joined by operands.
+	type group struct{ lo, n, fp8 int }
+	var groups []group
+	all := true
+	for r := 0; r < 256; r++ {
+		if !named[r] {
+			continue
+		}
+		gr := group{lo: r}
+		free := true
+		for ; r < 256 && named[r] && (r == gr.lo || joined[r]); r++ {
+			gr.n++
+			gr.fp8 += fp8[r]
+			free = free && !pinned[r]
+		}
+		r--
+		if !free {
+			all = false
+			continue
+		}
+		groups = append(groups, gr)
+	}
+	if len(groups) == 0 {
+		return 0, false
+	}
 	d := &kernels[0].Descriptor
 	base := (arch + 1) &^ 1
-	if agprs == 0 || base+agprs > 256 || base+agprs > d.NextFreeVGPR(proc) {
+	// The renamed registers stay in the kernel's allocation: below
+	// ACCUM_OFFSET while some AGPRs remain, anywhere in the unified
+	// allocation when none does.
+	width := func(gs []group) int {
+		c := base
+		for _, gr := range gs {
+			c = (c+1)&^1 + gr.lo&1 + gr.n
+		}
+		return c
+	}
+	limit := min(256, d.NextFreeVGPR(proc))
+	if !all || width(groups) > limit {
+		all = false
+		limit = min(256, d.AccumOffset(), d.NextFreeVGPR(proc)) - agprHeadroom
+		// The groups FP8 MFMAs read most per register first, while they
+		// fit; then in register order again.
+		byUse := slices.Clone(groups)
+		slices.SortStableFunc(byUse, func(a, b group) int { return b.fp8*a.n - a.fp8*b.n })
+		var take []group
+		for _, gr := range byUse {
+			if gr.fp8 == 0 {
+				break
+			}
+			next := append(slices.Clone(take), gr)
+			slices.SortFunc(next, func(a, b group) int { return a.lo - b.lo })
+			if width(next) <= limit {
+				take = next
+			}
+		}
+		groups = take
+	}
+	if len(groups) == 0 {
 		return 0, false
+	}
+	var to [256]int // the VGPR of each renamed AGPR, -1 for the others
+	for r := range to {
+		to[r] = -1
+	}
+	c := base
+	for _, gr := range groups {
+		c = (c+1)&^1 + gr.lo&1
+		for i := 0; i < gr.n; i++ {
+			to[gr.lo+i] = c + i
+		}
+		c += gr.n
 	}
 	// Encode every renamed instruction first: the graph changes only when
 	// all of them encode to their own size and decode back as renamed.
 	text := slices.Clone(g.Text.Data)
-	renamed := make([]isa.Inst, len(insts))
-	for k, in := range insts {
+	var changed []*isa.Inst
+	var renamed []isa.Inst
+	for _, in := range insts {
 		r := *in
 		r.Operands = slices.Clone(in.Operands)
+		hit := false
 		for i := range r.Operands {
-			if o := &r.Operands[i]; o.Kind == isa.KindReg && o.Class == isa.AGPR {
-				o.Class, o.Reg = isa.VGPR, o.Reg+uint16(base)
+			if o := &r.Operands[i]; o.Kind == isa.KindReg && o.Class == isa.AGPR && to[o.Reg] >= 0 {
+				o.Class, o.Reg = isa.VGPR, uint16(to[o.Reg])
+				hit = true
 			}
+		}
+		if !hit {
+			continue
 		}
 		off := in.PC - g.Text.Addr
 		var code []byte
 		var err error
 		move := strings.HasPrefix(in.Name(), "v_accvgpr_")
 		if move {
-			code = accMove(in.Name(), g.Text.Data[off:off+8], base)
+			code = accMove(in.Name(), g.Text.Data[off:off+8], to[:])
 		} else if code, err = gfx9.Encode(&r); err != nil || len(code) != int(in.Size) {
 			return 0, false
 		}
@@ -124,9 +217,10 @@ func renameAGPRs(g *cfg.Graph, kernels []loader.Kernel, proc target.Processor, g
 			return 0, false
 		}
 		copy(text[off:], code)
-		renamed[k] = r
+		changed = append(changed, in)
+		renamed = append(renamed, r)
 	}
-	for k, in := range insts {
+	for k, in := range changed {
 		ops := in.Operands
 		copy(ops, renamed[k].Operands)
 		*in = renamed[k]
@@ -135,6 +229,13 @@ func renameAGPRs(g *cfg.Graph, kernels []loader.Kernel, proc target.Processor, g
 	g.Text.Data = text
 	return base, true
 }
+
+// agprHeadroom is how many VGPRs below the limit a partial renaming leaves
+// free for the translation's scratch registers: taking them all makes
+// expansions borrow live registers through private memory instead (the
+// aiter MoE stage-1 kernels run 40% more instructions without it, 5%
+// fewer with 8).
+const agprHeadroom = 8
 
 // agprRenamable reports whether operand i of in, an AGPR, may be an arch
 // VGPR instead: the data of a memory instruction or the A or B operand of
@@ -155,16 +256,16 @@ func agprRenamable(in *isa.Inst, i int) bool {
 }
 
 // accMove returns the v_mov_b32 (VOP3) that does what the
-// v_accvgpr_write_b32 or v_accvgpr_read_b32 words raw do with AGPRs
-// renamed from base.
-func accMove(name string, raw []byte, base int) []byte {
+// v_accvgpr_write_b32 or v_accvgpr_read_b32 words raw do with AGPR aN
+// renamed to v[to[N]].
+func accMove(name string, raw []byte, to []int) []byte {
 	le := binary.LittleEndian
 	w0, w1 := le.Uint32(raw), le.Uint32(raw[4:])
 	dst, src := w0&0xff, w1&0x1ff
 	if name == "v_accvgpr_write_b32" {
-		dst += uint32(base)
-	} else {
-		src += uint32(base)
+		dst = uint32(to[dst])
+	} else if src >= 256 {
+		src = 256 + uint32(to[src-256])
 	}
 	return le.AppendUint32(le.AppendUint32(nil, 0xd1410000|dst&0xff), src)
 }
@@ -185,5 +286,5 @@ func sameRegs(a, b []isa.Operand) bool {
 
 // agprNote is the report note of a renaming.
 func agprNote(base int) string {
-	return fmt.Sprintf("AGPRs renamed to arch VGPRs from v%d (only memory data and MFMA A/B operands name them)", base)
+	return fmt.Sprintf("AGPRs renamed to arch VGPRs from v%d (those only memory data, MFMA A/B operands and AGPR moves name)", base)
 }

@@ -36,7 +36,7 @@ func accMoves(t *testing.T, obj []byte) int {
 // gfx942, so its translation moves nothing through AGPRs, says so in the
 // report and leaves the caller's bytes alone; without the renaming the
 // FP8 clearing reads and writes AGPRs; gfx1201 (AGPRs mapped to VGPRs
-// anyway) is not renamed. The translations run alike on the simulator in
+// anyway) is not renamed. Where not all fit (x128), some are. The translations run alike on the simulator in
 // verify's TestAiterCorpus and the dbt simulator tests.
 func TestRenameAGPRs(t *testing.T) {
 	guest, err := os.ReadFile(projectpath.MustShared(t, "corpus", "aiter", "gfx950", "f8_block_scale_mi350_x32.co"))
@@ -67,6 +67,23 @@ func TestRenameAGPRs(t *testing.T) {
 	}
 	if a, b := len(textOf(t, res.Object)), len(textOf(t, keep.Object)); a >= b {
 		t.Errorf("renamed translation's .text %d bytes, not shorter than %d", a, b)
+	}
+	// x128's 160 AGPRs do not all fit beside its 192 VGPRs: some groups
+	// are renamed, the rest stay AGPRs.
+	x128, err := os.ReadFile(projectpath.MustShared(t, "corpus", "aiter", "gfx950", "f8_block_scale_mi350_x128.co"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := Translate(x128, Options{Name: "x128"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Translate(x128, Options{Name: "x128", noAGPRRename: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, w := accMoves(t, part.Object), accMoves(t, whole.Object); p == 0 || p >= w {
+		t.Errorf("x128: %d AGPR moves renamed in part, %d not renamed", p, w)
 	}
 	g12, err := Translate(guest, Options{Name: "x32", Host: isa.GFX1201})
 	if err != nil {
