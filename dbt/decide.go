@@ -151,6 +151,9 @@ func (kt *kernelT) sharedFormAt(b *cfg.Block, i int) *rules.Shared {
 	var f *rules.Shared
 	if d := kt.decide(b, i); d.Rule != nil && d.Action != report.Reject {
 		f = d.Rule.Shared
+		if f != nil && f.Inline && !kt.forceShared {
+			f = nil // kept inline (Shared.Inline)
+		}
 	}
 	if n >= 0 {
 		if s := c.slot[n]; s >= slotEntry {

@@ -457,7 +457,7 @@ func (kt *kernelT) mappedAGPRs() live.Set {
 // expansion.
 func (kt *kernelT) sharedSite(code []byte, b *cfg.Block, i int, in *isa.Inst, raw []byte, d legalize.Decision) ([]byte, bool) {
 	rule := d.Rule
-	if rule == nil || rule.Shared == nil || kt.forceSpill || kt.noShared || (rule.Shared.LDS && kt.sidecar) || !kt.chosenForm(b, i, rule.Shared) {
+	if rule == nil || rule.Shared == nil || kt.forceSpill || kt.noShared || (rule.Shared.LDS && kt.sidecar) || (rule.Shared.Inline && !kt.forceShared) || !kt.chosenForm(b, i, rule.Shared) {
 		return code, false
 	}
 	r := rule.Shared

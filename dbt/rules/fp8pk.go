@@ -63,31 +63,31 @@ func CvtPkFP8OCPCode(vdst, x0, x1 uint16, hi bool, t [5]uint16) []byte {
 }
 
 // cvtPkFP8Code is the rule's expansion of v_cvt_pk_fp8_f32 vdst, x0, x1:
-// CvtPkFP8OCPCode's result in 18 instructions (21, 22 for the high half).
-// After the host conversion of x/2 into p and the mask km of the bytes
-// with a non-zero magnitude, the replacement bytes are 0x7f where the
-// code is the FNUZ NaN 0x80 (its magnitude zero, its bit 7 set; the
-// bytes km keeps may get anything) ORed with the inputs' sign bits, which
-// one v_perm_b32 gathers (byte 3 of x0 and of x1); a kept code already
-// carries x's sign. A v_perm_b32 then merges the pair into the low or
-// high half of vdst (no shift for the high half).
+// CvtPkFP8OCPCode's result in 12 instructions (either half). The host
+// converts |x0|/2 and |x1|/2 (VOP3 abs), so every code is a magnitude
+// 0x00-0x7f or the FNUZ NaN 0x80 (NaN input, overflow); subtracting bit
+// 7 turns 0x80 into the OCP NaN 0x7f (no borrow leaves a byte) and the
+// inputs' sign bits, which one v_perm_b32 gathers (byte 3 of x0 and of
+// x1), are ORed in: a zero becomes a signed zero, a NaN 0x7f or 0xff. A
+// v_perm_b32 then merges the pair into the low or high half of vdst.
 func cvtPkFP8Code(vdst, x0, x1 uint16, hi bool, t [5]uint16) []byte {
 	h0, h1, p, q, r := t[0], t[1], t[2], t[3], t[4]
-	w := fnuzPairBits(x0, x1, h0, h1, p, q)
+	var w []uint32
 	add3 := func(x [2]uint32) { w = append(w, x[0], x[1]) }
-	w = append(w, vop2(op2LshrrevB32, q, inlineInt(7), q, 0)...)
-	w = append(w, vop2(op2MulU32U24, h0, srcLit, q, 0xff)...) // km: 0xff per non-zero byte
-	w = append(w, vop2(op2AndB32, h1, srcLit, p, 0x8080)...)
-	w = append(w, vop2(op2LshrrevB32, h1, inlineInt(7), h1, 0)...)
-	w = append(w, vop2(op2MulU32U24, h1, srcLit, h1, 0x7f)...) // 0x7f for NaN (and bytes km keeps)
+	abs1 := func(x [2]uint32) [2]uint32 { return [2]uint32{x[0] | 2<<8, x[1]} } // |src1|
+	add3(abs1(vop3(op3MulF32, h0, srcHalf, x0, 0)))
+	add3(abs1(vop3(op3MulF32, h1, srcHalf, x1, 0)))
+	add3(vop3(op3CvtPkFP8F32, p, srcVGPR+h0, srcVGPR+h1, 0)) // FNUZ magnitudes (or 0x80) in p[15:0]
+	w = append(w, vop2(op2LshrrevB32, h0, inlineInt(7), p, 0)...)
+	w = append(w, vop2(op2AndB32, h0, srcLit, h0, 0x0101)...) // 1 per NaN code
+	w = append(w, vop2(op2SubU32, p, srcVGPR+p, h0, 0)...)    // 0x80 -> 0x7f
 	// Byte 0 of q is byte 3 of x0, byte 1 byte 3 of x1 (bytes 2 and 3,
 	// again x1's, are masked off).
 	w = append(w, vop1(op1MovB32, r, srcLit), 0x07070703)
 	add3(vop3(op3PermB32, q, x1, x0, srcVGPR+r))
-	w = append(w, vop2(op2AndB32, q, srcLit, q, 0x8080)...)    // sign bits
-	w = append(w, vop2(op2OrB32, h1, srcVGPR+h1, q, 0)...)     // replacement bytes
-	add3(vop3(opBfiB32, p, srcVGPR+h0, srcVGPR+p, srcVGPR+h1)) // 16-bit OCP pair
-	sel := uint32(0x07060100)                                  // p's pair low, vdst's high half kept
+	w = append(w, vop2(op2AndB32, q, srcLit, q, 0x8080)...) // sign bits
+	w = append(w, vop2(op2OrB32, p, srcVGPR+p, q, 0)...)    // 16-bit OCP pair
+	sel := uint32(0x07060100)                               // p's pair low, vdst's high half kept
 	if hi {
 		sel = 0x01000504 // vdst's low half kept, p's pair high
 	}

@@ -82,6 +82,12 @@ func (m *machine) run(t *testing.T, code []byte) {
 			case op3LshrrevB32:
 				r = b >> (a & 31)
 			case op3MulF32:
+				if w0>>8&1 != 0 {
+					a &^= 1 << 31
+				}
+				if w0>>9&1 != 0 {
+					b &^= 1 << 31
+				}
 				r = math.Float32bits(math.Float32frombits(a) * math.Float32frombits(b))
 			case op3CvtPkFP8F32: // gfx942: FNUZ, low half written, high half kept
 				lo := uint32(fp.E4M3FNUZ.Encode(math.Float32frombits(a), false)) | uint32(fp.E4M3FNUZ.Encode(math.Float32frombits(b), false))<<8
@@ -189,6 +195,8 @@ func (m *machine) run(t *testing.T, code []byte) {
 			r = a | b
 		case op2AddU32:
 			r = a + b
+		case op2SubU32:
+			r = a - b
 		case op2AddF32:
 			r = math.Float32bits(math.Float32frombits(a) + math.Float32frombits(b))
 		case op2MulU32U24:

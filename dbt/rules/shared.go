@@ -63,6 +63,10 @@ type Shared struct {
 	// it when the use's block has no MFMA that close before it other
 	// than uses of the same rule (whose code ends with those waits).
 	LeadWaits int
+	// Inline keeps every use inline unless the translator is told to
+	// share (tests): for a short body the call's moves, s_call_b64 and
+	// return run more instructions than sharing saves in bytes is worth.
+	Inline bool
 }
 
 // SharedRegs are the fixed registers of a kernel's uses of a Shared rule.
