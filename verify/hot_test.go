@@ -50,7 +50,8 @@ func hotRun(t *testing.T, path string, opt Options) (Result, map[string]HotMnemo
 // guest's (no excess anywhere); v_cvt_pk_bf16_f32 is the only expanded
 // instruction of its kernel, so it has all the excess; the FP8 block-scale
 // kernel's 16x16x128 MFMAs and LDS-direct loads call per-kernel
-// subroutines, and that is all its excess.
+// subroutines, and that and the scale multiplies of the fmas after the
+// MFMAs (dbt/rules fp8fold.go) are all its excess.
 func TestHotAttribution(t *testing.T) {
 	dir := filepath.Join(projectpath.MustRoot(t), "testdata", "kernels", "gfx950")
 	for _, k := range []string{"vector_add", "call_noinline"} {
@@ -85,7 +86,7 @@ func TestHotAttribution(t *testing.T) {
 	var called uint64
 	for mn, m := range by {
 		called += m.Called
-		if m.Excess != 0 && mn != "v_mfma_f32_16x16x128_f8f6f4" && mn != "buffer_load_dwordx4" {
+		if m.Excess != 0 && mn != "v_mfma_f32_16x16x128_f8f6f4" && mn != "buffer_load_dwordx4" && mn != "v_fma_f32" {
 			t.Errorf("f8_block_scale: %s: %+v, want no excess", mn, m)
 		}
 	}

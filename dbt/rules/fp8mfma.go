@@ -712,6 +712,10 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8Scop
 	}
 	sh.ScaledIn, sh.ScaledOut = links[i][0], links[i][1]
 	in := block[i]
+	if !sh.ScaledOut && fp8Folded(block, i, memo) {
+		// Its fma readers take the factor 4 in their scale (fp8fold.go).
+		sh.ScaledOut = true
+	}
 	sh.TailFree = !sh.ScaledOut && tailFree(block, i)
 	sh.DScratch = fp8DScratchAt(block, i, links, memo, scope)
 	if !fp8Eligible(in) || scope == nil || memo == nil {

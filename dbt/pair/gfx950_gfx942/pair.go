@@ -94,6 +94,11 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 			d.Rule, d.Action, d.Fidelity = r, report.Expand, r.Fidelity
 		}
 	}
+	if guest == isa.GFX950 && d.Action == report.Identity && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
+		if r := rules.FP8ScaleFoldRuleAt(site.Block, site.Index, site.Memo); r != nil {
+			d.Rule, d.Action, d.Fidelity, d.Bound = r, report.Expand, r.Fidelity, r.Bound
+		}
+	}
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
 		var scope rules.FP8ScopeFunc
 		if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {
