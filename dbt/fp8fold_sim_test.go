@@ -18,9 +18,11 @@ import (
 // and v_pk_fma_f32 with a pair shared by two chains, each scale written
 // again (a DPP row_newbcast multiply, a move) before anything else reads
 // it and D rewritten by the next chain. Those fold the factor 4 into the
-// scale (rule fp8-scale-fold at the first and the last fma of each, four
-// in all); a chain whose D an add reads, and one whose scale another
-// instruction reads, keep their own scaling. The stored accumulators
+// scale (rule fp8-scale-fold at the first and the last fma of each), as
+// does a block's last chain whose D the next block rewrites before any
+// read (six such fmas in all); a chain whose D an add reads, in its block
+// or the next, and one whose scale another instruction reads, keep their
+// own scaling. The stored accumulators
 // (and the scale, which a move reads after the folded fmas) must be
 // equal, with and without subroutines.
 func TestFP8ScaleFoldOnSimulator(t *testing.T) {
@@ -76,19 +78,37 @@ func TestFP8ScaleFoldOnSimulator(t *testing.T) {
 	s.WriteString("  v_mov_b32_e32 v80, v20\n  v_mov_b32_e32 v20, 0\n")
 	mf("v[30:33]", "v[10:11]", "v[10:11]", "0")
 	mf("v[34:37]", "v[10:11]", "v[10:11]", "0")
+	// 5. The last chain of a block, its D rewritten in the next block
+	// before any read: folded (the scale v21). 6. One whose D the next
+	// block reads: not folded.
+	for i := 0; i < 4; i++ {
+		fmt.Fprintf(&s, "  v_mov_b32_e32 v%d, v60\n", 84+i)
+	}
+	mf("v[38:41]", "v[12:13]", "v[16:17]", "0")
+	mf("v[42:45]", "v[14:15]", "v[10:11]", "0")
+	s.WriteString("  s_nop 7\n  s_nop 7\n")
+	for i := 0; i < 4; i++ {
+		fmt.Fprintf(&s, "  v_fma_f32 v%d, v%d, v21, v%d\n", 84+i, 38+i, 84+i)
+	}
+	for i := 0; i < 4; i++ {
+		fmt.Fprintf(&s, "  v_fma_f32 v%d, v%d, v23, v%d\n", 88+i, 42+i, 88+i)
+	}
+	s.WriteString("  s_cmp_eq_u32 s0, s0\n  s_cbranch_scc1 next\n  v_mov_b32_e32 v92, 0\nnext:\n  v_add_f32_e32 v92, v45, v61\n")
 	mf("v[38:41]", "v[10:11]", "v[10:11]", "0")
-	s.WriteString("  s_nop 7\n  s_nop 7\n  v_lshlrev_b32_e32 v90, 7, v0\n  s_waitcnt lgkmcnt(0)\n")
+	mf("v[42:45]", "v[10:11]", "v[10:11]", "0")
+	s.WriteString("  s_nop 7\n  s_nop 7\n  v_lshlrev_b32_e32 v90, 8, v0\n  s_waitcnt lgkmcnt(0)\n")
 	for i := 0; i < 5; i++ {
 		fmt.Fprintf(&s, "  global_store_dwordx4 v90, v[%d:%d], s[8:9] offset:%d\n", 64+4*i, 67+4*i, 16*i)
 	}
-	s.WriteString("  global_store_dword v90, v80, s[8:9] offset:80\n  global_store_dwordx4 v90, v[30:33], s[8:9] offset:96\n  s_endpgm\n")
+	s.WriteString("  global_store_dword v90, v80, s[8:9] offset:80\n  global_store_dwordx4 v90, v[30:33], s[8:9] offset:96\n")
+	s.WriteString("  global_store_dwordx4 v90, v[84:87], s[8:9] offset:112\n  global_store_dwordx4 v90, v[88:91], s[8:9] offset:128\n  global_store_dwordx4 v90, v[38:41], s[8:9] offset:144\n  global_store_dword v90, v92, s[8:9] offset:160\n  s_endpgm\n")
 	s.WriteString(".rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_next_free_vgpr 128\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 128\n.end_amdhsa_kernel\n")
 	path := filepath.Join(t.TempDir(), "k.s")
 	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	guest := buildGuestFrom(t, path)
-	size := 64 * 128
+	size := 64 * 256
 	want := runKernelOn(t, guest, "gfx950", size)
 	if nonzero := nonzeroDwords(want); nonzero < size/8 {
 		t.Fatalf("only %d nonzero dwords in the gfx950 result", nonzero)
@@ -98,7 +118,7 @@ func TestFP8ScaleFoldOnSimulator(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%+v", err, res.Report)
 		}
-		equalDwords(t, opt.Name, runKernelOn(t, res.Object, "gfx942", size), want, 128)
+		equalDwords(t, opt.Name, runKernelOn(t, res.Object, "gfx942", size), want, 256)
 		folds := 0
 		for _, k := range res.Report.Kernels[0].Kinds {
 			if k.Rule == rules.FP8ScaleFoldRuleName {
@@ -108,8 +128,8 @@ func TestFP8ScaleFoldOnSimulator(t *testing.T) {
 				}
 			}
 		}
-		if folds != 4 {
-			t.Errorf("%s: %d fmas around folded scales, want 4 (%+v)", opt.Name, folds, res.Report.Kernels[0].Kinds)
+		if folds != 6 {
+			t.Errorf("%s: %d fmas around folded scales, want 6 (%+v)", opt.Name, folds, res.Report.Kernels[0].Kinds)
 		}
 	}
 }

@@ -47,13 +47,15 @@ type fp8FoldPlan struct {
 	pre, post map[int][]uint16
 }
 
-// fp8FoldOf returns block's plan, kept in memo (nil: computed each time).
-func fp8FoldOf(block []*isa.Inst, memo map[string]any) *fp8FoldPlan {
+// fp8FoldOf returns block's plan, kept in memo (nil: computed each time),
+// with scope (the kernel scope's blocks, or nil) for what follows the
+// block.
+func fp8FoldOf(block []*isa.Inst, memo map[string]any, scope FP8ScopeFunc) *fp8FoldPlan {
 	if len(block) == 0 {
 		return &fp8FoldPlan{ends: map[int]bool{}, pre: map[int][]uint16{}, post: map[int][]uint16{}}
 	}
 	if memo == nil {
-		return fp8FoldBlock(block)
+		return fp8FoldBlock(block, scope, nil)
 	}
 	plans, _ := memo[fp8FoldKey].(map[*isa.Inst]*fp8FoldPlan)
 	if plans == nil {
@@ -62,7 +64,7 @@ func fp8FoldOf(block []*isa.Inst, memo map[string]any) *fp8FoldPlan {
 	}
 	p := plans[block[0]]
 	if p == nil {
-		p = fp8FoldBlock(block)
+		p = fp8FoldBlock(block, scope, memo)
 		plans[block[0]] = p
 	}
 	return p
@@ -71,7 +73,7 @@ func fp8FoldOf(block []*isa.Inst, memo map[string]any) *fp8FoldPlan {
 // FP8ScaleFoldRuleAt returns the rule for block[i] when it is the first
 // or last fma of a folded scale (the scale multiplied by 4 before its
 // bytes, by 1/4 after them), else nil.
-func FP8ScaleFoldRuleAt(block []*isa.Inst, i int, memo map[string]any) *Rule {
+func FP8ScaleFoldRuleAt(block []*isa.Inst, i int, memo map[string]any, scope FP8ScopeFunc) *Rule {
 	if i < 0 || i >= len(block) {
 		return nil
 	}
@@ -79,7 +81,7 @@ func FP8ScaleFoldRuleAt(block []*isa.Inst, i int, memo map[string]any) *Rule {
 	if n != "v_fma_f32" && n != "v_pk_fma_f32" {
 		return nil
 	}
-	pl := fp8FoldOf(block, memo)
+	pl := fp8FoldOf(block, memo, scope)
 	pre, post := pl.pre[i], pl.post[i]
 	if len(pre)+len(post) == 0 {
 		return nil
@@ -101,8 +103,8 @@ func FP8ScaleFoldRuleAt(block []*isa.Inst, i int, memo map[string]any) *Rule {
 
 // fp8Folded reports whether the chain-end FP8 MFMA block[i] leaves D
 // scaled by 1/4 for a folded scale.
-func fp8Folded(block []*isa.Inst, i int, memo map[string]any) bool {
-	return fp8FoldOf(block, memo).ends[i]
+func fp8Folded(block []*isa.Inst, i int, memo map[string]any, scope FP8ScopeFunc) bool {
+	return fp8FoldOf(block, memo, scope).ends[i]
 }
 
 // fp8FoldReader returns, for an fma that reads D (registers acc) as a
@@ -180,7 +182,7 @@ type fp8FoldCand struct {
 }
 
 // fp8FoldBlock plans the folds of one block (see above).
-func fp8FoldBlock(block []*isa.Inst) *fp8FoldPlan {
+func fp8FoldBlock(block []*isa.Inst, scope FP8ScopeFunc, memo map[string]any) *fp8FoldPlan {
 	pl := &fp8FoldPlan{ends: map[int]bool{}, pre: map[int][]uint16{}, post: map[int][]uint16{}}
 	for _, x := range block {
 		if x.Info == nil {
@@ -198,7 +200,16 @@ func fp8FoldBlock(block []*isa.Inst) *fp8FoldPlan {
 		read := make([]bool, acc.n)
 		good := false
 	scan:
-		for j := i + 1; j < len(block); j++ {
+		for j := i + 1; j <= len(block); j++ {
+			if j == len(block) {
+				// D may stay scaled past the block where no path of the
+				// scope reads it before rewriting it.
+				good = true
+				for r := acc.reg; r < acc.reg+acc.n && good; r++ {
+					good = fp8DeadAfter(block, r, scope, memo)
+				}
+				break
+			}
 			y := block[j]
 			if nacc, zeroC, ok := chainAcc(y); ok && zeroC && nacc == acc {
 				good = true // D rewritten by the next chain
@@ -359,6 +370,93 @@ func scaleGroupOK(block []*isa.Inst, cands []fp8FoldCand, readerOf map[int]int, 
 		}
 	}
 	return true
+}
+
+// fp8FoldScopeKey is the pair.Site memo key of the scope's blocks for
+// fp8DeadAfter.
+const fp8FoldScopeKey = "rules.fp8-fold-scope"
+
+// fp8ScopeList is a scope's blocks and successors (scopeBlocks) and each
+// block's index by its first instruction.
+type fp8ScopeList struct {
+	blocks [][]*isa.Inst
+	succs  [][]int
+	index  map[*isa.Inst]int
+}
+
+// fp8DeadAfter reports whether VGPR r is dead at the end of block: on
+// every path of the scope from there, an instruction writes it whole (not
+// DPP or SDWA, not reading it) before any reads it and before any EXEC
+// write; a path ends well at s_endpgm. A path that leaves the scope's
+// known edges (a call, a return, an indirect or unknown successor) or an
+// undescribed instruction, or no scope, gives false.
+func fp8DeadAfter(block []*isa.Inst, r int, scope FP8ScopeFunc, memo map[string]any) bool {
+	if scope == nil || len(block) == 0 {
+		return false
+	}
+	var sl *fp8ScopeList
+	if memo != nil {
+		sl, _ = memo[fp8FoldScopeKey].(*fp8ScopeList)
+	}
+	if sl == nil {
+		sl = &fp8ScopeList{index: map[*isa.Inst]int{}}
+		sl.blocks, sl.succs, _ = scopeBlocks(scope)
+		for k, b := range sl.blocks {
+			if len(b) > 0 {
+				sl.index[b[0]] = k
+			}
+		}
+		if memo != nil {
+			memo[fp8FoldScopeKey] = sl
+		}
+	}
+	k, ok := sl.index[block[0]]
+	if !ok {
+		return false
+	}
+	seen := map[int]bool{}
+	var exitDead func(b int) bool // r dead at the end of block b
+	var entryDead func(b int) bool
+	exitDead = func(b int) bool {
+		blk := sl.blocks[b]
+		last := blk[len(blk)-1]
+		switch n := last.Name(); {
+		case n == "s_endpgm":
+			return true
+		case n == "s_setpc_b64" || n == "s_swappc_b64" || n == "s_call_b64" || len(sl.succs[b]) == 0:
+			return false
+		}
+		for _, t := range sl.succs[b] {
+			if t < 0 || t >= len(sl.blocks) || !entryDead(t) {
+				return false
+			}
+		}
+		return true
+	}
+	entryDead = func(b int) bool {
+		if seen[b] {
+			return true // a cycle without a read
+		}
+		seen[b] = true
+		for _, x := range sl.blocks[b] {
+			if x.Info == nil || fp8WalkStop(x) || x.Info.ImplicitWrites&isa.ImpEXEC != 0 || writesExec(x) {
+				return false
+			}
+			wide := !x.Info.Targets.Has(isa.GFX942)
+			rd, wr := fp8Names(x, isa.VGPR, r, wide)
+			if rd {
+				return false
+			}
+			if wr {
+				return !wide && x.Format != isa.DPP && x.Format != isa.SDWA
+			}
+			if x.Info.Branch != isa.BranchNone && x == sl.blocks[b][len(sl.blocks[b])-1] {
+				break
+			}
+		}
+		return exitDead(b)
+	}
+	return exitDead(k)
 }
 
 // writesExec reports whether x names EXEC as a destination.

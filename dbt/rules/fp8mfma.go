@@ -712,7 +712,7 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8Scop
 	}
 	sh.ScaledIn, sh.ScaledOut = links[i][0], links[i][1]
 	in := block[i]
-	if !sh.ScaledOut && fp8Folded(block, i, memo) {
+	if !sh.ScaledOut && fp8Folded(block, i, memo, scope) {
 		// Its fma readers take the factor 4 in their scale (fp8fold.go).
 		sh.ScaledOut = true
 	}

@@ -95,7 +95,11 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 		}
 	}
 	if guest == isa.GFX950 && d.Action == report.Identity && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
-		if r := rules.FP8ScaleFoldRuleAt(site.Block, site.Index, site.Memo); r != nil {
+		var scope rules.FP8ScopeFunc // as for the FP8 MFMA rule below: both see one plan
+		if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {
+			scope = func(fn func([]*isa.Inst, []int, bool)) { fp8Scope(site, fn) }
+		}
+		if r := rules.FP8ScaleFoldRuleAt(site.Block, site.Index, site.Memo, scope); r != nil {
 			d.Rule, d.Action, d.Fidelity, d.Bound = r, report.Expand, r.Fidelity, r.Bound
 		}
 	}
