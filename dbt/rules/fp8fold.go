@@ -26,7 +26,9 @@ import (
 // back quiet). The guest's waits before the fmas cover the host MFMA's
 // result: the translation never shortens the code between guest
 // instructions and the host MFMA has no more passes than the guest's
-// (dbt/cost). The two instructions after the last fma must be neither an
+// (dbt/cost). Operations gfx942 lacks count as naming 16 registers from
+// each operand (fp8Wide), except the FP8 MFMAs themselves. The two
+// instructions after the last fma must be neither an
 // MFMA naming s nor a DPP operation permuting it (the 1/4 multiply is a
 // VALU write that those would need waits after).
 
@@ -218,7 +220,7 @@ func fp8FoldBlock(block []*isa.Inst, scope FP8ScopeFunc, memo map[string]any) *f
 			if y.Info.ImplicitWrites&isa.ImpEXEC != 0 || writesExec(y) || fp8WalkStop(y) {
 				break
 			}
-			wide := !y.Info.Targets.Has(isa.GFX942)
+			wide := fp8Wide(y)
 			touches := false
 			for k := range y.Operands {
 				o := y.Operands[k]
@@ -309,7 +311,7 @@ func overlapsReg(a, b *isa.Operand) bool {
 func rangeEnd(block []*isa.Inst, first, s, w int) int {
 	for j := first; j < len(block); j++ {
 		for r := s; r < s+w; r++ {
-			if _, wr := fp8Names(block[j], isa.VGPR, r, !block[j].Info.Targets.Has(isa.GFX942)); wr {
+			if _, wr := fp8Names(block[j], isa.VGPR, r, fp8Wide(block[j])); wr {
 				return j
 			}
 		}
@@ -333,7 +335,7 @@ func scaleGroupOK(block []*isa.Inst, cands []fp8FoldCand, readerOf map[int]int, 
 		}
 		read := false
 		for r := s; r < s+w; r++ {
-			if rd, _ := fp8Names(x, isa.VGPR, r, !x.Info.Targets.Has(isa.GFX942)); rd {
+			if rd, _ := fp8Names(x, isa.VGPR, r, fp8Wide(x)); rd {
 				read = true
 			}
 		}
@@ -359,7 +361,7 @@ func scaleGroupOK(block []*isa.Inst, cands []fp8FoldCand, readerOf map[int]int, 
 		}
 		x := block[j]
 		for r := s; r < s+w; r++ {
-			rd, wr := fp8Names(x, isa.VGPR, r, !x.Info.Targets.Has(isa.GFX942))
+			rd, wr := fp8Names(x, isa.VGPR, r, fp8Wide(x))
 			if (rd || wr) && strings.HasPrefix(x.Name(), "v_mfma") || strings.HasPrefix(x.Name(), "v_smfmac") && (rd || wr) {
 				return false
 			}
@@ -442,7 +444,7 @@ func fp8DeadAfter(block []*isa.Inst, r int, scope FP8ScopeFunc, memo map[string]
 			if x.Info == nil || fp8WalkStop(x) || x.Info.ImplicitWrites&isa.ImpEXEC != 0 || writesExec(x) {
 				return false
 			}
-			wide := !x.Info.Targets.Has(isa.GFX942)
+			wide := fp8Wide(x)
 			rd, wr := fp8Names(x, isa.VGPR, r, wide)
 			if rd {
 				return false
@@ -457,6 +459,13 @@ func fp8DeadAfter(block []*isa.Inst, r int, scope FP8ScopeFunc, memo map[string]
 		return exitDead(b)
 	}
 	return exitDead(k)
+}
+
+// fp8Wide says the operands of x may touch more registers than decoded
+// (an operation gfx942 lacks: read 16 wide, as fp8Walk does), except for
+// the FP8 MFMAs the rule expands, whose operands are exact.
+func fp8Wide(x *isa.Inst) bool {
+	return !x.Info.Targets.Has(isa.GFX942) && !fp8Eligible(x)
 }
 
 // writesExec reports whether x names EXEC as a destination.
