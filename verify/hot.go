@@ -34,11 +34,16 @@ type Hot struct {
 // them, of which Called ran in subroutines and Stub in unmapped code
 // (islands, stubs); Excess is Host minus Guest.
 type HotCount struct {
-	Guest  uint64 `json:"guest"`
-	Host   uint64 `json:"host"`
+	// Guest is the guest's executions.
+	Guest uint64 `json:"guest"`
+	// Host is every host execution attributed.
+	Host uint64 `json:"host"`
+	// Called is the part of Host run in subroutines.
 	Called uint64 `json:"called,omitempty"`
-	Stub   uint64 `json:"stub,omitempty"`
-	Excess int64  `json:"excess"`
+	// Stub is the part of Host run in unmapped code (islands, stubs).
+	Stub uint64 `json:"stub,omitempty"`
+	// Excess is Host minus Guest.
+	Excess int64 `json:"excess"`
 }
 
 // HotMnemonic is the attribution summed over one guest mnemonic.
