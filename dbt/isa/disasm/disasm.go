@@ -386,6 +386,9 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 		memo = l.memoUser(memoKey{target, listing})
 	}
 	for _, sec := range f.Sections {
+		// missAt is the offset of an instruction the memo was found not
+		// to hold, which is decoded without asking it again.
+		missAt := -1
 		if listing {
 			out = append(out, "\nDisassembly of section "...)
 			out = append(out, sec.Name...)
@@ -409,7 +412,7 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 			// GFX9: an instruction decoded before from the same bytes
 			// (and printed without a PC-relative operand) is reused, and
 			// so are those after it, up to the next header.
-			if memo != nil && listing {
+			if memo != nil && listing && off != missAt {
 				end, h := len(data)-3, next
 				if h < len(heads) && heads[h].addr == pc {
 					h++ // printed above
@@ -422,7 +425,11 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 					limit = flushAt
 				}
 				var n int
-				if out, off, n, counts = memo.run(out, data, off, end, sec.Addr, limit, counts); n != 0 {
+				var miss bool
+				if out, off, n, miss, counts = memo.run(out, data, off, end, sec.Addr, limit, counts); n != 0 {
+					if miss {
+						missAt = off
+					}
 					l.instructions += n
 					if w != nil && len(out) >= flushAt {
 						if _, err := w.Write(out); err != nil {
@@ -437,15 +444,6 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 				if v, size := memo.get(data[off:]); size != 0 {
 					l.instructions++
 					counts = count(counts, v.enc())
-					if listing {
-						out = memo.appendLine(out, v, pc)
-						if w != nil && len(out) >= flushAt {
-							if _, err := w.Write(out); err != nil {
-								return out[:0], err
-							}
-							out = out[:0]
-						}
-					}
 					off += size
 					continue
 				}
@@ -489,6 +487,7 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 				default:
 					out = gfx9.AppendInst(out, in, sym)
 				}
+				textEnd := len(out)
 				out = appendTail(out, start, pc, data[off:off+size])
 				if err == nil && fam == familyGFX12 {
 					out = appendAlignWarnings(out, in, data[off:off+size])
@@ -518,7 +517,7 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 				}
 				out = append(out, '\n')
 				if remember {
-					memo.putLine(data[off:off+size], in.Enc, out[start:])
+					memo.putLine(data[off:off+size], in.Enc, out[start:start+max(textEnd-start, 60)])
 				}
 				if w != nil && len(out) >= flushAt {
 					if _, err := w.Write(out); err != nil {
@@ -546,15 +545,39 @@ func appendTail(out []byte, start int, pc uint64, words []byte) []byte {
 	copy(out[i:i+pad], lineSpaces)
 	j := i + pad
 	out[j], out[j+1], out[j+2] = '/', '/', ' '
-	putDigits(out[j+3:j+15], pc, &hexPairsUpper)
+	putAddr(out[j+3:j+15], pc)
 	out[j+15] = ':'
 	j += 16
 	for k := 0; k < nw; k++ {
 		out[j] = ' '
-		putDigits(out[j+1:j+9], uint64(le32(words[4*k:])), &hexPairsUpper)
+		binary.LittleEndian.PutUint64(out[j+1:j+9], hex8(le32(words[4*k:])))
 		j += 9
 	}
 	return out
+}
+
+// hex8 returns the 8 upper-case hex digits of v, most significant first,
+// as the bytes of a little-endian doubleword (the first digit in its low
+// byte): four lookups of a byte's two digits.
+func hex8(v uint32) uint64 {
+	p := &hexPairs16
+	return uint64(p[v>>24]) | uint64(p[v>>16&0xff])<<16 | uint64(p[v>>8&0xff])<<32 | uint64(p[v&0xff])<<48
+}
+
+// hexPairs16 holds the two upper-case hex digits of every byte as a
+// little-endian halfword (the first digit in its low byte).
+var hexPairs16 = func() (t [256]uint16) {
+	for b := range t {
+		t[b] = uint16(hexPairsUpper[2*b]) | uint16(hexPairsUpper[2*b+1])<<8
+	}
+	return t
+}()
+
+// putAddr writes the low 12 upper-case hex digits of pc into d[:12].
+func putAddr(d []byte, pc uint64) {
+	_ = d[11]
+	binary.LittleEndian.PutUint32(d, uint32(hex8(uint32(pc>>32))>>32))
+	binary.LittleEndian.PutUint64(d[4:], hex8(uint32(pc)))
 }
 
 // lineSpaces is the longest padding appendTail writes (to column 60 from

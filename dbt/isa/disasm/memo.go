@@ -1,6 +1,8 @@
 package disasm
 
 import (
+	"encoding/binary"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -9,8 +11,11 @@ import (
 
 // memo remembers GFX9 instructions whose decoding depends on their own
 // bytes only (gfx9.DecodeWindow is their size) and whose text has no
-// PC-relative operand: their encoding row and, when listing, their whole
-// listing line, address digits included (appendLine overwrites them).
+// PC-relative operand: their encoding row and, when listing, the start of
+// their listing line: the tab, the instruction's text and the padding to
+// column 60 (run adds "// ", the address and the words, which the
+// instruction's bytes and address give; whole lines took half as much
+// memory again, whose first touch costs a page fault every 4 KB).
 // 4-byte instructions are keyed by their word, 8-byte ones by their
 // doubleword, in one table: a word that decodes as a 4-byte instruction
 // does so whatever follows it, so a key names one instruction size, and an
@@ -67,11 +72,11 @@ type memoEntry struct {
 	val memoVal
 }
 
-// memoVal locates an entry's line: its chunk in memo.chunks (bits 18-30)
-// and its offset in the chunk (0-17), the offset of the address digits in
-// the line (32-39), the length of the line after them (40-47, at least 1:
-// the newline); it holds the encoding row (48-63) and says whether the
-// instruction has 8 bytes (bit 31; else 4).
+// memoVal locates an entry's text: its chunk in memo.chunks (bits 18-30),
+// its offset in the chunk (0-17) and its length (32-39; the text padded
+// to column 60, as listed); it holds the
+// encoding row (48-63) and says whether the instruction has 8 bytes (bit
+// 31; else 4).
 type memoVal uint64
 
 // memoSize8 is the memoVal bit of 8-byte instructions.
@@ -169,23 +174,51 @@ func (u *memoUser) get(b []byte) (memoVal, int) {
 	if len(b) < 8 {
 		return u.getWord(b)
 	}
-	m := u.m
-	k := le64(b)
-	if u.last >= 0 {
-		l := &u.links[u.last]
-		if n := l.next; n != 0 {
-			if e := &m.entries[n-1]; e.key == k&e.val.keyMask() {
-				u.last = int(n - 1)
-				return e.val, e.val.size()
-			}
-		}
-		if n := l.prev; n != 0 {
-			if e := &m.entries[n-1]; e.key == k&e.val.keyMask() {
-				u.last = int(n - 1)
-				return e.val, e.val.size()
-			}
+	if i := u.successor(le64(b)); i >= 0 {
+		v := u.m.entries[i].val
+		return v, v.size()
+	}
+	i := u.find(b)
+	if i < 0 {
+		return 0, 0
+	}
+	v := u.m.entries[i].val
+	return v, v.size()
+}
+
+// successor returns the index of the entry of the instruction whose
+// doubleword is k when it is one of the two that followed the previous
+// entry (which it then becomes), or -1.
+func (u *memoUser) successor(k uint64) int {
+	if u.last < 0 {
+		return -1
+	}
+	entries := u.m.entries
+	l := u.links[u.last]
+	if n := l.next; n != 0 {
+		if e := &entries[n-1]; e.key == k&e.val.keyMask() {
+			u.last = int(n - 1)
+			return u.last
 		}
 	}
+	if n := l.prev; n != 0 {
+		if e := &entries[n-1]; e.key == k&e.val.keyMask() {
+			u.last = int(n - 1)
+			return u.last
+		}
+	}
+	return -1
+}
+
+// find returns the index of the entry of the instruction at the start of
+// b from the table (and records it as the previous entry's successor), or
+// -1.
+func (u *memoUser) find(b []byte) int {
+	if len(b) < 8 {
+		return u.findWord(b)
+	}
+	m := u.m
+	k := le64(b)
 	i := -1
 	if w := uint32(k); mayBeWord(w) {
 		i = m.table.get(uint64(w), m.entries)
@@ -196,12 +229,11 @@ func (u *memoUser) get(b []byte) (memoVal, int) {
 	if i < 0 {
 		i = m.table.get(k, m.entries)
 		if i < 0 {
-			return 0, 0
+			return -1
 		}
 	}
 	u.follow(i)
-	v := m.entries[i].val
-	return v, v.size()
+	return i
 }
 
 // run appends the lines of the instructions at data[off:], whose first
@@ -209,20 +241,78 @@ func (u *memoUser) get(b []byte) (memoVal, int) {
 // one it does not hold, the offset end (where the next instruction may
 // not start: a header, or the last word of the section), or out reaching
 // limit bytes. It returns out, the offset after the last instruction
-// listed, how many it listed, and counts with each counted.
-func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, counts []int) ([]byte, int, int, []int) {
-	n := 0
+// listed, how many it listed, whether it stopped at an instruction the
+// memo does not hold (miss), and counts with each counted.
+func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, counts []int) ([]byte, int, int, bool, []int) {
+	// One loop without calls on its common path (the successor links,
+	// the line written in place): a call would spill every value live
+	// in the loop.
+	entries, links, chunks := u.m.entries, u.links, &u.m.chunks
+	last, n := u.last, 0
+	// hi holds the digits of the address bits 32-47 (those of hiOf), which
+	// change at most once per 4 GB.
+	hiOf, hi := ^uint64(0), uint32(0)
 	for off < end && len(out) < limit {
-		v, size := u.get(data[off:])
-		if size == 0 {
-			break
+		i := -1
+		if last >= 0 && off+8 <= len(data) {
+			k := le64(data[off:])
+			l := links[last]
+			if x := int(l.next) - 1; x >= 0 && entries[x].key == k&entries[x].val.keyMask() {
+				i = x
+			} else if x := int(l.prev) - 1; x >= 0 && entries[x].key == k&entries[x].val.keyMask() {
+				i = x
+			}
 		}
+		if i < 0 {
+			u.last = last
+			if i = u.find(data[off:]); i < 0 {
+				return out, off, n, true, counts
+			}
+		}
+		last = i
+		v := entries[i].val
+		size := v.size()
 		counts = count(counts, v.enc())
-		out = u.appendLine(out, v, base+uint64(off))
+		pc := base + uint64(off)
+		if pc>>32 != hiOf {
+			hiOf = pc >> 32
+			hi = uint32(hex8(uint32(hiOf)) >> 32)
+		}
+		// The line: the stored text and padding (up to column 60, or the
+		// end of a longer text), "// ", the address, ':' and the words.
+		if cap(out)-len(out) < memoLineMax {
+			out = slices.Grow(out, memoLineMax)
+		}
+		o := len(out)
+		d := (*[memoLineMax]byte)(out[o : o+memoLineMax])
+		at, j := int(v&(memoChunk-1)), int(v>>32&0xff)
+		chunk := chunks[v>>18&(memoMaxChunks-1)]
+		if j <= 64 {
+			// Chunks have 64 bytes of slack; the bytes copied past
+			// the text's are overwritten below.
+			*(*[64]byte)(d[:64]) = *(*[64]byte)(chunk[at : at+64])
+		} else {
+			copy(d[:], chunk[at:at+j])
+		}
+		w := data[off : off+size]
+		d[j], d[j+1], d[j+2] = '/', '/', ' '
+		binary.LittleEndian.PutUint32(d[j+3:], hi)
+		binary.LittleEndian.PutUint64(d[j+7:], hex8(uint32(pc)))
+		d[j+15], d[j+16] = ':', ' '
+		binary.LittleEndian.PutUint64(d[j+17:], hex8(le32(w)))
+		j += 25
+		if size == 8 {
+			d[j] = ' '
+			binary.LittleEndian.PutUint64(d[j+1:], hex8(le32(w[4:])))
+			j += 9
+		}
+		d[j] = '\n'
+		out = out[:o+j+1]
 		off += size
 		n++
 	}
-	return out, off, n, counts
+	u.last = last
+	return out, off, n, false, counts
 }
 
 // mayBeWord reports whether the GFX9 instruction word w may be a whole
@@ -244,20 +334,29 @@ func mayBeWord(w uint32) bool {
 
 // getWord is get for the last word of a section.
 func (u *memoUser) getWord(b []byte) (memoVal, int) {
-	if len(b) < 4 {
+	i := u.findWord(b)
+	if i < 0 {
 		return 0, 0
+	}
+	v := u.m.entries[i].val
+	return v, v.size()
+}
+
+// findWord is find for the last word of a section.
+func (u *memoUser) findWord(b []byte) int {
+	if len(b) < 4 {
+		return -1
 	}
 	w := le32(b)
 	if !mayBeWord(w) {
-		return 0, 0
+		return -1
 	}
 	i := u.m.table.get(uint64(w), u.m.entries)
 	if i < 0 || u.m.entries[i].val&memoSize8 != 0 {
-		return 0, 0
+		return -1
 	}
 	u.follow(i)
-	v := u.m.entries[i].val
-	return v, v.size()
+	return i
 }
 
 // keyMask returns the bits of an instruction's doubleword that are the
@@ -284,14 +383,13 @@ func (u *memoUser) putCount(raw []byte, enc uint16) {
 	u.put(raw, memoVal(enc)<<48|1<<40)
 }
 
-// putLine remembers the encoding row and the listing line of the
-// instruction raw (4 or 8 bytes): a tab, the text, the padding, "// ",
-// the 12 address digits, ':', the words and a newline.
+// putLine remembers the encoding row and the start of the listing line
+// of the instruction raw (4 or 8 bytes): a tab, the text and the padding
+// to column 60, which "// ", the address, ':', the words and a newline
+// complete.
 func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
 	m := u.m
-	pcAt := len(line) - 1 - 9*(len(raw)/4) - 1 - 12
-	tail := len(line) - pcAt - 12
-	if pcAt < 0 || pcAt > 0xff || tail > 0xff || m.n.Load() >= int64(len(m.entries)) {
+	if len(line) > 0xff || m.n.Load() >= int64(len(m.entries)) {
 		u.skip()
 		return
 	}
@@ -302,10 +400,11 @@ func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
 			u.skip()
 			return
 		}
-		m.chunks[c] = make([]byte, m.chunkSize)
+		// 64 bytes of slack: run copies 64 bytes from a text's start.
+		m.chunks[c] = make([]byte, m.chunkSize+64)
 		u.chunk, u.fill = c, 0
 	}
-	v := memoVal(enc)<<48 | memoVal(tail)<<40 | memoVal(pcAt)<<32 | memoVal(u.chunk)<<18 | memoVal(u.fill)
+	v := memoVal(enc)<<48 | memoVal(len(line))<<32 | memoVal(u.chunk)<<18 | memoVal(u.fill)
 	u.fill += copy(m.chunks[u.chunk][u.fill:], line)
 	u.put(raw, v)
 }
@@ -336,16 +435,9 @@ func (u *memoUser) put(raw []byte, v memoVal) {
 	u.follow(i)
 }
 
-// appendLine appends the line of v with the address pc.
-func (u *memoUser) appendLine(out []byte, v memoVal, pc uint64) []byte {
-	off := int(v & (memoChunk - 1))
-	pcAt := int(v >> 32 & 0xff)
-	n := pcAt + 12 + int(v>>40&0xff)
-	i := len(out)
-	out = append(out, u.m.chunks[v>>18&0x1fff][off:off+n]...)
-	putDigits(out[i+pcAt:i+pcAt+12], pc, &hexPairsUpper)
-	return out
-}
+// memoLineMax bounds the length of a line run writes: a padded text of at
+// most 255 bytes and the tail of an 8-byte instruction.
+const memoLineMax = 255 + len("// ") + 12 + len(":") + 2*9 + len("\n")
 
 // memoTable is an open-addressing hash table of entry indexes, keyed by
 // the entries' keys, of fixed size (twice the entries it can hold, so it
