@@ -6,6 +6,8 @@
 package asmtext
 
 import (
+	"encoding/binary"
+	"slices"
 	"strconv"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -14,6 +16,59 @@ import (
 // AppendReg appends a register operand: prefix and number ("v7") for one
 // register, prefix and an inclusive range ("s[4:7]") for width > 1.
 func AppendReg(dst []byte, prefix string, reg, width uint16) []byte {
+	if len(prefix) > 4 || reg >= 1000 || uint(reg)+uint(width) > 1000 {
+		return appendRegAny(dst, prefix, reg, width)
+	}
+	// Registers below 1000 with a short prefix (every one the printers
+	// write) are written in place, in a 16-byte window grown once.
+	n := len(dst)
+	if cap(dst)-n < 16 {
+		dst = slices.Grow(dst, 16)
+	}
+	b := (*[16]byte)(dst[n : n+16])
+	k := 1
+	if len(prefix) == 1 {
+		b[0] = prefix[0]
+	} else {
+		k = copy(b[:], prefix)
+	}
+	if width <= 1 {
+		return dst[:n+putSmall(b, k, uint(reg))]
+	}
+	b[k] = '['
+	k = putSmall(b, k+1, uint(reg))
+	b[k] = ':'
+	k = putSmall(b, k+1, uint(reg)+uint(width)-1)
+	b[k] = ']'
+	return dst[:n+k+1]
+}
+
+// putSmall writes v (below 1000) in decimal into b at k and returns the
+// index after it. It stores four bytes from a table (the digits and a
+// byte past them, which the caller overwrites or drops) rather than
+// branching on the number of digits, which registers vary unpredictably.
+func putSmall(b *[16]byte, k int, v uint) int {
+	d := smallDecimal[v]
+	binary.LittleEndian.PutUint32(b[k:], d)
+	return k + int(d>>24)
+}
+
+// smallDecimal holds, for every v below 1000, its decimal digits from the
+// low byte up and their count in the high byte.
+var smallDecimal = func() (t [1000]uint32) {
+	for v := range t {
+		s := strconv.Itoa(v)
+		var d uint32
+		for i := len(s) - 1; i >= 0; i-- {
+			d = d<<8 | uint32(s[i])
+		}
+		t[v] = d | uint32(len(s))<<24
+	}
+	return t
+}()
+
+// appendRegAny is AppendReg for any prefix and register number.
+func appendRegAny(dst []byte, prefix string, reg, width uint16) []byte {
 	dst = append(dst, prefix...)
 	if width <= 1 {
 		return AppendUint(dst, uint(reg))

@@ -26,6 +26,30 @@ func TestAppendReg(t *testing.T) {
 	}
 }
 
+// TestAppendRegAll compares AppendReg with its plain form (prefix,
+// strconv numbers) for every prefix the printers use, register and width
+// up to the in-place limit and past it, wrapping included.
+func TestAppendRegAll(t *testing.T) {
+	for _, prefix := range []string{"v", "s", "a", "ttmp", "acc", "vgpr_long"} {
+		for reg := 0; reg < 1100; reg++ {
+			for _, width := range []uint16{0, 1, 2, 3, 4, 8, 16, 32} {
+				var want string
+				if width <= 1 {
+					want = prefix + strconv.Itoa(reg)
+				} else {
+					want = prefix + "[" + strconv.Itoa(reg) + ":" + strconv.Itoa(int(uint16(reg)+width-1)) + "]"
+				}
+				if got := string(AppendReg([]byte("x"), prefix, uint16(reg), width)); got != "x"+want {
+					t.Fatalf("AppendReg(%q, %d, %d) = %q, want %q", prefix, reg, width, got, "x"+want)
+				}
+			}
+		}
+	}
+	if got := string(AppendReg(nil, "s", 65535, 2)); got != "s[65535:0]" {
+		t.Errorf("AppendReg wraps as uint16: got %q", got)
+	}
+}
+
 func TestAppendHex(t *testing.T) {
 	for v, want := range map[uint64]string{0: "0x0", 0xabc: "0xabc", 1<<64 - 1: "0xffffffffffffffff"} {
 		if got := string(AppendHex(nil, v)); got != want {
