@@ -517,7 +517,7 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 				}
 				out = append(out, '\n')
 				if remember {
-					memo.putLine(data[off:off+size], in.Enc, out[start:start+max(textEnd-start, 60)])
+					memo.putLine(data[off:off+size], in.Enc, out[start:textEnd])
 				}
 				if w != nil && len(out) >= flushAt {
 					if _, err := w.Write(out); err != nil {

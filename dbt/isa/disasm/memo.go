@@ -12,10 +12,10 @@ import (
 // memo remembers GFX9 instructions whose decoding depends on their own
 // bytes only (gfx9.DecodeWindow is their size) and whose text has no
 // PC-relative operand: their encoding row and, when listing, the start of
-// their listing line: the tab, the instruction's text and the padding to
-// column 60 (run adds "// ", the address and the words, which the
-// instruction's bytes and address give; whole lines took half as much
-// memory again, whose first touch costs a page fault every 4 KB).
+// their listing line: the tab and the instruction's text (run adds the
+// padding to column 60, "// ", the address and the words, which the
+// instruction's bytes and address give; whole lines took 2.5 times the
+// memory, whose first touch costs a page fault every 4 KB).
 // 4-byte instructions are keyed by their word, 8-byte ones by their
 // doubleword, in one table: a word that decodes as a 4-byte instruction
 // does so whatever follows it, so a key names one instruction size, and an
@@ -73,8 +73,7 @@ type memoEntry struct {
 }
 
 // memoVal locates an entry's text: its chunk in memo.chunks (bits 18-30),
-// its offset in the chunk (0-17) and its length (32-39; the text padded
-// to column 60, as listed); it holds the
+// its offset in the chunk (0-17) and its length (32-39); it holds the
 // encoding row (48-63) and says whether the instruction has 8 bytes (bit
 // 31; else 4).
 type memoVal uint64
@@ -278,22 +277,26 @@ func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, c
 			hiOf = pc >> 32
 			hi = uint32(hex8(uint32(hiOf)) >> 32)
 		}
-		// The line: the stored text and padding (up to column 60, or the
-		// end of a longer text), "// ", the address, ':' and the words.
+		// The line: the stored text, the padding to column 60, "// ",
+		// the address, ':' and the words.
 		if cap(out)-len(out) < memoLineMax {
 			out = slices.Grow(out, memoLineMax)
 		}
 		o := len(out)
 		d := (*[memoLineMax]byte)(out[o : o+memoLineMax])
-		at, j := int(v&(memoChunk-1)), int(v>>32&0xff)
+		at, tl := int(v&(memoChunk-1)), int(v>>32&0xff)
 		chunk := chunks[v>>18&(memoMaxChunks-1)]
-		if j <= 64 {
+		if tl <= 64 {
 			// Chunks have 64 bytes of slack; the bytes copied past
 			// the text's are overwritten below.
 			*(*[64]byte)(d[:64]) = *(*[64]byte)(chunk[at : at+64])
 		} else {
-			copy(d[:], chunk[at:at+j])
+			copy(d[:], chunk[at:at+tl])
 		}
+		// 64 spaces after the text: the padding to column 60 (the tail
+		// overwrites the rest).
+		*(*[64]byte)(d[tl : tl+64]) = spaces64
+		j := max(tl, 60)
 		w := data[off : off+size]
 		d[j], d[j+1], d[j+2] = '/', '/', ' '
 		binary.LittleEndian.PutUint32(d[j+3:], hi)
@@ -384,8 +387,8 @@ func (u *memoUser) putCount(raw []byte, enc uint16) {
 }
 
 // putLine remembers the encoding row and the start of the listing line
-// of the instruction raw (4 or 8 bytes): a tab, the text and the padding
-// to column 60, which "// ", the address, ':', the words and a newline
+// of the instruction raw (4 or 8 bytes): a tab and the text, which the
+// padding to column 60, "// ", the address, ':', the words and a newline
 // complete.
 func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
 	m := u.m
@@ -435,9 +438,12 @@ func (u *memoUser) put(raw []byte, v memoVal) {
 	u.follow(i)
 }
 
-// memoLineMax bounds the length of a line run writes: a padded text of at
-// most 255 bytes and the tail of an 8-byte instruction.
-const memoLineMax = 255 + len("// ") + 12 + len(":") + 2*9 + len("\n")
+// memoLineMax bounds what run writes of a line: a text of at most 255
+// bytes, the 64 spaces after it, and the tail of an 8-byte instruction.
+const memoLineMax = 255 + 64 + len("// ") + 12 + len(":") + 2*9 + len("\n")
+
+// spaces64 is the padding run writes after a text.
+var spaces64 = [64]byte([]byte(lineSpaces + "    "))
 
 // memoTable is an open-addressing hash table of entry indexes, keyed by
 // the entries' keys, of fixed size (twice the entries it can hold, so it
