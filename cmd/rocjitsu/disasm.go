@@ -66,10 +66,10 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 	if f, ok := stdout.(*os.File); ok && !*stats {
 		growPipe(f)
 	}
-	listers := disasmListers(files)
+	listers, largest := disasmListers(files)
 	var code int
 	if len(listers) == 1 {
-		code = disasmStream(files, opt, listers[0], stdout, stderr)
+		code = disasmStream(files, opt, listers[0], largest, stdout, stderr)
 	} else {
 		code = disasmParallel(files, opt, listers, stdout, stderr)
 	}
@@ -94,12 +94,15 @@ func runDisasm(args []string, stdout, stderr io.Writer) int {
 const exitWrite = -1
 
 // disasmStream lists files one after another with l, writing each listing
-// as it is made through l's one buffer; it returns 0, 1 when a file could
-// not be listed, or exitWrite.
-func disasmStream(files []string, opt disasm.Options, l *disasm.Lister, stdout, stderr io.Writer) int {
+// as it is made through l's one buffer, reading them into one buffer made
+// for the largest (bytes); it returns 0, 1 when a file could not be
+// listed, or exitWrite.
+func disasmStream(files []string, opt disasm.Options, l *disasm.Lister, largest int64, stdout, stderr io.Writer) int {
 	ew := &errWriter{w: stdout}
 	code := 0
-	var raw []byte
+	// One buffer for every file: grown file by file, each larger file
+	// took new memory (faulted in page by page, the old never reused).
+	raw := make([]byte, 0, min(largest, 1<<30)+512)
 	for _, name := range files {
 		var f *objfile.File
 		var err error
@@ -194,20 +197,22 @@ type disasmResult struct {
 }
 
 // disasmListers returns the Listers that list files (they share their
-// memo, sized by the files' total size): one per core but one, which is
+// memo, sized by the files' total size), and the size of the largest
+// file: one Lister per core but one, which is
 // left to the writer and to whatever reads the listing. With one Lister,
 // the listing is streamed (disasmStream): on the 2-core machine of
 // BenchmarkDisasmListing, listing on two goroutines and handing the
 // listings to a writer cost 1.35-1.6x the CPU time of streaming from one
 // and was no faster in wall time under load.
-func disasmListers(files []string) []*disasm.Lister {
-	size := int64(0)
+func disasmListers(files []string) ([]*disasm.Lister, int64) {
+	size, largest := int64(0), int64(0)
 	for _, name := range files {
 		if fi, err := os.Stat(name); err == nil {
 			size += fi.Size()
+			largest = max(largest, fi.Size())
 		}
 	}
-	return disasm.NewListers(max(1, min(runtime.GOMAXPROCS(0)-1, len(files))), int(min(size/4, 1<<30)))
+	return disasm.NewListers(max(1, min(runtime.GOMAXPROCS(0)-1, len(files))), int(min(size/4, 1<<30))), largest
 }
 
 // disasmFiles disassembles files on one goroutine per Lister (each lists,

@@ -153,7 +153,7 @@ func TestDisasmParallelMatchesStream(t *testing.T) {
 	files := append(append(append([]string{}, aiter[:6]...), filepath.Join(t.TempDir(), "missing.co")), aiter[:6]...)
 	var streamOut, streamErr, parOut, parErr bytes.Buffer
 	one := disasm.NewListers(1, 1<<20)
-	codeStream := disasmStream(files, disasm.Options{}, one[0], &streamOut, &streamErr)
+	codeStream := disasmStream(files, disasm.Options{}, one[0], 0, &streamOut, &streamErr)
 	many := disasm.NewListers(3, 1<<20)
 	codePar := disasmParallel(files, disasm.Options{}, many, &parOut, &parErr)
 	if codeStream != 1 || codePar != 1 {
