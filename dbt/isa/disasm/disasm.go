@@ -462,6 +462,9 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 				l.instructions++
 				counts = count(counts, in.Enc)
 			}
+			if memo != nil && listing {
+				memo.prefetch(data[off+size:])
+			}
 			tgt, branch := in.BranchTarget()
 			remember := memo != nil && err == nil && !branch && gfx9.DecodeWindow(in, target) == size && size <= 8
 			switch {

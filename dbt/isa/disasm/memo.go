@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -375,6 +376,24 @@ func (u *memoUser) follow(i int) {
 		}
 	}
 	u.last = i
+}
+
+// prefetch starts loading the table slots where find will look first for
+// the instruction at the start of b, so that their cache misses (the table
+// is read in no order) overlap the work done before that lookup: decoding
+// and printing the instruction before it.
+func (u *memoUser) prefetch(b []byte) {
+	if len(b) < 8 {
+		return
+	}
+	t := &u.m.table
+	k := le64(b)
+	if w := uint32(k); mayBeWord(w) {
+		i, _ := t.home(uint64(w))
+		prefetch(unsafe.Pointer(&t.slots[i]))
+	}
+	i, _ := t.home(k)
+	prefetch(unsafe.Pointer(&t.slots[i]))
 }
 
 // skip records that the instruction after the last one has no entry.
