@@ -289,8 +289,14 @@ func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, c
 		chunk := chunks[v>>18&(memoMaxChunks-1)]
 		if tl <= 64 {
 			// Chunks have 64 bytes of slack; the bytes copied past
-			// the text's are overwritten below.
-			*(*[64]byte)(d[:64]) = *(*[64]byte)(chunk[at : at+64])
+			// the text's are overwritten below. Four 16-byte moves: a
+			// 64-byte array copy between slices is a call to memmove
+			// (they might overlap).
+			src := (*[64]byte)(chunk[at : at+64])
+			a, b := *(*[16]byte)(src[0:]), *(*[16]byte)(src[16:])
+			c, e := *(*[16]byte)(src[32:]), *(*[16]byte)(src[48:])
+			*(*[16]byte)(d[0:]), *(*[16]byte)(d[16:]) = a, b
+			*(*[16]byte)(d[32:]), *(*[16]byte)(d[48:]) = c, e
 		} else {
 			copy(d[:], chunk[at:at+tl])
 		}
