@@ -544,8 +544,11 @@ func appendTail(out []byte, start int, pc uint64, words []byte) []byte {
 	nw := len(words) / 4
 	i := len(out)
 	n := pad + len("// ") + 12 + len(":") + 9*nw
-	out = slices.Grow(out, n)[:i+n]
-	copy(out[i:i+pad], lineSpaces)
+	// 64 spaces (pad is below 60; the tail overwrites the rest), one
+	// store of a constant block rather than a call copying pad bytes.
+	out = slices.Grow(out, n+64)
+	*(*[64]byte)(out[i : i+64]) = spaces64
+	out = out[:i+n]
 	j := i + pad
 	out[j], out[j+1], out[j+2] = '/', '/', ' '
 	putAddr(out[j+3:j+15], pc)
