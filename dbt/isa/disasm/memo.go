@@ -325,6 +325,19 @@ func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, c
 	return out, off, n, false, counts
 }
 
+// memoPopulate is how many entries (and successor links) put faults in at
+// once, ahead of their use.
+const memoPopulate = 4096
+
+// populateFrom faults in the pages of s[i:i+memoPopulate] (see populate).
+func populateFrom[T any](s []T, i int) {
+	if i >= len(s) {
+		return
+	}
+	n := min(len(s)-i, memoPopulate)
+	populate(unsafe.Slice((*byte)(unsafe.Pointer(&s[i])), n*int(unsafe.Sizeof(s[i]))))
+}
+
 // mayBeWord reports whether the GFX9 instruction word w may be a whole
 // 4-byte instruction: a 32-bit encoding (VOP1, VOP2, VOPC, SOP*, VINTRP)
 // without a literal that its word alone shows.
@@ -429,7 +442,10 @@ func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
 			return
 		}
 		// 64 bytes of slack: run copies 64 bytes from a text's start.
+		// The chunk fills from start to end: its pages are faulted in
+		// at once.
 		m.chunks[c] = make([]byte, m.chunkSize+64)
+		populate(m.chunks[c])
 		u.chunk, u.fill = c, 0
 	}
 	v := memoVal(enc)<<48 | memoVal(len(line))<<32 | memoVal(u.chunk)<<18 | memoVal(u.fill)
@@ -444,6 +460,12 @@ func (u *memoUser) put(raw []byte, v memoVal) {
 	if i >= len(m.entries) {
 		u.skip()
 		return
+	}
+	if i%memoPopulate == 0 {
+		// Entries and links fill in index order: their next pages
+		// are faulted in at once.
+		populateFrom(m.entries, i)
+		populateFrom(u.links, i)
 	}
 	e := &m.entries[i]
 	if len(raw) == 8 {
@@ -490,6 +512,7 @@ type memoTable struct {
 // the shared zero page, with a TLB flush on every CPU of the process).
 func (t *memoTable) init(size int) {
 	t.slots = make([]atomic.Uint32, size)
+	populateFrom(t.slots, 0)
 	for i := 0; i < size; i += 1024 {
 		t.slots[i].Store(0)
 	}
