@@ -520,7 +520,7 @@ func (l *Lister) appendListing(out []byte, w io.Writer, f *objfile.File, name st
 				}
 				out = append(out, '\n')
 				if remember {
-					memo.putLine(data[off:off+size], in.Enc, out[start:textEnd])
+					memo.putLine(data[off:off+size], in.Enc, out[start:textEnd], out[len(out)-9*(size/4)-1:])
 				}
 				if w != nil && len(out) >= flushAt {
 					if _, err := w.Write(out); err != nil {

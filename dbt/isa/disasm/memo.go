@@ -12,11 +12,11 @@ import (
 
 // memo remembers GFX9 instructions whose decoding depends on their own
 // bytes only (gfx9.DecodeWindow is their size) and whose text has no
-// PC-relative operand: their encoding row and, when listing, the start of
-// their listing line: the tab and the instruction's text (run adds the
-// padding to column 60, "// ", the address and the words, which the
-// instruction's bytes and address give; whole lines took 2.5 times the
-// memory, whose first touch costs a page fault every 4 KB).
+// PC-relative operand: their encoding row and, when listing, their listing
+// line without its padding and address: the tab and the instruction's
+// text, then the words and the newline (run adds the padding to column
+// 60, "// ", the address and ':'; whole lines took twice the memory,
+// whose first touch costs a page fault every 4 KB).
 // 4-byte instructions are keyed by their word, 8-byte ones by their
 // doubleword, in one table: a word that decodes as a 4-byte instruction
 // does so whatever follows it, so a key names one instruction size, and an
@@ -73,8 +73,9 @@ type memoEntry struct {
 	val memoVal
 }
 
-// memoVal locates an entry's text: its chunk in memo.chunks (bits 18-30),
-// its offset in the chunk (0-17) and its length (32-39); it holds the
+// memoVal locates an entry's line in memo.chunks: its chunk (bits 18-30),
+// its offset in the chunk (0-17) and its text's length (32-39; the words
+// and newline follow); it holds the
 // encoding row (48-63) and says whether the instruction has 8 bytes (bit
 // 31; else 4).
 type memoVal uint64
@@ -304,20 +305,18 @@ func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, c
 		// overwrites the rest).
 		*(*[64]byte)(d[tl : tl+64]) = spaces64
 		j := max(tl, 60)
-		w := data[off : off+size]
 		d[j], d[j+1], d[j+2] = '/', '/', ' '
 		binary.LittleEndian.PutUint32(d[j+3:], hi)
 		binary.LittleEndian.PutUint64(d[j+7:], hex8(uint32(pc)))
-		d[j+15], d[j+16] = ':', ' '
-		binary.LittleEndian.PutUint64(d[j+17:], hex8(le32(w)))
-		j += 25
-		if size == 8 {
-			d[j] = ' '
-			binary.LittleEndian.PutUint64(d[j+1:], hex8(le32(w[4:])))
-			j += 9
-		}
-		d[j] = '\n'
-		out = out[:o+j+1]
+		d[j+15] = ':'
+		// The words and the newline, stored after the text (24 bytes
+		// copied; those past the line's end are dropped).
+		ws := (*[24]byte)(chunk[at+tl : at+tl+24])
+		le := binary.LittleEndian
+		le.PutUint64(d[j+16:], le.Uint64(ws[0:]))
+		le.PutUint64(d[j+24:], le.Uint64(ws[8:]))
+		le.PutUint64(d[j+32:], le.Uint64(ws[16:]))
+		out = out[:o+j+16+1+9*(size/4)]
 		off += size
 		n++
 	}
@@ -424,17 +423,19 @@ func (u *memoUser) putCount(raw []byte, enc uint16) {
 	u.put(raw, memoVal(enc)<<48|1<<40)
 }
 
-// putLine remembers the encoding row and the start of the listing line
-// of the instruction raw (4 or 8 bytes): a tab and the text, which the
-// padding to column 60, "// ", the address, ':', the words and a newline
-// complete.
-func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
+// putLine remembers the encoding row and the listing line of the
+// instruction raw (4 or 8 bytes): its text (a tab and the instruction's)
+// and its end (the words as listed, " XXXXXXXX" each, and the newline);
+// run adds the padding to column 60, "// ", the address and ':' between
+// them.
+func (u *memoUser) putLine(raw []byte, enc uint16, line, end []byte) {
 	m := u.m
-	if len(line) > 0xff || m.n.Load() >= int64(len(m.entries)) {
+	if len(line) > 0xff || len(end) == 0 || end[len(end)-1] != '\n' || m.n.Load() >= int64(len(m.entries)) {
 		u.skip()
 		return
 	}
-	if u.chunk < 0 || u.fill+len(line) > m.chunkSize {
+	need := len(line) + len(end)
+	if u.chunk < 0 || u.fill+need > m.chunkSize {
 		c := int(m.nchunks.Add(1)) - 1
 		if c >= memoMaxChunks {
 			u.chunk = -1
@@ -449,7 +450,9 @@ func (u *memoUser) putLine(raw []byte, enc uint16, line []byte) {
 		u.chunk, u.fill = c, 0
 	}
 	v := memoVal(enc)<<48 | memoVal(len(line))<<32 | memoVal(u.chunk)<<18 | memoVal(u.fill)
-	u.fill += copy(m.chunks[u.chunk][u.fill:], line)
+	c := m.chunks[u.chunk][u.fill : u.fill+need]
+	copy(c[copy(c, line):], end)
+	u.fill += need
 	u.put(raw, v)
 }
 
