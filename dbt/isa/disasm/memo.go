@@ -240,10 +240,12 @@ func (u *memoUser) find(b []byte) int {
 // run appends the lines of the instructions at data[off:], whose first
 // byte is at address base, that the memo holds, one after another, until
 // one it does not hold, the offset end (where the next instruction may
-// not start: a header, or the last word of the section), or out reaching
-// limit bytes. It returns out, the offset after the last instruction
-// listed, how many it listed, whether it stopped at an instruction the
-// memo does not hold (miss), and counts with each counted.
+// not start: a header, or the last word of the section), or out having
+// limit bytes or more when less than memoLineMax bytes of its capacity
+// are left (so out only grows past its capacity below limit). It returns
+// out, the offset after the last instruction listed, how many it listed,
+// whether it stopped at an instruction the memo does not hold (miss), and
+// counts with each counted.
 func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, counts []int) ([]byte, int, int, bool, []int) {
 	// One loop without calls on its common path (the successor links,
 	// the line written in place): a call would spill every value live
@@ -253,7 +255,18 @@ func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, c
 	// hi holds the digits of the address bits 32-47 (those of hiOf), which
 	// change at most once per 4 GB.
 	hiOf, hi := ^uint64(0), uint32(0)
-	for off < end && len(out) < limit {
+	if len(out) >= limit {
+		return out, off, 0, false, counts
+	}
+	for off < end {
+		if cap(out)-len(out) < memoLineMax {
+			// limit is looked at only here: out stops at limit, or
+			// less than memoLineMax bytes short of its capacity.
+			if len(out) >= limit {
+				break
+			}
+			out = slices.Grow(out, memoLineMax)
+		}
 		i := -1
 		if last >= 0 && off+8 <= len(data) {
 			k := le64(data[off:])
@@ -281,9 +294,6 @@ func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, c
 		}
 		// The line: the stored text, the padding to column 60, "// ",
 		// the address, ':' and the words.
-		if cap(out)-len(out) < memoLineMax {
-			out = slices.Grow(out, memoLineMax)
-		}
 		o := len(out)
 		d := (*[memoLineMax]byte)(out[o : o+memoLineMax])
 		at, tl := int(v&(memoChunk-1)), int(v>>32&0xff)
