@@ -63,6 +63,52 @@ type opFact struct {
 	// (specialByName), or 0; specialWidth is its width.
 	special      uint16
 	specialWidth uint8
+	// plain says the operand, in the row's own encoding, is a source or
+	// VGPR field that none of decodeFields' special cases concerns
+	// (plainSrc, plainVGPR), which it decodes on a short path; or 0.
+	plain uint8
+}
+
+// opFact.plain values.
+const (
+	plainSrc  = 1 // a 9-, 8- or 7-bit source code (srcOperand)
+	plainVGPR = 2 // an 8-bit VGPR number
+)
+
+// plainKind returns the opFact.plain of operand o, whose field is at bb
+// in row e's encoding: 0 for the encodings, fields and register classes
+// that decodeFields treats specially (acc bits, memory and SMEM fields,
+// SDWA and DPP, scale and saddr fields, op_sel destinations, AGPR, SGPR
+// and immediate classes).
+func plainKind(e *entry, o *opnd, bb enc.Bits) uint8 {
+	if bb.Width == 0 {
+		return 0
+	}
+	switch e.kind {
+	case enc.MAI, enc.VOP3PX2, enc.MUBUF, enc.MTBUF, enc.FLAT, enc.DS, enc.SMEM,
+		enc.SDWA1, enc.SDWA2, enc.SDWAC, enc.DPP1, enc.DPP2, enc.DPPC:
+		return 0
+	}
+	switch o.field {
+	case enc.FImplicit, enc.FLiteral, enc.FScale0, enc.FScale1, enc.FSAddr:
+		return 0
+	}
+	if e.kind == enc.VOP3 && o.field == enc.FVDst && e.opselN > 0 {
+		return 0
+	}
+	switch bb.Code {
+	case enc.CodeSrc9, enc.CodeSrc8, enc.CodeSDst7:
+		if o.class == 'i' || o.class == 'a' {
+			return 0
+		}
+		return plainSrc
+	case enc.CodeVGPR8:
+		if o.class == 's' || o.class == 'a' {
+			return 0
+		}
+		return plainVGPR
+	}
+	return 0
 }
 
 // litChecks holds the litCheck of every entry, by row, each made on the
@@ -97,6 +143,7 @@ func newLitCheck(e *entry) *litCheck {
 		o := &e.ops[j]
 		f := &c.ops[j]
 		f.bits, _ = enc.Lookup(e.kind, o.field)
+		f.plain = plainKind(e, o, f.bits)
 		f.typ = valueType(o)
 		f.src = srcIndex(o.field)
 		if r, ok := specialByName[o.text]; ok && o.field == enc.FImplicit {

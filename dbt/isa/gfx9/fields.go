@@ -187,6 +187,10 @@ var (
 	mDPPRow     = modField{1, 28, 4}
 )
 
+// noPlainPath turns decodeFields' short path for plain operands off (the
+// tests compare both paths).
+var noPlainPath bool
+
 // decodeFields builds the operands, modifiers and padding of in.
 func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) error {
 	var cov [maxWords]uint32
@@ -345,6 +349,36 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 	consumed := uint32(0)
 	for i := range e.ops {
 		d := &e.ops[i]
+		if f := &facts.ops[i]; f.plain != 0 && k == e.kind && !noPlainPath {
+			// What the general path below does for such an operand.
+			bb := f.bits
+			cov[bb.Word] |= bb.Mask()
+			v := bb.Get(w)
+			o := isa.Operand{Role: d.role, Field: isa.Field(d.field), Width: d.width}
+			if f.plain == plainSrc {
+				if pad := srcOperandTo(&o, v, d.width, false); pad != 0 {
+					in.Pad[bb.Word] |= pad << bb.Lo
+				}
+				o.Role, o.Field = d.role, isa.Field(d.field)
+			} else {
+				o.Kind, o.Class, o.Reg = isa.KindReg, isa.VGPR, uint16(v)
+			}
+			if s := f.src; s >= 0 {
+				consumed |= 1 << s
+				if negBits>>s&1 != 0 {
+					o.Mods |= isa.ModNeg
+				}
+				if absBits>>s&1 != 0 {
+					o.Mods |= isa.ModAbs
+				}
+				if absBits>>(4+s)&1 != 0 {
+					o.Mods |= isa.ModSext
+				}
+			}
+			o.Type = f.typ
+			in.Operands = append(in.Operands, o)
+			continue
+		}
 		o := isa.Operand{Role: d.role, Field: isa.Field(d.field), Width: d.width}
 		switch d.field {
 		case enc.FImplicit:
