@@ -77,7 +77,7 @@ func appendInst(b *textBuf, in *isa.Inst, sym Symbolizer) {
 			b.putc(' ')
 			first = false
 		} else {
-			b.WriteString(", ")
+			*b = append(*b, ',', ' ') // two bytes, no copy call
 		}
 		writeOperand(b, in, e, d, o, sym)
 	}
@@ -126,6 +126,20 @@ func writeInline(b *textBuf, code int64, typ byte) {
 func writeHex(b *textBuf, v uint64) { *b = asmtext.AppendHex(*b, v) }
 
 func writeOperand(b *textBuf, in *isa.Inst, e *entry, d *opnd, o *isa.Operand, sym Symbolizer) {
+	if o.Mods == 0 && o.Kind == isa.KindReg {
+		// Most operands: a register without modifiers.
+		switch o.Class {
+		case isa.VGPR:
+			writeReg(b, "v", o.Reg, uint16(o.Width))
+			return
+		case isa.SGPR:
+			writeReg(b, "s", o.Reg, uint16(o.Width))
+			return
+		case isa.AGPR:
+			writeReg(b, "a", o.Reg, uint16(o.Width))
+			return
+		}
+	}
 	neg, abs, sext := false, false, false
 	if o.Mods != 0 && d != nil {
 		idx := -1
