@@ -247,6 +247,11 @@ func (u *memoUser) find(b []byte) int {
 // whether it stopped at an instruction the memo does not hold (miss), and
 // counts with each counted.
 func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, counts []int) ([]byte, int, int, bool, []int) {
+	if !u.m.growable {
+		// Shared by concurrent users: the bytes past a line, which the
+		// loop below copies too, may be another user's, being written.
+		return u.runShared(out, data, off, end, base, limit, counts)
+	}
 	// One loop without calls on its common path (the successor links,
 	// the line written in place): a call would spill every value live
 	// in the loop.
@@ -331,6 +336,27 @@ func (u *memoUser) run(out, data []byte, off, end int, base uint64, limit int, c
 		n++
 	}
 	u.last = last
+	return out, off, n, false, counts
+}
+
+// runShared is run for a memo shared by concurrent users: each line's
+// bytes are copied exactly (its text), and its tail is written as the
+// listing writes it.
+func (u *memoUser) runShared(out, data []byte, off, end int, base uint64, limit int, counts []int) ([]byte, int, int, bool, []int) {
+	n := 0
+	for off < end && len(out) < limit {
+		v, size := u.get(data[off:])
+		if size == 0 {
+			return out, off, n, true, counts
+		}
+		counts = count(counts, v.enc())
+		at := int(v & (memoChunk - 1))
+		start := len(out)
+		out = append(out, u.m.chunks[v>>18&(memoMaxChunks-1)][at:at+int(v>>32&0xff)]...)
+		out = append(appendTail(out, start, base+uint64(off), data[off:off+size]), '\n')
+		off += size
+		n++
+	}
 	return out, off, n, false, counts
 }
 
