@@ -12,6 +12,7 @@ package rules
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -129,7 +130,10 @@ func words(raw []byte) []uint32 {
 	return w
 }
 
+// appendWords appends ws to b as little-endian dwords, growing b once
+// (one allocation for a new sequence instead of one per doubling).
 func appendWords(b []byte, ws ...uint32) []byte {
+	b = slices.Grow(b, 4*len(ws))
 	for _, w := range ws {
 		b = binary.LittleEndian.AppendUint32(b, w)
 	}
