@@ -695,20 +695,13 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8Scop
 	if i < 0 || i >= len(block) {
 		return sh
 	}
+	var st *fp8ScopeState
 	var links [][2]bool
 	if memo == nil {
 		links = fp8ChainLinks(block)
 	} else {
-		chains, _ := memo[fp8ChainKey].(map[*isa.Inst][][2]bool)
-		if chains == nil {
-			chains = map[*isa.Inst][][2]bool{}
-			memo[fp8ChainKey] = chains
-		}
-		links = chains[block[0]]
-		if len(links) != len(block) {
-			links = fp8ChainLinks(block)
-			chains[block[0]] = links
-		}
+		st = fp8StateOf(memo)
+		links = st.links(block)
 	}
 	sh.ScaledIn, sh.ScaledOut = links[i][0], links[i][1]
 	in := block[i]
@@ -717,28 +710,74 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8Scop
 		sh.ScaledOut = true
 	}
 	sh.TailFree = !sh.ScaledOut && tailFree(block, i)
-	sh.DScratch = fp8DScratchAt(block, i, links, memo, scope)
-	if !fp8Eligible(in) || scope == nil || memo == nil {
+	sh.DScratch = fp8DScratchAt(block, i, links, st, scope)
+	if !fp8Eligible(in) || scope == nil || st == nil {
 		return sh
 	}
-	rs, _ := memo[fp8InPlaceKey].(*fp8ReadSet)
-	if rs == nil {
-		rs = fp8ScopeReads(scope)
-		memo[fp8InPlaceKey] = rs
+	if st.reads == nil {
+		st.reads = fp8ScopeReads(scope)
 	}
-	plans, _ := memo[fp8PlanKey].(map[*isa.Inst]*fp8BlockPlan)
-	if plans == nil {
-		plans = map[*isa.Inst]*fp8BlockPlan{}
-		memo[fp8PlanKey] = plans
+	bs := st.block(block)
+	if bs.plan == nil || len(bs.plan.modes) != len(block) {
+		bs.plan = fp8PlanBlock(block, st.reads)
 	}
-	pl := plans[block[0]]
-	if pl == nil || len(pl.modes) != len(block) {
-		pl = fp8PlanBlock(block, rs)
-		plans[block[0]] = pl
-	}
-	sh.A, sh.B = pl.modes[i][0], pl.modes[i][1]
-	sh.Ahead = pl.ahead[i]
+	sh.A, sh.B = bs.plan.modes[i][0], bs.plan.modes[i][1]
+	sh.Ahead = bs.plan.ahead[i]
 	return sh
+}
+
+// fp8ScopeState is the FP8 MFMA rule's state for one kernel scope, kept
+// in the pair.Site memo under fp8StateKey: what it knows of each block
+// (by the block's first instruction), the scope's wait states at block
+// entries (fp8ScopeWaits, once waitsDone) and its fp8ReadSet (nil until
+// asked).
+type fp8ScopeState struct {
+	blocks    map[*isa.Inst]*fp8BlockState
+	waitsDone bool
+	reads     *fp8ReadSet
+}
+
+// fp8BlockState is what fp8ScopeState knows of one block: its chain
+// links (fp8ChainLinks; nil until asked), its wait states at entry
+// (fp8ScopeWaits; nil: none computed) and its plan (fp8PlanBlock; nil
+// until asked).
+type fp8BlockState struct {
+	links [][2]bool
+	waits *fp8Waits
+	plan  *fp8BlockPlan
+}
+
+// fp8StateKey is the pair.Site memo key of fp8ScopeState.
+const fp8StateKey = "rules.fp8-state"
+
+// fp8StateOf returns memo's fp8ScopeState, adding an empty one.
+func fp8StateOf(memo map[string]any) *fp8ScopeState {
+	st, _ := memo[fp8StateKey].(*fp8ScopeState)
+	if st == nil {
+		st = &fp8ScopeState{blocks: map[*isa.Inst]*fp8BlockState{}}
+		memo[fp8StateKey] = st
+	}
+	return st
+}
+
+// block returns the state of block (not empty), adding an empty one.
+func (st *fp8ScopeState) block(block []*isa.Inst) *fp8BlockState {
+	bs := st.blocks[block[0]]
+	if bs == nil {
+		bs = &fp8BlockState{}
+		st.blocks[block[0]] = bs
+	}
+	return bs
+}
+
+// links returns the chain links of block (not empty), computing them on
+// first use.
+func (st *fp8ScopeState) links(block []*isa.Inst) [][2]bool {
+	bs := st.block(block)
+	if len(bs.links) != len(block) {
+		bs.links = fp8ChainLinks(block)
+	}
+	return bs.links
 }
 
 // fp8DScratchWindow is the number of instructions after which no MFMA
@@ -758,24 +797,18 @@ const fp8DScratchWindow = 19
 // Entries of the scope count as just written; an undescribed instruction
 // writes every register. Without a scope only the block before i counts.
 // links are the block's chain links (fp8ChainLinks).
-func fp8DScratchAt(block []*isa.Inst, i int, links [][2]bool, memo map[string]any, scope FP8ScopeFunc) bool {
+func fp8DScratchAt(block []*isa.Inst, i int, links [][2]bool, st *fp8ScopeState, scope FP8ScopeFunc) bool {
 	acc, zeroC, ok := chainAcc(block[i])
 	if !ok || !zeroC || acc.class != isa.VGPR || len(links) != len(block) {
 		return false
 	}
 	var in *fp8Waits
-	if scope != nil && memo != nil {
-		ds, _ := memo[fp8DScratchKey].(map[*isa.Inst]*fp8Waits)
-		if ds == nil {
-			chains, _ := memo[fp8ChainKey].(map[*isa.Inst][][2]bool)
-			if chains == nil {
-				chains = map[*isa.Inst][][2]bool{}
-				memo[fp8ChainKey] = chains
-			}
-			ds = fp8ScopeWaits(scope, chains)
-			memo[fp8DScratchKey] = ds
+	if scope != nil && st != nil {
+		if !st.waitsDone {
+			fp8ScopeWaits(scope, st)
+			st.waitsDone = true
 		}
-		in = ds[block[0]]
+		in = st.block(block).waits
 	}
 	if in == nil {
 		in = &fp8Waits{} // the block start as a scope entry
@@ -803,10 +836,6 @@ func fp8DScratchAt(block []*isa.Inst, i int, links [][2]bool, memo map[string]an
 	}
 	return true
 }
-
-// fp8DScratchKey is the pair.Site memo key of the scope's wait states at
-// block entries (fp8ScopeWaits, by the block's first instruction).
-const fp8DScratchKey = "rules.fp8-dscratch"
 
 // fp8Waits are, for each VGPR, the instructions since an MFMA may have
 // written it, up to fp8DScratchWindow (none pending).
@@ -897,9 +926,9 @@ func scopeBlocks(scope FP8ScopeFunc) (blocks [][]*isa.Inst, succs [][]int, entry
 // from the scope's entries (where every register may have been written
 // just before), by the block's first instruction. Only the registers of
 // the D of zero-C FP8 MFMAs with VGPR D are tracked (the others stay
-// 0); chains holds the blocks' links (fp8ChainLinks) and gets those it
-// lacks.
-func fp8ScopeWaits(scope FP8ScopeFunc, chains map[*isa.Inst][][2]bool) map[*isa.Inst]*fp8Waits {
+// 0). st holds the blocks' links (fp8ChainLinks) and gets those it
+// lacks, and gets each block's fp8Waits (fp8BlockState.waits).
+func fp8ScopeWaits(scope FP8ScopeFunc, st *fp8ScopeState) {
 	blocks, succs, entry := scopeBlocks(scope)
 	n := len(blocks)
 	var tracked [256]bool
@@ -938,11 +967,7 @@ func fp8ScopeWaits(scope FP8ScopeFunc, chains map[*isa.Inst][][2]bool) map[*isa.
 		if len(blk) == 0 {
 			continue
 		}
-		links := chains[blk[0]]
-		if len(links) != len(blk) {
-			links = fp8ChainLinks(blk)
-			chains[blk[0]] = links
-		}
+		links := st.links(blk)
 		for k, x := range blk {
 			fp8WaitScan(x, links[k][1], func(r int, e fp8WaitEvent) {
 				if !tracked[r] {
@@ -992,21 +1017,12 @@ func fp8ScopeWaits(scope FP8ScopeFunc, chains map[*isa.Inst][][2]bool) map[*isa.
 			}
 		}
 	}
-	res := make(map[*isa.Inst]*fp8Waits, n)
 	for b := range blocks {
 		if len(blocks[b]) > 0 {
-			res[blocks[b][0]] = &in[b]
+			st.block(blocks[b]).waits = &in[b]
 		}
 	}
-	return res
 }
-
-// fp8PlanKey is the pair.Site memo key of the block plans.
-const fp8PlanKey = "rules.fp8-plan"
-
-// fp8ChainKey is the pair.Site memo key of the blocks' chain links
-// (fp8ChainLinks, by the block's first instruction).
-const fp8ChainKey = "rules.fp8-chain"
 
 // fp8Eligible reports whether in is an FP8 MFMA the rule expands with the
 // operand modes (FP8 formats, no broadcast).
@@ -1420,9 +1436,6 @@ func FP8MFMAChain(block []*isa.Inst, i int) (scaledIn, scaledOut bool) {
 	}
 	return false, scaledOut
 }
-
-// fp8InPlaceKey is the pair.Site memo key of fp8ReadSet.
-const fp8InPlaceKey = "rules.fp8-inplace"
 
 // fp8ReadSet is, for one kernel scope, the VGPRs and AGPRs that something
 // other than an FP8 MFMA's A or B operand may read: every other register
