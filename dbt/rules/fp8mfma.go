@@ -802,19 +802,11 @@ func fp8DScratchAt(block []*isa.Inst, i int, links [][2]bool, st *fp8ScopeState,
 	if !ok || !zeroC || acc.class != isa.VGPR || len(links) != len(block) {
 		return false
 	}
-	var in *fp8Waits
-	if scope != nil && st != nil {
-		if !st.waitsDone {
-			fp8ScopeWaits(scope, st)
-			st.waitsDone = true
-		}
-		in = st.block(block).waits
-	}
-	if in == nil {
-		in = &fp8Waits{} // the block start as a scope entry
-	}
 	open := uint32(1)<<uint(acc.n) - 1 // registers of D whose last event is not found yet
-	for k := i - 1; k >= 0 && open != 0; k-- {
+	// A write more than fp8DScratchWindow instructions back needs no
+	// wait, and from there on neither does an entry (i is at least the
+	// window): the scan stops there.
+	for k := i - 1; k >= max(0, i-fp8DScratchWindow) && open != 0; k-- {
 		fail := false
 		fp8WaitScan(block[k], links[k][1], func(r int, e fp8WaitEvent) {
 			if r < acc.reg || r >= acc.reg+acc.n || open&(1<<uint(r-acc.reg)) == 0 {
@@ -828,6 +820,22 @@ func fp8DScratchAt(block []*isa.Inst, i int, links [][2]bool, st *fp8ScopeState,
 		if fail {
 			return false
 		}
+	}
+	if open == 0 || i >= fp8DScratchWindow {
+		// The block's entry is not asked (its wait states are computed
+		// only when some use needs them).
+		return true
+	}
+	var in *fp8Waits
+	if scope != nil && st != nil {
+		if !st.waitsDone {
+			fp8ScopeWaits(scope, st)
+			st.waitsDone = true
+		}
+		in = st.block(block).waits
+	}
+	if in == nil {
+		in = &fp8Waits{} // the block start as a scope entry
 	}
 	for r := acc.reg; r < acc.reg+acc.n; r++ {
 		if open&(1<<uint(r-acc.reg)) != 0 && int(in[r])+i < fp8DScratchWindow {
