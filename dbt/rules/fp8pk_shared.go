@@ -1,7 +1,7 @@
 package rules
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -42,7 +42,7 @@ func cvtPkFP8Fields(in *isa.Inst, raw []byte) (vdst, x0, x1 uint16, hi bool, err
 
 func cvtPkFP8Key(in *isa.Inst, raw []byte) (string, bool) {
 	_, _, _, hi, err := cvtPkFP8Fields(in, raw)
-	return fmt.Sprintf("cvt-pk-fp8/hi%v", hi), err == nil
+	return "cvt-pk-fp8/hi" + strconv.FormatBool(hi), err == nil
 }
 
 // cvtPkFP8Layout: sources, destination, temporaries.

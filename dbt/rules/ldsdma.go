@@ -1,7 +1,7 @@
 package rules
 
 import (
-	"fmt"
+	"encoding/hex"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/report"
@@ -126,7 +126,7 @@ func bufferLoadLDSKey(in *isa.Inst, raw []byte) (string, bool) {
 	if bufferLoadLDSCheck(in, raw) != nil {
 		return "", false
 	}
-	return fmt.Sprintf("buffer-load-lds-wide/%x", raw), true
+	return "buffer-load-lds-wide/" + hex.EncodeToString(raw), true
 }
 
 // bufferLoadLDSLayout takes the data quad (even-aligned) and the address

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -59,7 +60,7 @@ func readTrSharedKey(in *isa.Inst, raw []byte) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return fmt.Sprintf("ds-read-tr/%d", f.bits), true
+	return "ds-read-tr/" + strconv.Itoa(f.bits), true
 }
 
 // readTrLayout lays out address, result pair and temporaries from regs.
@@ -198,7 +199,7 @@ func readTrDestKey(in *isa.Inst, raw []byte) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return fmt.Sprintf("ds-read-tr/16/a%d", f.vdst), true
+	return "ds-read-tr/16/a" + strconv.Itoa(int(f.vdst)), true
 }
 
 // readTrDestLayout lays out the address and the temporaries (the result

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
@@ -71,13 +72,37 @@ func scaleSharedKey(in *isa.Inst, raw []byte) (string, bool) {
 		return "", false
 	}
 	if scaleSharedOwnCD(cd) {
-		return fmt.Sprintf("scale-mfma/%#x/%d/%d/acc%d/d%d/c%d", op, f.cbsz, f.blgp, f.accCD, f.vdst, f.src2), true
+		return scaleKey(op, f.cbsz, f.blgp, scaleKeyPart{"/acc", f.accCD}, scaleKeyPart{"/d", f.vdst}, scaleKeyPart{"/c", f.src2}), true
 	}
 	c := uint32(srcVGPR)
 	if f.src2 < srcVGPR {
 		c = f.src2
 	}
-	return fmt.Sprintf("scale-mfma/%#x/%d/%d/%d/acc%d", op, f.cbsz, f.blgp, c, f.accCD), true
+	return scaleKey(op, f.cbsz, f.blgp, scaleKeyPart{"/", c}, scaleKeyPart{"/acc", f.accCD}), true
+}
+
+// scaleKey formats a scale-MFMA key without fmt: "scale-mfma/", op in
+// hex with 0x, "/cbsz/blgp", then each of parts (a text and a number, in
+// decimal).
+func scaleKey(op, cbsz, blgp uint32, parts ...scaleKeyPart) string {
+	b := make([]byte, 0, 64)
+	b = append(b, "scale-mfma/0x"...)
+	b = strconv.AppendUint(b, uint64(op), 16)
+	b = append(b, '/')
+	b = strconv.AppendUint(b, uint64(cbsz), 10)
+	b = append(b, '/')
+	b = strconv.AppendUint(b, uint64(blgp), 10)
+	for _, p := range parts {
+		b = append(b, p.text...)
+		b = strconv.AppendUint(b, uint64(p.n), 10)
+	}
+	return string(b)
+}
+
+// scaleKeyPart is a text and a number of a scale-MFMA key.
+type scaleKeyPart struct {
+	text string
+	n    uint32
 }
 
 // scaleSharedOwnCD tells whether a body of C/D size cd uses the guest's
