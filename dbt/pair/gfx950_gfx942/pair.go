@@ -104,11 +104,7 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 		}
 	}
 	if d.Rule != nil && d.Rule.Name == rules.FP8MFMARuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
-		var scope rules.FP8ScopeFunc
-		if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {
-			scope = func(fn func([]*isa.Inst, []int, bool)) { fp8Scope(site, fn) }
-		}
-		d.Rule = rules.FP8MFMARule(rules.FP8MFMAShapeAt(site.Block, site.Index, site.Memo, scope))
+		d.Rule = rules.FP8MFMARule(rules.FP8MFMAShapeAt(site.Block, site.Index, site.Memo, walksOf(site).fp8))
 	}
 	if d.Rule != nil && d.Rule.Name == rules.Permlane16RuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
 		if r := rules.Permlane16PairRuleAt(site.Block, site.Index, site.Memo); r != nil {
@@ -118,13 +114,13 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 		}
 	}
 	if d.Rule != nil && d.Rule.Name == rules.CvtPkBF16RuleName && site.Index >= 0 && site.Index < len(site.Block) && site.Block[site.Index] == in {
-		if r := rules.CvtPkBF16RunRuleAt(site.Block, site.Index, site.Memo, scopeWalker(site)); r != nil {
+		if r := rules.CvtPkBF16RunRuleAt(site.Block, site.Index, site.Memo, walksOf(site).insts); r != nil {
 			d.Rule = r
-		} else if r := rules.CvtPkBF16RuleAt(in, site.Memo, scopeWalker(site)); r != nil {
+		} else if r := rules.CvtPkBF16RuleAt(in, site.Memo, walksOf(site).insts); r != nil {
 			d.Rule = r
 		}
 	} else if d.Rule != nil && d.Rule.Name == rules.CvtPkBF16RuleName {
-		if r := rules.CvtPkBF16RuleAt(in, site.Memo, scopeWalker(site)); r != nil {
+		if r := rules.CvtPkBF16RuleAt(in, site.Memo, walksOf(site).insts); r != nil {
 			d.Rule = r
 		}
 	}
@@ -133,11 +129,40 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 			d.Rule = r
 		}
 	} else if d.Rule != nil && d.Rule.Name == rules.ReadTrRuleName {
-		if r := rules.ReadTrDestRuleAt(in, site.Memo, scopeWalker(site)); r != nil {
+		if r := rules.ReadTrDestRuleAt(in, site.Memo, walksOf(site).insts); r != nil {
 			d.Rule = r
 		}
 	}
 	return d
+}
+
+// scopeWalksKey is the pair.Site.Memo entry holding the scope's walks
+// (scopeWalks), made at the first decision that asks for them.
+const scopeWalksKey = "gfx950_gfx942.scopeWalks"
+
+// scopeWalks are the walks over a kernel scope Decide hands the rules:
+// fp8 over its blocks (fp8Scope), insts over its instructions
+// (scopeWalker); nil when the scope is not known or has errors.
+type scopeWalks struct {
+	fp8   rules.FP8ScopeFunc
+	insts func(fn func(*isa.Inst))
+}
+
+// walksOf returns the walks over site's scope, kept in site.Memo (made
+// anew without a memo).
+func walksOf(site pair.Site) *scopeWalks {
+	if w, ok := site.Memo[scopeWalksKey].(*scopeWalks); ok {
+		return w
+	}
+	w := &scopeWalks{insts: scopeWalker(site)}
+	if site.Graph != nil && site.Scope != nil && len(site.Scope.Errors) == 0 {
+		g, sc := site.Graph, site.Scope
+		w.fp8 = func(fn func([]*isa.Inst, []int, bool)) { fp8Scope(pair.Site{Graph: g, Scope: sc}, fn) }
+	}
+	if site.Memo != nil {
+		site.Memo[scopeWalksKey] = w
+	}
+	return w
 }
 
 // fp8Scope lists the blocks of site's kernel scope for the FP8 MFMA rule
@@ -197,9 +222,10 @@ func scopeWalker(site pair.Site) func(fn func(*isa.Inst)) {
 	if site.Graph == nil || site.Scope == nil || len(site.Scope.Errors) != 0 {
 		return nil
 	}
+	g, sc := site.Graph, site.Scope
 	return func(fn func(*isa.Inst)) {
-		for _, l := range site.Scope.Blocks {
-			b := site.Graph.Blocks[l]
+		for _, l := range sc.Blocks {
+			b := g.Blocks[l]
 			if b == nil {
 				fn(&isa.Inst{}) // undescribed: nothing is cleared in place
 				continue
