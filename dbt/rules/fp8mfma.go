@@ -729,12 +729,15 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8Scop
 // fp8ScopeState is the FP8 MFMA rule's state for one kernel scope, kept
 // in the pair.Site memo under fp8StateKey: what it knows of each block
 // (by the block's first instruction), the scope's wait states at block
-// entries (fp8ScopeWaits, once waitsDone) and its fp8ReadSet (nil until
-// asked).
+// entries (fp8ScopeWaits, once waitsDone; only for scopes with an empty
+// block, else fp8Graph answers), its fp8ReadSet (nil until asked) and
+// its fp8Graph.
 type fp8ScopeState struct {
 	blocks    map[*isa.Inst]*fp8BlockState
 	waitsDone bool
 	reads     *fp8ReadSet
+	// graph is the scope's fp8Graph (nil until asked).
+	graph *fp8Graph
 }
 
 // fp8BlockState is what fp8ScopeState knows of one block: its chain
@@ -826,24 +829,157 @@ func fp8DScratchAt(block []*isa.Inst, i int, links [][2]bool, st *fp8ScopeState,
 		// only when some use needs them).
 		return true
 	}
-	var in *fp8Waits
-	if scope != nil && st != nil {
+	if scope == nil || st == nil {
+		return false // the block start as a scope entry: everything just written
+	}
+	g := st.graphOf(scope)
+	if g.empty {
+		// Paths through empty blocks do not shorten: the whole scope's
+		// fixpoint instead.
+		var in *fp8Waits
 		if !st.waitsDone {
 			fp8ScopeWaits(scope, st)
 			st.waitsDone = true
 		}
 		in = st.block(block).waits
+		if in == nil {
+			in = &fp8Waits{} // the block start as a scope entry
+		}
+		for r := acc.reg; r < acc.reg+acc.n; r++ {
+			if open&(1<<uint(r-acc.reg)) != 0 && int(in[r])+i < fp8DScratchWindow {
+				return false
+			}
+		}
+		return true
 	}
-	if in == nil {
-		in = &fp8Waits{} // the block start as a scope entry
+	b, ok := g.index[block[0]]
+	if !ok {
+		return false // not a block of the scope: its start as an entry
 	}
-	for r := acc.reg; r < acc.reg+acc.n; r++ {
-		if open&(1<<uint(r-acc.reg)) != 0 && int(in[r])+i < fp8DScratchWindow {
-			return false
+	return g.recent(st, b, acc.reg, open, fp8DScratchWindow-i, nil) == 0
+}
+
+// fp8Graph is a kernel scope's blocks for the wait states at block
+// entries: what fp8ScopeWaits computes for the whole scope, asked for the
+// registers and distance one MFMA needs (fp8Graph.recent).
+type fp8Graph struct {
+	blocks [][]*isa.Inst
+	preds  [][]int
+	// start marks the blocks whose entry counts as just written (scope
+	// entries, blocks with an edge out of the listed ones, blocks without
+	// predecessors).
+	start []bool
+	// index is each block's index by its first instruction.
+	index map[*isa.Inst]int
+	// lasts holds, per block, each VGPR's last event in it (the waits it
+	// leaves, fp8DScratchWindow+1 for none; nil until asked).
+	lasts []*fp8Waits
+	// empty says a block has no instruction.
+	empty bool
+}
+
+// graphOf returns the scope's fp8Graph, made on first use.
+func (st *fp8ScopeState) graphOf(scope FP8ScopeFunc) *fp8Graph {
+	if st.graph != nil {
+		return st.graph
+	}
+	blocks, succs, entry := scopeBlocks(scope)
+	n := len(blocks)
+	g := &fp8Graph{blocks: blocks, preds: make([][]int, n), index: make(map[*isa.Inst]int, n), lasts: make([]*fp8Waits, n)}
+	for b, ss := range succs {
+		for _, t := range ss {
+			if t < 0 || t >= n {
+				entry[b] = true
+				continue
+			}
+			g.preds[t] = append(g.preds[t], b)
 		}
 	}
-	return true
+	g.start = entry
+	for b, blk := range blocks {
+		g.start[b] = entry[b] || len(g.preds[b]) == 0
+		if len(blk) == 0 {
+			g.empty = true
+			continue
+		}
+		g.index[blk[0]] = b
+	}
+	st.graph = g
+	return g
 }
+
+// last returns block b's lasts, computing them on first use.
+func (g *fp8Graph) last(st *fp8ScopeState, b int) *fp8Waits {
+	if l := g.lasts[b]; l != nil {
+		return l
+	}
+	const none = fp8DScratchWindow + 1
+	l := new(fp8Waits)
+	for r := range l {
+		l[r] = none
+	}
+	blk := g.blocks[b]
+	links := st.links(blk)
+	for k, x := range blk {
+		fp8WaitScan(x, links[k][1], func(r int, e fp8WaitEvent) {
+			if e == fp8WaitWrite {
+				l[r] = uint8(min(len(blk)-1-k, fp8DScratchWindow))
+			} else {
+				l[r] = fp8DScratchWindow
+			}
+		})
+	}
+	g.lasts[b] = l
+	return l
+}
+
+// recent returns the registers of mask (bit k: VGPR reg+k) for which
+// some path of the scope reaches the entry of block b fewer than budget
+// (1 to fp8DScratchWindow) instructions after a possible MFMA write, or
+// from a scope entry (where everything counts as just written) in fewer.
+// That is fp8ScopeWaits' answer below budget: its fixpoint is the fewest
+// instructions over the paths, capped at fp8DScratchWindow. Each block is
+// at least one instruction (g.empty false), so the search ends; seen
+// memoizes (block, budget) answers.
+func (g *fp8Graph) recent(st *fp8ScopeState, b, reg int, mask uint32, budget int, seen map[[2]int]fp8Seen) uint32 {
+	if g.start[b] {
+		return mask
+	}
+	if seen == nil {
+		seen = map[[2]int]fp8Seen{}
+	} else if got, ok := seen[[2]int{b, budget}]; ok && mask&^got.mask == 0 {
+		return got.found & mask
+	}
+	const none = fp8DScratchWindow + 1
+	var found uint32
+	for _, p := range g.preds[b] {
+		l := g.last(st, p)
+		var through uint32 // registers p leaves as they were at its entry
+		for k := 0; mask>>uint(k) != 0; k++ {
+			bit := uint32(1) << uint(k)
+			if mask&bit == 0 || found&bit != 0 {
+				continue
+			}
+			switch e := l[reg+k]; {
+			case e == none:
+				through |= bit
+			case int(e) < budget:
+				found |= bit
+			}
+		}
+		if rest := budget - len(g.blocks[p]); through != 0 && rest > 0 {
+			found |= g.recent(st, p, reg, through, rest, seen)
+		}
+		if found == mask {
+			break
+		}
+	}
+	seen[[2]int{b, budget}] = fp8Seen{mask, found}
+	return found
+}
+
+// fp8Seen is a recent answer: the registers asked and those found.
+type fp8Seen struct{ mask, found uint32 }
 
 // fp8Waits are, for each VGPR, the instructions since an MFMA may have
 // written it, up to fp8DScratchWindow (none pending).
