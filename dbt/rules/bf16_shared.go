@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -290,12 +291,17 @@ func CvtPkBF16RunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope fun
 		return cvtPkBF16Nothing(base)
 	}
 	var triples [][3]uint16
-	key := "cvt-pk-bf16-run"
+	kb := append(make([]byte, 0, 64), "cvt-pk-bf16-run"...)
 	for j := first; j < end; j++ {
 		t, _ := cvtPkBF16Plain(block[j])
 		triples = append(triples, t)
-		key += fmt.Sprintf("/%d,%d,%d", t[0], t[1], t[2])
+		// "/d,s0,s1" per conversion.
+		for k, r := range t {
+			kb = append(kb, "/,,"[k])
+			kb = strconv.AppendUint(kb, uint64(r), 10)
+		}
 	}
+	key := string(kb)
 	cvtPkBF16Runs.Lock()
 	defer cvtPkBF16Runs.Unlock()
 	if r, ok := cvtPkBF16Runs.m[key]; ok {
@@ -458,8 +464,10 @@ func cvtPkBF16CopyRunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope
 		}
 		start--
 	}
+	// Only the chunk holding i matters: the sequence up to its end.
+	end := start + ((i-start)/cvtPkBF16CopyRunMax+1)*cvtPkBF16CopyRunMax
 	var seq [][3]uint16
-	for j := start; j < len(block); j++ {
+	for j := start; j < len(block) && j < end; j++ {
 		t, ok := cvtPkBF16CopyMember(block[j], memo, scope)
 		if !ok {
 			break

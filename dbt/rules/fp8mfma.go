@@ -1595,14 +1595,14 @@ type fp8ReadSet struct {
 // fp8FullWrite returns the registers x writes whole in every lane it
 // writes, for the writes fp8ScopeReads lets hide an earlier value: the D
 // of an FP8 MFMA the rule expands (C zero or D), and the destination of
-// the operations of fp8WholeWriters (not in DPP or SDWA form: those may
+// the operations of fp8WholeWriter (not in DPP or SDWA form: those may
 // write some rows or bytes only).
 func fp8FullWrite(x *isa.Inst) (fp8Acc, bool) {
 	if acc, _, ok := chainAcc(x); ok {
 		return acc, true
 	}
-	n, ok := fp8WholeWriters[x.Name()]
-	if !ok || x.Format == isa.SDWA || x.Format == isa.DPP || len(x.Operands) == 0 {
+	n := fp8WholeWriter(x.Name())
+	if n == 0 || x.Format == isa.SDWA || x.Format == isa.DPP || len(x.Operands) == 0 {
 		return fp8Acc{}, false
 	}
 	d := &x.Operands[0]
@@ -1612,17 +1612,19 @@ func fp8FullWrite(x *isa.Inst) (fp8Acc, bool) {
 	return fp8Acc{d.Class, int(d.Reg), n}, true
 }
 
-// fp8WholeWriters are operations whose destination (of this many
-// registers) is written whole, 32 bits a register, in every active lane:
-// moves, the byte permutation and the packed f32 operations.
-var fp8WholeWriters = map[string]int{
-	"v_mov_b32":           1,
-	"v_accvgpr_write_b32": 1,
-	"v_perm_b32":          1,
-	"v_pk_mul_f32":        2,
-	"v_pk_fma_f32":        2,
-	"v_pk_add_f32":        2,
-	"v_pk_mov_b32":        2,
+// fp8WholeWriter returns the size of the destination of an operation that
+// writes it whole, 32 bits a register, in every active lane (moves, the
+// byte permutation and the packed f32 operations), 0 for other
+// operations. A switch: every instruction of a scope with FP8 MFMAs asks,
+// twice, and hashing its name cost more than comparing it.
+func fp8WholeWriter(name string) int {
+	switch name {
+	case "v_mov_b32", "v_accvgpr_write_b32", "v_perm_b32":
+		return 1
+	case "v_pk_mul_f32", "v_pk_fma_f32", "v_pk_add_f32", "v_pk_mov_b32":
+		return 2
+	}
+	return 0
 }
 
 // addUnless adds the registers of o (widened to 16 with wide) that
