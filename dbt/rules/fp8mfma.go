@@ -871,9 +871,6 @@ type fp8Graph struct {
 	start []bool
 	// index is each block's index by its first instruction.
 	index map[*isa.Inst]int
-	// lasts holds, per block, each VGPR's last event in it (the waits it
-	// leaves, fp8DScratchWindow+1 for none; nil until asked).
-	lasts []*fp8Waits
 	// empty says a block has no instruction.
 	empty bool
 }
@@ -885,7 +882,7 @@ func (st *fp8ScopeState) graphOf(scope FP8ScopeFunc) *fp8Graph {
 	}
 	blocks, succs, entry := scopeBlocks(scope)
 	n := len(blocks)
-	g := &fp8Graph{blocks: blocks, preds: make([][]int, n), index: make(map[*isa.Inst]int, n), lasts: make([]*fp8Waits, n)}
+	g := &fp8Graph{blocks: blocks, preds: make([][]int, n), index: make(map[*isa.Inst]int, n)}
 	for b, ss := range succs {
 		for _, t := range ss {
 			if t < 0 || t >= n {
@@ -908,73 +905,70 @@ func (st *fp8ScopeState) graphOf(scope FP8ScopeFunc) *fp8Graph {
 	return g
 }
 
-// last returns block b's lasts, computing them on first use.
-func (g *fp8Graph) last(st *fp8ScopeState, b int) *fp8Waits {
-	if l := g.lasts[b]; l != nil {
-		return l
-	}
-	const none = fp8DScratchWindow + 1
-	l := new(fp8Waits)
-	for r := range l {
-		l[r] = none
-	}
-	blk := g.blocks[b]
-	links := st.links(blk)
-	for k, x := range blk {
-		fp8WaitScan(x, links[k][1], func(r int, e fp8WaitEvent) {
-			if e == fp8WaitWrite {
-				l[r] = uint8(min(len(blk)-1-k, fp8DScratchWindow))
-			} else {
-				l[r] = fp8DScratchWindow
-			}
-		})
-	}
-	g.lasts[b] = l
-	return l
-}
-
 // recent returns the registers of mask (bit k: VGPR reg+k) for which
 // some path of the scope reaches the entry of block b fewer than budget
 // (1 to fp8DScratchWindow) instructions after a possible MFMA write, or
 // from a scope entry (where everything counts as just written) in fewer.
 // That is fp8ScopeWaits' answer below budget: its fixpoint is the fewest
-// instructions over the paths, capped at fp8DScratchWindow. Each block is
-// at least one instruction (g.empty false), so the search ends; seen
-// memoizes (block, budget) answers.
+// instructions over the paths, capped at fp8DScratchWindow. Of each
+// predecessor only the last budget instructions are read: a register's
+// last event there decides it (a write is recent, an access is not); one
+// without an event there is recent only through a predecessor's
+// predecessors when the whole block was read (else its last write, if
+// any, is at least budget back). Each block is at least one instruction
+// (g.empty false), so the search ends; seen memoizes (block, budget)
+// answers below the first call.
 func (g *fp8Graph) recent(st *fp8ScopeState, b, reg int, mask uint32, budget int, seen map[[2]int]fp8Seen) uint32 {
 	if g.start[b] {
 		return mask
 	}
-	if seen == nil {
-		seen = map[[2]int]fp8Seen{}
-	} else if got, ok := seen[[2]int{b, budget}]; ok && mask&^got.mask == 0 {
-		return got.found & mask
+	if seen != nil {
+		if got, ok := seen[[2]int{b, budget}]; ok && mask&^got.mask == 0 {
+			return got.found & mask
+		}
 	}
-	const none = fp8DScratchWindow + 1
 	var found uint32
 	for _, p := range g.preds[b] {
-		l := g.last(st, p)
-		var through uint32 // registers p leaves as they were at its entry
-		for k := 0; mask>>uint(k) != 0; k++ {
-			bit := uint32(1) << uint(k)
-			if mask&bit == 0 || found&bit != 0 {
-				continue
+		blk := g.blocks[p]
+		var links [][2]bool
+		left := mask &^ found // registers whose last event in blk is not found yet
+		for k := len(blk) - 1; k >= max(0, len(blk)-budget) && left != 0; k-- {
+			x := blk[k]
+			linked := false
+			if _, _, ok := chainAcc(x); ok {
+				if links == nil {
+					links = st.links(blk)
+				}
+				linked = links[k][1]
 			}
-			switch e := l[reg+k]; {
-			case e == none:
-				through |= bit
-			case int(e) < budget:
-				found |= bit
-			}
+			var write, access uint32
+			fp8WaitScan(x, linked, func(r int, e fp8WaitEvent) {
+				if r < reg || r >= reg+32 {
+					return
+				}
+				if bit := uint32(1) << uint(r-reg); e == fp8WaitWrite {
+					write |= bit
+				} else {
+					access |= bit
+				}
+			})
+			// Within one instruction a write is the last event.
+			found |= left & write
+			left &^= write | access
 		}
-		if rest := budget - len(g.blocks[p]); through != 0 && rest > 0 {
-			found |= g.recent(st, p, reg, through, rest, seen)
+		if rest := budget - len(blk); left != 0 && rest > 0 {
+			if seen == nil {
+				seen = map[[2]int]fp8Seen{}
+			}
+			found |= g.recent(st, p, reg, left, rest, seen)
 		}
 		if found == mask {
 			break
 		}
 	}
-	seen[[2]int{b, budget}] = fp8Seen{mask, found}
+	if seen != nil {
+		seen[[2]int{b, budget}] = fp8Seen{mask, found}
+	}
 	return found
 }
 

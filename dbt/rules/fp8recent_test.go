@@ -9,7 +9,8 @@ import (
 )
 
 // TestFP8RecentMatchesScopeWaits checks fp8Graph.recent against the whole
-// scope's fixpoint (fp8ScopeWaits) on random scopes of short blocks: for
+// scope's fixpoint (fp8ScopeWaits) on random scopes of blocks (some
+// longer than fp8DScratchWindow): for
 // every block and budget, the registers of v[40:43] some path reaches
 // within the budget are those whose entry wait states are below it.
 func TestFP8RecentMatchesScopeWaits(t *testing.T) {
@@ -31,7 +32,7 @@ func TestFP8RecentMatchesScopeWaits(t *testing.T) {
 		pc += uint64(in.Size)
 		return &in
 	}
-	for iter := 0; iter < 400; iter++ {
+	for iter := 0; iter < 1000; iter++ {
 		n := 1 + rng.Intn(7)
 		blocks := make([][]*isa.Inst, n)
 		succs := make([][]int, n)
@@ -41,7 +42,7 @@ func TestFP8RecentMatchesScopeWaits(t *testing.T) {
 			if b == 0 {
 				blocks[b] = append(blocks[b], dec(pool[7]))
 			}
-			for k := rng.Intn(6); k >= 0; k-- {
+			for k := rng.Intn([]int{6, 6, 30}[rng.Intn(3)]); k >= 0; k-- { // some longer than the window
 				blocks[b] = append(blocks[b], dec(pool[rng.Intn(len(pool))]))
 			}
 			for k := rng.Intn(3); k > 0; k-- {
