@@ -51,6 +51,12 @@ const (
 // identity is the decision shared by slotIdentity positions.
 var identity = legalize.Decision{Action: report.Identity, Fidelity: report.Exact}
 
+// isIdentity reports whether *d == identity, the cheap fields first (the
+// generated comparison compares every string).
+func isIdentity(d *legalize.Decision) bool {
+	return d.Rule == nil && d.Bound == "" && d.Reason == "" && d.Action == report.Identity && d.Fidelity == report.Exact
+}
+
 // position returns the scope position of b.Insts[i], or -1 when b is
 // not a block of the scope or the cache is off (resetting the cache when
 // the scope or the facts the pair is told changed).
@@ -111,7 +117,7 @@ func (kt *kernelT) decide(b *cfg.Block, i int) legalize.Decision {
 	d := kt.pair.Decide(in, kt.raw(in), kt.guest, pair.Site{Kernel: kt.k, Block: b.Insts, Index: i, Flat: kt.flat, AGPRBase: kt.agprBase(), Graph: kt.g, Scope: kt.scope, Memo: kt.pairMemo(), InlineLDS: kt.inlineLDS(), Legalize: kt.legal})
 	if n >= 0 {
 		noForm := c.slot[n] == slotNoForm
-		if d == identity {
+		if isIdentity(&d) {
 			c.slot[n] = slotIdentity
 		} else {
 			c.slot[n] = slotEntry + int32(len(c.entries))

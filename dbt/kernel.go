@@ -1046,6 +1046,14 @@ func kindOf(in *isa.Inst, d legalize.Decision) report.Kind {
 	return k
 }
 
+// kindRule is the rule name kindOf gives d's kind.
+func kindRule(d legalize.Decision) string {
+	if d.Action != report.Identity && d.Action != report.Substitute && d.Rule != nil {
+		return d.Rule.Name
+	}
+	return ""
+}
+
 // regSet is a set of VGPR numbers 0-511.
 type regSet struct {
 	bits [8]uint64

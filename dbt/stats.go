@@ -106,10 +106,9 @@ func actionCode(a report.Action) uint8 {
 // tallyDecision is tally(kindOf(in, d)) with the kind's position found
 // by pointers (the operation and rule) instead of by its strings.
 func (kt *kernelT) tallyDecision(in *isa.Inst, d legalize.Decision) {
-	kind := kindOf(in, d)
 	key := decisionKey{in.Info, d.Rule, actionCode(d.Action)}
 	if key.action == 0 {
-		kt.tally(kind)
+		kt.tally(kindOf(in, d))
 		return
 	}
 	byOp := key.rule == nil && key.action == 1
@@ -122,7 +121,10 @@ func (kt *kernelT) tallyDecision(in *isa.Inst, d legalize.Decision) {
 	}
 	if !ok {
 		at = -1
+	} else if kt.rep.CountAt(at, in.Name(), d.Action, kindRule(d), d.Fidelity) {
+		return
 	}
+	kind := kindOf(in, d)
 	i := kt.rep.TallyAt(kind, at)
 	switch {
 	case i == at:

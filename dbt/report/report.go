@@ -238,12 +238,7 @@ func (k *Kernel) Tally(kind Kind) { k.TallyAt(kind, -1) }
 // is that entry, kind is counted there without a search. It returns the
 // index of the entry kind was counted in, a guess for the next time.
 func (k *Kernel) TallyAt(kind Kind, at int) int {
-	if k.Fidelity == "" {
-		k.Fidelity = Exact
-	}
-	if kind.Fidelity != k.Fidelity {
-		k.Fidelity = k.Fidelity.Worse(kind.Fidelity)
-	}
+	k.worsen(kind.Fidelity)
 	same := func(e *Kind) bool {
 		return e.Mnemonic == kind.Mnemonic && e.Action == kind.Action && e.Rule == kind.Rule
 	}
@@ -259,6 +254,36 @@ func (k *Kernel) TallyAt(kind Kind, at int) int {
 	}
 	k.Kinds = append(k.Kinds, kind)
 	return len(k.Kinds) - 1
+}
+
+// CountAt counts one more instance in Kinds[at] when that entry is the
+// kind of mnemonic, action and rule, lowering k's fidelity to f as
+// TallyAt does, and reports whether it did (k is unchanged otherwise):
+// TallyAt's common case without building a Kind.
+func (k *Kernel) CountAt(at int, mnemonic string, action Action, rule string, f Fidelity) bool {
+	if at < 0 || at >= len(k.Kinds) {
+		return false
+	}
+	e := &k.Kinds[at]
+	if e.Mnemonic != mnemonic || e.Action != action || e.Rule != rule {
+		return false
+	}
+	k.worsen(f)
+	e.Count++
+	return true
+}
+
+// worsen lowers k's fidelity to f (an empty one is Exact first), storing
+// it only when it changes.
+func (k *Kernel) worsen(f Fidelity) {
+	if k.Fidelity == "" {
+		k.Fidelity = Exact
+	}
+	if f != k.Fidelity {
+		if w := k.Fidelity.Worse(f); w != k.Fidelity {
+			k.Fidelity = w
+		}
+	}
 }
 
 // Reject records a rejection and marks k rejected.
