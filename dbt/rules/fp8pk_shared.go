@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"strconv"
-
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 )
 
@@ -42,7 +40,10 @@ func cvtPkFP8Fields(in *isa.Inst, raw []byte) (vdst, x0, x1 uint16, hi bool, err
 
 func cvtPkFP8Key(in *isa.Inst, raw []byte) (string, bool) {
 	_, _, _, hi, err := cvtPkFP8Fields(in, raw)
-	return "cvt-pk-fp8/hi" + strconv.FormatBool(hi), err == nil
+	if hi {
+		return "cvt-pk-fp8/hitrue", err == nil
+	}
+	return "cvt-pk-fp8/hifalse", err == nil
 }
 
 // cvtPkFP8Layout: sources, destination, temporaries.

@@ -60,6 +60,14 @@ func readTrSharedKey(in *isa.Inst, raw []byte) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	switch f.bits { // parseReadTr's sizes: constant keys
+	case 4:
+		return "ds-read-tr/4", true
+	case 8:
+		return "ds-read-tr/8", true
+	case 16:
+		return "ds-read-tr/16", true
+	}
 	return "ds-read-tr/" + strconv.Itoa(f.bits), true
 }
 
@@ -194,12 +202,21 @@ func readTrDestFields(in *isa.Inst, raw []byte) (readTrFields, error) {
 	return f, err
 }
 
+// readTrDestKeys are the destination-keyed subroutine keys by AGPR pair
+// (parseReadTr allows destinations up to 254), made once.
+var readTrDestKeys = func() (keys [255]string) {
+	for a := range keys {
+		keys[a] = "ds-read-tr/16/a" + strconv.Itoa(a)
+	}
+	return keys
+}()
+
 func readTrDestKey(in *isa.Inst, raw []byte) (string, bool) {
 	f, err := readTrDestFields(in, raw)
 	if err != nil {
 		return "", false
 	}
-	return "ds-read-tr/16/a" + strconv.Itoa(int(f.vdst)), true
+	return readTrDestKeys[f.vdst], true
 }
 
 // readTrDestLayout lays out the address and the temporaries (the result
