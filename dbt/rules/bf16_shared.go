@@ -42,7 +42,7 @@ func cvtPkBF16Key(in *isa.Inst, raw []byte) (string, bool) {
 // cvtPkBF16Layout: sources, result, temporaries.
 func cvtPkBF16Layout(regs []uint16) ([6]uint16, []uint16, error) {
 	var r [6]uint16
-	p := &regPool{free: append([]uint16(nil), regs...)}
+	p := newRegPool(regs)
 	if err := p.ones(&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]); err != nil {
 		return r, nil, err
 	}
@@ -185,7 +185,7 @@ func cvtPkBF16InPlaceKey(in *isa.Inst, raw []byte) (string, bool) {
 // cvtPkBF16InPlaceLayout: the three temporaries.
 func cvtPkBF16InPlaceLayout(regs []uint16) ([3]uint16, []uint16, error) {
 	var r [3]uint16
-	p := &regPool{free: append([]uint16(nil), regs...)}
+	p := newRegPool(regs)
 	if err := p.ones(&r[0], &r[1], &r[2]); err != nil {
 		return r, nil, err
 	}
@@ -516,7 +516,7 @@ func cvtPkBF16CopyRunRuleAt(block []*isa.Inst, i int, memo map[string]any, scope
 // temporary.
 func cvtPkBF16CopyRunLayout(n int, regs []uint16) ([]uint16, []uint16, error) {
 	r := make([]uint16, 3*n+1)
-	p := &regPool{free: append([]uint16(nil), regs...)}
+	p := newRegPool(regs)
 	for k := range r {
 		if err := p.ones(&r[k]); err != nil {
 			return nil, nil, err

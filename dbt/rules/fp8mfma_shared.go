@@ -55,7 +55,7 @@ func fp8SharedForm(sh FP8MFMAShape) *Shared {
 	}
 	layout := func(regs SharedRegs) (fp8SharedRegs, error) {
 		var r fp8SharedRegs
-		p := &regPool{free: append([]uint16(nil), regs.V...)}
+		p := newRegPool(regs.V)
 		var err error
 		if r.ta, err = p.run(2, 2); err != nil {
 			return r, err

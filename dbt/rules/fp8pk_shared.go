@@ -48,7 +48,7 @@ func cvtPkFP8Key(in *isa.Inst, raw []byte) (string, bool) {
 
 // cvtPkFP8Layout: sources, destination, temporaries.
 func cvtPkFP8Layout(regs []uint16) (x0, x1, d uint16, t [5]uint16, used []uint16, err error) {
-	p := &regPool{free: append([]uint16(nil), regs...)}
+	p := newRegPool(regs)
 	err = p.ones(&x0, &x1, &d, &t[0], &t[1], &t[2], &t[3], &t[4])
 	return x0, x1, d, t, p.used, err
 }

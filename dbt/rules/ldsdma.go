@@ -132,7 +132,7 @@ func bufferLoadLDSKey(in *isa.Inst, raw []byte) (string, bool) {
 // bufferLoadLDSLayout takes the data quad (even-aligned) and the address
 // VGPR from the fixed registers.
 func bufferLoadLDSLayout(regs []uint16) (data, addr uint16, used []uint16, err error) {
-	p := &regPool{free: append([]uint16(nil), regs...)}
+	p := newRegPool(regs)
 	if data, err = p.run(4, 2); err != nil {
 		return 0, 0, nil, err
 	}

@@ -73,7 +73,7 @@ func readTrSharedKey(in *isa.Inst, raw []byte) (string, bool) {
 
 // readTrLayout lays out address, result pair and temporaries from regs.
 func readTrLayout(bits int, regs []uint16) (addr, dst uint16, t []uint16, used []uint16, err error) {
-	p := &regPool{free: append([]uint16(nil), regs...)}
+	p := newRegPool(regs)
 	if dst, err = p.run(2, 1); err != nil {
 		return
 	}
@@ -222,7 +222,7 @@ func readTrDestKey(in *isa.Inst, raw []byte) (string, bool) {
 // readTrDestLayout lays out the address and the temporaries (the result
 // dwords are assembled in the last one) from regs.
 func readTrDestLayout(vdst uint16, regs []uint16) (addr uint16, t, used []uint16, err error) {
-	p := &regPool{free: append([]uint16(nil), regs...)}
+	p := newRegPool(regs)
 	if addr, err = p.one(); err != nil {
 		return
 	}

@@ -114,13 +114,13 @@ func scaleSharedOwnCD(cd int) bool { return cd == 16 }
 // hold pairs), then single registers.
 func layoutScaleShared(f scaleFields, cd int, regs, aregs []uint16) (scaleSharedLayout, error) {
 	var l scaleSharedLayout
-	p := &regPool{free: append([]uint16(nil), regs...)}
+	p := newRegPool(regs)
 	var err error
 	l.ownCD = scaleSharedOwnCD(cd)
 	if f.accCD == 1 && !l.ownCD {
 		// Guest C/D in AGPRs: fixed AGPRs when there are (4-byte
 		// v_accvgpr_mov copies instead of 8-byte reads and writes).
-		ap := &regPool{free: append([]uint16(nil), aregs...)}
+		ap := newRegPool(aregs)
 		if r, err := ap.run(cd, 2); err == nil {
 			l.cd, l.cdAGPR = r, true
 		}

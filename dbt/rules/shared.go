@@ -99,6 +99,18 @@ type regPool struct {
 	used []uint16
 }
 
+// newRegPool returns the pool of regs (copied, in order) with room for
+// regPoolUsed registers handed out in the same allocation.
+func newRegPool(regs []uint16) *regPool {
+	buf := make([]uint16, len(regs), len(regs)+regPoolUsed)
+	copy(buf, regs)
+	return &regPool{free: buf[:len(regs):len(regs)], used: buf[len(regs):len(regs)]}
+}
+
+// regPoolUsed is the room newRegPool makes for the used registers (most
+// layouts take fewer; more grow the list).
+const regPoolUsed = 8
+
 // run takes n consecutive free registers starting at a multiple of align,
 // the first such start in list order.
 func (p *regPool) run(n, align int) (uint16, error) {
