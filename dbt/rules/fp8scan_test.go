@@ -246,18 +246,32 @@ func regPoolRunByDelete(p *regPool, n, align int) (uint16, bool) {
 }
 
 // TestRegPoolRunMatchesReference draws free lists (shuffled, with
-// registers past 255 and duplicates) and requests, and checks that run
-// takes the reference's registers and leaves the same lists.
+// registers past 255 and duplicates, or, half of them, without repeats,
+// where run keeps its register set between requests) and requests (runs,
+// and single registers taken between them), and checks that run takes the
+// reference's registers and leaves the same lists.
 func TestRegPoolRunMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 9))
-	for c := 0; c < 3000; c++ {
+	for c := 0; c < 6000; c++ {
 		var free []uint16
 		for i := 0; i < r.IntN(300); i++ {
 			free = append(free, uint16(r.IntN(270)))
 		}
-		a := &regPool{free: slices.Clone(free)}
+		if c%2 == 1 {
+			seen := map[uint16]bool{}
+			free = slices.DeleteFunc(free, func(x uint16) bool { d := seen[x]; seen[x] = true; return d })
+		}
+		a := newRegPool(free)
 		b := &regPool{free: slices.Clone(free)}
-		for q := 0; q < 6; q++ {
+		for q := 0; q < 8; q++ {
+			if r.IntN(4) == 0 {
+				got, err := a.one()
+				want, werr := b.one()
+				if got != want || (err == nil) != (werr == nil) {
+					t.Fatalf("case %d request %d (one): got %d %v, want %d %v", c, q, got, err, want, werr)
+				}
+				continue
+			}
 			n, align := 1+r.IntN(8), []int{1, 2, 4}[r.IntN(3)]
 			got, err := a.run(n, align)
 			want, ok := regPoolRunByDelete(b, n, align)

@@ -97,6 +97,10 @@ type SharedSite struct {
 type regPool struct {
 	free []uint16
 	used []uint16
+	// in holds the free registers below 256 when inOK: run builds it and,
+	// when free repeats no register, keeps it up to date.
+	in   [4]uint64
+	inOK bool
 }
 
 // newRegPool returns the pool of regs (copied, in order) with room for
@@ -114,12 +118,18 @@ const regPoolUsed = 8
 // run takes n consecutive free registers starting at a multiple of align,
 // the first such start in list order.
 func (p *regPool) run(n, align int) (uint16, error) {
-	var in [4]uint64 // the free registers below 256
-	for _, r := range p.free {
-		if r < 256 {
-			in[r>>6] |= 1 << (r & 63)
+	if !p.inOK {
+		p.in = [4]uint64{}
+		unique := true
+		for _, r := range p.free {
+			if r < 256 {
+				unique = unique && p.in[r>>6]>>(r&63)&1 == 0
+				p.in[r>>6] |= 1 << (r & 63)
+			}
 		}
+		p.inOK = unique
 	}
+	in := &p.in
 	for _, r := range p.free {
 		if int(r)%align != 0 || int(r)+n > 256 {
 			continue
@@ -135,16 +145,29 @@ func (p *regPool) run(n, align int) (uint16, error) {
 		for i := 0; i < n; i++ {
 			p.used = append(p.used, r+uint16(i))
 		}
-		// Drop the run from the list, keeping the order of the rest.
-		k := 0
-		for _, x := range p.free {
-			if x < r || x >= r+uint16(n) {
-				p.free[k] = x
-				k++
+		// Drop the run from the list, keeping the order of the rest
+		// (without repeats, the rest moves down at once after the run's
+		// n registers were met).
+		k, met := 0, 0
+		for i := 0; i < len(p.free); i++ {
+			x := p.free[i]
+			if x >= r && x < r+uint16(n) {
+				if met++; met == n && p.inOK {
+					k += copy(p.free[k:], p.free[i+1:])
+					break
+				}
+				continue
 			}
+			p.free[k] = x
+			k++
 		}
 		clear(p.free[k:])
 		p.free = p.free[:k]
+		if p.inOK {
+			for x := int(r); x < int(r)+n; x++ {
+				in[x>>6] &^= 1 << (x & 63)
+			}
+		}
 		return r, nil
 	}
 	return 0, fmt.Errorf("no %d consecutive fixed VGPRs aligned to %d among %d free at every use", n, align, len(p.free))
@@ -158,6 +181,9 @@ func (p *regPool) one() (uint16, error) {
 	r := p.free[0]
 	p.free = p.free[1:]
 	p.used = append(p.used, r)
+	if p.inOK && r < 256 {
+		p.in[r>>6] &^= 1 << (r & 63)
+	}
 	return r, nil
 }
 
