@@ -46,6 +46,10 @@ type litCheck struct {
 	mfma, smfmac, f8f6f4 bool
 	// ops holds, by the row's operands, what decodeFields reads of each.
 	ops []opFact
+	// plan is, when every operand of the row is plain, implicit or the
+	// literal (and the row is not SDWA), what decodePlan reads of each
+	// operand; else nil.
+	plan []opPlan
 }
 
 // opFact is what decodeFields needs of one operand of a row, besides the
@@ -65,50 +69,86 @@ type opFact struct {
 	specialWidth uint8
 	// plain says the operand, in the row's own encoding, is a source or
 	// VGPR field that none of decodeFields' special cases concerns
-	// (plainSrc, plainVGPR), which it decodes on a short path; or 0.
-	plain uint8
+	// (plainSrc, plainVGPR and the others below), which it decodes on a
+	// short path; or 0. acc is the index of the acc bit of plainSrcAcc
+	// and plainVGPRAcc.
+	plain, acc uint8
 }
 
 // opFact.plain values.
 const (
-	plainSrc  = 1 // a 9-, 8- or 7-bit source code (srcOperand)
-	plainVGPR = 2 // an 8-bit VGPR number
+	plainSrc     = 1 // a 9-, 8- or 7-bit source code (srcOperand)
+	plainVGPR    = 2 // an 8-bit VGPR number
+	plainSrcAcc  = 3 // plainSrc, an AGPR when acc bit opFact.acc is set
+	plainVGPRAcc = 4 // plainVGPR, an AGPR when acc bit opFact.acc is set
+	plainImm     = 5 // an immediate field (isa.KindImm)
+	plainLabel   = 6 // a branch's 16-bit offset (isa.KindLabel)
 )
 
-// plainKind returns the opFact.plain of operand o, whose field is at bb
-// in row e's encoding: 0 for the encodings, fields and register classes
-// that decodeFields treats specially (acc bits, memory and SMEM fields,
-// SDWA and DPP, scale and saddr fields, op_sel destinations, AGPR, SGPR
-// and immediate classes).
-func plainKind(e *entry, o *opnd, bb enc.Bits) uint8 {
+// plainKind returns the opFact.plain of operand o of row e (facts c, its
+// mfma and smfmac made), whose field is at bb in the row's encoding, and
+// for plainSrcAcc and plainVGPRAcc the index in decodeFields' acc bits
+// (vdst, src0, src1, src2) that makes it an AGPR. It is 0 for the
+// encodings, fields and register classes that decodeFields treats
+// specially (scaled MFMA, SMEM, SDWA and DPP destinations and SDWA
+// sources, buffer vaddr, flat addr, scale and saddr fields, op_sel
+// destinations, AGPR and SGPR-coded VGPR classes, gpr_idx).
+func plainKind(e *entry, c *litCheck, o *opnd, bb enc.Bits) (uint8, uint8) {
 	if bb.Width == 0 {
-		return 0
+		return 0, 0
 	}
 	switch e.kind {
-	case enc.MAI, enc.VOP3PX2, enc.MUBUF, enc.MTBUF, enc.FLAT, enc.DS, enc.SMEM,
-		enc.SDWA1, enc.SDWA2, enc.SDWAC, enc.DPP1, enc.DPP2, enc.DPPC:
-		return 0
+	case enc.VOP3PX2, enc.SMEM, enc.SDWA1, enc.SDWA2, enc.SDWAC:
+		return 0, 0
+	case enc.DPP1, enc.DPP2, enc.DPPC:
+		if o.field == enc.FVDst {
+			return 0, 0
+		}
+	case enc.MUBUF, enc.MTBUF:
+		if o.field == enc.FVAddr {
+			return 0, 0
+		}
+	case enc.FLAT:
+		if o.field == enc.FAddr {
+			return 0, 0
+		}
 	}
 	switch o.field {
 	case enc.FImplicit, enc.FLiteral, enc.FScale0, enc.FScale1, enc.FSAddr:
-		return 0
+		return 0, 0
 	}
 	if e.kind == enc.VOP3 && o.field == enc.FVDst && e.opselN > 0 {
-		return 0
+		return 0, 0
 	}
 	switch bb.Code {
 	case enc.CodeSrc9, enc.CodeSrc8, enc.CodeSDst7:
-		if o.class == 'i' || o.class == 'a' {
-			return 0
+		if o.class == 'i' && o.text == "gpr_idx" || o.class == 'a' {
+			return 0, 0
 		}
-		return plainSrc
+		if s := srcIndex(o.field); e.kind == enc.MAI && c.mfma && s >= 0 && !(s == 2 && c.smfmac) {
+			return plainSrcAcc, uint8(s + 1)
+		}
+		return plainSrc, 0
 	case enc.CodeVGPR8:
 		if o.class == 's' || o.class == 'a' {
-			return 0
+			return 0, 0
 		}
-		return plainVGPR
+		switch e.kind {
+		case enc.MAI:
+			return plainVGPRAcc, 0
+		case enc.DS, enc.FLAT, enc.MUBUF, enc.MTBUF:
+			if o.field != enc.FAddr && o.field != enc.FVAddr {
+				return plainVGPRAcc, 0
+			}
+		}
+		return plainVGPR, 0
+	case enc.CodeImm:
+		if br := opInfos[e.info].Branch; o.field == enc.FSImm16 && (br == isa.BranchJump || br == isa.BranchCond || br == isa.BranchCall) {
+			return plainLabel, 0
+		}
+		return plainImm, 0
 	}
-	return 0
+	return 0, 0
 }
 
 // litChecks holds the litCheck of every entry, by row, each made on the
@@ -143,7 +183,7 @@ func newLitCheck(e *entry) *litCheck {
 		o := &e.ops[j]
 		f := &c.ops[j]
 		f.bits, _ = enc.Lookup(e.kind, o.field)
-		f.plain = plainKind(e, o, f.bits)
+		f.plain, f.acc = plainKind(e, c, o, f.bits)
 		f.typ = valueType(o)
 		f.src = srcIndex(o.field)
 		if r, ok := specialByName[o.text]; ok && o.field == enc.FImplicit {
@@ -165,8 +205,61 @@ func newLitCheck(e *entry) *litCheck {
 			c.n++
 		}
 	}
+	c.plan = newPlan(e, c)
 	return c
 }
+
+// newPlan returns the operand plan of row e (facts c, its ops made) when
+// every operand is plain, an implicit operand or the literal, and the
+// encoding is not SDWA; else nil.
+func newPlan(e *entry, c *litCheck) []opPlan {
+	switch e.kind {
+	case enc.SDWA1, enc.SDWA2, enc.SDWAC:
+		return nil
+	}
+	plan := make([]opPlan, len(e.ops))
+	for j := range e.ops {
+		o, f, p := &e.ops[j], &c.ops[j], &plan[j]
+		p.role, p.field, p.width, p.typ, p.src = o.role, isa.Field(o.field), o.width, f.typ, f.src
+		p.word, p.lo, p.mask = f.bits.Word, f.bits.Lo, uint32(1)<<f.bits.Width-1
+		p.plain, p.acc = f.plain, f.acc
+		switch {
+		case o.field == enc.FImplicit && f.special != 0:
+			p.plain, p.reg, p.width = planSpecial, f.special-1, f.specialWidth
+		case o.field == enc.FImplicit:
+			p.plain = planImplicitImm
+		case o.field == enc.FLiteral:
+			p.plain = planLiteral
+		case f.plain == 0:
+			return nil
+		}
+	}
+	return plan
+}
+
+// opPlan is what decodePlan needs of one operand of a row whose operands
+// are all plain (opFact.plain), implicit or the literal.
+type opPlan struct {
+	// mask is the field's mask shifted down to bit 0; word and lo where
+	// it lives.
+	mask     uint32
+	word, lo uint8
+	plain    uint8 // opFact.plain, or planSpecial, planImplicitImm, planLiteral
+	acc      uint8 // opFact.acc
+	src      int8  // opFact.src
+	role     isa.Role
+	field    isa.Field
+	width    uint8
+	typ      isa.ValueType
+	reg      uint16 // the special register of planSpecial
+}
+
+// opPlan.plain values besides those of opFact.plain.
+const (
+	planSpecial     = 7 // an implicit named special register
+	planImplicitImm = 8 // an implicit operand without a register (isa.KindImm)
+	planLiteral     = 9 // the literal dword
+)
 
 // srcIndex returns the source index of an operand field (0-2), or -1.
 func srcIndex(f enc.FieldID) int8 {

@@ -347,6 +347,16 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		in.Operands = make([]isa.Operand, 0, len(e.ops))
 	}
 	consumed := uint32(0)
+	if facts.plan != nil && k == e.kind && !noPlainPath {
+		consumed = decodePlan(in, facts.plan, w, &cov, &agpr, negBits, absBits)
+		padSrcMods(in, k, negBits&^consumed, absBits&^consumed, (absBits>>4)&^consumed)
+		fixShapes(in, facts, k, w)
+		fixAccPad(in, e, k, w, agprBits(k, w))
+		for i := range w {
+			in.Pad[i] |= w[i] &^ cov[i]
+		}
+		return nil
+	}
 	for i := range e.ops {
 		d := &e.ops[i]
 		if f := &facts.ops[i]; f.plain != 0 && k == e.kind && !noPlainPath {
@@ -355,13 +365,23 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 			cov[bb.Word] |= bb.Mask()
 			v := bb.Get(w)
 			o := isa.Operand{Role: d.role, Field: isa.Field(d.field), Width: d.width}
-			if f.plain == plainSrc {
-				if pad := srcOperandTo(&o, v, d.width, false); pad != 0 {
+			switch f.plain {
+			case plainSrc, plainSrcAcc:
+				if pad := srcOperandTo(&o, v, d.width, f.plain == plainSrcAcc && agpr[f.acc]); pad != 0 {
 					in.Pad[bb.Word] |= pad << bb.Lo
 				}
 				o.Role, o.Field = d.role, isa.Field(d.field)
-			} else {
+			case plainVGPR:
 				o.Kind, o.Class, o.Reg = isa.KindReg, isa.VGPR, uint16(v)
+			case plainVGPRAcc:
+				o.Kind, o.Class, o.Reg = isa.KindReg, isa.VGPR, uint16(v)
+				if agpr[f.acc] {
+					o.Class = isa.AGPR
+				}
+			case plainImm:
+				o.Kind, o.Width, o.Imm = isa.KindImm, 0, int64(v)
+			default: // plainLabel
+				o.Kind, o.Width, o.Imm = isa.KindLabel, 0, int64(int16(v))
 			}
 			if s := f.src; s >= 0 {
 				consumed |= 1 << s
@@ -581,6 +601,65 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 		in.Pad[i] |= w[i] &^ cov[i]
 	}
 	return nil
+}
+
+// decodePlan writes the operands of a row with an operand plan (plan) as
+// the general loop of decodeFields does, marking their bits in cov and
+// their padding in in.Pad, and returns the source indexes it consumed.
+// in.Operands has room for every operand.
+func decodePlan(in *isa.Inst, plan []opPlan, w []uint32, cov *[maxWords]uint32, agpr *[4]bool, negBits, absBits uint32) uint32 {
+	consumed := uint32(0)
+	ops := in.Operands[:len(plan)]
+	for i := range plan {
+		p := &plan[i]
+		o := &ops[i]
+		switch p.plain {
+		case planSpecial:
+			*o = isa.Operand{Kind: isa.KindReg, Class: isa.Special, Reg: p.reg, Width: p.width, Role: p.role, Field: p.field}
+			continue
+		case planImplicitImm:
+			*o = isa.Operand{Kind: isa.KindImm, Width: p.width, Role: p.role, Field: p.field}
+			continue
+		case planLiteral:
+			*o = isa.Operand{Kind: isa.KindLiteral, Imm: int64(in.Literal), Role: p.role, Field: p.field}
+			continue
+		}
+		cov[p.word&(maxWords-1)] |= p.mask << p.lo
+		v := (w[p.word] >> p.lo) & p.mask
+		switch p.plain {
+		case plainSrc, plainSrcAcc:
+			if pad := srcOperandTo(o, v, p.width, p.plain == plainSrcAcc && agpr[p.acc&3]); pad != 0 {
+				in.Pad[p.word&(maxWords-1)] |= pad << p.lo
+			}
+			o.Role, o.Field = p.role, p.field
+		case plainVGPR:
+			*o = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(v), Width: p.width, Role: p.role, Field: p.field}
+		case plainVGPRAcc:
+			*o = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(v), Width: p.width, Role: p.role, Field: p.field}
+			if agpr[p.acc&3] {
+				o.Class = isa.AGPR
+			}
+		case plainImm:
+			*o = isa.Operand{Kind: isa.KindImm, Imm: int64(v), Role: p.role, Field: p.field}
+		default: // plainLabel
+			*o = isa.Operand{Kind: isa.KindLabel, Imm: int64(int16(v)), Role: p.role, Field: p.field}
+		}
+		if s := p.src; s >= 0 {
+			consumed |= 1 << s
+			if negBits>>s&1 != 0 {
+				o.Mods |= isa.ModNeg
+			}
+			if absBits>>s&1 != 0 {
+				o.Mods |= isa.ModAbs
+			}
+			if absBits>>(4+s)&1 != 0 {
+				o.Mods |= isa.ModSext
+			}
+		}
+		o.Type = p.typ
+	}
+	in.Operands = ops
+	return consumed
 }
 
 // valueType reports what the oracle probes revealed about how a source
