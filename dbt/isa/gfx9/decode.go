@@ -44,6 +44,9 @@ type litCheck struct {
 	// the SMFMAC index (never an AGPR); f8f6f4: its A and B widths come
 	// from cbsz and blgp.
 	mfma, smfmac, f8f6f4 bool
+	// ds2: the row is a DS instruction with two offsets (isDS2), which
+	// the printer writes as offset0 and offset1.
+	ds2 bool
 	// ops holds, by the row's operands, what decodeFields reads of each.
 	ops []opFact
 	// plan is, when every operand of the row is plain, implicit or the
@@ -178,6 +181,7 @@ func newLitCheck(e *entry) *litCheck {
 		mfma:   e.kind == enc.MAI && info.Flags&isa.FlagMFMA != 0,
 		smfmac: strings.HasPrefix(info.Name, "v_smfmac"),
 		f8f6f4: strings.Contains(info.Name, "f8f6f4"),
+		ds2:    e.kind == enc.DS && isDS2(info.Name),
 	}
 	for j := range e.ops {
 		o := &e.ops[j]

@@ -628,7 +628,15 @@ func decodePlan(in *isa.Inst, plan []opPlan, w []uint32, cov *[maxWords]uint32, 
 		v := (w[p.word] >> p.lo) & p.mask
 		switch p.plain {
 		case plainSrc, plainSrcAcc:
-			if pad := srcOperandTo(o, v, p.width, p.plain == plainSrcAcc && agpr[p.acc&3]); pad != 0 {
+			if v >= 256 {
+				// A VGPR (or AGPR) source, as srcOperandTo writes it.
+				*o = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(v - 256), Width: p.width, Role: p.role, Field: p.field}
+				if p.plain == plainSrcAcc && agpr[p.acc&3] {
+					o.Class = isa.AGPR
+				}
+				break
+			}
+			if pad := srcOperandTo(o, v, p.width, false); pad != 0 {
 				in.Pad[p.word&(maxWords-1)] |= pad << p.lo
 			}
 			o.Role, o.Field = p.role, p.field

@@ -384,7 +384,7 @@ func writeMods(b *textBuf, in *isa.Inst, e *entry, k enc.Kind) {
 		writeDPP(b, md)
 	case enc.DS:
 		name := opInfos[e.info].Name
-		if isDS2(name) {
+		if rowFacts(in.Enc).ds2 {
 			if md.Offset != 0 {
 				b.WriteString(" offset0:")
 				b.writeInt(int(md.Offset))
