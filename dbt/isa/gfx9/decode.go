@@ -224,19 +224,29 @@ func newPlan(e *entry, c *litCheck) []opPlan {
 	plan := make([]opPlan, len(e.ops))
 	for j := range e.ops {
 		o, f, p := &e.ops[j], &c.ops[j], &plan[j]
-		p.role, p.field, p.width, p.typ, p.src = o.role, isa.Field(o.field), o.width, f.typ, f.src
 		p.word, p.lo, p.mask = f.bits.Word, f.bits.Lo, uint32(1)<<f.bits.Width-1
-		p.plain, p.acc = f.plain, f.acc
+		p.plain, p.acc, p.src = f.plain, f.acc, f.src
+		t := isa.Operand{Role: o.role, Field: isa.Field(o.field), Width: o.width, Type: f.typ}
 		switch {
 		case o.field == enc.FImplicit && f.special != 0:
-			p.plain, p.reg, p.width = planSpecial, f.special-1, f.specialWidth
+			p.plain = planSpecial
+			t = isa.Operand{Kind: isa.KindReg, Class: isa.Special, Reg: f.special - 1, Width: f.specialWidth, Role: o.role, Field: isa.Field(o.field)}
 		case o.field == enc.FImplicit:
 			p.plain = planImplicitImm
+			t = isa.Operand{Kind: isa.KindImm, Width: o.width, Role: o.role, Field: isa.Field(o.field)}
 		case o.field == enc.FLiteral:
 			p.plain = planLiteral
-		case f.plain == 0:
+			t = isa.Operand{Kind: isa.KindLiteral, Role: o.role, Field: isa.Field(o.field)}
+		case f.plain == plainSrc, f.plain == plainSrcAcc, f.plain == plainVGPR, f.plain == plainVGPRAcc:
+			t.Kind, t.Class = isa.KindReg, isa.VGPR
+		case f.plain == plainImm:
+			t.Kind, t.Width = isa.KindImm, 0
+		case f.plain == plainLabel:
+			t.Kind, t.Width = isa.KindLabel, 0
+		default:
 			return nil
 		}
+		p.tmpl = t
 	}
 	return plan
 }
@@ -244,6 +254,10 @@ func newPlan(e *entry, c *litCheck) []opPlan {
 // opPlan is what decodePlan needs of one operand of a row whose operands
 // are all plain (opFact.plain), implicit or the literal.
 type opPlan struct {
+	// tmpl is the operand as decodePlan writes it before the field's
+	// value: kind, class (VGPR for register fields), width, role, field
+	// and type; the whole operand for implicit ones.
+	tmpl isa.Operand
 	// mask is the field's mask shifted down to bit 0; word and lo where
 	// it lives.
 	mask     uint32
@@ -251,11 +265,6 @@ type opPlan struct {
 	plain    uint8 // opFact.plain, or planSpecial, planImplicitImm, planLiteral
 	acc      uint8 // opFact.acc
 	src      int8  // opFact.src
-	role     isa.Role
-	field    isa.Field
-	width    uint8
-	typ      isa.ValueType
-	reg      uint16 // the special register of planSpecial
 }
 
 // opPlan.plain values besides those of opFact.plain.
@@ -288,10 +297,9 @@ func implicitWidth(name string) uint8 {
 	return 1
 }
 
-// needsLiteral reports whether the instruction of row id (entry e) in
+// needsLiteral reports whether the instruction of row e (facts c) in
 // words w carries a literal dword.
-func needsLiteral(e *entry, id uint16, k enc.Kind, w []uint32) bool {
-	c := rowFacts(id)
+func needsLiteral(e *entry, c *litCheck, k enc.Kind, w []uint32) bool {
 	if c.always {
 		return true
 	}
@@ -405,7 +413,8 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 	in.Format, in.Base = format(k)
 	// Literal.
 	nw := size / 4
-	if needsLiteral(e, in.Enc, k, w[:]) {
+	facts := rowFacts(in.Enc)
+	if needsLiteral(e, facts, k, w[:]) {
 		if k != enc.SOP1 && k != enc.SOP2 && k != enc.SOPC && k != enc.SOPK && k != enc.VOP1 && k != enc.VOP2 && k != enc.VOPC {
 			return errAt(pc, "src", "%s: literal constant not allowed in %v", e.mnem, k)
 		}
@@ -417,7 +426,7 @@ func DecodeInto(in *isa.Inst, b []byte, pc uint64, t isa.Target) error {
 		size += 4
 	}
 	in.Size = uint8(size)
-	if err := decodeFields(in, e, k, w[:nw], pc); err != nil {
+	if err := decodeFields(in, e, facts, k, w[:nw], pc); err != nil {
 		return err
 	}
 	return nil

@@ -191,8 +191,9 @@ var (
 // tests compare both paths).
 var noPlainPath bool
 
-// decodeFields builds the operands, modifiers and padding of in.
-func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) error {
+// decodeFields builds the operands, modifiers and padding of in, of row e
+// (facts rowFacts(in.Enc)).
+func decodeFields(in *isa.Inst, e *entry, facts *litCheck, k enc.Kind, w []uint32, pc uint64) error {
 	var cov [maxWords]uint32
 	cov[0] = enc.OpcodeMask(k)
 	if k == enc.VOP3PX2 {
@@ -209,7 +210,6 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, w []uint32, pc uint64) err
 	md := &in.Mod
 	var negBits, absBits uint32
 	var agpr [4]bool // vdst, src0, src1, src2 (MAI) or data (memory)
-	facts := rowFacts(in.Enc)
 	vop3b := facts.vop3b
 	switch k {
 	case enc.VOP3:
@@ -613,44 +613,49 @@ func decodePlan(in *isa.Inst, plan []opPlan, w []uint32, cov *[maxWords]uint32, 
 	for i := range plan {
 		p := &plan[i]
 		o := &ops[i]
+		*o = p.tmpl
 		switch p.plain {
-		case planSpecial:
-			*o = isa.Operand{Kind: isa.KindReg, Class: isa.Special, Reg: p.reg, Width: p.width, Role: p.role, Field: p.field}
-			continue
-		case planImplicitImm:
-			*o = isa.Operand{Kind: isa.KindImm, Width: p.width, Role: p.role, Field: p.field}
+		case planSpecial, planImplicitImm:
 			continue
 		case planLiteral:
-			*o = isa.Operand{Kind: isa.KindLiteral, Imm: int64(in.Literal), Role: p.role, Field: p.field}
+			o.Imm = int64(in.Literal)
 			continue
 		}
 		cov[p.word&(maxWords-1)] |= p.mask << p.lo
 		v := (w[p.word] >> p.lo) & p.mask
 		switch p.plain {
 		case plainSrc, plainSrcAcc:
-			if v >= 256 {
+			switch {
+			case v >= 256:
 				// A VGPR (or AGPR) source, as srcOperandTo writes it.
-				*o = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(v - 256), Width: p.width, Role: p.role, Field: p.field}
+				o.Reg = uint16(v - 256)
 				if p.plain == plainSrcAcc && agpr[p.acc&3] {
 					o.Class = isa.AGPR
 				}
-				break
+			case v < 102:
+				// An SGPR, aligned as srcOperandTo aligns it.
+				a := align(v, o.Width)
+				o.Class, o.Reg = isa.SGPR, uint16(a)
+				if a != v {
+					in.Pad[p.word&(maxWords-1)] |= (v - a) << p.lo
+				}
+			default:
+				if pad := srcOperandTo(o, v, p.tmpl.Width, false); pad != 0 {
+					in.Pad[p.word&(maxWords-1)] |= pad << p.lo
+				}
+				o.Role, o.Field, o.Type = p.tmpl.Role, p.tmpl.Field, p.tmpl.Type
 			}
-			if pad := srcOperandTo(o, v, p.width, false); pad != 0 {
-				in.Pad[p.word&(maxWords-1)] |= pad << p.lo
-			}
-			o.Role, o.Field = p.role, p.field
 		case plainVGPR:
-			*o = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(v), Width: p.width, Role: p.role, Field: p.field}
+			o.Reg = uint16(v)
 		case plainVGPRAcc:
-			*o = isa.Operand{Kind: isa.KindReg, Class: isa.VGPR, Reg: uint16(v), Width: p.width, Role: p.role, Field: p.field}
+			o.Reg = uint16(v)
 			if agpr[p.acc&3] {
 				o.Class = isa.AGPR
 			}
 		case plainImm:
-			*o = isa.Operand{Kind: isa.KindImm, Imm: int64(v), Role: p.role, Field: p.field}
+			o.Imm = int64(v)
 		default: // plainLabel
-			*o = isa.Operand{Kind: isa.KindLabel, Imm: int64(int16(v)), Role: p.role, Field: p.field}
+			o.Imm = int64(int16(v))
 		}
 		if s := p.src; s >= 0 {
 			consumed |= 1 << s
@@ -664,7 +669,6 @@ func decodePlan(in *isa.Inst, plan []opPlan, w []uint32, cov *[maxWords]uint32, 
 				o.Mods |= isa.ModSext
 			}
 		}
-		o.Type = p.typ
 	}
 	in.Operands = ops
 	return consumed
