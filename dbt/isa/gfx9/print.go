@@ -79,6 +79,22 @@ func appendInst(b *textBuf, in *isa.Inst, sym Symbolizer) {
 		} else {
 			*b = append(*b, ',', ' ') // two bytes, no copy call
 		}
+		if o.Mods == 0 && o.Kind == isa.KindReg {
+			// writeOperand's first case (most operands), without the call.
+			var c byte
+			switch o.Class {
+			case isa.VGPR:
+				c = 'v'
+			case isa.SGPR:
+				c = 's'
+			case isa.AGPR:
+				c = 'a'
+			}
+			if c != 0 {
+				*b = asmtext.AppendReg1(*b, c, o.Reg, uint16(o.Width))
+				continue
+			}
+		}
 		writeOperand(b, in, e, d, o, sym)
 	}
 	writeMods(b, in, e, k)

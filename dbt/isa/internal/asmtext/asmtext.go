@@ -43,6 +43,28 @@ func AppendReg(dst []byte, prefix string, reg, width uint16) []byte {
 	return dst[:n+k+1]
 }
 
+// AppendReg1 is AppendReg with the one-byte prefix c ('v' for "v").
+func AppendReg1(dst []byte, c byte, reg, width uint16) []byte {
+	if reg >= 1000 || uint(reg)+uint(width) > 1000 {
+		return appendRegAny(dst, string(rune(c)), reg, width)
+	}
+	n := len(dst)
+	if cap(dst)-n < 16 {
+		dst = slices.Grow(dst, 16)
+	}
+	b := (*[16]byte)(dst[n : n+16])
+	b[0] = c
+	if width <= 1 {
+		return dst[:n+putSmall(b, 1, uint(reg))]
+	}
+	b[1] = '['
+	k := putSmall(b, 2, uint(reg))
+	b[k] = ':'
+	k = putSmall(b, k+1, uint(reg)+uint(width)-1)
+	b[k] = ']'
+	return dst[:n+k+1]
+}
+
 // putSmall writes v (below 1000) in decimal into b at k and returns the
 // index after it. It stores four bytes from a table (the digits and a
 // byte past them, which the caller overwrites or drops) rather than

@@ -147,3 +147,24 @@ func TestAppendUint(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendReg1 requires AppendReg1 to append what AppendReg does with
+// the same one-byte prefix, for every register and width the printers
+// may pass and past them.
+func TestAppendReg1(t *testing.T) {
+	for _, c := range []byte{'v', 's', 'a'} {
+		for _, reg := range append([]int{65535, 65534, 4000}, func() (r []int) {
+			for i := 0; i < 1100; i++ {
+				r = append(r, i)
+			}
+			return r
+		}()...) {
+			for _, width := range []uint16{0, 1, 2, 3, 4, 8, 16, 32} {
+				want := string(AppendReg([]byte("x"), string(rune(c)), uint16(reg), width))
+				if got := string(AppendReg1([]byte("x"), c, uint16(reg), width)); got != want {
+					t.Fatalf("AppendReg1(%q, %d, %d) = %q, want %q", c, reg, width, got, want)
+				}
+			}
+		}
+	}
+}
