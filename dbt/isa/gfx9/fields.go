@@ -639,11 +639,25 @@ func decodePlan(in *isa.Inst, plan []opPlan, w []uint32, cov *[maxWords]uint32, 
 				if a != v {
 					in.Pad[p.word&(maxWords-1)] |= (v - a) << p.lo
 				}
-			default:
-				if pad := srcOperandTo(o, v, p.tmpl.Width, false); pad != 0 {
-					in.Pad[p.word&(maxWords-1)] |= pad << p.lo
+			case v >= 108 && v < 124:
+				a := align(v-108, o.Width)
+				o.Class, o.Reg = isa.TTMP, uint16(a)
+				if a != v-108 {
+					in.Pad[p.word&(maxWords-1)] |= (v - 108 - a) << p.lo
 				}
-				o.Role, o.Field, o.Type = p.tmpl.Role, p.tmpl.Field, p.tmpl.Type
+			case v >= 128 && v <= 208 || v >= 240 && v <= 248:
+				o.Kind, o.Class, o.Imm, o.Width = isa.KindInline, 0, int64(v), 0
+			case v == 255:
+				o.Kind, o.Class, o.Width = isa.KindLiteral, 0, 0
+			default:
+				// The rest of srcOperandTo's cases, written here so that
+				// the loop makes no calls.
+				o.Class = isa.Special
+				if r := specialTab[v&0xff]; r != 0 {
+					o.Reg = r - 1
+				} else {
+					o.Reg, o.Imm = uint16(isa.RegEncoded), int64(v)
+				}
 			}
 		case plainVGPR:
 			o.Reg = uint16(v)
