@@ -187,8 +187,8 @@ var (
 	mDPPRow     = modField{1, 28, 4}
 )
 
-// noPlainPath turns decodeFields' short path for plain operands off (the
-// tests compare both paths).
+// noPlainPath turns decodeFields' short paths for plain operands (the
+// per-operand one and decodePlan) off (the tests compare both ways).
 var noPlainPath bool
 
 // decodeFields builds the operands, modifiers and padding of in, of row e
