@@ -251,3 +251,107 @@ func TestReadTrRunSidecarReEmission(t *testing.T) {
 		check(fmt.Sprintf("far sidecar (spill %v)", spill), out[0])
 	}
 }
+
+// TestReadTrRunAddrsOnSimulator: adjacent gfx950 ds_read_b64_tr_b16
+// through three lane-scattered address VGPRs (v4, v5 alternating, into
+// VGPRs and AGPRs at offsets up to 9000, then two through v6, which a run
+// of two address VGPRs cannot take, and one through v5 after them). Inline
+// (subroutines off, and with every scratch register borrowed) the first
+// read emits a run through v4 and v5 (eight ds_bpermute_b32) and the first
+// read through v6 a run through v6 and v5 (eight more; borrowed scratch
+// registers may cut runs short). Inline, borrowed and through the
+// virtual-LDS sidecar, every lane's results must equal the reference
+// model readTrRef and the guest's.
+func TestReadTrRunAddrsOnSimulator(t *testing.T) {
+	const op = 227 // ds_read_b64_tr_b16
+	type read struct {
+		acc             bool
+		off, addr, vdst uint32
+	}
+	reads := []read{{false, 0, 4, 10}, {false, 256, 4, 12}, {true, 0, 5, 2}, {false, 4352, 5, 14}, {false, 9000, 4, 16}, {true, 64, 5, 6}, {false, 8, 6, 18}, {false, 520, 6, 20}, {false, 24, 5, 22}}
+	var s strings.Builder
+	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n")
+	s.WriteString("  s_mov_b32 s10, 0x9e3779b1\n  v_lshlrev_b32 v1, 6, v0\n")
+	for i := 0; i < 64; i++ {
+		fmt.Fprintf(&s, "  s_mov_b32 s11, %d\n  v_lshl_add_u32 v3, v0, 4, s11\n  v_mul_lo_u32 v3, v3, s10\n  v_xor_b32 v3, 0x5bd1e995, v3\n  ds_write_b32 v1, v3 offset:%d\n", i%16+i/16*1024, 4*(i%16)+i/16*4096)
+	}
+	// v4, v5, v6 = ((lane*m + c) & 127) * 8 for three (m, c).
+	mc := [3][2]int{{37, 11}, {53, 90}, {29, 7}}
+	s.WriteString("  s_waitcnt lgkmcnt(0)\n")
+	for k, x := range mc {
+		fmt.Fprintf(&s, "  v_mul_u32_u24 v%d, %d, v0\n  v_add_u32 v%d, %d, v%d\n  v_and_b32 v%d, 0x7f, v%d\n  v_lshlrev_b32 v%d, 3, v%d\n", 4+k, x[0], 4+k, x[1], 4+k, 4+k, 4+k, 4+k, 4+k)
+	}
+	for _, r := range reads {
+		s.WriteString(dsWord(op, r.acc, r.off, r.addr, r.vdst))
+	}
+	s.WriteString("  s_waitcnt lgkmcnt(0)\n  v_accvgpr_read_b32 v24, a2\n  v_accvgpr_read_b32 v25, a3\n  v_accvgpr_read_b32 v26, a6\n  v_accvgpr_read_b32 v27, a7\n  v_mul_u32_u24 v30, 72, v0\n")
+	for i, r := range []uint32{10, 12, 24, 14, 16, 26, 18, 20, 22} {
+		fmt.Fprintf(&s, "  global_store_dwordx2 v30, v[%d:%d], s[8:9] offset:%d\n", r, r+1, 8*i)
+	}
+	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size 16384\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 32\n.end_amdhsa_kernel\n")
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guest := buildGuestFrom(t, path)
+	mem := make([]byte, 16384)
+	for i := 0; i < 4096; i++ {
+		binary.LittleEndian.PutUint32(mem[4*i:], uint32(i)*0x9e3779b1^0x5bd1e995)
+	}
+	check := func(name string, out []byte) {
+		t.Helper()
+		for lane := 0; lane < 64; lane++ {
+			for k, r := range reads {
+				x := mc[r.addr-4]
+				want := readTrRef(16, mem, func(l int) int { return (l*x[0]+x[1])&127*8 + int(r.off) }, lane)
+				if got := binary.LittleEndian.Uint64(out[72*lane+8*k:]); got != want {
+					t.Fatalf("%s: lane %d read %d (v%d offset %d): %#016x, reference %#016x", name, lane, k, r.addr, r.off, got, want)
+				}
+			}
+		}
+	}
+	check("gfx950 guest", runKernelOn(t, guest, "gfx950", 64*72))
+	for _, v := range []struct {
+		name string
+		opt  Options
+	}{
+		{"inline", Options{noShared: true}},
+		{"spill", Options{forceSpill: true}},
+	} {
+		v.opt.Name = "readtr-run-addrs-" + v.name
+		res, err := Translate(guest, v.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		verifyObject(t, v.opt.Name, guest, res.Object)
+		text := textOf(t, res.Object)
+		n := 0
+		for off := 0; off < len(text); {
+			in, err := gfx9DecodeForTest(text[off:], uint64(off))
+			if err != nil {
+				t.Fatalf("%s: host code at %#x: %v", v.name, off, err)
+			}
+			if in.Name() == "ds_bpermute_b32" {
+				n++
+			}
+			off += int(in.Size)
+		}
+		if v.name == "inline" && n != 16 {
+			t.Fatalf("%s: %d ds_bpermute_b32 in the translation, want 16", v.name, n)
+		}
+		check(v.name, runKernelOn(t, res.Object, "gfx942", 64*72))
+	}
+	c := &kernelref.Case{Name: "k", Grid: [3]uint32{64, 1, 1}, Block: [3]uint32{64, 1, 1}, KernargSize: 8,
+		Args: []kernelref.Arg{{Name: "out", Kind: kernelref.BufferOut, Elem: kernelref.U32, Count: 64 * 72 / 4, Size: 8, Init: make([]byte, 64*72)}}}
+	for _, spill := range []bool{false, true} {
+		res, err := TranslateWithSidecars(guest, Options{Name: "readtr-run-addrs-sidecar"}, SidecarOptions{AllLDS: true, forceSpill: spill})
+		if err != nil {
+			t.Fatalf("sidecar (spill %v): %v", spill, err)
+		}
+		out, _, err := runSidecarOnSim(t, c, res.Object, "gfx942")
+		if err != nil {
+			t.Fatalf("sidecar (spill %v): %v", spill, err)
+		}
+		check(fmt.Sprintf("sidecar (spill %v)", spill), out[0])
+	}
+}

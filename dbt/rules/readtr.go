@@ -254,7 +254,12 @@ func emitReadTr(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 // The later reads of the run then emit nothing. That moves them before
 // nothing: the run's reads are adjacent and read only the address VGPR,
 // which none of them writes, and LDS, which none writes; they write their
-// destinations in program order.
+// destinations in program order. A run may go through up to
+// readTrRunAddrs address VGPRs (the aiter MLA kernels alternate two in
+// groups of four adjacent reads): the lane set-up is shared and each
+// address VGPR gets its own four permutes, read before any destination
+// is written, so the run ends before a read whose address an earlier
+// read of the run writes.
 
 // VGPRReserver is a Context that can keep VGPRs from the scratch
 // registers it hands out for the rest of the current instruction's
@@ -276,10 +281,11 @@ const readTrOffsetSpan = 4096
 
 // readTrMember is one read of a run.
 type readTrMember struct {
-	pc   uint64
-	vdst uint16
-	acc  bool
-	off  uint32
+	pc    uint64
+	vdst  uint16
+	acc   bool
+	off   uint32
+	vaddr uint16
 }
 
 // readTrMemberOf returns the fields of a ds_read_b64_tr_b16 whose
@@ -293,57 +299,96 @@ func readTrMemberOf(in *isa.Inst) (m readTrMember, vaddr uint16, ok bool) {
 	if d.Kind != isa.KindReg || d.Width != 2 || d.Reg > 254 || (d.Class != isa.VGPR && d.Class != isa.AGPR) || a.Kind != isa.KindReg || a.Class != isa.VGPR || a.Width != 1 {
 		return m, 0, false
 	}
-	m = readTrMember{pc: in.PC, vdst: d.Reg, acc: d.Class == isa.AGPR, off: uint32(in.Mod.Offset) | uint32(in.Mod.Offset1)<<8}
+	m = readTrMember{pc: in.PC, vdst: d.Reg, acc: d.Class == isa.AGPR, off: uint32(in.Mod.Offset) | uint32(in.Mod.Offset1)<<8, vaddr: a.Reg}
 	if !m.acc && (a.Reg == d.Reg || a.Reg == d.Reg+1) {
 		return m, 0, false
 	}
 	return m, a.Reg, true
 }
 
-// readTrRun returns the run block[i] belongs to from block[i] on, and
-// the address VGPR; fewer than two reads in all is no run.
-func readTrRun(block []*isa.Inst, i int) ([]readTrMember, uint16, bool) {
+// readTrRunAddrs bounds the address VGPRs of a run (each takes four
+// scratch registers for its element addresses).
+const readTrRunAddrs = 2
+
+// readTrRun returns the run block[i] belongs to from block[i] on: the
+// adjacent 16-bit reads through at most readTrRunAddrs address VGPRs,
+// ending before a read whose address VGPR an earlier read of the run
+// writes (the run's code reads every address before it writes any
+// destination); fewer than two reads in all, counting an adjacent read
+// before block[i], is no run.
+func readTrRun(block []*isa.Inst, i int) ([]readTrMember, bool) {
 	if i < 0 || i >= len(block) {
-		return nil, 0, false
+		return nil, false
 	}
-	m, vaddr, ok := readTrMemberOf(block[i])
+	m, _, ok := readTrMemberOf(block[i])
 	if !ok {
-		return nil, 0, false
+		return nil, false
 	}
 	before := 0
-	for j := i - 1; j >= 0 && before < readTrRunMax; j-- {
-		if _, a, ok := readTrMemberOf(block[j]); !ok || a != vaddr {
-			break
+	if i > 0 {
+		if _, _, ok := readTrMemberOf(block[i-1]); ok {
+			before = 1
 		}
-		before++
 	}
 	run := []readTrMember{m}
+	addrs := []uint16{m.vaddr}
+	var dsts []uint16
 	for j := i + 1; j < len(block) && len(run) < readTrRunMax; j++ {
+		if p := run[len(run)-1]; !p.acc {
+			dsts = append(dsts, p.vdst, p.vdst+1)
+		}
 		x, a, ok := readTrMemberOf(block[j])
-		if !ok || a != vaddr {
+		if !ok || slices.Contains(dsts, a) {
 			break
+		}
+		if !slices.Contains(addrs, a) {
+			if len(addrs) == readTrRunAddrs {
+				break
+			}
+			addrs = append(addrs, a)
 		}
 		run = append(run, x)
 	}
-	return run, vaddr, before+len(run) >= 2
+	return run, before+len(run) >= 2
 }
 
-// readTrGroupTemps is how many scratch VGPRs readTrGroupCode needs.
-func readTrGroupTemps(run []readTrMember) int {
+// readTrRunAddrList is the run's address VGPRs in order of first use.
+func readTrRunAddrList(run []readTrMember) []uint16 {
+	var addrs []uint16
 	for _, m := range run {
-		if m.acc {
-			return 8
+		if !slices.Contains(addrs, m.vaddr) {
+			addrs = append(addrs, m.vaddr)
 		}
 	}
-	return 6
+	return addrs
+}
+
+// readTrGroupTemps is how many scratch VGPRs readTrGroupCode needs: the
+// lane selector and element offset, four element addresses per address
+// VGPR and, with an AGPR destination, two more for the packing.
+func readTrGroupTemps(run []readTrMember) int {
+	n := 2 + 4*len(readTrRunAddrList(run))
+	for _, m := range run {
+		if m.acc {
+			return n + 2
+		}
+	}
+	return n
 }
 
 // readTrGroupCode returns the expansion of the reads run (16-bit
-// elements, through address VGPR vaddr) with scratch VGPRs t
-// (readTrGroupTemps of them, named by no read of the run).
-func readTrGroupCode(vaddr uint16, run []readTrMember, t []uint16) []byte {
+// elements, through the run's address VGPRs) with scratch VGPRs t
+// (readTrGroupTemps of them, named by no read of the run): the lane
+// set-up once, the four element addresses of each address VGPR (in order
+// of first use), then the reads in program order.
+func readTrGroupCode(run []readTrMember, t []uint16) []byte {
 	s, b := t[0], t[1]
-	el := [4]uint16{t[2], t[3], t[4], t[5]}
+	addrs := readTrRunAddrList(run)
+	el := make([][4]uint16, len(addrs))
+	for k := range el {
+		el[k] = [4]uint16{t[2+4*k], t[3+4*k], t[4+4*k], t[5+4*k]}
+	}
+	pk := 2 + 4*len(addrs) // the AGPR packing registers
 	var w []uint32
 	add3 := func(p [2]uint32) { w = append(w, p[0], p[1]) }
 	// s = lane id; b = byte offset of the lane's element in a source row.
@@ -352,38 +397,44 @@ func readTrGroupCode(vaddr uint16, run []readTrMember, t []uint16) []byte {
 	w = append(w, vop2(op2AndB32, b, inlineInt(3), s, 0)...)
 	w = append(w, vop2(op2LshlrevB32, b, inlineInt(1), b, 0)...)
 	// s = byte selector of the first source lane: 4*(16g + (l%16)/4).
-	add3(vop3(op3BfeU32, el[0], srcVGPR+s, inlineInt(2), inlineInt(2)))
+	add3(vop3(op3BfeU32, el[0][0], srcVGPR+s, inlineInt(2), inlineInt(2)))
 	w = append(w, vop2(op2AndB32, s, inlineInt(48), s, 0)...)
-	w = append(w, vop2(op2OrB32, s, srcVGPR+el[0], s, 0)...)
+	w = append(w, vop2(op2OrB32, s, srcVGPR+el[0][0], s, 0)...)
 	w = append(w, vop2(op2LshlrevB32, s, inlineInt(2), s, 0)...)
-	// el[j] = the address of element j: source lane 16g + 4j + (l%16)/4.
-	for j, d := range el {
-		add3(dsRead(dsOpBpermute, d, s, vaddr, uint32(16*j)))
+	// el[k][j] = the address of element j through address VGPR k: source
+	// lane 16g + 4j + (l%16)/4.
+	for k, a := range addrs {
+		for j, d := range el[k] {
+			add3(dsRead(dsOpBpermute, d, s, a, uint32(16*j)))
+		}
 	}
 	w = append(w, waitLGKMCnt0)
-	for _, d := range el {
-		w = append(w, vop2(op2AddU32, d, srcVGPR+b, d, 0)...)
+	for _, e := range el {
+		for _, d := range e {
+			w = append(w, vop2(op2AddU32, d, srcVGPR+b, d, 0)...)
+		}
 	}
 	// The element addresses are moved by base so that every read's offset
 	// field stays below readTrOffsetSpan: a virtual-LDS sidecar lowers an
 	// LDS read with a larger one through a scratch register of its own,
 	// one per read of the run.
-	base := uint32(0)
+	base := make([]uint32, len(addrs))
 	for _, m := range run {
-		if m.off < base || m.off-base >= readTrOffsetSpan {
-			for _, d := range el {
-				w = append(w, vop2(op2AddU32, d, srcLit, d, m.off-base)...)
+		k := slices.Index(addrs, m.vaddr)
+		if m.off < base[k] || m.off-base[k] >= readTrOffsetSpan {
+			for _, d := range el[k] {
+				w = append(w, vop2(op2AddU32, d, srcLit, d, m.off-base[k])...)
 			}
-			base = m.off
+			base[k] = m.off
 		}
 		// Elements 0..3 go to lo0, hi0, lo1, hi1 (each read's low 16
 		// bits, zero-extended), packed into the two dwords.
 		lo0, hi0, lo1, hi1 := m.vdst, m.vdst+1, s, b
 		if m.acc {
-			lo0, hi0, lo1, hi1 = s, b, t[6], t[7]
+			lo0, hi0, lo1, hi1 = s, b, t[pk], t[pk+1]
 		}
 		for j, d := range [4]uint16{lo0, hi0, lo1, hi1} {
-			add3(dsRead(dsOpReadU16, d, el[j], 0, m.off-base))
+			add3(dsRead(dsOpReadU16, d, el[k][j], 0, m.off-base[k]))
 		}
 		w = append(w, waitLGKMCnt0)
 		add3(vop3(op3LshlOrB32, lo0, srcVGPR+hi0, inlineInt(16), srcVGPR+lo0))
@@ -404,10 +455,11 @@ const readTrRunKey = "rules/ds-read-tr-run"
 
 // ReadTrRunRule returns the form of the transposed-read rule for
 // block[i] when it belongs to a run of two or more 16-bit reads through
-// one address VGPR and the reads are emitted inline (see above); nil
+// at most readTrRunAddrs address VGPRs and the reads are emitted inline
+// (see above); nil
 // otherwise. memo is the pair's per-scope cache (pair.Site.Memo).
 func ReadTrRunRule(block []*isa.Inst, i int, memo map[string]any) *Rule {
-	run, vaddr, ok := readTrRun(block, i)
+	run, ok := readTrRun(block, i)
 	if !ok || memo == nil {
 		return nil
 	}
@@ -435,7 +487,9 @@ func ReadTrRunRule(block []*isa.Inst, i int, memo map[string]any) *Rule {
 			return nil, err
 		}
 		// The group ends before a read whose destination is one of the
-		// scratch registers (dead after this read, written by that one).
+		// scratch registers (dead after this read, written by that one),
+		// or whose address VGPR is (a live register borrowed for this
+		// read: the run's code would overwrite it before reading it).
 		// The later reads' destinations are kept from the scratch
 		// registers of the rest of this translation (a sidecar lowers
 		// the LDS accesses of the code with some): a context that cannot
@@ -443,7 +497,7 @@ func ReadTrRunRule(block []*isa.Inst, i int, memo map[string]any) *Rule {
 		res, ok := ctx.(VGPRReserver)
 		n := 1
 		for ; ok && n < len(run); n++ {
-			if m := run[n]; !m.acc && (slices.Contains(t, m.vdst) || slices.Contains(t, m.vdst+1)) {
+			if m := run[n]; slices.Contains(t, m.vaddr) || !m.acc && (slices.Contains(t, m.vdst) || slices.Contains(t, m.vdst+1)) {
 				break
 			}
 		}
@@ -459,7 +513,7 @@ func ReadTrRunRule(block []*isa.Inst, i int, memo map[string]any) *Rule {
 		for k, m := range run[1:] {
 			covered[m.pc] = k+1 < n
 		}
-		return readTrGroupCode(vaddr, run[:n], t), nil
+		return readTrGroupCode(run[:n], t), nil
 	}
 	return &r
 }
