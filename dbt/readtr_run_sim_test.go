@@ -255,7 +255,8 @@ func TestReadTrRunSidecarReEmission(t *testing.T) {
 // TestReadTrRunAddrsOnSimulator: adjacent gfx950 ds_read_b64_tr_b16
 // through three lane-scattered address VGPRs (v4, v5 alternating, into
 // VGPRs and AGPRs at offsets up to 9000, then two through v6, which a run
-// of two address VGPRs cannot take, and one through v5 after them). Inline
+// of two address VGPRs cannot take, the first at offset 8200, past the
+// DS offset span the run's code keeps to, and one through v5 after them). Inline
 // (subroutines off, and with every scratch register borrowed) the first
 // read emits a run through v4 and v5 (eight ds_bpermute_b32) and the first
 // read through v6 a run through v6 and v5 (eight more; borrowed scratch
@@ -268,7 +269,7 @@ func TestReadTrRunAddrsOnSimulator(t *testing.T) {
 		acc             bool
 		off, addr, vdst uint32
 	}
-	reads := []read{{false, 0, 4, 10}, {false, 256, 4, 12}, {true, 0, 5, 2}, {false, 4352, 5, 14}, {false, 9000, 4, 16}, {true, 64, 5, 6}, {false, 8, 6, 18}, {false, 520, 6, 20}, {false, 24, 5, 22}}
+	reads := []read{{false, 0, 4, 10}, {false, 256, 4, 12}, {true, 0, 5, 2}, {false, 4352, 5, 14}, {false, 9000, 4, 16}, {true, 64, 5, 6}, {false, 8200, 6, 18}, {false, 4104, 6, 20}, {false, 24, 5, 22}}
 	var s strings.Builder
 	s.WriteString(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_load_dwordx2 s[8:9], s[0:1], 0x0\n")
 	s.WriteString("  s_mov_b32 s10, 0x9e3779b1\n  v_lshlrev_b32 v1, 6, v0\n")

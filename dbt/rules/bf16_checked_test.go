@@ -241,3 +241,51 @@ func TestCvtPkBF16CheckedApplies(t *testing.T) {
 		}
 	}
 }
+
+// TestCvtPkBF16PrecheckedAgainstGFX950Simulator checks the prechecked
+// form of in-place runs (v1 <- v1,v2; v2 <- v3,v4; ...: destinations that
+// are first sources of the same or later sources of an earlier
+// conversion), of a run writing one destination twice and of runs the
+// checked form takes, against the gfx950 simulator (testCvtPkBF16Run), and
+// that it refuses what it must.
+func TestCvtPkBF16PrecheckedAgainstGFX950Simulator(t *testing.T) {
+	tmp := [3]uint16{20, 21, 22}
+	inPlace := [][3]uint16{{256 + 1, 256 + 1, 256 + 2}, {256 + 2, 256 + 3, 256 + 4}, {256 + 3, 256 + 5, 256 + 6}, {256 + 4, 256 + 7, 256 + 8}}
+	apart := [][3]uint16{{256 + 10, 256 + 1, 256 + 2}, {256 + 11, 256 + 3, 256 + 4}, {256 + 12, 256 + 5, 256 + 6}, {256 + 13, 256 + 7, 256 + 8}}
+	for n := 1; n <= 4; n++ {
+		for name, triples := range map[string][][3]uint16{"in place": inPlace[:n], "apart": apart[:n]} {
+			host, ok := cvtPkBF16PrecheckedCode(triples, tmp, 40)
+			if !ok {
+				t.Fatalf("%s, %d triples: the prechecked form does not apply", name, n)
+			}
+			if lines, want := disasm(t, host), 1+n+1+1+13*n+1+2+5*n; len(lines) != want {
+				t.Fatalf("%s, %d triples: llvm-mc decoded %d instructions, want %d: %q", name, n, len(lines), want, lines)
+			}
+			testCvtPkBF16Run(t, "prechecked "+name, triples, host, 6*n+4)
+		}
+	}
+	twice := [][3]uint16{{256 + 10, 256 + 1, 256 + 2}, {256 + 10, 256 + 3, 256 + 4}}
+	host, ok := cvtPkBF16PrecheckedCode(twice, tmp, 40)
+	if !ok {
+		t.Fatal("one destination twice: the prechecked form does not apply")
+	}
+	testCvtPkBF16Run(t, "prechecked, one destination twice", twice, host, 16)
+	for _, c := range []struct {
+		name    string
+		triples [][3]uint16
+		t       [3]uint16
+	}{
+		{"a triple reading an earlier destination", [][3]uint16{{256 + 1, 256 + 1, 256 + 2}, {256 + 2, 256 + 1, 256 + 3}}, tmp},
+		{"a triple reading an earlier destination second", [][3]uint16{{256 + 5, 256 + 1, 256 + 2}, {256 + 6, 256 + 3, 256 + 5}}, tmp},
+		{"a destination that is its second source", [][3]uint16{{256 + 2, 256 + 1, 256 + 2}}, tmp},
+		{"an SGPR source", [][3]uint16{{256 + 1, 7, 256 + 2}}, tmp},
+		{"a constant source", [][3]uint16{{256 + 1, 256 + 1, 242}}, tmp},
+		{"a scratch register among the operands", [][3]uint16{{256 + 1, 256 + 21, 256 + 2}}, tmp},
+		{"a scratch destination", [][3]uint16{{256 + 22, 256 + 1, 256 + 2}}, tmp},
+		{"scratch registers alike", [][3]uint16{{256 + 1, 256 + 1, 256 + 2}}, [3]uint16{20, 20, 22}},
+	} {
+		if _, ok := cvtPkBF16PrecheckedCode(c.triples, c.t, 40); ok {
+			t.Errorf("the prechecked form applies to %s", c.name)
+		}
+	}
+}

@@ -589,9 +589,15 @@ func cvtPkBF16RunNames(triples [][3]uint16) []uint16 {
 	return out
 }
 
+// cvtPkBF16PrecheckedMin is the fewest triples cvtPkBF16RunCode gives
+// the prechecked form: for two it saves 3 executed instructions over the
+// staged form but takes about 160 more bytes.
+const cvtPkBF16PrecheckedMin = 3
+
 // cvtPkBF16RunCode converts the run's triples in order, each in place,
 // with the three scratch VGPRs t: in the checked form where it applies,
-// else in groups of two in the staged checked form (the temporary and two
+// else (cvtPkBF16PrecheckedMin or more) in the prechecked form where that
+// applies, else in groups of two in the staged checked form (the temporary and two
 // staging registers) where that applies, each other group with
 // CvtPkBF16Code. The groups convert in program order; one group's sources
 // are read after the earlier groups' destinations are written, as the
@@ -599,6 +605,11 @@ func cvtPkBF16RunNames(triples [][3]uint16) []uint16 {
 func cvtPkBF16RunCode(triples [][3]uint16, t [3]uint16, p uint16) []byte {
 	if code, ok := cvtPkBF16CheckedCode(triples, t[0], p); ok {
 		return code
+	}
+	if len(triples) >= cvtPkBF16PrecheckedMin {
+		if code, ok := cvtPkBF16PrecheckedCode(triples, t, p); ok {
+			return code
+		}
 	}
 	var out []byte
 	for k := 0; k < len(triples); k += 2 {
@@ -841,4 +852,85 @@ func cvtPkBF16CheckedWords(triples [][3]uint16, t, p uint16, stage []uint16) []b
 		w = append(w, soppNop|2)
 	}
 	return appendWords(nil, w...)
+}
+
+// The prechecked form (issue 15: the in-place runs of the mla and
+// fmha_v3_bwd kernels, v34 <- v34,v35; v35 <- v36,v37; ..., took the
+// staged form, 7 executed instructions a conversion plus 5 a group of
+// two): the NaN check comes first, while every source still holds its
+// value. EXEC is saved in the pair, the v_fma_f32 folds and v_cmp_u_f32
+// narrow EXEC to the lanes where some source may be a NaN (as in the
+// checked form), and s_cbranch_execz takes the fast path when there is
+// none: EXEC restored, 0x7fff in the pair's low SGPR, and per triple in
+// program order v_bfe_u32 + v_add3_u32 of the first source into the
+// temporary, of the second straight into the destination, and the SDWA
+// move of the temporary's upper half into the destination's lower half.
+// Otherwise EXEC is restored and the triples are converted in program
+// order by CvtPkBF16Code (which handles every NaN), and s_cbranch_execnz
+// (EXEC holds the lanes just found, so is not zero) jumps over the fast
+// path. Either way the triples convert in program order as the separate
+// conversions do; the check reads the sources before any destination is
+// written, which is their value at each conversion when no triple reads
+// an earlier destination. The fast path writes a destination after its
+// triple's first source is rounded, so the destination may be that
+// source but not the second one. Executed when no lane has a NaN: 6n+4
+// instructions for n triples. Both paths leave at least 5 wait states
+// between the VALU write of EXEC and whatever follows.
+
+// cvtPkBF16PrecheckedCode returns the prechecked form of the triples
+// (9-bit operand codes of destination and sources, converted in order)
+// with the three scratch VGPRs t and the SGPR pair p, and false when it
+// does not apply: an operand that is not a VGPR or is a scratch register,
+// a triple reading an earlier destination, a destination that is its own
+// second source.
+func cvtPkBF16PrecheckedCode(triples [][3]uint16, t [3]uint16, p uint16) ([]byte, bool) {
+	if len(triples) == 0 || t[0] == t[1] || t[0] == t[2] || t[1] == t[2] {
+		return nil, false
+	}
+	var srcs, dsts []uint16
+	for _, tr := range triples {
+		for _, x := range tr {
+			if x < srcVGPR || slices.Contains(t[:], x-srcVGPR) {
+				return nil, false
+			}
+		}
+		if tr[0] == tr[2] || slices.Contains(dsts, tr[1]-srcVGPR) || slices.Contains(dsts, tr[2]-srcVGPR) {
+			return nil, false
+		}
+		srcs = append(srcs, tr[1]-srcVGPR, tr[2]-srcVGPR)
+		dsts = append(dsts, tr[0]-srcVGPR)
+	}
+	w := []uint32{sMovB64(p, srcExec)}
+	last := srcs[len(srcs)-1]
+	fold := srcVGPR + srcs[0]
+	if len(srcs) > 2 {
+		f := vop3(op3FmaF32, t[0], srcVGPR+srcs[0], srcVGPR+srcs[1], srcVGPR+srcs[2])
+		w = append(w, f[0], f[1])
+		for i := 3; i+1 < len(srcs); i += 2 {
+			f := vop3(op3FmaF32, t[0], srcVGPR+srcs[i], srcVGPR+srcs[i+1], srcVGPR+t[0])
+			w = append(w, f[0], f[1])
+		}
+		fold = srcVGPR + t[0]
+	}
+	c := vop3(op3CmpUF32, srcExec, fold, srcVGPR+last, 0)
+	w = append(w, c[0], c[1])
+	var slow []uint32
+	slow = append(slow, sMovB64(srcExec, p))
+	for _, tr := range triples {
+		slow = append(slow, words(CvtPkBF16Code(tr[0]-srcVGPR, tr[1], tr[2], t[0], t[1], t[2], p))...)
+	}
+	fast := []uint32{sMovB64(srcExec, p), sopkMovkI32 | uint32(p&0x7f)<<16 | 0x7fff}
+	for _, tr := range triples {
+		d := tr[0] - srcVGPR
+		fast = append(fast, cvtBF16Round(tr[1], t[0], p)...)
+		fast = append(fast, cvtBF16Round(tr[2], d, p)...)
+		m := sdwaMovHi(d, t[0], 0)
+		fast = append(fast, m[0], m[1])
+	}
+	// Branch offsets count dwords from the word after the branch.
+	w = append(w, soppCbranchExecz|uint32(len(slow)+1))
+	w = append(w, slow...)
+	w = append(w, sopp|soppCbranchExecnz<<16|uint32(len(fast)))
+	w = append(w, fast...)
+	return appendWords(nil, w...), true
 }

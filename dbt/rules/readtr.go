@@ -408,17 +408,25 @@ func readTrGroupCode(run []readTrMember, t []uint16) []byte {
 			add3(dsRead(dsOpBpermute, d, s, a, uint32(16*j)))
 		}
 	}
+	// The element addresses are moved by base so that every read's offset
+	// field stays below readTrOffsetSpan: a virtual-LDS sidecar lowers an
+	// LDS read with a larger one through a scratch register of its own,
+	// one per read of the run. When the first read's offset is past the
+	// span, every address starts from it: added once to the element
+	// offset b, before b is added to the element addresses.
+	base := make([]uint32, len(addrs))
+	if off := run[0].off; off >= readTrOffsetSpan {
+		w = append(w, vop2(op2AddU32, b, srcLit, b, off)...)
+		for k := range base {
+			base[k] = off
+		}
+	}
 	w = append(w, waitLGKMCnt0)
 	for _, e := range el {
 		for _, d := range e {
 			w = append(w, vop2(op2AddU32, d, srcVGPR+b, d, 0)...)
 		}
 	}
-	// The element addresses are moved by base so that every read's offset
-	// field stays below readTrOffsetSpan: a virtual-LDS sidecar lowers an
-	// LDS read with a larger one through a scratch register of its own,
-	// one per read of the run.
-	base := make([]uint32, len(addrs))
 	for _, m := range run {
 		k := slices.Index(addrs, m.vaddr)
 		if m.off < base[k] || m.off-base[k] >= readTrOffsetSpan {
