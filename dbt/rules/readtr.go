@@ -61,11 +61,15 @@ func init() {
 
 // Host opcodes used by the expansion.
 const (
-	dsOpReadU8     = 0x3a
-	dsOpReadU16    = 0x3c
-	op1MovB32VOP1  = 0x01
-	vop3pAccWrite0 = 0xd3d94000 // v_accvgpr_write_b32 (op_sel_hi set as the assembler emits it)
-	vop3pAccWrite1 = 0x18000000
+	dsOpReadU8  = 0x3a
+	dsOpReadU16 = 0x3c
+	// dsOpReadU16D16Hi is ds_read_u16_d16_hi (the run code only: the
+	// gfx12 pair lowers the registered rule's code, which does not use
+	// it).
+	dsOpReadU16D16Hi = 0x5b
+	op1MovB32VOP1    = 0x01
+	vop3pAccWrite0   = 0xd3d94000 // v_accvgpr_write_b32 (op_sel_hi set as the assembler emits it)
+	vop3pAccWrite1   = 0x18000000
 )
 
 // ReadTrTemps returns how many scratch VGPRs ReadTrCode needs: a lane
@@ -249,8 +253,9 @@ func emitReadTr(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 // reads are inline (virtual-LDS sidecars, which run these kernels on
 // gfx942, or subroutines turned off) the first read of a run emits the
 // whole run: the lane set-up and the four ds_bpermute_b32 once (17
-// instructions), then per read four ds_read_u16 with its offset, one
-// wait and the packing (7 instructions; 9 into AGPRs), instead of 24 each.
+// instructions), then per read two ds_read_u16 and two ds_read_u16_d16_hi
+// with its offset, which assemble the two dwords in place, and one wait
+// (5 instructions; 7 into AGPRs), instead of 24 each.
 // The later reads of the run then emit nothing. That moves them before
 // nothing: the run's reads are adjacent and read only the address VGPR,
 // which none of them writes, and LDS, which none writes; they write their
@@ -364,16 +369,10 @@ func readTrRunAddrList(run []readTrMember) []uint16 {
 }
 
 // readTrGroupTemps is how many scratch VGPRs readTrGroupCode needs: the
-// lane selector and element offset, four element addresses per address
-// VGPR and, with an AGPR destination, two more for the packing.
+// lane selector and element offset (which assemble AGPR results later)
+// and four element addresses per address VGPR.
 func readTrGroupTemps(run []readTrMember) int {
-	n := 2 + 4*len(readTrRunAddrList(run))
-	for _, m := range run {
-		if m.acc {
-			return n + 2
-		}
-	}
-	return n
+	return 2 + 4*len(readTrRunAddrList(run))
 }
 
 // readTrGroupCode returns the expansion of the reads run (16-bit
@@ -388,7 +387,6 @@ func readTrGroupCode(run []readTrMember, t []uint16) []byte {
 	for k := range el {
 		el[k] = [4]uint16{t[2+4*k], t[3+4*k], t[4+4*k], t[5+4*k]}
 	}
-	pk := 2 + 4*len(addrs) // the AGPR packing registers
 	var w []uint32
 	add3 := func(p [2]uint32) { w = append(w, p[0], p[1]) }
 	// s = lane id; b = byte offset of the lane's element in a source row.
@@ -435,22 +433,26 @@ func readTrGroupCode(run []readTrMember, t []uint16) []byte {
 			}
 			base[k] = m.off
 		}
-		// Elements 0..3 go to lo0, hi0, lo1, hi1 (each read's low 16
-		// bits, zero-extended), packed into the two dwords.
-		lo0, hi0, lo1, hi1 := m.vdst, m.vdst+1, s, b
+		// Elements 0, 2 go to the low halves of the two dwords
+		// (ds_read_u16, zero-extended), elements 1, 3 to their high
+		// halves (ds_read_u16_d16_hi keeps the low half; LDS reads
+		// return in order), in place or, for AGPRs, in s and b.
+		d0, d1 := m.vdst, m.vdst+1
 		if m.acc {
-			lo0, hi0, lo1, hi1 = s, b, t[pk], t[pk+1]
+			d0, d1 = s, b
 		}
-		for j, d := range [4]uint16{lo0, hi0, lo1, hi1} {
-			add3(dsRead(dsOpReadU16, d, el[k][j], 0, m.off-base[k]))
+		for j, d := range [4]uint16{d0, d0, d1, d1} {
+			op := uint32(dsOpReadU16)
+			if j%2 == 1 {
+				op = dsOpReadU16D16Hi
+			}
+			add3(dsRead(op, d, el[k][j], 0, m.off-base[k]))
 		}
 		w = append(w, waitLGKMCnt0)
-		add3(vop3(op3LshlOrB32, lo0, srcVGPR+hi0, inlineInt(16), srcVGPR+lo0))
-		add3(vop3(op3LshlOrB32, hi0, srcVGPR+hi1, inlineInt(16), srcVGPR+lo1))
 		if m.acc {
-			a := accWrite(m.vdst, lo0)
+			a := accWrite(m.vdst, d0)
 			w = append(w, a[0], a[1])
-			a = accWrite(m.vdst+1, hi0)
+			a = accWrite(m.vdst+1, d1)
 			w = append(w, a[0], a[1])
 		}
 	}
