@@ -67,9 +67,11 @@ const (
 	// gfx12 pair lowers the registered rule's code, which does not use
 	// it).
 	dsOpReadU16D16Hi = 0x5b
-	op1MovB32VOP1    = 0x01
-	vop3pAccWrite0   = 0xd3d94000 // v_accvgpr_write_b32 (op_sel_hi set as the assembler emits it)
-	vop3pAccWrite1   = 0x18000000
+	// dsAcc is the DS acc bit: vdst names AGPRs (gfx90a and later).
+	dsAcc          = 1 << 25
+	op1MovB32VOP1  = 0x01
+	vop3pAccWrite0 = 0xd3d94000 // v_accvgpr_write_b32 (op_sel_hi set as the assembler emits it)
+	vop3pAccWrite1 = 0x18000000
 )
 
 // ReadTrTemps returns how many scratch VGPRs ReadTrCode needs: a lane
@@ -252,10 +254,10 @@ func emitReadTr(ctx Context, in *isa.Inst, raw []byte) ([]byte, error) {
 // their addresses are the same for every read of such a run, so where the
 // reads are inline (virtual-LDS sidecars, which run these kernels on
 // gfx942, or subroutines turned off) the first read of a run emits the
-// whole run: the lane set-up and the four ds_bpermute_b32 once (17
+// whole run: the lane set-up and the four ds_bpermute_b32 once (16
 // instructions), then per read two ds_read_u16 and two ds_read_u16_d16_hi
-// with its offset, which assemble the two dwords in place, and one wait
-// (5 instructions; 7 into AGPRs), instead of 24 each.
+// with its offset, which assemble the two dwords in place (AGPRs too,
+// with the DS acc bit), and one wait (5 instructions), instead of 24 each.
 // The later reads of the run then emit nothing. That moves them before
 // nothing: the run's reads are adjacent and read only the address VGPR,
 // which none of them writes, and LDS, which none writes; they write their
@@ -369,8 +371,8 @@ func readTrRunAddrList(run []readTrMember) []uint16 {
 }
 
 // readTrGroupTemps is how many scratch VGPRs readTrGroupCode needs: the
-// lane selector and element offset (which assemble AGPR results later)
-// and four element addresses per address VGPR.
+// lane selector and element offset and four element addresses per
+// address VGPR.
 func readTrGroupTemps(run []readTrMember) int {
 	return 2 + 4*len(readTrRunAddrList(run))
 }
@@ -394,11 +396,11 @@ func readTrGroupCode(run []readTrMember, t []uint16) []byte {
 	add3(vop3(op3MbcntHi, s, srcOnes, srcVGPR+s, 0))
 	w = append(w, vop2(op2AndB32, b, inlineInt(3), s, 0)...)
 	w = append(w, vop2(op2LshlrevB32, b, inlineInt(1), b, 0)...)
-	// s = byte selector of the first source lane: 4*(16g + (l%16)/4).
-	add3(vop3(op3BfeU32, el[0][0], srcVGPR+s, inlineInt(2), inlineInt(2)))
+	// s = byte selector of the first source lane: 4*(16g + (l%16)/4) =
+	// (l&48)<<2 | l&12.
+	w = append(w, vop2(op2AndB32, el[0][0], inlineInt(12), s, 0)...)
 	w = append(w, vop2(op2AndB32, s, inlineInt(48), s, 0)...)
-	w = append(w, vop2(op2OrB32, s, srcVGPR+el[0][0], s, 0)...)
-	w = append(w, vop2(op2LshlrevB32, s, inlineInt(2), s, 0)...)
+	add3(vop3(op3LshlOrB32, s, srcVGPR+s, inlineInt(2), srcVGPR+el[0][0]))
 	// el[k][j] = the address of element j through address VGPR k: source
 	// lane 16g + 4j + (l%16)/4.
 	for k, a := range addrs {
@@ -436,25 +438,19 @@ func readTrGroupCode(run []readTrMember, t []uint16) []byte {
 		// Elements 0, 2 go to the low halves of the two dwords
 		// (ds_read_u16, zero-extended), elements 1, 3 to their high
 		// halves (ds_read_u16_d16_hi keeps the low half; LDS reads
-		// return in order), in place or, for AGPRs, in s and b.
-		d0, d1 := m.vdst, m.vdst+1
-		if m.acc {
-			d0, d1 = s, b
-		}
-		for j, d := range [4]uint16{d0, d0, d1, d1} {
+		// return in order), in place: AGPRs through the DS acc bit.
+		for j, d := range [4]uint16{m.vdst, m.vdst, m.vdst + 1, m.vdst + 1} {
 			op := uint32(dsOpReadU16)
 			if j%2 == 1 {
 				op = dsOpReadU16D16Hi
 			}
-			add3(dsRead(op, d, el[k][j], 0, m.off-base[k]))
+			r := dsRead(op, d, el[k][j], 0, m.off-base[k])
+			if m.acc {
+				r[0] |= dsAcc
+			}
+			add3(r)
 		}
 		w = append(w, waitLGKMCnt0)
-		if m.acc {
-			a := accWrite(m.vdst, d0)
-			w = append(w, a[0], a[1])
-			a = accWrite(m.vdst+1, d1)
-			w = append(w, a[0], a[1])
-		}
 	}
 	return appendWords(nil, w...)
 }
