@@ -3,6 +3,7 @@ package verify
 import (
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
@@ -13,8 +14,10 @@ import (
 const maxScan = 2048
 
 // sloadX2 matches a 64-bit scalar load from an SGPR pair at a constant
-// offset, as printed.
-var sloadX2 = regexp.MustCompile(`^s_load_dwordx2 s\[\d+:\d+\], s\[(\d+):\d+\], 0x([0-9a-fA-F]+)$`)
+// offset, as printed; compiled on first use.
+var sloadX2 = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^s_load_dwordx2 s\[\d+:\d+\], s\[(\d+):\d+\], 0x([0-9a-fA-F]+)$`)
+})
 
 // pointerSlots returns the kernarg offsets the kernel's code loads as 64-bit
 // values (s_load_dwordx2 through the kernarg-segment pointer), read in a
@@ -39,7 +42,7 @@ func pointerSlots(f *loader.File, k *loader.Kernel, t isa.Target, codeProps uint
 			break
 		}
 		off += uint64(in.Size)
-		m := sloadX2.FindStringSubmatch(gfx9.Print(&in))
+		m := sloadX2().FindStringSubmatch(gfx9.Print(&in))
 		if m == nil {
 			continue
 		}

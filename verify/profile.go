@@ -125,8 +125,9 @@ func (p *Profile) Apply(args []sim.Arg, size int, kernarg []byte) error {
 // name) and applies it to kernarg; a profile that matches the name but not
 // the layout is not applied and its error returned.
 func profileFor(kernel string, args []sim.Arg, size int, kernarg []byte) (*Profile, error) {
-	for i := range Profiles {
-		p := &Profiles[i]
+	profiles := Profiles()
+	for i := range profiles {
+		p := &profiles[i]
 		if !p.Kernel.MatchString(kernel) {
 			continue
 		}

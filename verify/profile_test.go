@@ -101,8 +101,9 @@ func TestProfilesFitCorpus(t *testing.T) {
 		for name, k := range ex.Kernels {
 			size := max(k.KernargSegmentSize, int(k.Desc.KernargSize))
 			n := 0
-			for i := range Profiles {
-				p := &Profiles[i]
+			profiles := Profiles()
+			for i := range profiles {
+				p := &profiles[i]
 				if !p.Kernel.MatchString(name) {
 					continue
 				}
@@ -117,7 +118,7 @@ func TestProfilesFitCorpus(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range Profiles {
+	for _, p := range Profiles() {
 		if used[p.Name] == 0 {
 			t.Errorf("profile %s matches no corpus kernel", p.Name)
 		}
