@@ -19,12 +19,13 @@ const atomicF64Bound = "the add is v_add_f64 (rounding and denormals from MODE) 
 // loop.
 const atomicMinMaxF64Bound = "the min/max is v_min_num_f64/v_max_num_f64 (IEEE 754-2019 minimumNumber/maximumNumber; sNaN and signed-zero handling of the memory-side unit not checked); lanes hitting one address apply in the order their compare-and-swap wins"
 
-func init() {
+// addAtomicF64Rules adds its rules to m (handRules).
+func addAtomicF64Rules(m map[string]*rule) {
 	for _, n := range []string{"global_atomic_add_f64", "flat_atomic_add_f64"} {
-		handRules[n] = &rule{name: "gfx12-atomic-add-f64", fidelity: report.Approximate, bound: atomicF64Bound, emit: atomicAddF64}
+		m[n] = &rule{name: "gfx12-atomic-add-f64", fidelity: report.Approximate, bound: atomicF64Bound, emit: atomicAddF64}
 	}
 	for _, n := range []string{"global_atomic_min_f64", "flat_atomic_min_f64", "global_atomic_max_f64", "flat_atomic_max_f64"} {
-		handRules[n] = &rule{name: "gfx12-atomic-minmax-f64", fidelity: report.Approximate, bound: atomicMinMaxF64Bound, emit: atomicAddF64}
+		m[n] = &rule{name: "gfx12-atomic-minmax-f64", fidelity: report.Approximate, bound: atomicMinMaxF64Bound, emit: atomicAddF64}
 	}
 }
 
@@ -118,9 +119,10 @@ func atomicAddF64(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, erro
 	return append(append(pre, body...), tail...), nil
 }
 
-func init() {
+// addDSAddF64Rules adds its rules to m (handRules).
+func addDSAddF64Rules(m map[string]*rule) {
 	for _, n := range []string{"ds_add_f64", "ds_add_rtn_f64"} {
-		handRules[n] = &rule{name: "gfx12-ds-add-f64", fidelity: report.Approximate, bound: atomicF64Bound, emit: dsAddF64}
+		m[n] = &rule{name: "gfx12-ds-add-f64", fidelity: report.Approximate, bound: atomicF64Bound, emit: dsAddF64}
 	}
 }
 

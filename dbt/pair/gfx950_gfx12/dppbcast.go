@@ -61,7 +61,7 @@ func dppRowBcast(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error
 	if !bcastOps[in.Name()] {
 		return nil, fmt.Errorf("row_bcast on %s (only VOP1/VOP2 operations of src0 and src1 alone)", in.Name())
 	}
-	op, ok := hostOps[in.Name()]
+	op, ok := hostOps()[in.Name()]
 	if !ok {
 		return nil, fmt.Errorf("no gfx12 counterpart")
 	}

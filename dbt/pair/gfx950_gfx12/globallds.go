@@ -19,8 +19,9 @@ import (
 
 const globalLDSBound = "load to LDS: meaning (M0 + offset + lane_id * 4) from the ISA and the gfx942 x4 rule; the gfx9 simulator does not run LDS-direct global loads, so the rule is checked against a CPU reference on the simulated gfx1201"
 
-func init() {
-	handRules["global_load_lds_dword"] = &rule{name: "gfx12-global-load-lds", fidelity: report.Approximate, bound: globalLDSBound, emit: globalLoadLDS}
+// addGlobalLDSRules adds its rules to m (handRules).
+func addGlobalLDSRules(m map[string]*rule) {
+	m["global_load_lds_dword"] = &rule{name: "gfx12-global-load-lds", fidelity: report.Approximate, bound: globalLDSBound, emit: globalLoadLDS}
 }
 
 func globalLoadLDS(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {

@@ -17,7 +17,7 @@ import (
 // the host encodes differently.
 func lower(in *isa.Inst, site pair.Site) ([]byte, string, error) {
 	name := in.Name()
-	op, ok := hostOps[name]
+	op, ok := hostOps()[name]
 	if !ok {
 		if why := names.Differs(name); why != "" {
 			return nil, "", fmt.Errorf("%s has no gfx12 rule: %s", name, why)

@@ -69,7 +69,7 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 		}}
 	}
 	if in.Format == isa.DPP && rowBcast(in.Mod.DPPCtrl) {
-		fid, bound := report.Exact, hostOps[in.Name()].bound
+		fid, bound := report.Exact, hostOps()[in.Name()].bound
 		if bound != "" {
 			fid = report.Approximate
 		}
@@ -97,14 +97,14 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 	}
 	r := gprIdxRule(in, site)
 	if r == nil {
-		r = handRules[in.Name()]
+		r = handRules()[in.Name()]
 	}
 	if r == nil && strings.HasPrefix(in.Name(), "v_cmpx_") {
 		r = &rule{name: "gfx12-cmpx", fidelity: report.Exact, emit: cmpx}
 	}
 	if in.Format == isa.SDWA {
 		r = nil
-		if sdwaOps[in.Name()] {
+		if sdwaOps()[in.Name()] {
 			r = &rule{name: "gfx12-sdwa", fidelity: report.Exact, emit: sdwa}
 		}
 	}
@@ -115,7 +115,7 @@ func (p Pair) Decide(in *isa.Inst, raw []byte, guest isa.Target, site pair.Site)
 	}
 	if r != nil {
 		var shared *rules.Shared
-		if r == handRules[in.Name()] {
+		if r == handRules()[in.Name()] {
 			shared = p.SharedForm(in, site.AGPRBase)
 		}
 		return legalize.Decision{Action: report.Expand, Fidelity: r.fidelity, Bound: r.bound, Rule: &rules.Rule{

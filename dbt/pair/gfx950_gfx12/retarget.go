@@ -65,10 +65,10 @@ func retargeted(g *rules.Rule, in *isa.Inst, site pair.Site) legalize.Decision {
 			var out []byte
 			for j, x := range insts {
 				s := pair.Site{Kernel: site.Kernel, Block: insts, Index: j, Flat: site.Flat, AGPRBase: site.AGPRBase}
-				r := handRules[x.Name()]
+				r := handRules()[x.Name()]
 				if x.Format == isa.SDWA {
 					r = nil
-					if sdwaOps[x.Name()] {
+					if sdwaOps()[x.Name()] {
 						r = &rule{name: "gfx12-sdwa", emit: sdwa}
 					}
 				}

@@ -3,6 +3,7 @@ package gfx950gfx12
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx9"
@@ -19,22 +20,42 @@ type rule struct {
 	emit     func(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error)
 }
 
-// handRules are the expansions by guest operation.
-var handRules = map[string]*rule{
-	"s_waitcnt":        {name: "gfx12-waitcnt", fidelity: report.Exact, emit: waitcnt},
-	"s_barrier":        {name: "gfx12-barrier", fidelity: report.Exact, emit: barrier},
-	"v_lshl_add_u64":   {name: "gfx12-lshl-add-u64", fidelity: report.Exact, emit: lshlAddU64},
-	"v_mov_b64":        {name: "gfx12-mov-b64", fidelity: report.Exact, emit: movB64},
-	"ds_cmpst_b32":     {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
-	"ds_cmpst_b64":     {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
-	"ds_cmpst_rtn_b32": {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
-	"ds_cmpst_rtn_b64": {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
-}
+// handRules returns the expansions by guest operation. The table is built
+// on the first call (the rule adders run in the order of their files, as the
+// init functions they replace did); every call returns the same map.
+var handRules = sync.OnceValue(func() map[string]*rule {
+	m := map[string]*rule{
+		"s_waitcnt":        {name: "gfx12-waitcnt", fidelity: report.Exact, emit: waitcnt},
+		"s_barrier":        {name: "gfx12-barrier", fidelity: report.Exact, emit: barrier},
+		"v_lshl_add_u64":   {name: "gfx12-lshl-add-u64", fidelity: report.Exact, emit: lshlAddU64},
+		"v_mov_b64":        {name: "gfx12-mov-b64", fidelity: report.Exact, emit: movB64},
+		"ds_cmpst_b32":     {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
+		"ds_cmpst_b64":     {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
+		"ds_cmpst_rtn_b32": {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
+		"ds_cmpst_rtn_b64": {name: "gfx12-ds-cmpstore", fidelity: report.Exact, emit: dsCmpst},
+	}
+	addAtomicF64Rules(m)
+	addDSAddF64Rules(m)
+	addGlobalLDSRules(m)
+	addCmpkRules(m)
+	addPkF32Rules(m)
+	addAccvgprRules(m)
+	addHwregModeRules(m)
+	addScaleCvtRules(m)
+	addScaleMFMARules(m)
+	addSMFMACRules(m)
+	addTimerRules(m)
+	addWMMARules(m)
+	addWMMA32Rules(m)
+	addMFMAI8DotRules(m)
+	return m
+})
 
-func init() {
+// addCmpkRules adds its rules to m (handRules).
+func addCmpkRules(m map[string]*rule) {
 	for _, op := range []string{"eq", "lg", "gt", "ge", "lt", "le"} {
 		for _, t := range []string{"i32", "u32"} {
-			handRules["s_cmpk_"+op+"_"+t] = &rule{name: "gfx12-cmpk", fidelity: report.Exact, emit: cmpk}
+			m["s_cmpk_"+op+"_"+t] = &rule{name: "gfx12-cmpk", fidelity: report.Exact, emit: cmpk}
 		}
 	}
 }
@@ -303,20 +324,25 @@ func cmpk(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	return host{mnem: "s_cmp_" + name[len("s_cmpk_"):], ops: []isa.Operand{ops[0], src}}.encode()
 }
 
-func init() {
+// addPkF32Rules adds its rules to m (handRules).
+func addPkF32Rules(m map[string]*rule) {
 	for _, n := range []string{"v_pk_mul_f32", "v_pk_add_f32", "v_pk_fma_f32"} {
-		handRules[n] = &rule{name: "gfx12-pk-f32", fidelity: report.Exact, emit: pkF32}
+		m[n] = &rule{name: "gfx12-pk-f32", fidelity: report.Exact, emit: pkF32}
 	}
-	handRules["v_fmac_f64"] = &rule{name: "gfx12-fmac-f64", fidelity: report.Exact, emit: fmacF64}
-	for _, n := range []string{"v_add_u32", "v_sub_u32", "v_subrev_u32", "v_or_b32", "v_and_b32", "v_xor_b32", "v_mov_b32",
-		"v_lshlrev_b32", "v_lshrrev_b32", "v_cvt_f32_fp8", "v_cvt_f32_bf8", "v_cvt_f32_ubyte0", "v_mul_u32_u24", "v_max_u32", "v_min_u32"} {
-		sdwaOps[n] = true
-	}
+	m["v_fmac_f64"] = &rule{name: "gfx12-fmac-f64", fidelity: report.Exact, emit: fmacF64}
 }
 
-// sdwaOps are the integer (and FP8-decode) operations whose SDWA forms
-// are lowered by extracting the selected source bytes or words first.
-var sdwaOps = map[string]bool{}
+// sdwaOps returns the integer (and FP8-decode) operations whose SDWA forms
+// are lowered by extracting the selected source bytes or words first. The
+// set is built on the first call; every call returns the same map.
+var sdwaOps = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range []string{"v_add_u32", "v_sub_u32", "v_subrev_u32", "v_or_b32", "v_and_b32", "v_xor_b32", "v_mov_b32",
+		"v_lshlrev_b32", "v_lshrrev_b32", "v_cvt_f32_fp8", "v_cvt_f32_bf8", "v_cvt_f32_ubyte0", "v_mul_u32_u24", "v_max_u32", "v_min_u32"} {
+		m[n] = true
+	}
+	return m
+})
 
 // sdwa lowers an SDWA instruction with a DWORD destination: each source
 // whose select is a byte or word (zero-extended) is extracted into a
@@ -334,7 +360,7 @@ func sdwa(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	op, ok := hostOps[in.Name()]
+	op, ok := hostOps()[in.Name()]
 	if !ok {
 		return nil, fmt.Errorf("no gfx12 counterpart")
 	}
@@ -456,9 +482,10 @@ func fmacF64(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	return h.encode()
 }
 
-func init() {
+// addAccvgprRules adds its rules to m (handRules).
+func addAccvgprRules(m map[string]*rule) {
 	for _, n := range []string{"v_accvgpr_write_b32", "v_accvgpr_read_b32", "v_accvgpr_mov_b32"} {
-		handRules[n] = &rule{name: "gfx12-accvgpr", fidelity: report.Exact, emit: accvgpr}
+		m[n] = &rule{name: "gfx12-accvgpr", fidelity: report.Exact, emit: accvgpr}
 	}
 }
 
@@ -487,7 +514,7 @@ func accvgpr(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 func cmpx(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	name := in.Name()
 	to := "v_cmp_" + strings.TrimPrefix(name, "v_cmpx_")
-	op, ok := hostOps[to]
+	op, ok := hostOps()[to]
 	if !ok {
 		return nil, fmt.Errorf("%s: no gfx12 %s", name, to)
 	}
@@ -521,9 +548,10 @@ func cmpx(_ rules.Context, in *isa.Inst, site pair.Site) ([]byte, error) {
 	return nil, last
 }
 
-func init() {
+// addHwregModeRules adds its rules to m (handRules).
+func addHwregModeRules(m map[string]*rule) {
 	for _, n := range []string{"s_getreg_b32", "s_setreg_b32", "s_setreg_imm32_b32"} {
-		handRules[n] = &rule{name: "gfx12-hwreg-mode", fidelity: report.Exact, emit: hwregMode}
+		m[n] = &rule{name: "gfx12-hwreg-mode", fidelity: report.Exact, emit: hwregMode}
 	}
 }
 

@@ -26,14 +26,15 @@ import (
 // scaleCvtBound is what the gfx12 scaled conversions do not promise.
 const scaleCvtBound = "round-to-nearest-even with the default MODE; the f32 denormal mode is not applied (as in the simulator's gfx950 model); a NaN result may have a different payload"
 
-func init() {
+// addScaleCvtRules adds its rules to m (handRules).
+func addScaleCvtRules(m map[string]*rule) {
 	for _, wide := range []string{"f32", "f16", "bf16"} {
 		for _, f := range []string{"fp8", "bf8"} {
-			handRules["v_cvt_scalef32_pk_"+wide+"_"+f] = &rule{name: "gfx12-cvt-scalef32-widen-fp8", fidelity: report.Approximate, bound: scaleCvtBound, emit: scaleWidenFP8}
+			m["v_cvt_scalef32_pk_"+wide+"_"+f] = &rule{name: "gfx12-cvt-scalef32-widen-fp8", fidelity: report.Approximate, bound: scaleCvtBound, emit: scaleWidenFP8}
 		}
 	}
 	for _, f := range []string{"fp8", "bf8"} {
-		handRules["v_cvt_scalef32_f32_"+f] = &rule{name: "gfx12-cvt-scalef32-widen-fp8", fidelity: report.Approximate, bound: scaleCvtBound, emit: scaleWidenFP8}
+		m["v_cvt_scalef32_f32_"+f] = &rule{name: "gfx12-cvt-scalef32-widen-fp8", fidelity: report.Approximate, bound: scaleCvtBound, emit: scaleWidenFP8}
 	}
 }
 

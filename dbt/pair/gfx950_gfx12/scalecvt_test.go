@@ -37,7 +37,7 @@ func TestScaleWidenFP8Forms(t *testing.T) {
 		{cvtWords(0x23b, 20, 4, 0, 0, 260, 259, 0), ""},                                                 // op_sel[2] on a scalar form
 	} {
 		in := decode950(t, c.ws)
-		if _, ok := handRules[in.Name()]; !ok {
+		if _, ok := handRules()[in.Name()]; !ok {
 			t.Fatalf("%s: no gfx12 rule", gfx9.Print(in))
 		}
 		code, err := scaleWidenFP8(&fakeCtx{next: 160}, in, site)

@@ -80,9 +80,10 @@ var f8f6f4Shapes = map[string]f8f6f4Shape{
 	"v_mfma_scale_f32_32x32x64_f8f6f4":  {m: 32, scaled: true},
 }
 
-func init() {
+// addScaleMFMARules adds its rules to m (handRules).
+func addScaleMFMARules(m map[string]*rule) {
 	for n := range f8f6f4Shapes {
-		handRules[n] = &rule{name: "gfx12-mfma-f8f6f4-wmma", fidelity: report.Approximate, bound: scaleMFMABound, emit: mfmaF8F6F4}
+		m[n] = &rule{name: "gfx12-mfma-f8f6f4-wmma", fidelity: report.Approximate, bound: scaleMFMABound, emit: mfmaF8F6F4}
 	}
 }
 

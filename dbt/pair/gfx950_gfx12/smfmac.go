@@ -67,13 +67,14 @@ const dupIndexBound = "index sets naming one position twice in a group of four (
 
 const swmmacBound = wmmaBound + "; " + dupIndexBound
 
-func init() {
+// addSMFMACRules adds its rules to m (handRules).
+func addSMFMACRules(m map[string]*rule) {
 	for n, sh := range smfmacSWMMAC {
 		bound := swmmacBound
 		if sh.signed {
 			bound = "int32 sums wrap on both (exact); " + dupIndexBound
 		}
-		handRules[n] = &rule{name: "gfx12-smfmac-swmmac", fidelity: report.Approximate, bound: bound, emit: smfmacRule}
+		m[n] = &rule{name: "gfx12-smfmac-swmmac", fidelity: report.Approximate, bound: bound, emit: smfmacRule}
 	}
 }
 

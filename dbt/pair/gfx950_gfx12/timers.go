@@ -25,9 +25,10 @@ const (
 
 const timerBound = "the host's counter: SHADER_CYCLES for s_memtime, the real-time message for s_memrealtime (frequency and origin differ from gfx9)"
 
-func init() {
-	handRules["s_memtime"] = &rule{name: "gfx12-memtime", fidelity: report.Approximate, bound: timerBound, emit: memtime}
-	handRules["s_memrealtime"] = &rule{name: "gfx12-memrealtime", fidelity: report.Approximate, bound: timerBound, emit: memrealtime}
+// addTimerRules adds its rules to m (handRules).
+func addTimerRules(m map[string]*rule) {
+	m["s_memtime"] = &rule{name: "gfx12-memtime", fidelity: report.Approximate, bound: timerBound, emit: memtime}
+	m["s_memrealtime"] = &rule{name: "gfx12-memrealtime", fidelity: report.Approximate, bound: timerBound, emit: memrealtime}
 }
 
 // timerDst returns the guest's destination SGPR pair.

@@ -3,6 +3,7 @@ package gfx950gfx12
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12"
@@ -56,42 +57,42 @@ type dsLowering struct {
 	ret, cmp bool
 }
 
-// dsLowerings maps the gfx12 DS mnemonics with a global form.
-var dsLowerings = map[string]dsLowering{}
-
-func init() {
+// dsLowerings returns the map of the gfx12 DS mnemonics with a global form.
+// It is built on the first call; every call returns the same map.
+var dsLowerings = sync.OnceValue(func() map[string]dsLowering {
+	m := map[string]dsLowering{}
 	for _, w := range []struct {
 		t string
 		n int
 	}{{"b32", 1}, {"b64", 2}, {"b96", 3}, {"b128", 4}} {
-		dsLowerings["ds_load_"+w.t] = dsLowering{class: dsLoad, global: "global_load_" + w.t, dwords: w.n}
-		dsLowerings["ds_store_"+w.t] = dsLowering{class: dsStore, global: "global_store_" + w.t, dwords: w.n}
+		m["ds_load_"+w.t] = dsLowering{class: dsLoad, global: "global_load_" + w.t, dwords: w.n}
+		m["ds_store_"+w.t] = dsLowering{class: dsStore, global: "global_store_" + w.t, dwords: w.n}
 	}
 	for _, t := range []string{"u8", "i8", "u16", "i16"} {
-		dsLowerings["ds_load_"+t] = dsLowering{class: dsLoad, global: "global_load_" + t, dwords: 1}
+		m["ds_load_"+t] = dsLowering{class: dsLoad, global: "global_load_" + t, dwords: 1}
 	}
 	for ds, g := range map[string]string{
 		"ds_load_u8_d16": "global_load_d16_u8", "ds_load_u8_d16_hi": "global_load_d16_hi_u8",
 		"ds_load_i8_d16": "global_load_d16_i8", "ds_load_i8_d16_hi": "global_load_d16_hi_i8",
 		"ds_load_u16_d16": "global_load_d16_b16", "ds_load_u16_d16_hi": "global_load_d16_hi_b16",
 	} {
-		dsLowerings[ds] = dsLowering{class: dsLoad, global: g, dwords: 1}
+		m[ds] = dsLowering{class: dsLoad, global: g, dwords: 1}
 	}
 	for ds, g := range map[string]string{
 		"ds_store_b8": "global_store_b8", "ds_store_b16": "global_store_b16",
 		"ds_store_b8_d16_hi": "global_store_d16_hi_b8", "ds_store_b16_d16_hi": "global_store_d16_hi_b16",
 	} {
-		dsLowerings[ds] = dsLowering{class: dsStore, global: g, dwords: 1}
+		m[ds] = dsLowering{class: dsStore, global: g, dwords: 1}
 	}
 	for _, w := range []struct {
 		t string
 		n int
 	}{{"b32", 1}, {"b64", 2}} {
 		s := int32(4 * w.n)
-		dsLowerings["ds_load_2addr_"+w.t] = dsLowering{class: dsLoad2, global: "global_load_" + w.t, dwords: w.n, scale: s}
-		dsLowerings["ds_load_2addr_stride64_"+w.t] = dsLowering{class: dsLoad2, global: "global_load_" + w.t, dwords: w.n, scale: 64 * s}
-		dsLowerings["ds_store_2addr_"+w.t] = dsLowering{class: dsStore2, global: "global_store_" + w.t, dwords: w.n, scale: s}
-		dsLowerings["ds_store_2addr_stride64_"+w.t] = dsLowering{class: dsStore2, global: "global_store_" + w.t, dwords: w.n, scale: 64 * s}
+		m["ds_load_2addr_"+w.t] = dsLowering{class: dsLoad2, global: "global_load_" + w.t, dwords: w.n, scale: s}
+		m["ds_load_2addr_stride64_"+w.t] = dsLowering{class: dsLoad2, global: "global_load_" + w.t, dwords: w.n, scale: 64 * s}
+		m["ds_store_2addr_"+w.t] = dsLowering{class: dsStore2, global: "global_store_" + w.t, dwords: w.n, scale: s}
+		m["ds_store_2addr_stride64_"+w.t] = dsLowering{class: dsStore2, global: "global_store_" + w.t, dwords: w.n, scale: 64 * s}
 	}
 	// Integer atomics: same operation, same operand order, same result.
 	for _, a := range []string{"add_u", "sub_u", "inc_u", "dec_u", "min_i", "max_i", "min_u", "max_u", "and_b", "or_b", "xor_b"} {
@@ -100,19 +101,20 @@ func init() {
 			n    int
 		}{{"32", 1}, {"64", 2}} {
 			op, ty := a[:len(a)-2], a[len(a)-1:]+w.bits
-			dsLowerings["ds_"+op+"_"+ty] = dsLowering{class: dsAtomic, global: "global_atomic_" + op + "_" + ty, dwords: w.n}
-			dsLowerings["ds_"+op+"_rtn_"+ty] = dsLowering{class: dsAtomic, global: "global_atomic_" + op + "_" + ty, dwords: w.n, ret: true}
+			m["ds_"+op+"_"+ty] = dsLowering{class: dsAtomic, global: "global_atomic_" + op + "_" + ty, dwords: w.n}
+			m["ds_"+op+"_rtn_"+ty] = dsLowering{class: dsAtomic, global: "global_atomic_" + op + "_" + ty, dwords: w.n, ret: true}
 		}
 	}
 	for _, w := range []struct {
 		t string
 		n int
 	}{{"b32", 1}, {"b64", 2}} {
-		dsLowerings["ds_storexchg_rtn_"+w.t] = dsLowering{class: dsAtomic, global: "global_atomic_swap_" + w.t, dwords: w.n, ret: true}
-		dsLowerings["ds_cmpstore_"+w.t] = dsLowering{class: dsAtomic, global: "global_atomic_cmpswap_" + w.t, dwords: w.n, cmp: true}
-		dsLowerings["ds_cmpstore_rtn_"+w.t] = dsLowering{class: dsAtomic, global: "global_atomic_cmpswap_" + w.t, dwords: w.n, cmp: true, ret: true}
+		m["ds_storexchg_rtn_"+w.t] = dsLowering{class: dsAtomic, global: "global_atomic_swap_" + w.t, dwords: w.n, ret: true}
+		m["ds_cmpstore_"+w.t] = dsLowering{class: dsAtomic, global: "global_atomic_cmpswap_" + w.t, dwords: w.n, cmp: true}
+		m["ds_cmpstore_rtn_"+w.t] = dsLowering{class: dsAtomic, global: "global_atomic_cmpswap_" + w.t, dwords: w.n, cmp: true, ret: true}
 	}
-}
+	return m
+})
 
 // touchesLDS reports whether a gfx12 mnemonic names an operation on LDS
 // storage.
@@ -143,7 +145,7 @@ func (Pair) LowerLDS(ctx vlds.Context, h []byte, base uint16) ([]byte, bool, err
 	if !touchesLDS(m) {
 		return h, false, nil
 	}
-	l, ok := dsLowerings[m]
+	l, ok := dsLowerings()[m]
 	if !ok {
 		return nil, false, fmt.Errorf("vlds: %s accesses LDS and has no gfx12 virtual-LDS lowering", m)
 	}

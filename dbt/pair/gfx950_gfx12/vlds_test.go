@@ -74,7 +74,7 @@ func decodeAll(t *testing.T, b []byte) []isa.Inst {
 // {new value, compare}), the return bit, and the wait that completes it.
 func TestLowerLDSEveryForm(t *testing.T) {
 	const base = 40
-	for m, l := range dsLowerings {
+	for m, l := range dsLowerings() {
 		t.Run(m, func(t *testing.T) {
 			off := int32(0x1234)
 			if l.class == dsLoad2 || l.class == dsStore2 {

@@ -414,7 +414,7 @@ var bufferAtomics = map[string]string{"add": "add_u32", "sub": "sub_u32", "smin"
 // bufferOpBound is the bound of a re-encoded MUBUF operation: the V#
 // premise, and a d16 rename's own premise when it has one.
 func bufferOpBound(name string) string {
-	if r := names.BufferD16[name]; r.Bound != "" {
+	if r := names.BufferD16()[name]; r.Bound != "" {
 		return bufferBound + "; " + r.Bound
 	}
 	return bufferBound
@@ -423,7 +423,7 @@ func bufferOpBound(name string) string {
 // bufferName returns the gfx12 VBUFFER operation of a MUBUF operation:
 // the reviewed d16 renames first, then the size and atomic suffixes.
 func bufferName(name string) (string, bool) {
-	if r, ok := names.BufferD16[name]; ok {
+	if r, ok := names.BufferD16()[name]; ok {
 		return r.To, true
 	}
 	for _, p := range []string{"buffer_load_", "buffer_store_"} {

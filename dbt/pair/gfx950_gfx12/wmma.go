@@ -45,9 +45,10 @@ var wmmaShapes = map[string]wmmaShape{
 // wmmaBound is the approximation of the MFMA -> WMMA rules.
 const wmmaBound = "f32 accumulation order of the dot products (and one extra rounding per chained K-slice) may differ from the MFMA's"
 
-func init() {
+// addWMMARules adds its rules to m (handRules).
+func addWMMARules(m map[string]*rule) {
 	for n := range wmmaShapes {
-		handRules[n] = &rule{name: "gfx12-mfma-wmma", fidelity: report.Approximate, bound: wmmaBound, emit: mfmaWMMA}
+		m[n] = &rule{name: "gfx12-mfma-wmma", fidelity: report.Approximate, bound: wmmaBound, emit: mfmaWMMA}
 	}
 }
 
@@ -151,9 +152,10 @@ var wmma32Shapes = map[string]wmmaShape{
 	"v_mfma_f32_32x32x16_bf16": {wmma: "v_wmma_f32_16x16x16_bf16", steps: 2, ab: 2},
 }
 
-func init() {
+// addWMMA32Rules adds its rules to m (handRules).
+func addWMMA32Rules(m map[string]*rule) {
 	for n := range wmma32Shapes {
-		handRules[n] = &rule{name: "gfx12-mfma32-wmma", fidelity: report.Approximate, bound: wmmaBound, emit: mfma32WMMA}
+		m[n] = &rule{name: "gfx12-mfma32-wmma", fidelity: report.Approximate, bound: wmmaBound, emit: mfma32WMMA}
 	}
 }
 
@@ -305,9 +307,10 @@ func mfma32WMMA(ctx rules.Context, in *isa.Inst, site pair.Site) ([]byte, error)
 	return seq(hs...)
 }
 
-func init() {
+// addMFMAI8DotRules adds its rules to m (handRules).
+func addMFMAI8DotRules(m map[string]*rule) {
 	for _, n := range []string{"v_mfma_i32_16x16x32_i8", "v_mfma_i32_16x16x64_i8"} {
-		handRules[n] = &rule{name: "gfx12-mfma-i8-dot4", fidelity: report.Exact, emit: mfmaI8Dot}
+		m[n] = &rule{name: "gfx12-mfma-i8-dot4", fidelity: report.Exact, emit: mfmaI8Dot}
 	}
 }
 

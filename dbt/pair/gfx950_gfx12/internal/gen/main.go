@@ -35,11 +35,16 @@ func main() {
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "package gfx950gfx12")
 	fmt.Fprintln(&b)
-	fmt.Fprintln(&b, "// hostOps maps every gfx950 operation with a proven gfx12 counterpart to it.")
-	fmt.Fprintln(&b, "var hostOps = map[string]hostOp{")
+	fmt.Fprintln(&b, "import \"sync\"")
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "// hostOps returns the map of every gfx950 operation with a proven gfx12")
+	fmt.Fprintln(&b, "// counterpart to it. It is built on the first call; every call returns the")
+	fmt.Fprintln(&b, "// same map.")
+	fmt.Fprintln(&b, "var hostOps = sync.OnceValue(func() map[string]hostOp {")
+	fmt.Fprintln(&b, "return map[string]hostOp{")
 	same, renamed := 0, 0
 	for _, n := range guest {
-		if r, ok := names.Renames[n]; ok {
+		if r, ok := names.Renames()[n]; ok {
 			if !host[r.To] {
 				log.Fatalf("rename %s -> %s: gfx12 tables have no %s", n, r.To, r.To)
 			}
@@ -53,6 +58,7 @@ func main() {
 		}
 	}
 	fmt.Fprintln(&b, "}")
+	fmt.Fprintln(&b, "})")
 	fmt.Fprintf(&b, "\n// Mapping counts: %d same-name operations, %d renames, of %d gfx950 operations.\n", same, renamed, len(guest))
 	src, err := format.Source(b.Bytes())
 	if err != nil {

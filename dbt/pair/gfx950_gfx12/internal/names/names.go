@@ -12,6 +12,7 @@ package names
 import (
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Rename is one reviewed rename.
@@ -24,8 +25,10 @@ type Rename struct {
 
 const nanBound = "sNaN inputs: gfx9 IEEE-mode min/max quiet them, gfx12 *_num implement IEEE 754-2019 minimumNumber/maximumNumber"
 
-// Renames maps gfx950 operations to their gfx12 names.
-var Renames = func() map[string]Rename {
+// Renames returns the map of gfx950 operations to their gfx12 names. It is
+// built on the first call; every call returns the same map, which callers
+// must not modify.
+var Renames = sync.OnceValue(func() map[string]Rename {
 	m := map[string]Rename{
 		// SALU (§3.1).
 		"s_add_u32": {To: "s_add_co_u32"}, "s_addc_u32": {To: "s_add_co_ci_u32"},
@@ -94,7 +97,7 @@ var Renames = func() map[string]Rename {
 		m[seg+"_atomic_fmax"] = Rename{To: seg + "_atomic_max_num_f32", Bound: nanBound}
 	}
 	return m
-}()
+})
 
 // d16Bound is the premise of the d16 buffer renames: which 16 bits the
 // access reads or writes is the same (d16: bits [15:0], d16_hi: [31:16]; a
@@ -108,97 +111,108 @@ const d16Bound = "the unwritten half of a d16 load's VGPR: gfx12 preserves it, g
 // names (llvm-mc-19 -mcpu=gfx1201 assembles each; the gfx12 tables list
 // them as VBUFFER loads/stores). Loads name the half they write: _d16 the
 // low one, _d16_hi the high one; stores the half they read (a store reads
-// only that half, so the stores are exact).
-var BufferD16 = map[string]Rename{
-	"buffer_load_short_d16":     {To: "buffer_load_d16_b16", Bound: d16Bound},
-	"buffer_load_short_d16_hi":  {To: "buffer_load_d16_hi_b16", Bound: d16Bound},
-	"buffer_load_ubyte_d16":     {To: "buffer_load_d16_u8", Bound: d16Bound},
-	"buffer_load_ubyte_d16_hi":  {To: "buffer_load_d16_hi_u8", Bound: d16Bound},
-	"buffer_load_sbyte_d16":     {To: "buffer_load_d16_i8", Bound: d16Bound},
-	"buffer_load_sbyte_d16_hi":  {To: "buffer_load_d16_hi_i8", Bound: d16Bound},
-	"buffer_store_short_d16_hi": {To: "buffer_store_d16_hi_b16"},
-	"buffer_store_byte_d16_hi":  {To: "buffer_store_d16_hi_b8"},
-}
+// only that half, so the stores are exact). It is built on the first call;
+// every call returns the same map, which callers must not modify.
+var BufferD16 = sync.OnceValue(func() map[string]Rename {
+	return map[string]Rename{
+		"buffer_load_short_d16":     {To: "buffer_load_d16_b16", Bound: d16Bound},
+		"buffer_load_short_d16_hi":  {To: "buffer_load_d16_hi_b16", Bound: d16Bound},
+		"buffer_load_ubyte_d16":     {To: "buffer_load_d16_u8", Bound: d16Bound},
+		"buffer_load_ubyte_d16_hi":  {To: "buffer_load_d16_hi_u8", Bound: d16Bound},
+		"buffer_load_sbyte_d16":     {To: "buffer_load_d16_i8", Bound: d16Bound},
+		"buffer_load_sbyte_d16_hi":  {To: "buffer_load_d16_hi_i8", Bound: d16Bound},
+		"buffer_store_short_d16_hi": {To: "buffer_store_d16_hi_b16"},
+		"buffer_store_byte_d16_hi":  {To: "buffer_store_d16_hi_b8"},
+	}
+})
 
 // Differ lists shared mnemonics (and prefixes ending in "*") whose gfx950
 // and gfx12 semantics or operand meanings differ; they never pass as the
-// same operation (a rule may still handle them).
-var Differ = map[string]string{
-	"v_cmpx_*":             "gfx12 v_cmpx writes only EXEC; gfx9 also writes VCC or its SGPR destination",
-	"s_getreg_b32":         "hardware register ids differ (gfx12 ids 3, 4, 15, 20-24 mean other registers)",
-	"s_setreg_b32":         "hardware register ids differ",
-	"s_setreg_imm32_b32":   "hardware register ids differ",
-	"s_sendmsg":            "message ids differ (doorbell, ddid, savewave are returning messages on gfx12)",
-	"s_sendmsghalt":        "message ids differ",
-	"s_waitcnt*":           "gfx12 counts loads, stores, LDS and SMEM separately (rule)",
-	"s_memtime":            "no gfx12 opcode (SHADER_CYCLES)",
-	"s_memrealtime":        "no gfx12 opcode (s_sendmsg_rtn)",
-	"s_dcache_*":           "gfx12 has only s_dcache_inv",
-	"s_buffer_*":           "V# word3 layout differs (gfx9 DATA/NUM_FORMAT vs gfx12 FORMAT/OOB_SELECT)",
-	"buffer_*":             "V# word3 layout differs (gfx9 DATA/NUM_FORMAT vs gfx12 FORMAT/OOB_SELECT): MUBUF is re-encoded by the V# rule (vsharp.go), never by name",
-	"tbuffer_*":            "V# word3 layout and format encoding differ",
-	"ds_gws_*":             "GWS is not on gfx12",
-	"s_getpc_b64":          "handled by the pipeline (PC-relative re-biasing)",
-	"s_setpc_b64":          "handled by the pipeline",
-	"s_swappc_b64":         "handled by the pipeline",
-	"s_cbranch_*":          "handled by the pipeline",
-	"s_branch":             "handled by the pipeline",
-	"s_call_b64":           "handled by the pipeline",
-	"*_d16*":               "16-bit halves: gfx12 non-true16 forms select halves differently",
-	"v_readlane_b32":       "lane select and hazards: kept only through the VOP3 form with an SGPR or inline lane",
-	"s_set_gpr_idx_*":      "VGPR indexing mode is not on gfx12 (rule: regions of DST-indexed v_writelane_b32 and DST/SRC0-indexed v_mov_b32, gpridx.go)",
-	"v_mov_b64":            "not on gfx12",
-	"s_setprio":            "kept: priority hint",
-	"s_icache_inv":         "kept",
-	"v_cmp_class_f16":      "16-bit operand",
-	"v_interp_*":           "graphics",
-	"s_rfe_b64":            "trap handler only",
-	"s_cbranch_cdbgsys*":   "debugger",
-	"v_writelane_b32":      "kept through the VOP3 form",
-	"s_nop":                "gfx9 wait-state padding: kept as s_nop (harmless on gfx12)",
-	"v_accvgpr_*":          "no AGPRs on gfx12 (rule: AGPRs are VGPRs above the arch ones)",
-	"v_mfma_*":             "no MFMA on gfx12: rules exist for the 16x16 and 32x32 f16/bf16 shapes (WMMA), 16x16x32 fp8/bf8 (fp8 WMMA) and 16x16 i8 (VALU dot products); 32x32 fp8, f8f6f4, f32, f64, scaled and 32x32 i8 shapes have none",
-	"v_smfmac_*":           "no MFMA on gfx12: rules exist for the 16x16 shapes (fp8/bf8/i8 16x16x128, f16/bf16 16x16x64: chained SWMMAC 16x16x32, smfmac.go); the 32x32 shapes have none",
-	"v_cvt_scalef32_*":     "gfx950-only",
-	"v_permlane*_swap_*":   "gfx950-only",
-	"global_load_lds_*":    "no load-to-LDS on gfx12",
-	"s_barrier":            "split barrier on gfx12 (rule)",
-	"v_prng_b32":           "gfx950-only",
-	"s_ttracedata*":        "trace",
-	"s_trap":               "kept: the same trap ids",
-	"s_endpgm_saved":       "not on gfx12",
-	"s_set_vskip":          "not on gfx12",
-	"s_cbranch_join":       "not on gfx12",
-	"v_screen_partition_*": "not on gfx12",
-}
+// same operation (a rule may still handle them). It is built on the first
+// call; every call returns the same map, which callers must not modify.
+var Differ = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"v_cmpx_*":             "gfx12 v_cmpx writes only EXEC; gfx9 also writes VCC or its SGPR destination",
+		"s_getreg_b32":         "hardware register ids differ (gfx12 ids 3, 4, 15, 20-24 mean other registers)",
+		"s_setreg_b32":         "hardware register ids differ",
+		"s_setreg_imm32_b32":   "hardware register ids differ",
+		"s_sendmsg":            "message ids differ (doorbell, ddid, savewave are returning messages on gfx12)",
+		"s_sendmsghalt":        "message ids differ",
+		"s_waitcnt*":           "gfx12 counts loads, stores, LDS and SMEM separately (rule)",
+		"s_memtime":            "no gfx12 opcode (SHADER_CYCLES)",
+		"s_memrealtime":        "no gfx12 opcode (s_sendmsg_rtn)",
+		"s_dcache_*":           "gfx12 has only s_dcache_inv",
+		"s_buffer_*":           "V# word3 layout differs (gfx9 DATA/NUM_FORMAT vs gfx12 FORMAT/OOB_SELECT)",
+		"buffer_*":             "V# word3 layout differs (gfx9 DATA/NUM_FORMAT vs gfx12 FORMAT/OOB_SELECT): MUBUF is re-encoded by the V# rule (vsharp.go), never by name",
+		"tbuffer_*":            "V# word3 layout and format encoding differ",
+		"ds_gws_*":             "GWS is not on gfx12",
+		"s_getpc_b64":          "handled by the pipeline (PC-relative re-biasing)",
+		"s_setpc_b64":          "handled by the pipeline",
+		"s_swappc_b64":         "handled by the pipeline",
+		"s_cbranch_*":          "handled by the pipeline",
+		"s_branch":             "handled by the pipeline",
+		"s_call_b64":           "handled by the pipeline",
+		"*_d16*":               "16-bit halves: gfx12 non-true16 forms select halves differently",
+		"v_readlane_b32":       "lane select and hazards: kept only through the VOP3 form with an SGPR or inline lane",
+		"s_set_gpr_idx_*":      "VGPR indexing mode is not on gfx12 (rule: regions of DST-indexed v_writelane_b32 and DST/SRC0-indexed v_mov_b32, gpridx.go)",
+		"v_mov_b64":            "not on gfx12",
+		"s_setprio":            "kept: priority hint",
+		"s_icache_inv":         "kept",
+		"v_cmp_class_f16":      "16-bit operand",
+		"v_interp_*":           "graphics",
+		"s_rfe_b64":            "trap handler only",
+		"s_cbranch_cdbgsys*":   "debugger",
+		"v_writelane_b32":      "kept through the VOP3 form",
+		"s_nop":                "gfx9 wait-state padding: kept as s_nop (harmless on gfx12)",
+		"v_accvgpr_*":          "no AGPRs on gfx12 (rule: AGPRs are VGPRs above the arch ones)",
+		"v_mfma_*":             "no MFMA on gfx12: rules exist for the 16x16 and 32x32 f16/bf16 shapes (WMMA), 16x16x32 fp8/bf8 (fp8 WMMA) and 16x16 i8 (VALU dot products); 32x32 fp8, f8f6f4, f32, f64, scaled and 32x32 i8 shapes have none",
+		"v_smfmac_*":           "no MFMA on gfx12: rules exist for the 16x16 shapes (fp8/bf8/i8 16x16x128, f16/bf16 16x16x64: chained SWMMAC 16x16x32, smfmac.go); the 32x32 shapes have none",
+		"v_cvt_scalef32_*":     "gfx950-only",
+		"v_permlane*_swap_*":   "gfx950-only",
+		"global_load_lds_*":    "no load-to-LDS on gfx12",
+		"s_barrier":            "split barrier on gfx12 (rule)",
+		"v_prng_b32":           "gfx950-only",
+		"s_ttracedata*":        "trace",
+		"s_trap":               "kept: the same trap ids",
+		"s_endpgm_saved":       "not on gfx12",
+		"s_set_vskip":          "not on gfx12",
+		"s_cbranch_join":       "not on gfx12",
+		"v_screen_partition_*": "not on gfx12",
+	}
+})
 
 // Kept are Differ entries that are nevertheless the same operation: they
-// document why the name is listed but pass as themselves.
-var Kept = map[string]bool{"s_setprio": true, "s_icache_inv": true, "s_nop": true, "s_trap": true,
-	"v_readlane_b32": true, "v_writelane_b32": true}
+// document why the name is listed but pass as themselves. It is built on
+// the first call; every call returns the same map, which callers must not
+// modify.
+var Kept = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"s_setprio": true, "s_icache_inv": true, "s_nop": true, "s_trap": true,
+		"v_readlane_b32": true, "v_writelane_b32": true}
+})
 
 // Differs returns the reason a shared mnemonic is not the same operation
 // on both ISAs, or "".
 func Differs(name string) string {
-	if Kept[name] {
+	if Kept()[name] {
 		return ""
 	}
-	if r, ok := Differ[name]; ok {
+	differ := Differ()
+	if r, ok := differ[name]; ok {
 		return r
 	}
-	for _, k := range globs {
+	for _, k := range globs() {
 		if matchGlob(name, strings.Split(k, "*")) {
-			return Differ[k]
+			return differ[k]
 		}
 	}
 	return ""
 }
 
 // globs are the Differ patterns, longest first then by name, so that the
-// most specific pattern gives the reason.
-var globs = func() []string {
+// most specific pattern gives the reason; built on first use.
+var globs = sync.OnceValue(func() []string {
 	var g []string
-	for k := range Differ {
+	for k := range Differ() {
 		if strings.Contains(k, "*") {
 			g = append(g, k)
 		}
@@ -210,7 +224,7 @@ var globs = func() []string {
 		return g[i] < g[j]
 	})
 	return g
-}()
+})
 
 func matchGlob(s string, parts []string) bool {
 	if !strings.HasPrefix(s, parts[0]) {
