@@ -133,7 +133,10 @@ func OpenTrace(dir string) (*Trace, error) {
 	return t, nil
 }
 
-var sdName = regexp.MustCompile(`^shaderdata_(\d+)((?:_\d+)*)\.json$`)
+// sdName matches the name of a shader data file; compiled on first use.
+var sdName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^shaderdata_(\d+)((?:_\d+)*)\.json$`)
+})
 
 func (t *Trace) readIndex() error {
 	path := filepath.Join(t.Dir, "filenames.json")
@@ -208,7 +211,7 @@ func (t *Trace) globIndex() error {
 	}
 	var cs []cand
 	for _, e := range ents {
-		m := sdName.FindStringSubmatch(e.Name())
+		m := sdName().FindStringSubmatch(e.Name())
 		if m == nil || e.IsDir() {
 			continue
 		}

@@ -134,7 +134,7 @@ func CopyTrace(src, dst string, index map[uint32][]ShaderdataFile) error {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if e.IsDir() || name == "filenames.json" || sdName.MatchString(name) {
+		if e.IsDir() || name == "filenames.json" || sdName().MatchString(name) {
 			continue
 		}
 		if err := copyFile(filepath.Join(src, name), filepath.Join(dst, name)); err != nil {

@@ -277,16 +277,6 @@ func Lookup(k Kind, f FieldID) (Bits, bool) {
 	return b, b.Width != 0
 }
 
-// flat is layouts as an array, for fast lookups.
-var flat = func() (t [NumKinds][NumFields]Bits) {
-	for k, m := range layouts {
-		for f, b := range m {
-			t[k][f] = b
-		}
-	}
-	return t
-}()
-
 // Fields returns the operand fields of encoding k in canonical order.
 func Fields(k Kind) []FieldID { return order[k] }
 
@@ -316,7 +306,10 @@ var order = [NumKinds][]FieldID{
 	VOP3PX2: {FVDst, FSrc0, FSrc1, FSrc2, FScale0, FScale1},
 }
 
-var layouts = [NumKinds]map[FieldID]Bits{
+// flat holds the field layouts of each encoding, indexed by kind and
+// field; a zero Width means the encoding has no such field. It is constant
+// data (no code runs to build it at process start).
+var flat = [NumKinds][NumFields]Bits{
 	SOP1: {FSDst: {0, 16, 7, CodeSDst7}, FSSrc0: {0, 0, 8, CodeSrc8}},
 	SOP2: {FSDst: {0, 16, 7, CodeSDst7}, FSSrc0: {0, 0, 8, CodeSrc8}, FSSrc1: {0, 8, 8, CodeSrc8}},
 	SOPK: {FSDst: {0, 16, 7, CodeSDst7}, FSImm16: {0, 0, 16, CodeImm}},
