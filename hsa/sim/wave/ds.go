@@ -80,13 +80,13 @@ func registerDs() {
 			def(n, dsMskor(wide, rtn))
 			continue
 		case opn == "add" && typ == "f32":
-			def(n, dsAtomic(atomicFns["add_f32"], false, rtn))
+			def(n, dsAtomic(atomicFns()["add_f32"], false, rtn))
 			continue
 		case opn == "add" && typ == "f64":
-			def(n, dsAtomic(atomicFns["add_f64"], true, rtn))
+			def(n, dsAtomic(atomicFns()["add_f64"], true, rtn))
 			continue
 		case opn == "pk_add" && (typ == "f16" || typ == "bf16"):
-			def(n, dsAtomic(atomicFns["pk_add_"+typ], false, rtn))
+			def(n, dsAtomic(atomicFns()["pk_add_"+typ], false, rtn))
 			continue
 		case (opn == "min" || opn == "max") && (typ == "f32" || typ == "f64"):
 			isMin := opn == "min"
@@ -117,7 +117,7 @@ func registerDs() {
 				base = "u" + base
 			}
 		}
-		def(n, dsAtomic(atomicFns[base], wide, rtn))
+		def(n, dsAtomic(atomicFns()[base], wide, rtn))
 	}
 	for _, n := range []string{"ds_wrxchg2_rtn_b32", "ds_wrxchg2st64_rtn_b32", "ds_wrxchg2_rtn_b64", "ds_wrxchg2st64_rtn_b64"} {
 		def(n, dsWrxchg2(strings.HasSuffix(n, "b64"), strings.Contains(n, "st64")))

@@ -99,7 +99,7 @@ func registerExtra1() {
 		t := n[strings.Index(n, "atomic_")+len("atomic_"):]
 		wide := strings.HasSuffix(t, "_x2")
 		t = strings.TrimSuffix(t, "_x2")
-		if _, ok := atomicFns[t]; !ok && t != "cmpswap" {
+		if _, ok := atomicFns()[t]; !ok && t != "cmpswap" {
 			continue
 		}
 		def(n, smemAtomic(t, wide, buffer))
@@ -162,7 +162,7 @@ func smemAtomic(t string, wide, buffer bool) func(*Wave, *Inst) error {
 				nv = data
 			}
 		} else {
-			nv = atomicFns[t](old, data, wide)
+			nv = atomicFns()[t](old, data, wide)
 		}
 		writeN(b, nv)
 		if in.Glc {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 )
 
 // gfx12 typed VBUFFER: buffer_{load,store}[_d16[_hi]]_format_* take the
@@ -43,8 +44,9 @@ type bufFmt12 struct {
 }
 
 // bufFormats12 is the unified format table, indexed by FORMAT; entries with
-// n == 0 are unsupported.
-var bufFormats12 = func() [64]bufFmt12 {
+// n == 0 are unsupported. Built on first use; every call returns the same
+// table.
+var bufFormats12 = sync.OnceValue(func() *[64]bufFmt12 {
 	names := []string{1: "8_UNORM", "8_SNORM", "8_USCALED", "8_SSCALED", "8_UINT", "8_SINT",
 		"16_UNORM", "16_SNORM", "16_USCALED", "16_SSCALED", "16_UINT", "16_SINT", "16_FLOAT",
 		"8_8_UNORM", "8_8_SNORM", "8_8_USCALED", "8_8_SSCALED", "8_8_UINT", "8_8_SINT",
@@ -80,17 +82,17 @@ var bufFormats12 = func() [64]bufFmt12 {
 		fmt.Sscan(bits, &t[id].bits)
 		t[id].num = nums[parts[len(parts)-1]]
 	}
-	return t
-}()
+	return &t
+})
 
 // bufFormat12 returns the supported format id or an error naming it.
 func bufFormat12(id uint32, from string) (bufFmt12, error) {
-	if id < 64 && bufFormats12[id].n != 0 {
-		return bufFormats12[id], nil
+	if id < 64 && bufFormats12()[id].n != 0 {
+		return bufFormats12()[id], nil
 	}
 	name := "INVALID"
-	if id < 64 && bufFormats12[id].name != "" {
-		name = bufFormats12[id].name
+	if id < 64 && bufFormats12()[id].name != "" {
+		name = bufFormats12()[id].name
 	} else if id >= 64 {
 		name = fmt.Sprint(id)
 	}

@@ -13,7 +13,7 @@ import (
 func TestGFX12BufFormatTable(t *testing.T) {
 	var src strings.Builder
 	var ids []int
-	for id, f := range bufFormats12 {
+	for id, f := range bufFormats12() {
 		if f.name != "" {
 			fmt.Fprintf(&src, "tbuffer_load_format_x v1, v0, s[4:7], null format:[BUF_FMT_%s] offen\n", f.name)
 			ids = append(ids, id)
@@ -25,7 +25,7 @@ func TestGFX12BufFormatTable(t *testing.T) {
 	code := assemble12(t, src.String(), false)
 	for i, id := range ids {
 		if got := int(le.Uint32(code[12*i+4:]) >> 23 & 127); got != id {
-			t.Errorf("BUF_FMT_%s assembles to format %d, the table has it at %d", bufFormats12[id].name, got, id)
+			t.Errorf("BUF_FMT_%s assembles to format %d, the table has it at %d", bufFormats12()[id].name, got, id)
 		}
 	}
 }

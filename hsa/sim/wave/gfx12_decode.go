@@ -2,6 +2,7 @@ package wave
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12"
@@ -85,13 +86,16 @@ func code12(o *isa.Operand) uint16 {
 }
 
 // gfx12Formats maps the shared formats to the interpreter's; DPP forms keep
+// Built on first use; every call returns the same map.
 // their base encoding (the DPP fields go to Inst.DPP).
-var gfx12Formats = map[isa.Format]Format{
-	isa.SOP1: FmtSOP1, isa.SOP2: FmtSOP2, isa.SOPK: FmtSOPK, isa.SOPC: FmtSOPC, isa.SOPP: FmtSOPP,
-	isa.SMEM: FmtSMEM, isa.VOP1: FmtVOP1, isa.VOP2: FmtVOP2, isa.VOPC: FmtVOPC, isa.VOP3: FmtVOP3,
-	isa.VOP3P: FmtVOP3P, isa.VOPD: FmtVOPD, isa.DS: FmtDS, isa.FLAT: FmtFLAT, isa.GLOBAL: FmtFLAT,
-	isa.SCRATCH: FmtFLAT, isa.VBUFFER: FmtMUBUF,
-}
+var gfx12Formats = sync.OnceValue(func() map[isa.Format]Format {
+	return map[isa.Format]Format{
+		isa.SOP1: FmtSOP1, isa.SOP2: FmtSOP2, isa.SOPK: FmtSOPK, isa.SOPC: FmtSOPC, isa.SOPP: FmtSOPP,
+		isa.SMEM: FmtSMEM, isa.VOP1: FmtVOP1, isa.VOP2: FmtVOP2, isa.VOPC: FmtVOPC, isa.VOP3: FmtVOP3,
+		isa.VOP3P: FmtVOP3P, isa.VOPD: FmtVOPD, isa.DS: FmtDS, isa.FLAT: FmtFLAT, isa.GLOBAL: FmtFLAT,
+		isa.SCRATCH: FmtFLAT, isa.VBUFFER: FmtMUBUF,
+	}
+})
 
 // decodeGFX12 decodes a gfx1200/gfx1201 instruction with dbt/isa/gfx12 (the
 // tables generated from LLVM) and lays its operands out as the gfx9 decoder
@@ -124,7 +128,7 @@ func decodeGFX12(words []uint32, target Target) (*Inst, error) {
 	}
 	in := &Inst{Size: int(d.Size), Op: int(d.Opcode), Name: d.Name(), Lit: d.Literal, gfx12: true}
 	in.Words = append([]uint32(nil), words[:in.Size/4]...)
-	in.Fmt = gfx12Formats[d.Base]
+	in.Fmt = gfx12Formats()[d.Base]
 	in.Soffset, in.Saddr = 0xffff, 0x7f
 	in.SImm = d.Format == isa.SMEM
 	switch d.Format {

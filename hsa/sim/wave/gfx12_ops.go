@@ -26,43 +26,46 @@ func def12(name string, f func(*Wave, *Inst) error) {
 }
 
 // alias12 maps gfx12 mnemonics to the gfx9 mnemonic with the same meaning
+// Built on first use; every call returns the same map.
 // (the renames of the research notes' mapping tables, §3.1-§3.5).
-var alias12 = map[string]string{
-	// SALU renames.
-	"s_add_co_u32": "s_add_u32", "s_add_co_ci_u32": "s_addc_u32", "s_sub_co_u32": "s_sub_u32",
-	"s_sub_co_ci_u32": "s_subb_u32", "s_add_co_i32": "s_add_i32", "s_sub_co_i32": "s_sub_i32",
-	"s_addk_co_i32":  "s_addk_i32",
-	"s_and_not1_b32": "s_andn2_b32", "s_and_not1_b64": "s_andn2_b64", "s_or_not1_b32": "s_orn2_b32", "s_or_not1_b64": "s_orn2_b64",
-	"s_and_not1_saveexec_b64": "s_andn2_saveexec_b64", "s_or_not1_saveexec_b64": "s_orn2_saveexec_b64",
-	"s_and_not0_saveexec_b64": "s_andn1_saveexec_b64", "s_or_not0_saveexec_b64": "s_orn1_saveexec_b64",
-	"s_and_not0_wrexec_b64": "s_andn1_wrexec_b64", "s_and_not1_wrexec_b64": "s_andn2_wrexec_b64",
-	"s_ctz_i32_b32": "s_ff1_i32_b32", "s_ctz_i32_b64": "s_ff1_i32_b64", "s_clz_i32_u32": "s_flbit_i32_b32",
-	"s_clz_i32_u64": "s_flbit_i32_b64", "s_cls_i32": "s_flbit_i32", "s_cls_i32_i64": "s_flbit_i32_i64",
-	// VALU renames.
-	"v_add_nc_u32": "v_add_u32", "v_sub_nc_u32": "v_sub_u32", "v_subrev_nc_u32": "v_subrev_u32",
-	"v_add_nc_i32": "v_add_i32", "v_sub_nc_i32": "v_sub_i32",
-	"v_add_co_ci_u32": "v_addc_co_u32", "v_sub_co_ci_u32": "v_subb_co_u32", "v_subrev_co_ci_u32": "v_subbrev_co_u32",
-	"v_max_num_f32": "v_max_f32", "v_min_num_f32": "v_min_f32", "v_max_num_f64": "v_max_f64", "v_min_num_f64": "v_min_f64",
-	"v_max_num_f16": "v_max_f16", "v_min_num_f16": "v_min_f16",
-	"v_max3_num_f32": "v_max3_f32", "v_min3_num_f32": "v_min3_f32", "v_med3_num_f32": "v_med3_f32",
-	"v_max3_num_f16": "v_max3_f16", "v_min3_num_f16": "v_min3_f16", "v_med3_num_f16": "v_med3_f16",
-	"v_mad_co_u64_u32": "v_mad_u64_u32", "v_mad_co_i64_i32": "v_mad_i64_i32",
-	"v_cvt_pk_rtz_f16_f32": "v_cvt_pkrtz_f16_f32", "v_mul_dx9_zero_f32": "v_mul_legacy_f32",
-	"v_cvt_floor_i32_f32": "v_cvt_flr_i32_f32", "v_cvt_nearest_i32_f32": "v_cvt_rpi_i32_f32",
-	"v_clz_i32_u32": "v_ffbh_u32", "v_ctz_i32_b32": "v_ffbl_b32", "v_cls_i32": "v_ffbh_i32",
-	"v_pk_max_num_f16": "v_pk_max_f16", "v_pk_min_num_f16": "v_pk_min_f16",
-	// VOPD halves: the VOP2 operations they pair.
-	"v_dual_fmac_f32": "v_fmac_f32", "v_dual_fmaak_f32": "v_fmaak_f32", "v_dual_fmamk_f32": "v_fmamk_f32",
-	"v_dual_mul_f32": "v_mul_f32", "v_dual_add_f32": "v_add_f32", "v_dual_sub_f32": "v_sub_f32",
-	"v_dual_subrev_f32": "v_subrev_f32", "v_dual_mul_dx9_zero_f32": "v_mul_legacy_f32", "v_dual_mov_b32": "v_mov_b32",
-	"v_dual_cndmask_b32": "v_cndmask_b32", "v_dual_max_num_f32": "v_max_f32", "v_dual_min_num_f32": "v_min_f32",
-	"v_dual_add_nc_u32": "v_add_u32", "v_dual_lshlrev_b32": "v_lshlrev_b32", "v_dual_and_b32": "v_and_b32",
-	"v_dual_dot2acc_f32_f16": "v_dot2c_f32_f16",
-	// DS renames.
-	"ds_storexchg_rtn_b32": "ds_wrxchg_rtn_b32", "ds_storexchg_rtn_b64": "ds_wrxchg_rtn_b64",
-	"ds_storexchg_2addr_rtn_b32": "ds_wrxchg2_rtn_b32", "ds_storexchg_2addr_stride64_rtn_b32": "ds_wrxchg2st64_rtn_b32",
-	"ds_storexchg_2addr_rtn_b64": "ds_wrxchg2_rtn_b64", "ds_storexchg_2addr_stride64_rtn_b64": "ds_wrxchg2st64_rtn_b64",
-}
+var alias12 = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		// SALU renames.
+		"s_add_co_u32": "s_add_u32", "s_add_co_ci_u32": "s_addc_u32", "s_sub_co_u32": "s_sub_u32",
+		"s_sub_co_ci_u32": "s_subb_u32", "s_add_co_i32": "s_add_i32", "s_sub_co_i32": "s_sub_i32",
+		"s_addk_co_i32":  "s_addk_i32",
+		"s_and_not1_b32": "s_andn2_b32", "s_and_not1_b64": "s_andn2_b64", "s_or_not1_b32": "s_orn2_b32", "s_or_not1_b64": "s_orn2_b64",
+		"s_and_not1_saveexec_b64": "s_andn2_saveexec_b64", "s_or_not1_saveexec_b64": "s_orn2_saveexec_b64",
+		"s_and_not0_saveexec_b64": "s_andn1_saveexec_b64", "s_or_not0_saveexec_b64": "s_orn1_saveexec_b64",
+		"s_and_not0_wrexec_b64": "s_andn1_wrexec_b64", "s_and_not1_wrexec_b64": "s_andn2_wrexec_b64",
+		"s_ctz_i32_b32": "s_ff1_i32_b32", "s_ctz_i32_b64": "s_ff1_i32_b64", "s_clz_i32_u32": "s_flbit_i32_b32",
+		"s_clz_i32_u64": "s_flbit_i32_b64", "s_cls_i32": "s_flbit_i32", "s_cls_i32_i64": "s_flbit_i32_i64",
+		// VALU renames.
+		"v_add_nc_u32": "v_add_u32", "v_sub_nc_u32": "v_sub_u32", "v_subrev_nc_u32": "v_subrev_u32",
+		"v_add_nc_i32": "v_add_i32", "v_sub_nc_i32": "v_sub_i32",
+		"v_add_co_ci_u32": "v_addc_co_u32", "v_sub_co_ci_u32": "v_subb_co_u32", "v_subrev_co_ci_u32": "v_subbrev_co_u32",
+		"v_max_num_f32": "v_max_f32", "v_min_num_f32": "v_min_f32", "v_max_num_f64": "v_max_f64", "v_min_num_f64": "v_min_f64",
+		"v_max_num_f16": "v_max_f16", "v_min_num_f16": "v_min_f16",
+		"v_max3_num_f32": "v_max3_f32", "v_min3_num_f32": "v_min3_f32", "v_med3_num_f32": "v_med3_f32",
+		"v_max3_num_f16": "v_max3_f16", "v_min3_num_f16": "v_min3_f16", "v_med3_num_f16": "v_med3_f16",
+		"v_mad_co_u64_u32": "v_mad_u64_u32", "v_mad_co_i64_i32": "v_mad_i64_i32",
+		"v_cvt_pk_rtz_f16_f32": "v_cvt_pkrtz_f16_f32", "v_mul_dx9_zero_f32": "v_mul_legacy_f32",
+		"v_cvt_floor_i32_f32": "v_cvt_flr_i32_f32", "v_cvt_nearest_i32_f32": "v_cvt_rpi_i32_f32",
+		"v_clz_i32_u32": "v_ffbh_u32", "v_ctz_i32_b32": "v_ffbl_b32", "v_cls_i32": "v_ffbh_i32",
+		"v_pk_max_num_f16": "v_pk_max_f16", "v_pk_min_num_f16": "v_pk_min_f16",
+		// VOPD halves: the VOP2 operations they pair.
+		"v_dual_fmac_f32": "v_fmac_f32", "v_dual_fmaak_f32": "v_fmaak_f32", "v_dual_fmamk_f32": "v_fmamk_f32",
+		"v_dual_mul_f32": "v_mul_f32", "v_dual_add_f32": "v_add_f32", "v_dual_sub_f32": "v_sub_f32",
+		"v_dual_subrev_f32": "v_subrev_f32", "v_dual_mul_dx9_zero_f32": "v_mul_legacy_f32", "v_dual_mov_b32": "v_mov_b32",
+		"v_dual_cndmask_b32": "v_cndmask_b32", "v_dual_max_num_f32": "v_max_f32", "v_dual_min_num_f32": "v_min_f32",
+		"v_dual_add_nc_u32": "v_add_u32", "v_dual_lshlrev_b32": "v_lshlrev_b32", "v_dual_and_b32": "v_and_b32",
+		"v_dual_dot2acc_f32_f16": "v_dot2c_f32_f16",
+		// DS renames.
+		"ds_storexchg_rtn_b32": "ds_wrxchg_rtn_b32", "ds_storexchg_rtn_b64": "ds_wrxchg_rtn_b64",
+		"ds_storexchg_2addr_rtn_b32": "ds_wrxchg2_rtn_b32", "ds_storexchg_2addr_stride64_rtn_b32": "ds_wrxchg2st64_rtn_b32",
+		"ds_storexchg_2addr_rtn_b64": "ds_wrxchg2_rtn_b64", "ds_storexchg_2addr_stride64_rtn_b64": "ds_wrxchg2st64_rtn_b64",
+	}
+})
 
 // same12 lists the names gfx12 shares with gfx9 whose gfx9 semantics apply
 // unchanged: integer and bit operations, moves, compares, conversions and
@@ -151,7 +154,7 @@ var finish12 = sync.OnceFunc(func() {
 			}
 		}
 		if g != "" && semantics[n] != nil {
-			alias12[g] = n
+			alias12()[g] = n
 		}
 	}
 })
@@ -169,7 +172,7 @@ func lookup12(in *Inst) func(*Wave, *Inst) error {
 	if f := semantics12[in.Name]; f != nil {
 		return f
 	}
-	if g, ok := alias12[in.Name]; ok && semantics[g] != nil {
+	if g, ok := alias12()[in.Name]; ok && semantics[g] != nil {
 		return semantics[g]
 	}
 	if same12[in.Name] {
@@ -182,7 +185,7 @@ func lookup12(in *Inst) func(*Wave, *Inst) error {
 // mnemonic.
 func Supported12(mnemonic string) bool {
 	finish12()
-	return semantics12[mnemonic] != nil || semantics[alias12[mnemonic]] != nil || same12[mnemonic]
+	return semantics12[mnemonic] != nil || semantics[alias12()[mnemonic]] != nil || same12[mnemonic]
 }
 
 // laneCount is the wave's width: 32 for gfx12 wave32, else 64.
@@ -309,7 +312,7 @@ func mem12(name string) (memOp, bool) {
 		if op.wide {
 			op.size = 8
 		}
-		if _, ok := atomicFns[fn]; !ok && fn != "cmpswap" {
+		if _, ok := atomicFns()[fn]; !ok && fn != "cmpswap" {
 			return op, false
 		}
 		return op, true

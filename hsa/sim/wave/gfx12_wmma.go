@@ -3,6 +3,7 @@ package wave
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 )
@@ -319,34 +320,37 @@ func (op *wmmaOp) exec(w *Wave, in *Inst) error {
 	return nil
 }
 
+// Built on first use; every call returns the same map.
 // wmmaOps lists the 22 gfx12 matrix instructions.
-var wmmaOps = map[string]wmmaOp{
-	"v_wmma_f32_16x16x16_f16":       {a: mF16, b: mF16, out: mF32, k: 16},
-	"v_wmma_f32_16x16x16_bf16":      {a: mBF16, b: mBF16, out: mF32, k: 16},
-	"v_wmma_f16_16x16x16_f16":       {a: mF16, b: mF16, out: mF16, k: 16},
-	"v_wmma_bf16_16x16x16_bf16":     {a: mBF16, b: mBF16, out: mBF16, k: 16},
-	"v_wmma_i32_16x16x16_iu8":       {a: mIU8, b: mIU8, out: mI32, k: 16},
-	"v_wmma_i32_16x16x16_iu4":       {a: mIU4, b: mIU4, out: mI32, k: 16},
-	"v_wmma_i32_16x16x32_iu4":       {a: mIU4, b: mIU4, out: mI32, k: 32},
-	"v_wmma_f32_16x16x16_fp8_fp8":   {a: mFP8, b: mFP8, out: mF32, k: 16},
-	"v_wmma_f32_16x16x16_fp8_bf8":   {a: mFP8, b: mBF8, out: mF32, k: 16},
-	"v_wmma_f32_16x16x16_bf8_fp8":   {a: mBF8, b: mFP8, out: mF32, k: 16},
-	"v_wmma_f32_16x16x16_bf8_bf8":   {a: mBF8, b: mBF8, out: mF32, k: 16},
-	"v_swmmac_f32_16x16x32_f16":     {a: mF16, b: mF16, out: mF32, k: 32, sparse: true},
-	"v_swmmac_f32_16x16x32_bf16":    {a: mBF16, b: mBF16, out: mF32, k: 32, sparse: true},
-	"v_swmmac_f16_16x16x32_f16":     {a: mF16, b: mF16, out: mF16, k: 32, sparse: true},
-	"v_swmmac_bf16_16x16x32_bf16":   {a: mBF16, b: mBF16, out: mBF16, k: 32, sparse: true},
-	"v_swmmac_i32_16x16x32_iu8":     {a: mIU8, b: mIU8, out: mI32, k: 32, sparse: true},
-	"v_swmmac_i32_16x16x32_iu4":     {a: mIU4, b: mIU4, out: mI32, k: 32, sparse: true},
-	"v_swmmac_i32_16x16x64_iu4":     {a: mIU4, b: mIU4, out: mI32, k: 64, sparse: true},
-	"v_swmmac_f32_16x16x32_fp8_fp8": {a: mFP8, b: mFP8, out: mF32, k: 32, sparse: true},
-	"v_swmmac_f32_16x16x32_fp8_bf8": {a: mFP8, b: mBF8, out: mF32, k: 32, sparse: true},
-	"v_swmmac_f32_16x16x32_bf8_fp8": {a: mBF8, b: mFP8, out: mF32, k: 32, sparse: true},
-	"v_swmmac_f32_16x16x32_bf8_bf8": {a: mBF8, b: mBF8, out: mF32, k: 32, sparse: true},
-}
+var wmmaOps = sync.OnceValue(func() map[string]wmmaOp {
+	return map[string]wmmaOp{
+		"v_wmma_f32_16x16x16_f16":       {a: mF16, b: mF16, out: mF32, k: 16},
+		"v_wmma_f32_16x16x16_bf16":      {a: mBF16, b: mBF16, out: mF32, k: 16},
+		"v_wmma_f16_16x16x16_f16":       {a: mF16, b: mF16, out: mF16, k: 16},
+		"v_wmma_bf16_16x16x16_bf16":     {a: mBF16, b: mBF16, out: mBF16, k: 16},
+		"v_wmma_i32_16x16x16_iu8":       {a: mIU8, b: mIU8, out: mI32, k: 16},
+		"v_wmma_i32_16x16x16_iu4":       {a: mIU4, b: mIU4, out: mI32, k: 16},
+		"v_wmma_i32_16x16x32_iu4":       {a: mIU4, b: mIU4, out: mI32, k: 32},
+		"v_wmma_f32_16x16x16_fp8_fp8":   {a: mFP8, b: mFP8, out: mF32, k: 16},
+		"v_wmma_f32_16x16x16_fp8_bf8":   {a: mFP8, b: mBF8, out: mF32, k: 16},
+		"v_wmma_f32_16x16x16_bf8_fp8":   {a: mBF8, b: mFP8, out: mF32, k: 16},
+		"v_wmma_f32_16x16x16_bf8_bf8":   {a: mBF8, b: mBF8, out: mF32, k: 16},
+		"v_swmmac_f32_16x16x32_f16":     {a: mF16, b: mF16, out: mF32, k: 32, sparse: true},
+		"v_swmmac_f32_16x16x32_bf16":    {a: mBF16, b: mBF16, out: mF32, k: 32, sparse: true},
+		"v_swmmac_f16_16x16x32_f16":     {a: mF16, b: mF16, out: mF16, k: 32, sparse: true},
+		"v_swmmac_bf16_16x16x32_bf16":   {a: mBF16, b: mBF16, out: mBF16, k: 32, sparse: true},
+		"v_swmmac_i32_16x16x32_iu8":     {a: mIU8, b: mIU8, out: mI32, k: 32, sparse: true},
+		"v_swmmac_i32_16x16x32_iu4":     {a: mIU4, b: mIU4, out: mI32, k: 32, sparse: true},
+		"v_swmmac_i32_16x16x64_iu4":     {a: mIU4, b: mIU4, out: mI32, k: 64, sparse: true},
+		"v_swmmac_f32_16x16x32_fp8_fp8": {a: mFP8, b: mFP8, out: mF32, k: 32, sparse: true},
+		"v_swmmac_f32_16x16x32_fp8_bf8": {a: mFP8, b: mBF8, out: mF32, k: 32, sparse: true},
+		"v_swmmac_f32_16x16x32_bf8_fp8": {a: mBF8, b: mFP8, out: mF32, k: 32, sparse: true},
+		"v_swmmac_f32_16x16x32_bf8_bf8": {a: mBF8, b: mBF8, out: mF32, k: 32, sparse: true},
+	}
+})
 
 func registerGfx12Wmma() {
-	for name, op := range wmmaOps {
+	for name, op := range wmmaOps() {
 		op := op
 		def12(name, op.exec)
 	}

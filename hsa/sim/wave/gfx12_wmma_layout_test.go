@@ -27,13 +27,13 @@ type layoutCell struct {
 // every gfx12 matrix instruction.
 func wmmaLayout() []layoutCell {
 	var out []layoutCell
-	names := make([]string, 0, len(wmmaOps))
-	for n := range wmmaOps {
+	names := make([]string, 0, len(wmmaOps()))
+	for n := range wmmaOps() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		op := wmmaOps[name]
+		op := wmmaOps()[name]
 		for _, wave64 := range []bool{false, true} {
 			wv := 32
 			if wave64 {
@@ -87,7 +87,7 @@ func TestWMMALayoutDump(t *testing.T) {
 	}
 	seen := map[slot]layoutCell{}
 	for _, c := range cells {
-		if c.Matrix == "A" && wmmaOps[c.Inst].sparse || c.Matrix == "K" {
+		if c.Matrix == "A" && wmmaOps()[c.Inst].sparse || c.Matrix == "K" {
 			continue // dense k of one group share their pair / nibble
 		}
 		for b := c.Lo; b <= c.Hi; b++ {

@@ -290,8 +290,8 @@ func (tc *wmmaCase) check(t *testing.T, name string, w *Wave) {
 // modifiers (signedness, clamp, 16-bit half negation, index_key) and
 // compares every D element with the dense product computed here.
 func TestGFX12WMMAAll(t *testing.T) {
-	names := make([]string, 0, len(wmmaOps))
-	for n := range wmmaOps {
+	names := make([]string, 0, len(wmmaOps()))
+	for n := range wmmaOps() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -300,7 +300,7 @@ func TestGFX12WMMAAll(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1201))
 	for _, name := range names {
-		op := wmmaOps[name]
+		op := wmmaOps()[name]
 		for _, wave64 := range []bool{false, true} {
 			for trial := 0; trial < 3; trial++ {
 				tc := &wmmaCase{op: op, wave64: wave64}
@@ -383,7 +383,7 @@ func TestGFX12WMMAFP8Exhaustive(t *testing.T) {
 		return 0x3c // 1.0 in E5M2
 	}
 	for _, name := range []string{"v_wmma_f32_16x16x16_fp8_fp8", "v_wmma_f32_16x16x16_fp8_bf8", "v_wmma_f32_16x16x16_bf8_fp8", "v_wmma_f32_16x16x16_bf8_bf8"} {
-		op := wmmaOps[name]
+		op := wmmaOps()[name]
 		for _, wave64 := range []bool{false, true} {
 			code := assemble12(t, (&wmmaCase{op: op, wave64: wave64}).source(name), wave64)
 			for _, side := range []string{"A", "B"} {

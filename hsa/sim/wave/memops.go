@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/hsa/sim/fp"
 	"github.com/rocjitsu/rocjitsu/hsa/sim/mem"
@@ -144,7 +145,7 @@ func parseMemName(name string) (memOp, bool) {
 		if op.wide {
 			op.size = 8
 		}
-		if _, ok := atomicFns[t]; !ok && t != "cmpswap" {
+		if _, ok := atomicFns()[t]; !ok && t != "cmpswap" {
 			return op, false
 		}
 		return op, true
@@ -152,63 +153,66 @@ func parseMemName(name string) (memOp, bool) {
 	return op, false
 }
 
+// Built on first use; every call returns the same map.
 // atomicFns compute the new memory value from the old one and the data.
-var atomicFns = map[string]func(old, v uint64, wide bool) uint64{
-	"swap": func(o, v uint64, wd bool) uint64 { return v },
-	"add":  func(o, v uint64, wd bool) uint64 { return o + v },
-	"sub":  func(o, v uint64, wd bool) uint64 { return o - v },
-	"and":  func(o, v uint64, wd bool) uint64 { return o & v },
-	"or":   func(o, v uint64, wd bool) uint64 { return o | v },
-	"xor":  func(o, v uint64, wd bool) uint64 { return o ^ v },
-	"umin": func(o, v uint64, wd bool) uint64 { return min(o, v) },
-	"umax": func(o, v uint64, wd bool) uint64 { return max(o, v) },
-	"smin": func(o, v uint64, wd bool) uint64 {
-		if wd {
-			return uint64(min(int64(o), int64(v)))
-		}
-		return uint64(uint32(min(int32(o), int32(v))))
-	},
-	"smax": func(o, v uint64, wd bool) uint64 {
-		if wd {
-			return uint64(max(int64(o), int64(v)))
-		}
-		return uint64(uint32(max(int32(o), int32(v))))
-	},
-	"inc": func(o, v uint64, wd bool) uint64 {
-		if o >= v {
-			return 0
-		}
-		return o + 1
-	},
-	"dec": func(o, v uint64, wd bool) uint64 {
-		if o == 0 || o > v {
-			return v
-		}
-		return o - 1
-	},
-	"add_f32": func(o, v uint64, wd bool) uint64 {
-		return uint64(math.Float32bits(math.Float32frombits(uint32(o)) + math.Float32frombits(uint32(v))))
-	},
-	"add_f64": func(o, v uint64, wd bool) uint64 {
-		return math.Float64bits(math.Float64frombits(o) + math.Float64frombits(v))
-	},
-	"pk_add_f16": func(o, v uint64, wd bool) uint64 {
-		lo := fp.F32ToF16(fp.F16ToF32(uint16(o)) + fp.F16ToF32(uint16(v)))
-		hi := fp.F32ToF16(fp.F16ToF32(uint16(o>>16)) + fp.F16ToF32(uint16(v>>16)))
-		return uint64(lo) | uint64(hi)<<16
-	},
-	"pk_add_bf16": func(o, v uint64, wd bool) uint64 {
-		lo := fp.F32ToBF16(fp.BF16ToF32(uint16(o)) + fp.BF16ToF32(uint16(v)))
-		hi := fp.F32ToBF16(fp.BF16ToF32(uint16(o>>16)) + fp.BF16ToF32(uint16(v>>16)))
-		return uint64(lo) | uint64(hi)<<16
-	},
-	"min_f64": func(o, v uint64, wd bool) uint64 {
-		return math.Float64bits(math.Min(math.Float64frombits(o), math.Float64frombits(v)))
-	},
-	"max_f64": func(o, v uint64, wd bool) uint64 {
-		return math.Float64bits(math.Max(math.Float64frombits(o), math.Float64frombits(v)))
-	},
-}
+var atomicFns = sync.OnceValue(func() map[string]func(old, v uint64, wide bool) uint64 {
+	return map[string]func(old, v uint64, wide bool) uint64{
+		"swap": func(o, v uint64, wd bool) uint64 { return v },
+		"add":  func(o, v uint64, wd bool) uint64 { return o + v },
+		"sub":  func(o, v uint64, wd bool) uint64 { return o - v },
+		"and":  func(o, v uint64, wd bool) uint64 { return o & v },
+		"or":   func(o, v uint64, wd bool) uint64 { return o | v },
+		"xor":  func(o, v uint64, wd bool) uint64 { return o ^ v },
+		"umin": func(o, v uint64, wd bool) uint64 { return min(o, v) },
+		"umax": func(o, v uint64, wd bool) uint64 { return max(o, v) },
+		"smin": func(o, v uint64, wd bool) uint64 {
+			if wd {
+				return uint64(min(int64(o), int64(v)))
+			}
+			return uint64(uint32(min(int32(o), int32(v))))
+		},
+		"smax": func(o, v uint64, wd bool) uint64 {
+			if wd {
+				return uint64(max(int64(o), int64(v)))
+			}
+			return uint64(uint32(max(int32(o), int32(v))))
+		},
+		"inc": func(o, v uint64, wd bool) uint64 {
+			if o >= v {
+				return 0
+			}
+			return o + 1
+		},
+		"dec": func(o, v uint64, wd bool) uint64 {
+			if o == 0 || o > v {
+				return v
+			}
+			return o - 1
+		},
+		"add_f32": func(o, v uint64, wd bool) uint64 {
+			return uint64(math.Float32bits(math.Float32frombits(uint32(o)) + math.Float32frombits(uint32(v))))
+		},
+		"add_f64": func(o, v uint64, wd bool) uint64 {
+			return math.Float64bits(math.Float64frombits(o) + math.Float64frombits(v))
+		},
+		"pk_add_f16": func(o, v uint64, wd bool) uint64 {
+			lo := fp.F32ToF16(fp.F16ToF32(uint16(o)) + fp.F16ToF32(uint16(v)))
+			hi := fp.F32ToF16(fp.F16ToF32(uint16(o>>16)) + fp.F16ToF32(uint16(v>>16)))
+			return uint64(lo) | uint64(hi)<<16
+		},
+		"pk_add_bf16": func(o, v uint64, wd bool) uint64 {
+			lo := fp.F32ToBF16(fp.BF16ToF32(uint16(o)) + fp.BF16ToF32(uint16(v)))
+			hi := fp.F32ToBF16(fp.BF16ToF32(uint16(o>>16)) + fp.BF16ToF32(uint16(v>>16)))
+			return uint64(lo) | uint64(hi)<<16
+		},
+		"min_f64": func(o, v uint64, wd bool) uint64 {
+			return math.Float64bits(math.Min(math.Float64frombits(o), math.Float64frombits(v)))
+		},
+		"max_f64": func(o, v uint64, wd bool) uint64 {
+			return math.Float64bits(math.Max(math.Float64frombits(o), math.Float64frombits(v)))
+		},
+	}
+})
 
 func readN(b []byte) uint64 {
 	switch len(b) {
@@ -432,7 +436,7 @@ func (w *Wave) atomic(in *Inst, op memOp, b []byte, l int, data, dst uint16, ret
 			nv = v
 		}
 	} else {
-		nv = atomicFns[op.atomic](old, v, op.wide)
+		nv = atomicFns()[op.atomic](old, v, op.wide)
 	}
 	writeN(b, nv)
 	if ret {
