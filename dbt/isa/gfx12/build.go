@@ -99,7 +99,7 @@ func New(mnemonic string, wave64 bool) []isa.Inst {
 				if wave64 {
 					name = d.n64
 				}
-				o.Kind, o.Class, o.Reg, o.Width = isa.KindReg, isa.Special, uint16(specialByName[name]), 1
+				o.Kind, o.Class, o.Reg, o.Width = isa.KindReg, isa.Special, uint16(specialByName()[name]), 1
 				if name == "vcc" || name == "exec" {
 					o.Width = 2
 				}

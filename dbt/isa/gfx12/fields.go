@@ -2,6 +2,7 @@ package gfx12
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12/internal/enc"
@@ -19,25 +20,35 @@ const (
 	codeLit    = 255
 )
 
-var specialByCode = map[uint32]isa.SpecialReg{
-	codeVCCLo: isa.RegVCCLo, codeVCCHi: isa.RegVCCHi, codeNull: isa.RegNull, codeM0: isa.RegM0,
-	codeEXECLo: isa.RegEXECLo, codeEXECHi: isa.RegEXECHi, 235: isa.RegSharedBase, 236: isa.RegSharedLimit,
-	237: isa.RegPrivateBase, 238: isa.RegPrivateLimit, 239: isa.RegPopsExitingWaveID,
-	251: isa.RegVCCZ, 252: isa.RegEXECZ, 253: isa.RegSCC, 254: isa.RegLDSDirect,
-}
+// specialByCode maps scalar operand codes to the special registers they
+// name. Built on first use; every call returns the same map.
+var specialByCode = sync.OnceValue(func() map[uint32]isa.SpecialReg {
+	return map[uint32]isa.SpecialReg{
+		codeVCCLo: isa.RegVCCLo, codeVCCHi: isa.RegVCCHi, codeNull: isa.RegNull, codeM0: isa.RegM0,
+		codeEXECLo: isa.RegEXECLo, codeEXECHi: isa.RegEXECHi, 235: isa.RegSharedBase, 236: isa.RegSharedLimit,
+		237: isa.RegPrivateBase, 238: isa.RegPrivateLimit, 239: isa.RegPopsExitingWaveID,
+		251: isa.RegVCCZ, 252: isa.RegEXECZ, 253: isa.RegSCC, 254: isa.RegLDSDirect,
+	}
+})
 
-var codeBySpecial = func() map[isa.SpecialReg]uint32 {
+// codeBySpecial is the inverse of specialByCode. Built on first use; every
+// call returns the same map.
+var codeBySpecial = sync.OnceValue(func() map[isa.SpecialReg]uint32 {
 	m := map[isa.SpecialReg]uint32{}
-	for c, r := range specialByCode {
+	for c, r := range specialByCode() {
 		m[r] = c
 	}
 	return m
-}()
+})
 
-var specialByName = map[string]isa.SpecialReg{
-	"vcc_lo": isa.RegVCCLo, "vcc": isa.RegVCCLo, "vcc_hi": isa.RegVCCHi, "exec_lo": isa.RegEXECLo, "exec": isa.RegEXECLo,
-	"exec_hi": isa.RegEXECHi, "m0": isa.RegM0, "null": isa.RegNull, "scc": isa.RegSCC,
-}
+// specialByName maps assembler names to special registers. Built on first
+// use; every call returns the same map.
+var specialByName = sync.OnceValue(func() map[string]isa.SpecialReg {
+	return map[string]isa.SpecialReg{
+		"vcc_lo": isa.RegVCCLo, "vcc": isa.RegVCCLo, "vcc_hi": isa.RegVCCHi, "exec_lo": isa.RegEXECLo, "exec": isa.RegEXECLo,
+		"exec_hi": isa.RegEXECHi, "m0": isa.RegM0, "null": isa.RegNull, "scc": isa.RegSCC,
+	}
+})
 
 // scalarOperand decodes a scalar (or VALU source) operand code.
 func scalarOperand(code uint32, width uint8) isa.Operand {
@@ -53,7 +64,7 @@ func scalarOperand(code uint32, width uint8) isa.Operand {
 	case enc.IsConst(code):
 		return isa.Operand{Kind: isa.KindInline, Imm: int64(code), Width: width}
 	}
-	if r, ok := specialByCode[code]; ok && r != isa.RegLDSDirect {
+	if r, ok := specialByCode()[code]; ok && r != isa.RegLDSDirect {
 		return isa.Operand{Kind: isa.KindReg, Class: isa.Special, Reg: uint16(r), Width: width}
 	}
 	// 209..234, 249, 250, 254: no operand on GFX12 (LLVM rejects them).
@@ -75,7 +86,7 @@ func scalarCode(o *isa.Operand) (uint32, bool) {
 			if isa.SpecialReg(o.Reg) == isa.RegEncoded {
 				return uint32(o.Imm), true
 			}
-			c, ok := codeBySpecial[isa.SpecialReg(o.Reg)]
+			c, ok := codeBySpecial()[isa.SpecialReg(o.Reg)]
 			return c, ok
 		}
 	case isa.KindInline:
@@ -253,7 +264,7 @@ func decodeFields(in *isa.Inst, e *entry, k enc.Kind, aux int, w []uint32, wave6
 			if wave64 {
 				name = d.n64
 			}
-			o = isa.Operand{Kind: isa.KindReg, Class: isa.Special, Reg: uint16(specialByName[name]), Width: 1}
+			o = isa.Operand{Kind: isa.KindReg, Class: isa.Special, Reg: uint16(specialByName()[name]), Width: 1}
 			if name == "vcc" || name == "exec" {
 				o.Width = 2
 			}

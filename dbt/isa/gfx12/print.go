@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
 	"github.com/rocjitsu/rocjitsu/dbt/isa/gfx12/internal/enc"
@@ -90,15 +91,19 @@ func writeReg(b *strings.Builder, prefix string, reg, width uint16) {
 	b.Write(asmtext.AppendReg(a[:0], prefix, reg, width))
 }
 
-var specialNames = map[isa.SpecialReg][2]string{
-	isa.RegVCCLo: {"vcc_lo", "vcc"}, isa.RegVCCHi: {"vcc_hi", "vcc_hi"}, isa.RegEXECLo: {"exec_lo", "exec"},
-	isa.RegEXECHi: {"exec_hi", "exec_hi"}, isa.RegM0: {"m0", "m0"}, isa.RegSCC: {"src_scc", "src_scc"},
-	isa.RegVCCZ: {"src_vccz", "src_vccz"}, isa.RegEXECZ: {"src_execz", "src_execz"},
-	isa.RegLDSDirect: {"src_lds_direct", "src_lds_direct"}, isa.RegSharedBase: {"src_shared_base", "src_shared_base"},
-	isa.RegSharedLimit: {"src_shared_limit", "src_shared_limit"}, isa.RegPrivateBase: {"src_private_base", "src_private_base"},
-	isa.RegPrivateLimit: {"src_private_limit", "src_private_limit"}, isa.RegNull: {"null", "null"},
-	isa.RegPopsExitingWaveID: {"src_pops_exiting_wave_id", "src_pops_exiting_wave_id"},
-}
+// specialNames are the printed names of the special registers (32-bit,
+// then 64-bit form). Built on first use; every call returns the same map.
+var specialNames = sync.OnceValue(func() map[isa.SpecialReg][2]string {
+	return map[isa.SpecialReg][2]string{
+		isa.RegVCCLo: {"vcc_lo", "vcc"}, isa.RegVCCHi: {"vcc_hi", "vcc_hi"}, isa.RegEXECLo: {"exec_lo", "exec"},
+		isa.RegEXECHi: {"exec_hi", "exec_hi"}, isa.RegM0: {"m0", "m0"}, isa.RegSCC: {"src_scc", "src_scc"},
+		isa.RegVCCZ: {"src_vccz", "src_vccz"}, isa.RegEXECZ: {"src_execz", "src_execz"},
+		isa.RegLDSDirect: {"src_lds_direct", "src_lds_direct"}, isa.RegSharedBase: {"src_shared_base", "src_shared_base"},
+		isa.RegSharedLimit: {"src_shared_limit", "src_shared_limit"}, isa.RegPrivateBase: {"src_private_base", "src_private_base"},
+		isa.RegPrivateLimit: {"src_private_limit", "src_private_limit"}, isa.RegNull: {"null", "null"},
+		isa.RegPopsExitingWaveID: {"src_pops_exiting_wave_id", "src_pops_exiting_wave_id"},
+	}
+})
 
 func writeHex(b *strings.Builder, v uint64) {
 	var a [24]byte
@@ -139,7 +144,7 @@ func writeOperand(b *strings.Builder, in *isa.Inst, e *entry, d *opnd, o *isa.Op
 			writeReg(b, "ttmp", o.Reg, uint16(o.Width))
 		case isa.Special:
 			var a [32]byte
-			b.Write(asmtext.AppendSpecial(a[:0], o, specialNames))
+			b.Write(asmtext.AppendSpecial(a[:0], o, specialNames()))
 		}
 	case isa.KindInline:
 		b.WriteString(enc.FormatConst(d.style, uint32(o.Imm), 0))
@@ -192,9 +197,9 @@ func writeImm(b *strings.Builder, e *entry, d *opnd, v int64) {
 		// the high bits; an unknown one prints as sendmsg(id, 0, 0) only
 		// when the high bits are clear.
 		u &= 0xffff
-		if t, ok := sendmsgText[uint16(u&0xff)]; ok && strings.Contains(t, "MSG_") {
+		if t, ok := sendmsgText()[uint16(u&0xff)]; ok && strings.Contains(t, "MSG_") {
 			b.WriteString(t)
-		} else if t, ok := sendmsgText[uint16(u)]; ok && u < 256 {
+		} else if t, ok := sendmsgText()[uint16(u)]; ok && u < 256 {
 			b.WriteString(t)
 		} else {
 			b.WriteString(strconv.Itoa(int(u)))
