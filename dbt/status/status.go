@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/rocjitsu/rocjitsu/dbt"
 	"github.com/rocjitsu/rocjitsu/dbt/isa"
@@ -183,7 +184,9 @@ func shorten(s string) string {
 
 // number matches a number that is a word of its own (not the 4 of
 // "dwordx4" or the 127 of "a127").
-var number = regexp.MustCompile(`\b(0x[0-9a-fA-F]+|[0-9]+)\b`)
+var number = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(0x[0-9a-fA-F]+|[0-9]+)\b`)
+})
 
 // histogram counts reasons by their shape (numbers replaced), keeping
 // the first reason of each shape as its example.
@@ -195,7 +198,7 @@ type row struct {
 }
 
 func (h histogram) add(reason string) {
-	key := number.ReplaceAllString(reason, "#")
+	key := number().ReplaceAllString(reason, "#")
 	r := h[key]
 	if r == nil {
 		r = &row{Count: Count{Reason: reason}, seen: map[string]bool{}}

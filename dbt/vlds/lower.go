@@ -41,6 +41,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Context hands out scratch VGPRs for one lowered instruction.
@@ -164,17 +165,21 @@ const (
 	gAtomicX2        = 32 // added to a 32-bit atomic's opcode for its _x2 form
 )
 
-// dsOps maps GFX9 DS opcodes (bits 24:17) to their handling.
-var dsOps = map[uint8]DSOp{}
+// dsOps returns the map of GFX9 DS opcodes (bits 24:17) to their handling.
+// It is built on the first call; every call returns the same map.
+var dsOps = sync.OnceValue(func() map[uint8]DSOp {
+	m := map[uint8]DSOp{}
+	defDSOps(func(op uint8, d DSOp) {
+		if _, dup := m[op]; dup {
+			panic(fmt.Sprintf("vlds: DS opcode %d defined twice", op))
+		}
+		m[op] = d
+	})
+	return m
+})
 
-func def(op uint8, d DSOp) {
-	if _, dup := dsOps[op]; dup {
-		panic(fmt.Sprintf("vlds: DS opcode %d defined twice", op))
-	}
-	dsOps[op] = d
-}
-
-func init() {
+// defDSOps defines every DS opcode's handling through def.
+func defDSOps(def func(op uint8, d DSOp)) {
 	atom := []struct {
 		name string
 		g    uint8
@@ -258,7 +263,7 @@ func tail(n string) string {
 // Lookup returns the handling of the DS instruction whose first dword is
 // w0 (GFX9 encoding).
 func Lookup(w0 uint32) (DSOp, bool) {
-	d, ok := dsOps[uint8(w0>>17)]
+	d, ok := dsOps()[uint8(w0>>17)]
 	return d, ok
 }
 
@@ -341,7 +346,7 @@ func Lower(ctx Context, raw []byte, base uint16) ([]byte, error) {
 		return nil, fmt.Errorf("vlds: word %#08x is not a DS instruction", w0)
 	}
 	op := uint8(w0 >> 17)
-	d, ok := dsOps[op]
+	d, ok := dsOps()[op]
 	if !ok || d.Kind == Unsupported {
 		return nil, fmt.Errorf("vlds: DS opcode %d has no virtual-LDS lowering", op)
 	}

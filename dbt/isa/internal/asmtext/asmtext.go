@@ -76,15 +76,20 @@ func putSmall(b *[16]byte, k int, v uint) int {
 }
 
 // smallDecimal holds, for every v below 1000, its decimal digits from the
-// low byte up and their count in the high byte.
+// low byte up and their count in the high byte. It is built by arithmetic
+// (the least significant digit first, each shifted up by the next), with
+// no allocation.
 var smallDecimal = func() (t [1000]uint32) {
 	for v := range t {
-		s := strconv.Itoa(v)
-		var d uint32
-		for i := len(s) - 1; i >= 0; i-- {
-			d = d<<8 | uint32(s[i])
+		var d, n uint32
+		for x := uint32(v); ; x /= 10 {
+			d = d<<8 | ('0' + x%10)
+			n++
+			if x < 10 {
+				break
+			}
 		}
-		t[v] = d | uint32(len(s))<<24
+		t[v] = d | n<<24
 	}
 	return t
 }()

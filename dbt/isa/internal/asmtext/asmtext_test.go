@@ -168,3 +168,19 @@ func TestAppendReg1(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallDecimal: every table entry holds strconv's digits of its index,
+// the first digit in the low byte, and their count in the high byte.
+func TestSmallDecimal(t *testing.T) {
+	for v, d := range smallDecimal {
+		s := strconv.Itoa(v)
+		if n := int(d >> 24); n != len(s) {
+			t.Fatalf("%d: %d digits, want %d", v, n, len(s))
+		}
+		for i := 0; i < len(s); i++ {
+			if c := byte(d >> (8 * i)); c != s[i] {
+				t.Fatalf("%d: digit %d is %q, want %q", v, i, c, s[i])
+			}
+		}
+	}
+}
