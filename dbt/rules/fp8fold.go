@@ -378,20 +378,38 @@ func scaleGroupOK(block []*isa.Inst, cands []fp8FoldCand, readerOf map[int]int, 
 // fp8DeadAfter.
 const fp8FoldScopeKey = "rules.fp8-fold-scope"
 
-// fp8ScopeList is a scope's blocks and successors (scopeBlocks) and each
-// block's index by its first instruction.
+// fp8ScopeList is a scope's blocks and successors (scopeBlocks), each
+// block's index by its first instruction, and the VGPRs dead at each
+// block's end (fp8DeadAfter), made on first use.
 type fp8ScopeList struct {
 	blocks [][]*isa.Inst
 	succs  [][]int
 	index  map[*isa.Inst]int
+	exit   []fp8VSet
 }
+
+// fp8VSet is a set of the 256 VGPRs.
+type fp8VSet [4]uint64
+
+func (v *fp8VSet) has(r int) bool { return r >= 0 && r < 256 && v[r>>6]>>(r&63)&1 != 0 }
+
+// addRange adds registers lo..hi-1 (clamped to 256).
+func (v *fp8VSet) addRange(lo, hi int) {
+	for r := max(lo, 0); r < min(hi, 256); r++ {
+		v[r>>6] |= 1 << (r & 63)
+	}
+}
+
+var fp8VSetAll = fp8VSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 
 // fp8DeadAfter reports whether VGPR r is dead at the end of block: on
 // every path of the scope from there, an instruction writes it whole (not
 // DPP or SDWA, not reading it) before any reads it and before any EXEC
 // write; a path ends well at s_endpgm. A path that leaves the scope's
 // known edges (a call, a return, an indirect or unknown successor) or an
-// undescribed instruction, or no scope, gives false.
+// undescribed instruction, or no scope, gives false. The sets of all
+// blocks come from one greatest fixpoint over the scope (fp8DeadExits),
+// kept in memo.
 func fp8DeadAfter(block []*isa.Inst, r int, scope FP8ScopeFunc, memo map[string]any) bool {
 	if scope == nil || len(block) == 0 {
 		return false
@@ -416,49 +434,104 @@ func fp8DeadAfter(block []*isa.Inst, r int, scope FP8ScopeFunc, memo map[string]
 	if !ok {
 		return false
 	}
-	seen := map[int]bool{}
-	var exitDead func(b int) bool // r dead at the end of block b
-	var entryDead func(b int) bool
-	exitDead = func(b int) bool {
-		blk := sl.blocks[b]
-		last := blk[len(blk)-1]
-		switch n := last.Name(); {
-		case n == "s_endpgm":
-			return true
-		case n == "s_setpc_b64" || n == "s_swappc_b64" || n == "s_call_b64" || len(sl.succs[b]) == 0:
-			return false
-		}
-		for _, t := range sl.succs[b] {
-			if t < 0 || t >= len(sl.blocks) || !entryDead(t) {
-				return false
-			}
-		}
-		return true
+	if sl.exit == nil {
+		sl.exit = fp8DeadExits(sl.blocks, sl.succs)
 	}
-	entryDead = func(b int) bool {
-		if seen[b] {
-			return true // a cycle without a read
-		}
-		seen[b] = true
-		for _, x := range sl.blocks[b] {
+	return sl.exit[k].has(r)
+}
+
+// fp8DeadExits returns, per block, the VGPRs dead at its end as
+// fp8DeadAfter defines them: a block decides a register at its first
+// instruction that reads it (live) or writes it (dead when whole: not a
+// gfx950-only operation, DPP or SDWA); an undescribed instruction, a
+// walk stop or an EXEC write decides every undecided register live; the
+// others are dead at entry when dead at the end. The end is dead for all
+// at s_endpgm, for none at a call, return, indirect branch or a block
+// without successors or with one outside the scope, else the
+// intersection over the successors' entries. Cycles are assumed dead
+// (the greatest fixpoint, from all dead).
+func fp8DeadExits(blocks [][]*isa.Inst, succs [][]int) []fp8VSet {
+	n := len(blocks)
+	deadIn := make([]fp8VSet, n)  // decided dead at entry
+	decided := make([]fp8VSet, n) // decided by the block itself
+	for b, blk := range blocks {
+		var dec, dead fp8VSet
+	walk:
+		for _, x := range blk {
 			if x.Info == nil || fp8WalkStop(x) || x.Info.ImplicitWrites&isa.ImpEXEC != 0 || writesExec(x) {
-				return false
+				dec = fp8VSetAll
+				break walk
 			}
 			wide := fp8Wide(x)
-			rd, wr := fp8Names(x, isa.VGPR, r, wide)
-			if rd {
-				return false
+			var rd, wr fp8VSet
+			for k := range x.Operands {
+				o := &x.Operands[k]
+				if o.Kind != isa.KindReg || o.Class != isa.VGPR {
+					continue
+				}
+				w := int(o.Width)
+				if wide {
+					w = max(w, 16)
+				}
+				if o.Role.Uses() {
+					rd.addRange(int(o.Reg), int(o.Reg)+w)
+				}
+				if o.Role.Defines() {
+					wr.addRange(int(o.Reg), int(o.Reg)+w)
+				}
 			}
-			if wr {
-				return !wide && x.Format != isa.DPP && x.Format != isa.SDWA
-			}
-			if x.Info.Branch != isa.BranchNone && x == sl.blocks[b][len(sl.blocks[b])-1] {
-				break
+			whole := !wide && x.Format != isa.DPP && x.Format != isa.SDWA
+			for i := range dec {
+				und := ^dec[i]
+				if whole {
+					dead[i] |= und & wr[i] &^ rd[i]
+				}
+				dec[i] |= und & (rd[i] | wr[i])
 			}
 		}
-		return exitDead(b)
+		deadIn[b], decided[b] = dead, dec
 	}
-	return exitDead(k)
+	entry := make([]fp8VSet, n)
+	for b := range entry {
+		entry[b] = fp8VSetAll
+	}
+	exit := make([]fp8VSet, n)
+	exitOf := func(b int) fp8VSet {
+		blk := blocks[b]
+		if len(blk) == 0 {
+			return fp8VSet{}
+		}
+		switch nm := blk[len(blk)-1].Name(); {
+		case nm == "s_endpgm":
+			return fp8VSetAll
+		case nm == "s_setpc_b64" || nm == "s_swappc_b64" || nm == "s_call_b64" || len(succs[b]) == 0:
+			return fp8VSet{}
+		}
+		out := fp8VSetAll
+		for _, t := range succs[b] {
+			if t < 0 || t >= n {
+				return fp8VSet{}
+			}
+			for i := range out {
+				out[i] &= entry[t][i]
+			}
+		}
+		return out
+	}
+	for changed := true; changed; {
+		changed = false
+		for b := n - 1; b >= 0; b-- {
+			exit[b] = exitOf(b)
+			var in fp8VSet
+			for i := range in {
+				in[i] = deadIn[b][i] | exit[b][i]&^decided[b][i]
+			}
+			if in != entry[b] {
+				entry[b], changed = in, true
+			}
+		}
+	}
+	return exit
 }
 
 // fp8Wide says the operands of x may touch more registers than decoded
