@@ -41,18 +41,7 @@ func TestReadTrRunOnSimulator(t *testing.T) {
 			t.Fatalf("%s: %v", v.name, err)
 		}
 		verifyObject(t, v.opt.Name, guest, res.Object)
-		text := textOf(t, res.Object)
-		n := 0
-		for off := 0; off < len(text); {
-			in, err := gfx9DecodeForTest(text[off:], uint64(off))
-			if err != nil {
-				t.Fatalf("%s: host code at %#x: %v", v.name, off, err)
-			}
-			if in.Name() == "ds_bpermute_b32" {
-				n++
-			}
-			off += int(in.Size)
-		}
+		n := countHostOps(t, v.name, res.Object, "ds_bpermute_b32")
 		if n != v.permutes {
 			t.Fatalf("%s: %d ds_bpermute_b32 in the translation, want %d", v.name, n, v.permutes)
 		}
@@ -63,19 +52,7 @@ func TestReadTrRunOnSimulator(t *testing.T) {
 	// registers of its own: they must not take a later read's
 	// destination, which the run's code writes before the later reads
 	// are reached.
-	c := &kernelref.Case{Name: "k", Grid: [3]uint32{64, 1, 1}, Block: [3]uint32{64, 1, 1}, KernargSize: 8,
-		Args: []kernelref.Arg{{Name: "out", Kind: kernelref.BufferOut, Elem: kernelref.U32, Count: 64 * 72 / 4, Size: 8, Init: make([]byte, 64*72)}}}
-	for _, spill := range []bool{false, true} {
-		res, err := TranslateWithSidecars(guest, Options{Name: "readtr-run-sidecar"}, SidecarOptions{AllLDS: true, forceSpill: spill})
-		if err != nil {
-			t.Fatalf("sidecar (spill %v): %v", spill, err)
-		}
-		out, _, err := runSidecarOnSim(t, c, res.Object, "gfx942")
-		if err != nil {
-			t.Fatalf("sidecar (spill %v): %v", spill, err)
-		}
-		check(fmt.Sprintf("sidecar (spill %v)", spill), out[0])
-	}
+	checkReadTrSidecars(t, guest, "readtr-run-sidecar", check)
 }
 
 // TestReadTrDestSharedOnSimulator: twelve gfx950 ds_read_b64_tr_b16 into
@@ -325,27 +302,43 @@ func TestReadTrRunAddrsOnSimulator(t *testing.T) {
 			t.Fatalf("%s: %v", v.name, err)
 		}
 		verifyObject(t, v.opt.Name, guest, res.Object)
-		text := textOf(t, res.Object)
-		n := 0
-		for off := 0; off < len(text); {
-			in, err := gfx9DecodeForTest(text[off:], uint64(off))
-			if err != nil {
-				t.Fatalf("%s: host code at %#x: %v", v.name, off, err)
-			}
-			if in.Name() == "ds_bpermute_b32" {
-				n++
-			}
-			off += int(in.Size)
-		}
+		n := countHostOps(t, v.name, res.Object, "ds_bpermute_b32")
 		if v.name == "inline" && n != 16 {
 			t.Fatalf("%s: %d ds_bpermute_b32 in the translation, want 16", v.name, n)
 		}
 		check(v.name, runKernelOn(t, res.Object, "gfx942", 64*72))
 	}
+	checkReadTrSidecars(t, guest, "readtr-run-addrs-sidecar", check)
+}
+
+// countHostOps returns how many instructions named name the gfx942 .text
+// of obj has (what names the translation in failures).
+func countHostOps(t *testing.T, what string, obj []byte, name string) int {
+	t.Helper()
+	text := textOf(t, obj)
+	n := 0
+	for off := 0; off < len(text); {
+		in, err := gfx9DecodeForTest(text[off:], uint64(off))
+		if err != nil {
+			t.Fatalf("%s: host code at %#x: %v", what, off, err)
+		}
+		if in.Name() == name {
+			n++
+		}
+		off += int(in.Size)
+	}
+	return n
+}
+
+// checkReadTrSidecars translates guest with all-LDS virtual-LDS sidecars
+// (named name), without and with spills, runs each on the simulated
+// gfx942 and hands its 64*72 output bytes to check.
+func checkReadTrSidecars(t *testing.T, guest []byte, name string, check func(what string, out []byte)) {
+	t.Helper()
 	c := &kernelref.Case{Name: "k", Grid: [3]uint32{64, 1, 1}, Block: [3]uint32{64, 1, 1}, KernargSize: 8,
 		Args: []kernelref.Arg{{Name: "out", Kind: kernelref.BufferOut, Elem: kernelref.U32, Count: 64 * 72 / 4, Size: 8, Init: make([]byte, 64*72)}}}
 	for _, spill := range []bool{false, true} {
-		res, err := TranslateWithSidecars(guest, Options{Name: "readtr-run-addrs-sidecar"}, SidecarOptions{AllLDS: true, forceSpill: spill})
+		res, err := TranslateWithSidecars(guest, Options{Name: name}, SidecarOptions{AllLDS: true, forceSpill: spill})
 		if err != nil {
 			t.Fatalf("sidecar (spill %v): %v", spill, err)
 		}

@@ -349,12 +349,7 @@ func decodeFields(in *isa.Inst, e *entry, facts *litCheck, k enc.Kind, w []uint3
 	consumed := uint32(0)
 	if facts.plan != nil && k == e.kind && !noPlainPath {
 		consumed = decodePlan(in, facts.plan, w, &cov, &agpr, negBits, absBits)
-		padSrcMods(in, k, negBits&^consumed, absBits&^consumed, (absBits>>4)&^consumed)
-		fixShapes(in, facts, k, w)
-		fixAccPad(in, e, k, w, agprBits(k, w))
-		for i := range w {
-			in.Pad[i] |= w[i] &^ cov[i]
-		}
+		finishFields(in, e, facts, k, w, &cov, negBits, absBits, consumed)
 		return nil
 	}
 	for i := range e.ops {
@@ -385,15 +380,7 @@ func decodeFields(in *isa.Inst, e *entry, facts *litCheck, k enc.Kind, w []uint3
 			}
 			if s := f.src; s >= 0 {
 				consumed |= 1 << s
-				if negBits>>s&1 != 0 {
-					o.Mods |= isa.ModNeg
-				}
-				if absBits>>s&1 != 0 {
-					o.Mods |= isa.ModAbs
-				}
-				if absBits>>(4+s)&1 != 0 {
-					o.Mods |= isa.ModSext
-				}
+				o.Mods |= srcMods(s, negBits, absBits)
 			}
 			o.Type = f.typ
 			in.Operands = append(in.Operands, o)
@@ -594,13 +581,20 @@ func decodeFields(in *isa.Inst, e *entry, facts *litCheck, k enc.Kind, w []uint3
 		}
 		in.Operands = append(in.Operands, o)
 	}
+	finishFields(in, e, facts, k, w, &cov, negBits, absBits, consumed)
+	return nil
+}
+
+// finishFields ends decodeFields on both paths: the source modifiers no
+// operand consumed, the operand shapes, the acc bits, and the bits no
+// field covered as padding.
+func finishFields(in *isa.Inst, e *entry, facts *litCheck, k enc.Kind, w []uint32, cov *[maxWords]uint32, negBits, absBits, consumed uint32) {
 	padSrcMods(in, k, negBits&^consumed, absBits&^consumed, (absBits>>4)&^consumed)
 	fixShapes(in, facts, k, w)
 	fixAccPad(in, e, k, w, agprBits(k, w))
 	for i := range w {
 		in.Pad[i] |= w[i] &^ cov[i]
 	}
-	return nil
 }
 
 // decodePlan writes the operands of a row with an operand plan (plan) as
@@ -673,15 +667,7 @@ func decodePlan(in *isa.Inst, plan []opPlan, w []uint32, cov *[maxWords]uint32, 
 		}
 		if s := p.src; s >= 0 {
 			consumed |= 1 << s
-			if negBits>>s&1 != 0 {
-				o.Mods |= isa.ModNeg
-			}
-			if absBits>>s&1 != 0 {
-				o.Mods |= isa.ModAbs
-			}
-			if absBits>>(4+s)&1 != 0 {
-				o.Mods |= isa.ModSext
-			}
+			o.Mods |= srcMods(s, negBits, absBits)
 		}
 	}
 	in.Operands = ops
@@ -842,4 +828,20 @@ func padSrcMods(in *isa.Inst, k enc.Kind, neg, abs, sext uint32) {
 			in.Pad[0] |= a << (8 + i)
 		}
 	}
+}
+
+// srcMods returns the modifiers of source s from the neg and abs bits
+// (neg and abs at bit s, sext at abs bit 4+s).
+func srcMods(s int8, negBits, absBits uint32) isa.SrcMods {
+	var m isa.SrcMods
+	if negBits>>s&1 != 0 {
+		m |= isa.ModNeg
+	}
+	if absBits>>s&1 != 0 {
+		m |= isa.ModAbs
+	}
+	if absBits>>(4+s)&1 != 0 {
+		m |= isa.ModSext
+	}
+	return m
 }
