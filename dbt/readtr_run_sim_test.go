@@ -75,16 +75,7 @@ func TestReadTrDestSharedOnSimulator(t *testing.T) {
 		s.WriteString(dsWord(op, true, uint32(8*k), 4, 2)) // a[2:3] <- [v4 + 8k]
 		fmt.Fprintf(&s, "  s_waitcnt lgkmcnt(0)\n  v_accvgpr_read_b32 v12, a2\n  v_accvgpr_read_b32 v13, a3\n  global_store_dwordx2 v30, v[12:13], s[8:9] offset:%d\n", 8*k)
 	}
-	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size 4096\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 32\n.end_amdhsa_kernel\n")
-	path := filepath.Join(t.TempDir(), "k.s")
-	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	guest := buildGuestFrom(t, path)
-	mem := make([]byte, 4096)
-	for i := 0; i < 1024; i++ {
-		binary.LittleEndian.PutUint32(mem[4*i:], uint32(i)*0x9e3779b1^0x5bd1e995)
-	}
+	guest, mem := readTrRunKernel(t, &s, 4096)
 	base := func(lane int) int { return (lane*91 + 200) & 255 * 8 }
 	check := func(name string, out []byte) {
 		t.Helper()
@@ -174,16 +165,7 @@ func readTrRunGuest(t *testing.T, far bool) ([]byte, func(name string, out []byt
 	for i, r := range []uint32{10, 12, 22, 14, 16, 24, 18, 20, 26} {
 		fmt.Fprintf(&s, "  global_store_dwordx2 v30, v[%d:%d], s[8:9] offset:%d\n", r, r+1, 8*i)
 	}
-	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size 16384\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 32\n.end_amdhsa_kernel\n")
-	path := filepath.Join(t.TempDir(), "k.s")
-	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	guest := buildGuestFrom(t, path)
-	mem := make([]byte, 16384)
-	for i := 0; i < 4096; i++ {
-		binary.LittleEndian.PutUint32(mem[4*i:], uint32(i)*0x9e3779b1^0x5bd1e995)
-	}
+	guest, mem := readTrRunKernel(t, &s, 16384)
 	base := func(lane int) int { return (lane*37 + 11) & 127 * 8 }
 	offs := []int{0, 512, 64, 4100, 9000, 8, 12000, 11000, 24}
 	check := func(name string, out []byte) {
@@ -266,16 +248,7 @@ func TestReadTrRunAddrsOnSimulator(t *testing.T) {
 	for i, r := range []uint32{10, 12, 24, 14, 16, 26, 18, 20, 22} {
 		fmt.Fprintf(&s, "  global_store_dwordx2 v30, v[%d:%d], s[8:9] offset:%d\n", r, r+1, 8*i)
 	}
-	s.WriteString("  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size 16384\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 32\n.end_amdhsa_kernel\n")
-	path := filepath.Join(t.TempDir(), "k.s")
-	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	guest := buildGuestFrom(t, path)
-	mem := make([]byte, 16384)
-	for i := 0; i < 4096; i++ {
-		binary.LittleEndian.PutUint32(mem[4*i:], uint32(i)*0x9e3779b1^0x5bd1e995)
-	}
+	guest, mem := readTrRunKernel(t, &s, 16384)
 	check := func(name string, out []byte) {
 		t.Helper()
 		for lane := 0; lane < 64; lane++ {
@@ -348,4 +321,22 @@ func checkReadTrSidecars(t *testing.T, guest []byte, name string, check func(wha
 		}
 		check(fmt.Sprintf("sidecar (spill %v)", spill), out[0])
 	}
+}
+
+// readTrRunKernel ends the kernel source in s (s_endpgm and a descriptor
+// with lds bytes of LDS), builds it, and returns it with the LDS content
+// the tests load: word i is i*0x9e3779b1 ^ 0x5bd1e995.
+func readTrRunKernel(t *testing.T, s *strings.Builder, lds int) (guest, mem []byte) {
+	t.Helper()
+	fmt.Fprintf(s, "  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size %d\n  .amdhsa_next_free_vgpr 40\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 32\n.end_amdhsa_kernel\n", lds)
+	path := filepath.Join(t.TempDir(), "k.s")
+	if err := os.WriteFile(path, []byte(s.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guest = buildGuestFrom(t, path)
+	mem = make([]byte, lds)
+	for i := 0; i < lds/4; i++ {
+		binary.LittleEndian.PutUint32(mem[4*i:], uint32(i)*0x9e3779b1^0x5bd1e995)
+	}
+	return guest, mem
 }
