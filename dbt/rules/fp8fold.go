@@ -38,9 +38,6 @@ const FP8ScaleFoldRuleName = "fp8-scale-fold"
 // FP8ScaleFoldBound documents the difference of a folded scale.
 const FP8ScaleFoldBound = "the FP8 MFMA's D stays scaled by 1/4 and the fma's scale operand is scaled by 4 around its fmas: the same results unless |scale| >= 2^126, or the scale is an f32 subnormal under denormal flushing (zero after) or a signaling NaN (quiet after)"
 
-// fp8FoldKey is the pair.Site memo key of the blocks' fold plans.
-const fp8FoldKey = "rules.fp8-fold"
-
 // fp8FoldPlan is one block's folds: the chain-end MFMAs whose D stays
 // scaled (by index) and, by fma index, the scale VGPRs to multiply by 4
 // before it (pre) and by 1/4 after it (post).
@@ -49,27 +46,22 @@ type fp8FoldPlan struct {
 	pre, post map[int][]uint16
 }
 
-// fp8FoldOf returns block's plan, kept in memo (nil: computed each time),
-// with scope (the kernel scope's blocks, or nil) for what follows the
-// block.
+// fp8FoldOf returns block's plan, kept in the block's fp8BlockState of
+// memo's fp8ScopeState (memo nil: computed each time), with scope (the
+// kernel scope's blocks, or nil) for what follows the block.
 func fp8FoldOf(block []*isa.Inst, memo map[string]any, scope FP8ScopeFunc) *fp8FoldPlan {
 	if len(block) == 0 {
 		return &fp8FoldPlan{ends: map[int]bool{}, pre: map[int][]uint16{}, post: map[int][]uint16{}}
 	}
 	if memo == nil {
-		return fp8FoldBlock(block, scope, nil)
+		return fp8FoldBlock(block, fp8ChainLinks(block), scope, nil)
 	}
-	plans, _ := memo[fp8FoldKey].(map[*isa.Inst]*fp8FoldPlan)
-	if plans == nil {
-		plans = map[*isa.Inst]*fp8FoldPlan{}
-		memo[fp8FoldKey] = plans
+	st := fp8StateOf(memo)
+	bs := st.block(block)
+	if bs.fold == nil {
+		bs.fold = fp8FoldBlock(block, st.links(block), scope, st)
 	}
-	p := plans[block[0]]
-	if p == nil {
-		p = fp8FoldBlock(block, scope, memo)
-		plans[block[0]] = p
-	}
-	return p
+	return bs.fold
 }
 
 // FP8ScaleFoldRuleAt returns the rule for block[i] when it is the first
@@ -183,15 +175,15 @@ type fp8FoldCand struct {
 	s, w    int
 }
 
-// fp8FoldBlock plans the folds of one block (see above).
-func fp8FoldBlock(block []*isa.Inst, scope FP8ScopeFunc, memo map[string]any) *fp8FoldPlan {
+// fp8FoldBlock plans the folds of one block (see above) from its chain
+// links (fp8ChainLinks) and st, the scope's state (nil: none kept).
+func fp8FoldBlock(block []*isa.Inst, links [][2]bool, scope FP8ScopeFunc, st *fp8ScopeState) *fp8FoldPlan {
 	pl := &fp8FoldPlan{ends: map[int]bool{}, pre: map[int][]uint16{}, post: map[int][]uint16{}}
 	for _, x := range block {
 		if x.Info == nil {
 			return pl
 		}
 	}
-	links := fp8ChainLinks(block)
 	var cands []fp8FoldCand
 	for i, x := range block {
 		acc, _, ok := chainAcc(x)
@@ -208,7 +200,7 @@ func fp8FoldBlock(block []*isa.Inst, scope FP8ScopeFunc, memo map[string]any) *f
 				// scope reads it before rewriting it.
 				good = true
 				for r := acc.reg; r < acc.reg+acc.n && good; r++ {
-					good = fp8DeadAfter(block, r, scope, memo)
+					good = fp8DeadAfter(block, r, scope, st)
 				}
 				break
 			}
@@ -374,20 +366,6 @@ func scaleGroupOK(block []*isa.Inst, cands []fp8FoldCand, readerOf map[int]int, 
 	return true
 }
 
-// fp8FoldScopeKey is the pair.Site memo key of the scope's blocks for
-// fp8DeadAfter.
-const fp8FoldScopeKey = "rules.fp8-fold-scope"
-
-// fp8ScopeList is a scope's blocks and successors (scopeBlocks), each
-// block's index by its first instruction, and the VGPRs dead at each
-// block's end (fp8DeadAfter), made on first use.
-type fp8ScopeList struct {
-	blocks [][]*isa.Inst
-	succs  [][]int
-	index  map[*isa.Inst]int
-	exit   []fp8VSet
-}
-
 // fp8VSet is a set of the 256 VGPRs.
 type fp8VSet [4]uint64
 
@@ -408,36 +386,24 @@ var fp8VSetAll = fp8VSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 // write; a path ends well at s_endpgm. A path that leaves the scope's
 // known edges (a call, a return, an indirect or unknown successor) or an
 // undescribed instruction, or no scope, gives false. The sets of all
-// blocks come from one greatest fixpoint over the scope (fp8DeadExits),
-// kept in memo.
-func fp8DeadAfter(block []*isa.Inst, r int, scope FP8ScopeFunc, memo map[string]any) bool {
+// blocks come from one greatest fixpoint over the scope's graph
+// (fp8DeadExits), kept in st (nil: computed for this question).
+func fp8DeadAfter(block []*isa.Inst, r int, scope FP8ScopeFunc, st *fp8ScopeState) bool {
 	if scope == nil || len(block) == 0 {
 		return false
 	}
-	var sl *fp8ScopeList
-	if memo != nil {
-		sl, _ = memo[fp8FoldScopeKey].(*fp8ScopeList)
+	if st == nil {
+		st = &fp8ScopeState{blocks: map[*isa.Inst]*fp8BlockState{}}
 	}
-	if sl == nil {
-		sl = &fp8ScopeList{index: map[*isa.Inst]int{}}
-		sl.blocks, sl.succs, _ = scopeBlocks(scope)
-		for k, b := range sl.blocks {
-			if len(b) > 0 {
-				sl.index[b[0]] = k
-			}
-		}
-		if memo != nil {
-			memo[fp8FoldScopeKey] = sl
-		}
-	}
-	k, ok := sl.index[block[0]]
+	g := st.graphOf(scope)
+	k, ok := g.index[block[0]]
 	if !ok {
 		return false
 	}
-	if sl.exit == nil {
-		sl.exit = fp8DeadExits(sl.blocks, sl.succs)
+	if st.deadExit == nil {
+		st.deadExit = fp8DeadExits(g.blocks, g.succs)
 	}
-	return sl.exit[k].has(r)
+	return st.deadExit[k].has(r)
 }
 
 // fp8DeadExits returns, per block, the VGPRs dead at its end as

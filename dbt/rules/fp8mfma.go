@@ -730,24 +730,28 @@ func FP8MFMAShapeAt(block []*isa.Inst, i int, memo map[string]any, scope FP8Scop
 // in the pair.Site memo under fp8StateKey: what it knows of each block
 // (by the block's first instruction), the scope's wait states at block
 // entries (fp8ScopeWaits, once waitsDone; only for scopes with an empty
-// block, else fp8Graph answers), its fp8ReadSet (nil until asked) and
-// its fp8Graph.
+// block, else fp8Graph answers), its fp8ReadSet (nil until asked), its
+// fp8Graph and the VGPRs dead at each block's end (the scale folds').
 type fp8ScopeState struct {
 	blocks    map[*isa.Inst]*fp8BlockState
 	waitsDone bool
 	reads     *fp8ReadSet
 	// graph is the scope's fp8Graph (nil until asked).
 	graph *fp8Graph
+	// deadExit is, per graph block, the VGPRs dead at its end
+	// (fp8DeadAfter; nil until asked).
+	deadExit []fp8VSet
 }
 
 // fp8BlockState is what fp8ScopeState knows of one block: its chain
 // links (fp8ChainLinks; nil until asked), its wait states at entry
-// (fp8ScopeWaits; nil: none computed) and its plan (fp8PlanBlock; nil
-// until asked).
+// (fp8ScopeWaits; nil: none computed), its plan (fp8PlanBlock; nil
+// until asked) and its scale folds (fp8FoldBlock; nil until asked).
 type fp8BlockState struct {
 	links [][2]bool
 	waits *fp8Waits
 	plan  *fp8BlockPlan
+	fold  *fp8FoldPlan
 }
 
 // fp8StateKey is the pair.Site memo key of fp8ScopeState.
@@ -864,6 +868,7 @@ func fp8DScratchAt(block []*isa.Inst, i int, links [][2]bool, st *fp8ScopeState,
 // registers and distance one MFMA needs (fp8Graph.recent).
 type fp8Graph struct {
 	blocks [][]*isa.Inst
+	succs  [][]int // as scopeBlocks gives them
 	preds  [][]int
 	// start marks the blocks whose entry counts as just written (scope
 	// entries, blocks with an edge out of the listed ones, blocks without
@@ -882,7 +887,7 @@ func (st *fp8ScopeState) graphOf(scope FP8ScopeFunc) *fp8Graph {
 	}
 	blocks, succs, entry := scopeBlocks(scope)
 	n := len(blocks)
-	g := &fp8Graph{blocks: blocks, preds: make([][]int, n), index: make(map[*isa.Inst]int, n)}
+	g := &fp8Graph{blocks: blocks, succs: succs, preds: make([][]int, n), index: make(map[*isa.Inst]int, n)}
 	for b, ss := range succs {
 		for _, t := range ss {
 			if t < 0 || t >= n {
