@@ -226,6 +226,29 @@ func (a *Agent) kernelFor(kd uint64) (*Kernel, error) {
 
 // codeBase is the address PCs are reported relative to: the executable's
 // load base, or the descriptor's address for a kernel without executable.
+// waveTrace returns the per-instruction callback of a dispatch's waves
+// (nil when none is asked for), base being the code object's address:
+// it records the executing instruction's offset in *cur (WriteLog),
+// calls Executed, and prints the instruction to Trace, in that order.
+func (a *Agent) waveTrace(base uint64, cur *uint64) func(*wave.Wave, *wave.Inst) {
+	tw, f, logged := a.Trace, a.Executed, a.WriteLog != nil
+	if tw == nil && f == nil && !logged {
+		return nil
+	}
+	return func(w *wave.Wave, in *wave.Inst) {
+		off := in.PC - base
+		if logged {
+			*cur = off
+		}
+		if f != nil {
+			f(w.ID, off, in)
+		}
+		if tw != nil {
+			fmt.Fprintf(tw, "wave %d %#06x exec %016x %s\n", w.ID, off, w.Exec(), in)
+		}
+	}
+}
+
 func (k *Kernel) codeBase() uint64 {
 	if k.Exec != nil {
 		return k.Exec.Base
@@ -426,6 +449,7 @@ func (a *Agent) run(l *launch) (err error) {
 		a.Mem.SetWriteHook(func(addr uint64, size int) { log(cur, addr, size) })
 		defer a.Mem.SetWriteHook(nil)
 	}
+	trace := a.waveTrace(k.codeBase(), &cur)
 	var used uint64   // instructions of this dispatch (Budget)
 	gidx := uint64(0) // the group's linear index
 	for gz := uint32(0); gz < groups[2]; gz++ {
@@ -451,31 +475,7 @@ func (a *Agent) run(l *launch) (err error) {
 				ws := a.waves[:nw]
 				for wi, w := range ws {
 					w.Reset(prog, a.Mem, g, isa, entry, nv, na)
-					w.Trace = nil
-					if a.Trace != nil {
-						tw, base := a.Trace, k.codeBase()
-						w.Trace = func(w *wave.Wave, in *wave.Inst) {
-							fmt.Fprintf(tw, "wave %d %#06x exec %016x %s\n", w.ID, in.PC-base, w.Exec(), in)
-						}
-					}
-					if a.Executed != nil {
-						prev, base, f := w.Trace, k.codeBase(), a.Executed
-						w.Trace = func(w *wave.Wave, in *wave.Inst) {
-							f(w.ID, in.PC-base, in)
-							if prev != nil {
-								prev(w, in)
-							}
-						}
-					}
-					if a.WriteLog != nil {
-						prev, base := w.Trace, k.codeBase()
-						w.Trace = func(w *wave.Wave, in *wave.Inst) {
-							cur = in.PC - base
-							if prev != nil {
-								prev(w, in)
-							}
-						}
-					}
+					w.Trace = trace
 					w.ID = waveID
 					waveID++
 					a.initWave(w, l, wi, threads, bs, gid, ka, preloadOff, preloadLen)
